@@ -1,0 +1,158 @@
+//! The GPU catalog: the cards a student can rent, with sourced specs.
+//!
+//! Parsed from TOML text handed in by the caller (`data/gpus.toml` is the
+//! bundled one). Unknown fields are rejected and every number is range-checked,
+//! so a typo in a reviewed data file fails loudly with its file, line and field.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{DataError, InputError};
+use crate::sourced::{valid_observed, Sourced};
+
+/// GPU architecture generation, oldest first. Feature support follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Generation {
+    /// P100: packed FP16, no tensor cores.
+    Pascal,
+    /// V100: first tensor cores, FP16 only.
+    Volta,
+    /// T4, RTX 20xx: FP16 tensor cores.
+    Turing,
+    /// A100, RTX 30xx: BF16 and TF32.
+    Ampere,
+    /// RTX 40xx, L20, L40S.
+    Ada,
+    /// H100, H800, H20, H200.
+    Hopper,
+    /// RTX 50xx.
+    Blackwell,
+}
+
+/// One card as the catalog file describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    /// Full marketing name.
+    pub name: String,
+    /// Other ids users type (`3090`, `a100`).
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Architecture generation.
+    pub generation: Generation,
+    /// Total memory as nvidia-smi reports it, MiB.
+    pub vram_mib: Sourced<f64>,
+    /// Dense FP32 CUDA-core TFLOPS.
+    pub fp32_tflops: Sourced<f64>,
+    /// Dense FP16/BF16 tensor TFLOPS with FP32 accumulate.
+    pub tensor_tflops: Sourced<f64>,
+    /// Memory bandwidth, GB/s.
+    pub bandwidth_gbs: Sourced<f64>,
+}
+
+/// A catalog card with its id.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Gpu {
+    /// Lowercase id (`rtx3090`, `a100-80g-sxm`).
+    pub id: String,
+    /// The card's specs.
+    #[serde(flatten)]
+    pub spec: GpuSpec,
+}
+
+impl Gpu {
+    /// Whether the card computes in bfloat16 (Ampere and newer).
+    pub fn supports_bf16(&self) -> bool {
+        self.spec.generation >= Generation::Ampere
+    }
+
+    /// Whether the card has tensor cores (Volta and newer).
+    pub fn has_tensor_cores(&self) -> bool {
+        self.spec.generation >= Generation::Volta
+    }
+
+    /// TF32 tensor TFLOPS, which cuDNN uses for FP32 convolutions by default
+    /// (`torch.backends.cudnn.allow_tf32 = True`); half the FP16 tensor rate on
+    /// Ampere and newer, absent before.
+    pub fn tf32_tflops(&self) -> Option<f64> {
+        (self.spec.generation >= Generation::Ampere).then(|| self.spec.tensor_tflops.value / 2.0)
+    }
+
+    /// Memory in GiB as nvidia-smi reports it.
+    pub fn vram_gib(&self) -> f64 {
+        self.spec.vram_mib.value / 1024.0
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogFile {
+    gpu: BTreeMap<String, GpuSpec>,
+}
+
+/// The whole catalog, in file order of ids (sorted).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GpuCatalog {
+    gpus: Vec<Gpu>,
+}
+
+impl GpuCatalog {
+    /// Parses and validates catalog TOML. `file` names it in errors.
+    pub fn from_toml(file: &str, text: &str) -> Result<Self, DataError> {
+        let parsed: CatalogFile = toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+        let mut gpus = Vec::with_capacity(parsed.gpu.len());
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for (id, spec) in parsed.gpu {
+            let table = format!("gpu.{id}");
+            if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+                return Err(DataError::invalid(file, text, &table, "", "ids are lowercase letters, digits and '-'"));
+            }
+            let checks: [(&str, &Sourced<f64>, f64, f64); 4] = [
+                ("vram_mib", &spec.vram_mib, 1024.0, 1_048_576.0),
+                ("fp32_tflops", &spec.fp32_tflops, 0.1, 10_000.0),
+                ("tensor_tflops", &spec.tensor_tflops, 0.1, 100_000.0),
+                ("bandwidth_gbs", &spec.bandwidth_gbs, 10.0, 100_000.0),
+            ];
+            for (key, v, lo, hi) in checks {
+                if !(v.value.is_finite() && v.value >= lo && v.value <= hi) {
+                    return Err(DataError::invalid(file, text, &table, key, format!("value {} is outside {lo}..={hi}", v.value)));
+                }
+                if v.source.trim().is_empty() {
+                    return Err(DataError::invalid(file, text, &table, key, "source must not be empty"));
+                }
+                if !valid_observed(&v.observed) {
+                    return Err(DataError::invalid(file, text, &table, key, format!("observed `{}` is not YYYY-MM or YYYY-MM-DD", v.observed)));
+                }
+            }
+            for name in std::iter::once(&id).chain(spec.aliases.iter()) {
+                if let Some(other) = seen.insert(name.clone(), id.clone()) {
+                    return Err(DataError::invalid(file, text, &table, "aliases", format!("`{name}` already names gpu `{other}`")));
+                }
+            }
+            gpus.push(Gpu { id, spec });
+        }
+        if gpus.is_empty() {
+            return Err(DataError::invalid(file, text, "gpu", "", "the catalog lists no GPU"));
+        }
+        Ok(Self { gpus })
+    }
+
+    /// All cards.
+    pub fn gpus(&self) -> &[Gpu] {
+        &self.gpus
+    }
+
+    /// Finds a card by id or alias (case-insensitive); the error lists close ids.
+    pub fn get(&self, id: &str) -> Result<&Gpu, InputError> {
+        let want = id.trim().to_ascii_lowercase();
+        self.gpus
+            .iter()
+            .find(|g| g.id == want || g.spec.aliases.iter().any(|a| *a == want))
+            .ok_or_else(|| {
+                let ids: Vec<&str> = self.gpus.iter().map(|g| g.id.as_str()).collect();
+                InputError::new("gpu", format!("unknown GPU id `{id}`"), ids.join(", "))
+            })
+    }
+}

@@ -1,0 +1,116 @@
+//! Errors that cross the core's boundary.
+//!
+//! Two kinds: [`DataError`] for a data file that does not parse or validate (it
+//! names the file, line and field), and [`InputError`] for a job a user typed
+//! that is out of range (it names the field and the allowed range). Neither
+//! ever carries a panic message: every check is explicit.
+
+use thiserror::Error;
+
+/// A bundled or imported data file that failed to parse or validate.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{file}:{line}:{column}: {field}: {message}")]
+pub struct DataError {
+    /// The file as the caller named it.
+    pub file: String,
+    /// 1-based line, 0 when unknown.
+    pub line: usize,
+    /// 1-based column, 0 when unknown.
+    pub column: usize,
+    /// Dotted path of the offending field, e.g. `gpu.rtx3090.vram_mib`.
+    pub field: String,
+    /// What is wrong, in one sentence.
+    pub message: String,
+}
+
+impl DataError {
+    /// Builds an error from a TOML deserialisation failure, locating its span.
+    pub fn from_toml(file: &str, text: &str, err: &toml::de::Error) -> Self {
+        let (line, column) = err.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
+        let field = err
+            .span()
+            .map(|s| enclosing_key(text, s.start))
+            .unwrap_or_default();
+        Self { file: file.to_owned(), line, column, field, message: err.message().trim().to_owned() }
+    }
+
+    /// A validation failure for `field`, located at the first mention of its
+    /// last path segment after its table header.
+    pub fn invalid(file: &str, text: &str, table: &str, key: &str, message: impl Into<String>) -> Self {
+        let (line, column) = locate(text, table, key);
+        let field = if key.is_empty() { table.to_owned() } else { format!("{table}.{key}") };
+        Self { file: file.to_owned(), line, column, field, message: message.into() }
+    }
+}
+
+/// Converts a byte offset into 1-based line and column.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map(|l| l.chars().count() + 1).unwrap_or(1);
+    (line, column)
+}
+
+/// The key on the line holding `offset` (`key = ...`), or the table header above it.
+fn enclosing_key(text: &str, offset: usize) -> String {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line = text[start..].lines().next().unwrap_or("");
+    let table = text[..offset]
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix('[').map(|h| h.trim_end_matches(']').trim_matches('[').to_owned()))
+        .unwrap_or_default()
+        .replace('"', "");
+    match line.split_once('=') {
+        Some((k, _)) if !line.trim_start().starts_with('[') => {
+            let k = k.trim().trim_matches('"');
+            if table.is_empty() { k.to_owned() } else { format!("{table}.{k}") }
+        }
+        _ => table,
+    }
+}
+
+/// Finds the line of `key` inside the table whose header names `table`.
+fn locate(text: &str, table: &str, key: &str) -> (usize, usize) {
+    let last = table.rsplit('.').next().unwrap_or(table).trim_matches('"');
+    let mut in_table = false;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            in_table = t.replace('"', "").trim_end_matches(']').ends_with(last);
+            if in_table && key.is_empty() {
+                return (i + 1, 1);
+            }
+            continue;
+        }
+        if in_table && !key.is_empty() {
+            if let Some((k, _)) = t.split_once('=') {
+                if k.trim().trim_matches('"') == key {
+                    return (i + 1, l.find(key).unwrap_or(0) + 1);
+                }
+            }
+        }
+    }
+    (0, 0)
+}
+
+/// A job parameter outside its allowed range, or an unknown id.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{field}: {message} (allowed: {allowed})")]
+pub struct InputError {
+    /// The field as the user knows it (`batch`, `seq_len`, `gpu`, ...).
+    pub field: String,
+    /// What is wrong with the value given.
+    pub message: String,
+    /// The allowed range or set, in words.
+    pub allowed: String,
+}
+
+impl InputError {
+    /// Shorthand constructor.
+    pub fn new(field: &str, message: impl Into<String>, allowed: impl Into<String>) -> Self {
+        Self { field: field.to_owned(), message: message.into(), allowed: allowed.into() }
+    }
+}

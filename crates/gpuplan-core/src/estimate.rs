@@ -1,0 +1,224 @@
+//! The whole estimate a student sees: peak memory, and for every catalog card
+//! whether the job fits, the largest batch that does, the step time and the run
+//! time; plus concrete fixes when the job does not fit the target card.
+
+use serde::Serialize;
+
+use crate::calibration as cal;
+use crate::catalog::{Gpu, GpuCatalog};
+use crate::job::{Job, Mode, Optimizer, Precision, MAX_BATCH};
+use crate::steptime::{self, StepTime};
+use crate::vram::{self, VramEstimate};
+use crate::zoo::{Model, ZooEntry};
+use crate::GIB;
+
+/// Headroom under which a fitting job is called tight: allocator spikes and
+/// other processes can push it over.
+pub const TIGHT_HEADROOM: f64 = 0.10;
+
+/// Card used for fixes when the user names none: the RTX 4090 (24 GB) is the
+/// card most often rented on the bundled domestic platforms.
+pub const DEFAULT_TARGET_GPU: &str = "rtx4090";
+
+/// Whether a job fits a card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Fits with at least 10% headroom.
+    Fits,
+    /// Fits with under 10% headroom.
+    Tight,
+    /// Needs more memory than the card has.
+    DoesNotFit,
+    /// The card cannot run this precision (bf16 before Ampere).
+    Unsupported,
+}
+
+/// One card's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GpuFit {
+    /// Catalog id.
+    pub id: String,
+    /// Card name.
+    pub name: String,
+    /// Card memory, GiB as nvidia-smi shows it.
+    pub vram_gib: f64,
+    /// Fit verdict at the job's batch.
+    pub verdict: Verdict,
+    /// Largest batch that fits (0 when not even batch 1 fits or unsupported).
+    pub max_batch: u32,
+    /// Seconds per step at the job's batch.
+    pub step_seconds: f64,
+    /// Seconds per epoch, when the dataset size is known.
+    pub epoch_seconds: Option<f64>,
+    /// Seconds for the whole run, when dataset size and epochs are known.
+    pub run_seconds: Option<f64>,
+}
+
+/// A change to the job that makes it fit the target card.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fix {
+    /// Machine-readable kind: `amp`, `grad-checkpointing`, `lora`, `qlora`,
+    /// `adamw-8bit`, `smaller-batch`.
+    pub kind: String,
+    /// The changed job.
+    pub job: Job,
+    /// Peak memory after the change, GiB.
+    pub peak_gib: f64,
+    /// Gradient-accumulation steps that keep the effective batch (smaller-batch only).
+    pub accumulation_steps: Option<u32>,
+    /// Step time on the target card after the change (per micro-batch).
+    pub step_seconds: f64,
+}
+
+/// Everything `gpuplan estimate` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Model id.
+    pub model: String,
+    /// The resolved job.
+    pub job: Job,
+    /// Memory estimate.
+    pub vram: VramEstimate,
+    /// One row per catalog card.
+    pub gpus: Vec<GpuFit>,
+    /// Card the fixes are for.
+    pub target_gpu: String,
+    /// Step time on the target card.
+    pub target_step: StepTime,
+    /// Fixes, empty when the job fits the target card.
+    pub fixes: Vec<Fix>,
+}
+
+/// Memory a process can use on `gpu`, bytes.
+pub fn usable_bytes(gpu: &Gpu) -> f64 {
+    (gpu.spec.vram_mib.value - cal::IDLE_DEVICE_MIB) * 1024.0 * 1024.0
+}
+
+/// Verdict for a peak on a card.
+pub fn verdict(gpu: &Gpu, job: &Job, peak_bytes: f64) -> Verdict {
+    if job.precision.needs_bf16() && !gpu.supports_bf16() {
+        return Verdict::Unsupported;
+    }
+    let usable = usable_bytes(gpu);
+    if peak_bytes > usable {
+        Verdict::DoesNotFit
+    } else if peak_bytes > usable * (1.0 - TIGHT_HEADROOM) {
+        Verdict::Tight
+    } else {
+        Verdict::Fits
+    }
+}
+
+/// Largest batch whose peak fits in `limit` bytes (0 if none). Peak memory never
+/// falls as the batch grows, so a binary search is exact.
+pub fn max_batch(model: &Model, job: &Job, limit: f64) -> u32 {
+    let peak = |b: u32| vram::estimate(model, &Job { batch: b, ..job.clone() }).peak_bytes;
+    if peak(1) > limit {
+        return 0;
+    }
+    let (mut lo, mut hi) = (1u32, MAX_BATCH);
+    if peak(hi) <= limit {
+        return hi;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if peak(mid) <= limit {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+fn run_times(job: &Job, step: f64) -> (Option<f64>, Option<f64>) {
+    let epoch = job.dataset_samples.map(|n| (n as f64 / f64::from(job.batch)).ceil() * step);
+    let run = epoch.and_then(|e| job.epochs.map(|n| e * n));
+    (epoch, run)
+}
+
+/// Estimates `job` for `entry` on every card of `catalog`; fixes target `target`
+/// (an id or alias), or [`DEFAULT_TARGET_GPU`] when it is `None`.
+pub fn estimate(entry: &ZooEntry, job: &Job, catalog: &GpuCatalog, target: Option<&Gpu>) -> Estimate {
+    let model = &entry.model;
+    let vram = vram::estimate(model, job);
+    let gpus: Vec<GpuFit> = catalog
+        .gpus()
+        .iter()
+        .map(|g| {
+            let v = verdict(g, job, vram.peak_bytes);
+            let max_batch = if v == Verdict::Unsupported { 0 } else { max_batch(model, job, usable_bytes(g)) };
+            let step = steptime::estimate(model, job, &vram, g).seconds;
+            let (epoch_seconds, run_seconds) = run_times(job, step);
+            GpuFit { id: g.id.clone(), name: g.spec.name.clone(), vram_gib: g.vram_gib(), verdict: v, max_batch, step_seconds: step, epoch_seconds, run_seconds }
+        })
+        .collect();
+    let target = target
+        .or_else(|| catalog.gpus().iter().find(|g| g.id == DEFAULT_TARGET_GPU))
+        .or_else(|| catalog.gpus().first());
+    let (target_gpu, target_step, fixes) = match target {
+        Some(g) => (g.id.clone(), steptime::estimate(model, job, &vram, g), fixes(model, job, &vram, g)),
+        None => (String::new(), StepTime { seconds: 0.0, compute_s: 0.0, memory_s: 0.0, overhead_s: 0.0, flops: 0.0 }, Vec::new()),
+    };
+    Estimate { model: entry.id.clone(), job: job.clone(), vram, gpus, target_gpu, target_step, fixes }
+}
+
+/// Concrete changes that make `job` fit `gpu`, cheapest in accuracy first.
+pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec<Fix> {
+    let limit = usable_bytes(gpu);
+    if current.peak_bytes <= limit && !(job.precision.needs_bf16() && !gpu.supports_bf16()) {
+        return Vec::new();
+    }
+    let half = if gpu.supports_bf16() { Precision::Bf16Amp } else { Precision::Fp16Amp };
+    let transformer = matches!(model, Model::Transformer(_));
+    let mut candidates: Vec<(&str, Job)> = Vec::new();
+    if job.precision.needs_bf16() && !gpu.supports_bf16() {
+        candidates.push(("amp", Job { precision: Precision::Fp16Amp, ..job.clone() }));
+    }
+    if job.precision == Precision::Fp32 && job.mode != Mode::Infer {
+        candidates.push(("amp", Job { precision: half, ..job.clone() }));
+    }
+    if !job.grad_checkpointing && job.mode != Mode::Infer {
+        candidates.push(("grad-checkpointing", Job { grad_checkpointing: true, ..job.clone() }));
+    }
+    if matches!(job.optimizer, Optimizer::Adam | Optimizer::Adamw) && job.mode == Mode::Train {
+        candidates.push(("adamw-8bit", Job { optimizer: Optimizer::Adamw8bit, ..job.clone() }));
+    }
+    if transformer && job.mode == Mode::Train {
+        let p = if gpu.supports_bf16() { Precision::Bf16 } else { Precision::Fp16Amp };
+        let lora = Job { mode: Mode::Lora, precision: p, lora_rank: 16, lora_targets: vec![crate::job::LoraTarget::Q, crate::job::LoraTarget::V], ..job.clone() };
+        candidates.push(("lora", lora.clone()));
+        candidates.push(("lora", Job { grad_checkpointing: true, ..lora.clone() }));
+        candidates.push(("qlora", Job { mode: Mode::Qlora, grad_checkpointing: true, ..lora }));
+    }
+    if transformer && job.mode == Mode::Lora {
+        candidates.push(("qlora", Job { mode: Mode::Qlora, grad_checkpointing: true, ..job.clone() }));
+    }
+    let mut out = Vec::new();
+    let push = |kind: &str, j: Job, accumulation: Option<u32>, out: &mut Vec<Fix>| {
+        if j.precision.needs_bf16() && !gpu.supports_bf16() {
+            return;
+        }
+        let v = vram::estimate(model, &j);
+        if v.peak_bytes <= limit {
+            let step = steptime::estimate(model, &j, &v, gpu).seconds;
+            out.push(Fix { kind: kind.to_owned(), job: j, peak_gib: v.peak_bytes / GIB, accumulation_steps: accumulation, step_seconds: step });
+        }
+    };
+    for (kind, j) in candidates {
+        push(kind, j, None, &mut out);
+    }
+    // A smaller micro-batch with gradient accumulation keeps the effective batch,
+    // also combined with the cheapest memory saver that lets some batch fit.
+    if job.mode != Mode::Infer && job.batch > 1 {
+        let base = if job.precision.needs_bf16() && !gpu.supports_bf16() { Job { precision: Precision::Fp16Amp, ..job.clone() } } else { job.clone() };
+        let b = max_batch(model, &base, limit);
+        if b >= 1 {
+            let steps = job.batch.div_ceil(b);
+            let micro = job.batch.div_ceil(steps);
+            push("smaller-batch", Job { batch: micro, ..base }, Some(steps), &mut out);
+        }
+    }
+    out
+}

@@ -1,0 +1,304 @@
+//! A job to estimate: what is trained (or run), how, and on how much data.
+//!
+//! [`JobRequest`] is what a user typed, with optional fields; [`JobRequest::resolve`]
+//! fills defaults from the model and checks every field, returning an
+//! [`InputError`] that names the field and its allowed range.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::InputError;
+use crate::zoo::{Model, ZooEntry};
+
+/// Numeric precision of training.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precision {
+    /// Everything in FP32 (convolutions use TF32 on Ampere+, as PyTorch does by default).
+    Fp32,
+    /// FP32 weights, FP16 autocast, GradScaler.
+    Fp16Amp,
+    /// FP32 weights, BF16 autocast.
+    Bf16Amp,
+    /// Weights, gradients and optimizer states all in BF16.
+    Bf16,
+}
+
+impl Precision {
+    /// All values, for help texts.
+    pub const ALL: [&'static str; 4] = ["fp32", "fp16-amp", "bf16-amp", "bf16"];
+
+    /// Parses the CLI spelling.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s {
+            "fp32" => Ok(Self::Fp32),
+            "fp16-amp" | "fp16" | "amp" => Ok(Self::Fp16Amp),
+            "bf16-amp" => Ok(Self::Bf16Amp),
+            "bf16" => Ok(Self::Bf16),
+            _ => Err(InputError::new("precision", format!("unknown precision `{s}`"), Self::ALL.join(", "))),
+        }
+    }
+
+    /// Whether the card must support bfloat16.
+    pub fn needs_bf16(self) -> bool {
+        matches!(self, Self::Bf16Amp | Self::Bf16)
+    }
+
+    /// Whether matmuls run in 16-bit on tensor cores.
+    pub fn is_half(self) -> bool {
+        !matches!(self, Self::Fp32)
+    }
+}
+
+/// Optimizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Optimizer {
+    /// SGD with momentum (one state per parameter).
+    Sgd,
+    /// Adam (two states).
+    Adam,
+    /// AdamW (two states).
+    Adamw,
+    /// bitsandbytes 8-bit AdamW (two 1-byte states).
+    Adamw8bit,
+}
+
+impl Optimizer {
+    /// All values, for help texts.
+    pub const ALL: [&'static str; 4] = ["sgd", "adam", "adamw", "adamw-8bit"];
+
+    /// Parses the CLI spelling.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s {
+            "sgd" => Ok(Self::Sgd),
+            "adam" => Ok(Self::Adam),
+            "adamw" => Ok(Self::Adamw),
+            "adamw-8bit" | "adamw8bit" => Ok(Self::Adamw8bit),
+            _ => Err(InputError::new("optimizer", format!("unknown optimizer `{s}`"), Self::ALL.join(", "))),
+        }
+    }
+}
+
+/// What the job does with the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Full training: every parameter learns.
+    Train,
+    /// LoRA: frozen 16-bit base, low-rank adapters learn.
+    Lora,
+    /// QLoRA: frozen 4-bit NF4 base, adapters learn.
+    Qlora,
+    /// One forward pass over the prompt, keeping the KV cache (prefill).
+    Infer,
+}
+
+impl Mode {
+    /// All values, for help texts.
+    pub const ALL: [&'static str; 4] = ["train", "lora", "qlora", "infer"];
+
+    /// Parses the CLI spelling.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s {
+            "train" => Ok(Self::Train),
+            "lora" => Ok(Self::Lora),
+            "qlora" => Ok(Self::Qlora),
+            "infer" | "inference" => Ok(Self::Infer),
+            _ => Err(InputError::new("mode", format!("unknown mode `{s}`"), Self::ALL.join(", "))),
+        }
+    }
+}
+
+/// Projections LoRA adapters can target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoraTarget {
+    /// Query projection.
+    Q,
+    /// Key projection.
+    K,
+    /// Value projection.
+    V,
+    /// Attention output projection.
+    O,
+    /// MLP gate projection.
+    Gate,
+    /// MLP up projection.
+    Up,
+    /// MLP down projection.
+    Down,
+}
+
+impl LoraTarget {
+    /// Parses a comma-separated list such as `q,v` or `all`.
+    pub fn parse_list(s: &str) -> Result<Vec<Self>, InputError> {
+        let allowed = "comma-separated q, k, v, o, gate, up, down, or `all`";
+        if s.trim() == "all" {
+            return Ok(vec![Self::Q, Self::K, Self::V, Self::O, Self::Gate, Self::Up, Self::Down]);
+        }
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let t = match part.trim_end_matches("_proj") {
+                "q" => Self::Q,
+                "k" => Self::K,
+                "v" => Self::V,
+                "o" => Self::O,
+                "gate" => Self::Gate,
+                "up" => Self::Up,
+                "down" => Self::Down,
+                other => return Err(InputError::new("lora_targets", format!("unknown target `{other}`"), allowed)),
+            };
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        if out.is_empty() {
+            return Err(InputError::new("lora_targets", "no target given", allowed));
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// A job as the user gave it; `None` means "use the default".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobRequest {
+    /// Samples (sequences) per step.
+    pub batch: Option<f64>,
+    /// Image side in pixels (vision).
+    pub resolution: Option<f64>,
+    /// Tokens per sequence (transformers).
+    pub seq_len: Option<f64>,
+    /// Output classes (vision; encoders use their label count).
+    pub classes: Option<f64>,
+    /// Precision.
+    pub precision: Option<Precision>,
+    /// Optimizer.
+    pub optimizer: Option<Optimizer>,
+    /// Mode.
+    pub mode: Option<Mode>,
+    /// LoRA rank.
+    pub lora_rank: Option<f64>,
+    /// LoRA targets.
+    pub lora_targets: Option<Vec<LoraTarget>>,
+    /// Gradient checkpointing.
+    pub grad_checkpointing: Option<bool>,
+    /// Samples in the dataset (for epoch time).
+    pub dataset_samples: Option<f64>,
+    /// Epochs (for run time).
+    pub epochs: Option<f64>,
+}
+
+/// A fully specified, validated job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Samples per step.
+    pub batch: u32,
+    /// Image side (vision), 0 for transformers.
+    pub resolution: u32,
+    /// Tokens per sequence (transformers), 0 for vision.
+    pub seq_len: u32,
+    /// Output classes.
+    pub classes: u32,
+    /// Precision.
+    pub precision: Precision,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Mode.
+    pub mode: Mode,
+    /// LoRA rank (0 unless LoRA/QLoRA).
+    pub lora_rank: u32,
+    /// LoRA targets (empty unless LoRA/QLoRA).
+    pub lora_targets: Vec<LoraTarget>,
+    /// Gradient checkpointing.
+    pub grad_checkpointing: bool,
+    /// Samples in the dataset, if given.
+    pub dataset_samples: Option<u64>,
+    /// Epochs, if given.
+    pub epochs: Option<f64>,
+}
+
+/// Largest batch accepted: far beyond any card, small enough to keep arithmetic exact.
+pub const MAX_BATCH: u32 = 1_000_000;
+/// Largest image side accepted.
+pub const MAX_RESOLUTION: u32 = 8192;
+/// Largest LoRA rank accepted.
+pub const MAX_LORA_RANK: u32 = 4096;
+
+fn whole(field: &str, v: f64, lo: u32, hi: u32) -> Result<u32, InputError> {
+    let allowed = format!("a whole number in {lo}..={hi}");
+    if v.is_nan() {
+        return Err(InputError::new(field, "is not a number", allowed));
+    }
+    if v.fract() != 0.0 {
+        return Err(InputError::new(field, format!("{v} is not a whole number"), allowed));
+    }
+    if v < f64::from(lo) || v > f64::from(hi) {
+        return Err(InputError::new(field, format!("{v} is out of range"), allowed));
+    }
+    Ok(v as u32)
+}
+
+impl JobRequest {
+    /// Fills defaults for `entry` and validates every field.
+    pub fn resolve(&self, entry: &ZooEntry) -> Result<Job, InputError> {
+        let mode = self.mode.unwrap_or(Mode::Train);
+        let (resolution, seq_len, classes, default_batch, default_precision, default_opt) = match &entry.model {
+            Model::Vision(v) => {
+                if self.seq_len.is_some() {
+                    return Err(InputError::new("seq_len", format!("`{}` is a vision model and takes no sequence length", entry.id), "omit it; use --resolution"));
+                }
+                if matches!(mode, Mode::Lora | Mode::Qlora) {
+                    return Err(InputError::new("mode", format!("LoRA is modelled for transformers, not `{}`", entry.id), "train or infer for vision models"));
+                }
+                let res = whole("resolution", self.resolution.unwrap_or(f64::from(v.ref_resolution)), 16, MAX_RESOLUTION)?;
+                let classes = whole("classes", self.classes.unwrap_or(f64::from(v.default_classes)), 1, 1_000_000)?;
+                (res, 0, classes, 32.0, Precision::Fp32, Optimizer::Sgd)
+            }
+            Model::Transformer(t) => {
+                if self.resolution.is_some() {
+                    return Err(InputError::new("resolution", format!("`{}` is a transformer and takes no image resolution", entry.id), "omit it; use --seq-len"));
+                }
+                let default_seq = f64::from(t.max_positions.min(512));
+                let seq = whole("seq_len", self.seq_len.unwrap_or(default_seq), 1, t.max_positions)
+                    .map_err(|e| InputError { message: format!("{} (the model accepts at most {} positions)", e.message, t.max_positions), ..e })?;
+                let classes = whole("classes", self.classes.unwrap_or(2.0), 1, 1_000_000)?;
+                let precision = if matches!(mode, Mode::Lora | Mode::Qlora | Mode::Infer) { Precision::Bf16 } else { Precision::Bf16Amp };
+                (0, seq, classes, 8.0, precision, Optimizer::Adamw)
+            }
+        };
+        let batch = whole("batch", self.batch.unwrap_or(default_batch), 1, MAX_BATCH)?;
+        let lora = matches!(mode, Mode::Lora | Mode::Qlora);
+        let lora_rank = match (lora, self.lora_rank) {
+            (true, r) => whole("lora_rank", r.unwrap_or(16.0), 1, MAX_LORA_RANK)?,
+            (false, Some(_)) => return Err(InputError::new("lora_rank", "only applies to --mode lora or qlora", "omit it, or set --mode lora")),
+            (false, None) => 0,
+        };
+        let lora_targets = if lora { self.lora_targets.clone().unwrap_or_else(|| vec![LoraTarget::Q, LoraTarget::V]) } else { Vec::new() };
+        let dataset_samples = match self.dataset_samples {
+            Some(n) => Some(u64::from(whole("dataset_samples", n, 1, u32::MAX)?)),
+            None => None,
+        };
+        let epochs = match self.epochs {
+            Some(e) if !(e.is_finite() && e > 0.0 && e <= 100_000.0) => {
+                return Err(InputError::new("epochs", format!("{e} is out of range"), "a number in (0, 100000]"))
+            }
+            e => e,
+        };
+        Ok(Job {
+            batch,
+            resolution,
+            seq_len,
+            classes,
+            precision: self.precision.unwrap_or(default_precision),
+            optimizer: self.optimizer.unwrap_or(default_opt),
+            mode,
+            lora_rank,
+            lora_targets,
+            grad_checkpointing: self.grad_checkpointing.unwrap_or(false),
+            dataset_samples,
+            epochs,
+        })
+    }
+}

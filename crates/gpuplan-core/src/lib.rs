@@ -1,0 +1,39 @@
+//! gpuplan-core: the pure domain core of gpuplan.
+//!
+//! Everything here is a function of its arguments: no file or network IO, no
+//! clock, no Tauri and no SQL. Data files arrive as text (`&str`) from whoever
+//! found them (the `gpuplan-data` crate embeds the bundled ones), and the core
+//! parses and validates them.
+//!
+//! Code map:
+//! - [`sourced`]: numbers that carry source, observation date and confidence.
+//! - [`catalog`]: the GPU catalog ([`catalog::GpuCatalog`]).
+//! - [`zoo`]: the model zoo ([`zoo::ModelZoo`]) and Hugging Face `config.json` import.
+//! - [`job`]: a training or inference job and its validation ([`job::JobRequest`] to [`job::Job`]).
+//! - [`vram`]: the peak-memory model ([`vram::VramEstimate`]).
+//! - [`steptime`]: the step-time model ([`steptime::StepTime`]).
+//! - [`estimate`]: the whole estimate over the catalog: verdicts, max batch, fixes.
+//! - [`calibration`]: the few constants fitted on measured jobs, each documented.
+//! - [`error`]: data and input errors that name the offending field.
+
+pub mod calibration;
+pub mod catalog;
+pub mod error;
+pub mod estimate;
+pub mod job;
+pub mod sourced;
+pub mod steptime;
+pub mod vram;
+pub mod zoo;
+
+/// One gibibyte in bytes.
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// One mebibyte in bytes.
+pub const MIB: f64 = 1024.0 * 1024.0;
+
+pub use catalog::{Gpu, GpuCatalog};
+pub use error::{DataError, InputError};
+pub use estimate::{estimate, Estimate, Verdict};
+pub use job::{Job, JobRequest, Mode, Optimizer, Precision};
+pub use vram::VramEstimate;
+pub use zoo::{Model, ModelZoo, ZooEntry};

@@ -1,0 +1,382 @@
+//! Peak GPU memory of a job, as nvidia-smi shows it for the process.
+//!
+//! The model follows what PyTorch actually holds. A training step has two
+//! peaks: the end of the forward pass (weights, optimizer states, every tensor
+//! autograd saved, the loss's logits) and the optimizer step (weights,
+//! gradients, states and the foreach optimizer's temporary copy). The larger of
+//! the two is the live-tensor peak; the caching allocator reserves somewhat
+//! more, and the CUDA context comes on top.
+//!
+//! Activations come from the architecture: traced per-sample bytes for vision
+//! models; for transformers an op-by-op count of what autograd saves in one
+//! block (see [`block_saved_bytes_per_token`]).
+
+use serde::Serialize;
+
+use crate::calibration as cal;
+use crate::job::{Job, LoraTarget, Mode, Optimizer, Precision};
+use crate::zoo::{Activation, AttentionImpl, MlpKind, Model, NormKind, TransformerKind, TransformerModel, VisionModel};
+use crate::GIB;
+
+/// The memory components of a peak, bytes. They add up to [`VramEstimate::peak_bytes`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Components {
+    /// Model weights (the frozen base in LoRA/QLoRA).
+    pub weights: f64,
+    /// Gradients live at the peak.
+    pub gradients: f64,
+    /// Optimizer states.
+    pub optimizer: f64,
+    /// Tensors saved for backward (forward intermediates in inference).
+    pub activations: f64,
+    /// Logits and loss buffers.
+    pub logits: f64,
+    /// Key/value cache (inference).
+    pub kv_cache: f64,
+    /// Transient buffers: autocast weight copies, foreach optimizer temporaries, dequantised weights.
+    pub workspace: f64,
+    /// Caching-allocator reserve above the live tensors (fragmentation).
+    pub allocator: f64,
+    /// CUDA context and library workspaces.
+    pub context: f64,
+}
+
+impl Components {
+    /// Sum of all components.
+    pub fn total(&self) -> f64 {
+        self.weights
+            + self.gradients
+            + self.optimizer
+            + self.activations
+            + self.logits
+            + self.kv_cache
+            + self.workspace
+            + self.allocator
+            + self.context
+    }
+
+    /// Named components in GiB, in display order.
+    pub fn gib_entries(&self) -> [(&'static str, f64); 9] {
+        [
+            ("weights", self.weights / GIB),
+            ("gradients", self.gradients / GIB),
+            ("optimizer", self.optimizer / GIB),
+            ("activations", self.activations / GIB),
+            ("logits", self.logits / GIB),
+            ("kv_cache", self.kv_cache / GIB),
+            ("workspace", self.workspace / GIB),
+            ("allocator", self.allocator / GIB),
+            ("context", self.context / GIB),
+        ]
+    }
+}
+
+/// Which moment of the step holds the peak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// End of forward / start of backward.
+    ForwardBackward,
+    /// The optimizer step.
+    OptimizerStep,
+    /// Inference forward pass.
+    Forward,
+}
+
+/// A job's peak memory and its breakdown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VramEstimate {
+    /// Process memory at the peak, bytes (what nvidia-smi lists for the process).
+    pub peak_bytes: f64,
+    /// The breakdown of that peak.
+    pub components: Components,
+    /// Which moment holds the peak.
+    pub phase: Phase,
+    /// Parameters of the model.
+    pub params: u64,
+    /// Parameters that learn.
+    pub trainable_params: u64,
+}
+
+impl VramEstimate {
+    /// Peak in GiB.
+    pub fn peak_gib(&self) -> f64 {
+        self.peak_bytes / GIB
+    }
+}
+
+/// Live tensors at each of the two peaks before the allocator and context.
+struct Live {
+    fb: Components,
+    opt: Option<Components>,
+    largest_block: f64,
+    vision: bool,
+    params: u64,
+    trainable: u64,
+}
+
+/// Estimates peak memory of `job` on `model`.
+pub fn estimate(model: &Model, job: &Job) -> VramEstimate {
+    let live = match model {
+        Model::Vision(v) => vision_live(v, job),
+        Model::Transformer(t) => transformer_live(t, job),
+    };
+    let fb_total = live.fb.total();
+    let (mut c, phase) = match live.opt {
+        Some(o) if o.total() > fb_total => (o, Phase::OptimizerStep),
+        _ => (live.fb, if job.mode == Mode::Infer { Phase::Forward } else { Phase::ForwardBackward }),
+    };
+    let allocated = c.total();
+    let (slack, blocks) = if live.vision {
+        (cal::ALLOCATOR_SLACK_VISION, cal::ALLOCATOR_LARGEST_BLOCKS_VISION)
+    } else {
+        (cal::ALLOCATOR_SLACK_TRANSFORMER, cal::ALLOCATOR_LARGEST_BLOCKS_TRANSFORMER)
+    };
+    c.allocator = allocated * slack + blocks * live.largest_block;
+    c.context = cal::CONTEXT_BYTES;
+    VramEstimate { peak_bytes: c.total(), components: c, phase, params: live.params, trainable_params: live.trainable }
+}
+
+/// Bytes per element of optimizer state for the trainable parameters.
+fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
+    // (states per parameter in bytes, foreach temporary per parameter in bytes)
+    match opt {
+        Optimizer::Sgd => (state_bytes, 0.0),
+        // torch.optim.Adam(W) with foreach=True materialises sqrt(exp_avg_sq) for
+        // every parameter at once: one more parameter-sized buffer at the step.
+        Optimizer::Adam | Optimizer::Adamw => (2.0 * state_bytes, state_bytes),
+        // bitsandbytes keeps two 8-bit states and updates them in one fused kernel.
+        Optimizer::Adamw8bit => (2.0, 0.0),
+    }
+}
+
+fn vision_live(v: &VisionModel, job: &Job) -> Live {
+    let p = v.params(job.classes) as f64;
+    let b = f64::from(job.batch);
+    let scale = v.activation_scale(job.resolution);
+    let half = job.precision.is_half();
+    let act_ratio = if half { v.amp_saved_ratio } else { 1.0 };
+    let wb = if job.precision == Precision::Bf16 { 2.0 } else { 4.0 };
+    let per_sample = v.saved_bytes_per_sample * scale * act_ratio;
+    let largest = v.largest_saved_bytes_per_sample * scale * b * if half { 0.5 } else { 1.0 };
+    let weights = p * wb;
+    if job.mode == Mode::Infer {
+        // No graph is kept: at most a layer's input, output and scratch are live.
+        let fb = Components { weights, activations: 3.0 * largest, ..Default::default() };
+        return Live { fb, opt: None, largest_block: largest, vision: true, params: p as u64, trainable: 0 };
+    }
+    let mut activations = per_sample * b;
+    if job.grad_checkpointing {
+        activations *= cal::VISION_CHECKPOINT_SHARE;
+    }
+    let (state, temp) = optimizer_bytes(job.optimizer, wb);
+    let grads = p * wb;
+    // Autocast caches one 16-bit copy of each weight for the whole step.
+    let casts = if matches!(job.precision, Precision::Fp16Amp | Precision::Bf16Amp) { 2.0 * p } else { 0.0 };
+    // CNN gradients are small next to activations, and the classifier's (VGG's
+    // 100M-parameter head) are produced first, while all activations are held.
+    let fb = Components { weights, gradients: grads, optimizer: p * state, activations, workspace: casts, ..Default::default() };
+    let opt = Components { weights, gradients: grads, optimizer: p * state, workspace: p * temp, ..Default::default() };
+    Live { fb, opt: Some(opt), largest_block: largest, vision: true, params: p as u64, trainable: p as u64 }
+}
+
+/// Bytes of the activation dtype, the residual stream and a normalised tensor.
+#[derive(Clone, Copy)]
+struct Dtypes {
+    /// Outputs of matmuls (16-bit under autocast and in BF16).
+    act: f64,
+    /// The residual stream (FP32 under autocast: FP32 embeddings plus 16-bit outputs).
+    residual: f64,
+    /// Whether linears cast their input to 16-bit (autocast): the cast copy is what they save.
+    casts: bool,
+}
+
+fn dtypes(p: Precision) -> Dtypes {
+    match p {
+        Precision::Fp32 => Dtypes { act: 4.0, residual: 4.0, casts: false },
+        Precision::Fp16Amp | Precision::Bf16Amp => Dtypes { act: 2.0, residual: 4.0, casts: true },
+        Precision::Bf16 => Dtypes { act: 2.0, residual: 2.0, casts: false },
+    }
+}
+
+/// Bytes a normalisation saves per hidden element, plus the bytes of the tensor
+/// the following linear saves (its input), for full training.
+fn norm_and_linear_input(t: &TransformerModel, d: Dtypes) -> f64 {
+    let norm_saved = match t.norm {
+        // HF RMSNorm upcasts to FP32 (saved for pow/mul) and multiplies the
+        // weight by the normalised tensor, saving that too (FP32 under autocast
+        // because the FP32 weight promotes the product; 16-bit in pure BF16).
+        NormKind::Rmsnorm => 4.0 + if d.act == 2.0 && !d.casts { 2.0 } else { 4.0 },
+        // native_layer_norm saves its input (autocast runs it in FP32).
+        NormKind::Layernorm => if d.casts { 4.0 } else { d.residual },
+    };
+    // The linear saves its input: a 16-bit cast copy under autocast, else the norm output.
+    let lin_in = if d.casts { 2.0 } else { d.act };
+    norm_saved + lin_in
+}
+
+/// Bytes autograd saves per token for one transformer block.
+///
+/// Full training, op by op (h hidden, k key/value width, i MLP width, a the
+/// activation dtype): two norm + linear-input pairs; q, k, v and the attention
+/// output kept by SDPA (`a*(2h + 2k)`); dropout masks (one byte per element);
+/// the MLP (`4ai` gated: act input, act output, up output, product; `2ai` for a
+/// fused GELU; GPT-2's Python GELU keeps five tensors). LoRA on a frozen base:
+/// frozen linears keep nothing, so only norms (FP32 input), the adapters' FP32
+/// input copies, SDPA and the MLP's elementwise inputs remain.
+pub fn block_saved_bytes_per_token(t: &TransformerModel, job: &Job) -> f64 {
+    let h = f64::from(t.hidden);
+    let k = t.kv_width() as f64;
+    let i = f64::from(t.intermediate);
+    let d = dtypes(job.precision);
+    let a = d.act;
+    let attention = a * (2.0 * h + 2.0 * k);
+    let mask = if t.dropout { h } else { 0.0 };
+    let eager_scores = match t.attention {
+        // Softmax output (FP32 under autocast), dropout mask and dropped probabilities.
+        AttentionImpl::Eager => f64::from(t.heads) * f64::from(job.seq_len.max(1)) * (if d.casts { 4.0 } else { a } + if t.dropout { 1.0 + a } else { 0.0 }),
+        AttentionImpl::Sdpa => 0.0,
+    };
+    if matches!(job.mode, Mode::Lora | Mode::Qlora) {
+        let norm = match t.norm {
+            NormKind::Rmsnorm => 4.0 * h,
+            NormKind::Layernorm => d.residual * h,
+        };
+        // PEFT keeps adapters in FP32 and casts each adapted layer's input to FP32.
+        let adapter_inputs: f64 = job
+            .lora_targets
+            .iter()
+            .map(|t| match t {
+                LoraTarget::Down => i,
+                _ => h,
+            })
+            .sum::<f64>()
+            * 4.0;
+        let mlp = match (t.mlp, t.activation) {
+            (MlpKind::Glu, _) => 3.0 * a * i,
+            (MlpKind::Gelu, Activation::GeluNew) => 4.0 * a * i,
+            (MlpKind::Gelu, _) => a * i,
+        };
+        return 2.0 * norm + adapter_inputs + attention + eager_scores + mlp + 2.0 * mask;
+    }
+    let mlp = match (t.mlp, t.activation) {
+        (MlpKind::Glu, _) => 4.0 * a * i,
+        // tanh-GELU in Python: pow (FP32 under autocast), tanh output, 0.5x and
+        // (1 + tanh), then the product the next linear saves.
+        (MlpKind::Gelu, Activation::GeluNew) => if d.casts { 16.0 * i } else { 5.0 * a * i },
+        (MlpKind::Gelu, _) => 2.0 * a * i,
+    };
+    2.0 * norm_and_linear_input(t, d) * h + attention + eager_scores + mlp + 2.0 * mask
+}
+
+/// Parameters added by LoRA adapters of rank `r` on the given targets.
+fn lora_params(t: &TransformerModel, job: &Job) -> f64 {
+    let h = f64::from(t.hidden);
+    let k = t.kv_width() as f64;
+    let i = f64::from(t.intermediate);
+    let r = f64::from(job.lora_rank);
+    let per_layer: f64 = job
+        .lora_targets
+        .iter()
+        .map(|tg| {
+            let (din, dout) = match tg {
+                LoraTarget::Q | LoraTarget::O => (h, h),
+                LoraTarget::K | LoraTarget::V => (h, k),
+                LoraTarget::Gate | LoraTarget::Up => (h, i),
+                LoraTarget::Down => (i, h),
+            };
+            r * (din + dout)
+        })
+        .sum();
+    per_layer * f64::from(t.layers) * if t.kind == TransformerKind::EncoderDecoder { 2.0 } else { 1.0 }
+}
+
+fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
+    let params = t.params() as f64;
+    let h = f64::from(t.hidden);
+    let v = f64::from(t.vocab);
+    let i = f64::from(t.intermediate);
+    let l = f64::from(t.layers);
+    let tokens = f64::from(job.batch) * f64::from(job.seq_len);
+    let d = dtypes(job.precision);
+    let stacks = match t.kind {
+        // The decoder stack has cross-attention on top of a normal block.
+        TransformerKind::EncoderDecoder => 2.5,
+        _ => 1.0,
+    };
+    let lm_loss = t.kind != TransformerKind::Encoder;
+    let embed = v * h;
+
+    if job.mode == Mode::Infer {
+        let wb = if job.precision == Precision::Fp32 { 4.0 } else { 2.0 };
+        let kv_layers = if t.kind == TransformerKind::Encoder { 0.0 } else { l };
+        let kv_cache = 2.0 * kv_layers * t.kv_width() as f64 * d.act * tokens;
+        let logits = if lm_loss { tokens * v * d.act } else { 0.0 };
+        // One block's intermediates are live at a time.
+        let mlp = match t.mlp {
+            MlpKind::Glu => 4.0,
+            MlpKind::Gelu => 2.0,
+        };
+        let transient = tokens * (mlp * i + 4.0 * h) * d.act;
+        let fb = Components { weights: params * wb, kv_cache, logits, activations: transient, ..Default::default() };
+        let largest = logits.max(tokens * i * d.act);
+        return Live { fb, opt: None, largest_block: largest, vision: false, params: params as u64, trainable: 0 };
+    }
+
+    let per_block = block_saved_bytes_per_token(t, job);
+    let edges = tokens * h * 8.0; // embedding output, final norm and head input
+    let activations = if job.grad_checkpointing {
+        // Only each block's input is kept; one block is recomputed at a time.
+        stacks * l * d.residual * h * tokens + per_block * tokens + edges
+    } else {
+        stacks * l * per_block * tokens + edges
+    };
+    let logits = if lm_loss { tokens * v * cal::LOGITS_TRAIN_BYTES_PER_ENTRY } else { 0.0 };
+    let largest = if lm_loss { tokens * v * 4.0 } else { tokens * i * d.act };
+
+    match job.mode {
+        Mode::Lora | Mode::Qlora => {
+            let (weights, dequant) = if job.mode == Mode::Qlora {
+                // Linear weights in NF4, embeddings/head/norms in 16-bit; each
+                // linear is dequantised to 16-bit when used.
+                let head = if t.tied_embeddings { embed } else { 2.0 * embed };
+                let linear = (params - head).max(0.0);
+                (linear * cal::NF4_BYTES_PER_PARAM + head * 2.0, 2.0 * h * i.max(h) * 2.0)
+            } else {
+                (params * if job.precision == Precision::Fp32 { 4.0 } else { 2.0 }, 0.0)
+            };
+            let adapters = lora_params(t, job);
+            let (state, temp) = optimizer_bytes(job.optimizer, 4.0);
+            let fb = Components {
+                weights: weights + adapters * 4.0,
+                gradients: adapters * 4.0,
+                optimizer: adapters * state,
+                activations,
+                logits,
+                workspace: dequant,
+                ..Default::default()
+            };
+            let opt = Components { weights: weights + adapters * 4.0, gradients: adapters * 4.0, optimizer: adapters * state, workspace: adapters * temp, ..Default::default() };
+            Live { fb, opt: Some(opt), largest_block: largest, vision: false, params: params as u64, trainable: adapters as u64 }
+        }
+        _ => {
+            let wb = if job.precision == Precision::Bf16 { 2.0 } else { 4.0 };
+            let (state, temp) = optimizer_bytes(job.optimizer, wb);
+            let casts = if d.casts { 2.0 * t.matmul_params() as f64 } else { 0.0 };
+            // Backward starts at the head: the LM head's (or tied embedding's)
+            // gradient exists while all activations are still held.
+            let head_grads = if lm_loss { embed * wb } else { 0.0 };
+            let fb = Components {
+                weights: params * wb,
+                gradients: head_grads,
+                optimizer: params * state,
+                activations,
+                logits,
+                workspace: casts,
+                ..Default::default()
+            };
+            let opt = Components { weights: params * wb, gradients: params * wb, optimizer: params * state, workspace: params * temp, ..Default::default() };
+            Live { fb, opt: Some(opt), largest_block: largest, vision: false, params: params as u64, trainable: params as u64 }
+        }
+    }
+}

@@ -1,0 +1,550 @@
+//! The model zoo: the structure of each architecture the estimators need.
+//!
+//! Two kinds of entry. Vision models (CNNs, ViTs, Swin) are described by facts
+//! traced from the real PyTorch model (`tools/zoo-gen/trace_vision.py`): the
+//! bytes autograd saves per sample, how they scale with resolution, forward
+//! FLOPs. Transformers are described by their config numbers, from which the
+//! estimators derive parameters, activations, KV cache and FLOPs analytically;
+//! that also covers custom models and pasted Hugging Face `config.json` files.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{DataError, InputError};
+use crate::sourced::{valid_observed, Confidence};
+
+/// What a vision model predicts, which sets the shape of its output and loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VisionTask {
+    /// One label per image.
+    Classification,
+    /// One label per pixel.
+    Segmentation,
+}
+
+/// A vision model's traced facts (per sample, at `ref_resolution`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VisionModel {
+    /// Display name.
+    pub name: String,
+    /// Always `vision`; kept so a file states what it holds.
+    pub family: String,
+    /// Classification or segmentation.
+    pub task: VisionTask,
+    /// The PyTorch constructor traced.
+    pub architecture: String,
+    /// Parameters that do not depend on the number of classes.
+    pub params_fixed: u64,
+    /// Parameters added per output class (the head).
+    pub params_per_class: u64,
+    /// Classes used when the job does not say.
+    pub default_classes: u32,
+    /// Resolution (pixels per side) of the traced figures.
+    pub ref_resolution: u32,
+    /// Bytes saved for backward per sample in FP32 at `ref_resolution`.
+    pub saved_bytes_per_sample: f64,
+    /// Exponent `p` in saved bytes ~ resolution^p, fitted between two traced resolutions.
+    pub saved_resolution_exponent: f64,
+    /// The largest single saved tensor per sample, bytes (drives allocator fragmentation).
+    pub largest_saved_bytes_per_sample: f64,
+    /// Saved bytes under 16-bit autocast divided by FP32 saved bytes.
+    pub amp_saved_ratio: f64,
+    /// Forward FLOPs per sample at `ref_resolution`.
+    pub forward_flops_per_sample: f64,
+    /// Share of forward FLOPs in convolutions (the rest is matmuls).
+    pub conv_flop_fraction: f64,
+    /// ATen ops dispatched in one forward pass (a proxy for kernel launches).
+    pub forward_ops: u32,
+    /// Where the figures come from.
+    pub source: String,
+    /// When they were produced.
+    pub observed: String,
+    /// How far to trust them.
+    pub confidence: Confidence,
+}
+
+impl VisionModel {
+    /// Exact parameter count for `classes` outputs.
+    pub fn params(&self, classes: u32) -> u64 {
+        self.params_fixed + self.params_per_class * u64::from(classes)
+    }
+
+    /// Resolution scale factor for per-sample activation bytes.
+    pub fn activation_scale(&self, resolution: u32) -> f64 {
+        (f64::from(resolution) / f64::from(self.ref_resolution)).powf(self.saved_resolution_exponent)
+    }
+
+    /// Resolution scale factor for FLOPs (convolutions and token counts grow with area).
+    pub fn flop_scale(&self, resolution: u32) -> f64 {
+        (f64::from(resolution) / f64::from(self.ref_resolution)).powi(2)
+    }
+}
+
+/// Encoder (BERT-like), decoder (GPT-like) or both (T5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransformerKind {
+    /// Bidirectional encoder with a classification head.
+    Encoder,
+    /// Causal language model.
+    Decoder,
+    /// Encoder plus decoder with cross-attention (T5).
+    EncoderDecoder,
+}
+
+/// Shape of the feed-forward block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MlpKind {
+    /// `fc1 -> act -> fc2`.
+    Gelu,
+    /// Gated: `down(act(gate(x)) * up(x))` (SwiGLU).
+    Glu,
+}
+
+/// The MLP activation as implemented, which decides what autograd saves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Activation {
+    /// Fused GELU: saves its input.
+    Gelu,
+    /// GPT-2's Python tanh formula: saves four tensors of the MLP width.
+    GeluNew,
+    /// SiLU (fused).
+    Silu,
+    /// ReLU (fused).
+    Relu,
+}
+
+/// Normalisation layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NormKind {
+    /// LayerNorm with weight and bias.
+    Layernorm,
+    /// RMSNorm as Hugging Face implements it (computed in FP32).
+    Rmsnorm,
+}
+
+/// Attention implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttentionImpl {
+    /// PyTorch SDPA (flash / memory-efficient): no score matrix kept.
+    Sdpa,
+    /// Explicit softmax(QK^T): the score matrix is kept for backward.
+    Eager,
+}
+
+/// Position encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Positions {
+    /// Learned absolute position embeddings.
+    Learned,
+    /// Rotary embeddings.
+    Rope,
+    /// T5 relative position buckets.
+    Relative,
+}
+
+/// A transformer's architecture numbers (from its `config.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransformerModel {
+    /// Display name.
+    pub name: String,
+    /// The Hugging Face class these numbers build.
+    pub hf_class: String,
+    /// Encoder, decoder or both.
+    pub kind: TransformerKind,
+    /// Transformer blocks (per stack for encoder-decoder).
+    pub layers: u32,
+    /// Hidden size.
+    pub hidden: u32,
+    /// Attention heads.
+    pub heads: u32,
+    /// Key/value heads (fewer than `heads` under GQA/MQA).
+    pub kv_heads: u32,
+    /// MLP width.
+    pub intermediate: u32,
+    /// MLP shape.
+    pub mlp: MlpKind,
+    /// MLP activation.
+    pub activation: Activation,
+    /// Normalisation.
+    pub norm: NormKind,
+    /// Attention implementation.
+    pub attention: AttentionImpl,
+    /// Position encoding.
+    pub positions: Positions,
+    /// Vocabulary size.
+    pub vocab: u32,
+    /// Longest sequence the model accepts.
+    pub max_positions: u32,
+    /// Token-type vocabulary (BERT segment ids); 0 when absent.
+    pub type_vocab: u32,
+    /// Whether the LM head shares the input embedding matrix.
+    pub tied_embeddings: bool,
+    /// Whether q/k/v projections have biases.
+    pub qkv_bias: bool,
+    /// Whether dropout is active in training (its masks are saved).
+    pub dropout: bool,
+    /// Exact parameter count of `hf_class` (checked against [`TransformerModel::params`]).
+    #[serde(default)]
+    pub params_reference: Option<u64>,
+    /// Where the numbers come from.
+    pub source: String,
+    /// When they were read.
+    pub observed: String,
+    /// How far to trust them.
+    pub confidence: Confidence,
+}
+
+impl TransformerModel {
+    /// Width of one attention head.
+    pub fn head_dim(&self) -> u64 {
+        u64::from(self.hidden / self.heads.max(1))
+    }
+
+    /// Width of the key (or value) projection: `kv_heads * head_dim`.
+    pub fn kv_width(&self) -> u64 {
+        u64::from(self.kv_heads) * self.head_dim()
+    }
+
+    fn norm_params(&self) -> u64 {
+        match self.norm {
+            NormKind::Layernorm => 2 * u64::from(self.hidden),
+            NormKind::Rmsnorm => u64::from(self.hidden),
+        }
+    }
+
+    /// Parameters of one self-attention block (q, k, v, o) with its norm.
+    fn attention_params(&self) -> u64 {
+        let h = u64::from(self.hidden);
+        let kv = self.kv_width();
+        let inner = u64::from(self.heads) * self.head_dim();
+        let qkv = h * (inner + 2 * kv) + if self.qkv_bias { inner + 2 * kv } else { 0 };
+        // GPT-2 and BERT-style models also bias the output projection; Llama-style
+        // models (RMSNorm) and T5 do not, and ChatGLM follows the Llama layout.
+        let o_bias = matches!(self.norm, NormKind::Layernorm) && self.qkv_bias;
+        qkv + inner * h + if o_bias { h } else { 0 } + self.norm_params()
+    }
+
+    fn mlp_params(&self) -> u64 {
+        let h = u64::from(self.hidden);
+        let i = u64::from(self.intermediate);
+        let bias = matches!(self.norm, NormKind::Layernorm) && self.qkv_bias;
+        let weights = match self.mlp {
+            MlpKind::Gelu => 2 * h * i,
+            MlpKind::Glu => 3 * h * i,
+        };
+        weights + if bias { i + h } else { 0 } + self.norm_params()
+    }
+
+    /// Parameters of the matrices that take part in matmuls per token (for FLOPs):
+    /// every block's projections plus the LM head or classifier, embeddings excluded.
+    pub fn matmul_params(&self) -> u64 {
+        let h = u64::from(self.hidden);
+        let block = self.attention_params() + self.mlp_params();
+        let stacks = match self.kind {
+            TransformerKind::EncoderDecoder => {
+                // Decoder blocks add cross-attention.
+                2 * u64::from(self.layers) * block + u64::from(self.layers) * self.attention_params()
+            }
+            _ => u64::from(self.layers) * block,
+        };
+        let head = match self.kind {
+            TransformerKind::Encoder => h * h,
+            _ => u64::from(self.vocab) * h,
+        };
+        stacks + head
+    }
+
+    /// Exact parameter count, following the Hugging Face implementation of `hf_class`.
+    pub fn params(&self) -> u64 {
+        let h = u64::from(self.hidden);
+        let v = u64::from(self.vocab);
+        let l = u64::from(self.layers);
+        let embed = v * h;
+        let block = self.attention_params() + self.mlp_params();
+        match self.kind {
+            TransformerKind::Encoder => {
+                let pos = u64::from(self.max_positions) + if self.hf_class.starts_with("Roberta") { 2 } else { 0 };
+                let embeddings = embed + pos * h + u64::from(self.type_vocab) * h + 2 * h;
+                // Heads: BERT has a pooler (h*h + h) and a 2-way classifier;
+                // RoBERTa and DistilBERT a dense layer (h*h + h) and a 2-way projection.
+                let head = h * h + h + 2 * h + 2;
+                embeddings + l * block + head
+            }
+            TransformerKind::Decoder => {
+                let pos = if self.positions == Positions::Learned { u64::from(self.max_positions) * h } else { 0 };
+                let lm_head = if self.tied_embeddings { 0 } else { v * h };
+                embed + pos + l * block + self.norm_params() + lm_head
+            }
+            TransformerKind::EncoderDecoder => {
+                // T5: shared embedding, relative-position tables in the first block
+                // of each stack (32 buckets x heads), a final norm per stack, and the
+                // decoder blocks' cross-attention.
+                let rel = 2 * 32 * u64::from(self.heads);
+                let lm_head = if self.tied_embeddings { 0 } else { v * h };
+                embed + 2 * l * block + l * self.attention_params() + rel + 2 * self.norm_params() + lm_head
+            }
+        }
+    }
+}
+
+/// A zoo entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "family", rename_all = "lowercase")]
+pub enum Model {
+    /// Traced vision model.
+    Vision(VisionModel),
+    /// Transformer described by its config.
+    Transformer(TransformerModel),
+}
+
+impl Model {
+    /// Display name.
+    pub fn name(&self) -> &str {
+        match self {
+            Model::Vision(v) => &v.name,
+            Model::Transformer(t) => &t.name,
+        }
+    }
+
+    /// Family label used in reports and calibration: vision, encoder or decoder.
+    pub fn family(&self) -> &'static str {
+        match self {
+            Model::Vision(_) => "vision",
+            Model::Transformer(t) => match t.kind {
+                TransformerKind::Encoder => "encoder",
+                TransformerKind::Decoder => "decoder",
+                TransformerKind::EncoderDecoder => "encoder-decoder",
+            },
+        }
+    }
+}
+
+/// A named zoo entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ZooEntry {
+    /// Lowercase id (`resnet50`, `llama-2-7b`).
+    pub id: String,
+    /// The model.
+    pub model: Model,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VisionFile {
+    model: BTreeMap<String, VisionModel>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TransformerFile {
+    model: BTreeMap<String, TransformerModel>,
+}
+
+/// All models, sorted by id.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelZoo {
+    entries: Vec<ZooEntry>,
+}
+
+impl ModelZoo {
+    /// Parses the vision and transformer files (`(name, text)` pairs) and validates them.
+    pub fn from_toml(vision: (&str, &str), transformers: (&str, &str)) -> Result<Self, DataError> {
+        let (vf, vt) = vision;
+        let (tf, tt) = transformers;
+        let v: VisionFile = toml::from_str(vt).map_err(|e| DataError::from_toml(vf, vt, &e))?;
+        let t: TransformerFile = toml::from_str(tt).map_err(|e| DataError::from_toml(tf, tt, &e))?;
+        let mut entries = Vec::new();
+        for (id, m) in v.model {
+            validate_vision(vf, vt, &id, &m)?;
+            entries.push(ZooEntry { id, model: Model::Vision(m) });
+        }
+        for (id, m) in t.model {
+            let table = format!("model.{id}");
+            validate_transformer(&m).map_err(|(key, msg)| DataError::invalid(tf, tt, &table, key, msg))?;
+            if !valid_observed(&m.observed) {
+                return Err(DataError::invalid(tf, tt, &table, "observed", "not YYYY-MM or YYYY-MM-DD"));
+            }
+            if entries.iter().any(|e: &ZooEntry| e.id == id) {
+                return Err(DataError::invalid(tf, tt, &table, "", "id already used by a vision model"));
+            }
+            entries.push(ZooEntry { id, model: Model::Transformer(m) });
+        }
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(Self { entries })
+    }
+
+    /// All entries.
+    pub fn entries(&self) -> &[ZooEntry] {
+        &self.entries
+    }
+
+    /// Finds a model by id (case-insensitive); the error lists the ids.
+    pub fn get(&self, id: &str) -> Result<&ZooEntry, InputError> {
+        let want = id.trim().to_ascii_lowercase();
+        self.entries.iter().find(|e| e.id == want).ok_or_else(|| {
+            let ids: Vec<&str> = self.entries.iter().map(|e| e.id.as_str()).collect();
+            InputError::new("model", format!("unknown model id `{id}`"), ids.join(", "))
+        })
+    }
+}
+
+fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<(), DataError> {
+    let table = format!("model.{id}");
+    let bad = |key: &str, msg: String| Err(DataError::invalid(file, text, &table, key, msg));
+    let positive: [(&str, f64); 4] = [
+        ("saved_bytes_per_sample", m.saved_bytes_per_sample),
+        ("largest_saved_bytes_per_sample", m.largest_saved_bytes_per_sample),
+        ("forward_flops_per_sample", m.forward_flops_per_sample),
+        ("params_fixed", m.params_fixed as f64),
+    ];
+    for (key, v) in positive {
+        if !(v.is_finite() && v > 0.0) {
+            return bad(key, format!("must be a positive number, got {v}"));
+        }
+    }
+    if !(1.0..=3.0).contains(&m.saved_resolution_exponent) {
+        return bad("saved_resolution_exponent", format!("{} is outside 1..=3", m.saved_resolution_exponent));
+    }
+    if !(0.3..=1.0).contains(&m.amp_saved_ratio) {
+        return bad("amp_saved_ratio", format!("{} is outside 0.3..=1", m.amp_saved_ratio));
+    }
+    if !(0.0..=1.0).contains(&m.conv_flop_fraction) {
+        return bad("conv_flop_fraction", format!("{} is outside 0..=1", m.conv_flop_fraction));
+    }
+    if m.family != "vision" {
+        return bad("family", format!("expected `vision`, got `{}`", m.family));
+    }
+    if !(16..=4096).contains(&m.ref_resolution) {
+        return bad("ref_resolution", format!("{} is outside 16..=4096", m.ref_resolution));
+    }
+    if m.default_classes == 0 {
+        return bad("default_classes", "must be at least 1".into());
+    }
+    if !valid_observed(&m.observed) {
+        return bad("observed", "not YYYY-MM or YYYY-MM-DD".into());
+    }
+    Ok(())
+}
+
+/// Range checks shared by bundled data, custom models and imported configs.
+/// Returns the offending key and a message.
+pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, String)> {
+    let ranges: [(&'static str, u32, u32, u32); 7] = [
+        ("layers", m.layers, 1, 1024),
+        ("hidden", m.hidden, 8, 65_536),
+        ("heads", m.heads, 1, 1024),
+        ("kv_heads", m.kv_heads, 1, 1024),
+        ("intermediate", m.intermediate, 8, 1_048_576),
+        ("vocab", m.vocab, 2, 4_194_304),
+        ("max_positions", m.max_positions, 1, 16_777_216),
+    ];
+    for (key, v, lo, hi) in ranges {
+        if !(lo..=hi).contains(&v) {
+            return Err((key, format!("{v} is outside {lo}..={hi}")));
+        }
+    }
+    if m.hidden % m.heads != 0 {
+        return Err(("heads", format!("hidden size {} is not divisible by {} heads", m.hidden, m.heads)));
+    }
+    if m.heads % m.kv_heads != 0 {
+        return Err(("kv_heads", format!("{} heads are not divisible by {} key/value heads", m.heads, m.kv_heads)));
+    }
+    Ok(())
+}
+
+/// Builds a decoder from a pasted Hugging Face `config.json` (Llama, Mistral,
+/// Qwen2, GPT-2 and BERT-style keys). Unknown keys are ignored because real
+/// configs carry dozens of unrelated ones; the keys the estimator needs are
+/// required and range-checked, and errors name them.
+pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| InputError::new("config", format!("not valid JSON: {e}"), "a Hugging Face config.json object"))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| InputError::new("config", "the JSON is not an object", "a Hugging Face config.json object"))?;
+    let get = |keys: &[&str]| keys.iter().find_map(|k| obj.get(*k).and_then(serde_json::Value::as_u64));
+    let need = |keys: &[&str]| -> Result<u32, InputError> {
+        let n = get(keys).ok_or_else(|| InputError::new(keys[0], "missing or not a whole number", "a positive integer"))?;
+        u32::try_from(n).map_err(|_| InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295"))
+    };
+    let model_type = obj.get("model_type").and_then(|m| m.as_str()).unwrap_or("").to_ascii_lowercase();
+    let is_gpt2 = model_type == "gpt2";
+    let is_bert = matches!(model_type.as_str(), "bert" | "roberta");
+    let layers = need(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let hidden = need(&["hidden_size", "n_embd", "d_model"])?;
+    let heads = need(&["num_attention_heads", "n_head", "num_heads"])?;
+    let kv_heads = get(&["num_key_value_heads", "multi_query_group_num"]).map(|n| n as u32).unwrap_or(heads);
+    let intermediate = match get(&["intermediate_size", "n_inner", "ffn_hidden_size"]) {
+        Some(n) => u32::try_from(n).map_err(|_| InputError::new("intermediate_size", "too large", "at most 1048576"))?,
+        None => hidden.saturating_mul(4),
+    };
+    let vocab = need(&["vocab_size", "padded_vocab_size"])?;
+    let max_positions = need(&["max_position_embeddings", "n_positions", "seq_length"])?;
+    let tied = obj
+        .get("tie_word_embeddings")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(is_gpt2 || is_bert);
+    let act = obj
+        .get("hidden_act")
+        .or_else(|| obj.get("activation_function"))
+        .and_then(|a| a.as_str())
+        .unwrap_or(if is_gpt2 { "gelu_new" } else { "silu" });
+    let activation = match act {
+        "gelu_new" => Activation::GeluNew,
+        "gelu" | "gelu_pytorch_tanh" | "gelu_fast" => Activation::Gelu,
+        "relu" => Activation::Relu,
+        _ => Activation::Silu,
+    };
+    let layernorm = is_gpt2 || is_bert;
+    let m = TransformerModel {
+        name: obj
+            .get("_name_or_path")
+            .and_then(|n| n.as_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("custom transformer")
+            .chars()
+            .take(80)
+            .collect(),
+        hf_class: obj
+            .get("architectures")
+            .and_then(|a| a.get(0))
+            .and_then(|a| a.as_str())
+            .unwrap_or("custom")
+            .chars()
+            .take(80)
+            .collect(),
+        kind: if is_bert { TransformerKind::Encoder } else { TransformerKind::Decoder },
+        layers,
+        hidden,
+        heads,
+        kv_heads,
+        intermediate,
+        mlp: if layernorm { MlpKind::Gelu } else { MlpKind::Glu },
+        activation,
+        norm: if layernorm { NormKind::Layernorm } else { NormKind::Rmsnorm },
+        attention: AttentionImpl::Sdpa,
+        positions: if layernorm { Positions::Learned } else { Positions::Rope },
+        vocab,
+        max_positions,
+        type_vocab: if is_bert { get(&["type_vocab_size"]).unwrap_or(2) as u32 } else { 0 },
+        tied_embeddings: tied,
+        qkv_bias: obj.get("attention_bias").and_then(|b| b.as_bool()).unwrap_or(layernorm || model_type == "qwen2"),
+        dropout: layernorm,
+        params_reference: None,
+        source: "imported Hugging Face config.json".into(),
+        observed: "2026-01-01".into(),
+        confidence: Confidence::Medium,
+    };
+    validate_transformer(&m).map_err(|(key, msg)| InputError::new(key, msg, "see the field's range in the message"))?;
+    Ok(m)
+}

@@ -1,0 +1,1 @@
+//! Test-only crate: the tests live in `tests/tests/`.

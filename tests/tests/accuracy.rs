@@ -1,0 +1,116 @@
+//! Scores the estimators on real measurements (`shared/calibration/*.jsonl`
+//! beside the repository, plus `data/measurements/*.jsonl` in it) and checks
+//! the targets: memory median |error| <= 10% with no job
+//! underestimated by more than 10%, step time median |error| <= 25%.
+//!
+//! `GPUPLAN_WRITE_ACCURACY=1 cargo test -p gpuplan-tests --test accuracy`
+//! rewrites `docs/accuracy.md` with the per-job table.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use gpuplan_core::{steptime, vram};
+
+struct Scored {
+    name: String,
+    truth_gib: f64,
+    pred_gib: f64,
+    truth_s: f64,
+    pred_s: f64,
+}
+
+fn measurement_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for dir in [root.join("../shared/calibration"), root.join("data/measurements")] {
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            let mut found: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+            found.sort();
+            files.extend(found);
+        }
+    }
+    files
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+fn score() -> Vec<Scored> {
+    let zoo = common::zoo();
+    let catalog = common::catalog();
+    let h200 = catalog.get("h200").expect("h200 in catalog");
+    let mut out = Vec::new();
+    for file in measurement_files() {
+        let text = std::fs::read_to_string(&file).expect("readable measurement file");
+        let (baseline, rows) = common::load_rows(&text);
+        for row in rows {
+            let Some(id) = common::model_id(&row.name) else { continue };
+            let entry = zoo.get(id).expect("mapped id is in the zoo");
+            let job = common::job_request(&row).resolve(entry).unwrap_or_else(|e| panic!("{}: {e}", row.name));
+            let v = vram::estimate(&entry.model, &job);
+            let t = steptime::estimate(&entry.model, &job, &v, h200);
+            out.push(Scored {
+                name: row.name.clone(),
+                truth_gib: (row.nvml_used_mib.expect("nvml figure") - baseline) / 1024.0,
+                pred_gib: v.peak_gib(),
+                truth_s: row.step_s.expect("step time"),
+                pred_s: t.seconds,
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn estimator_meets_accuracy_targets_on_real_measurements() {
+    let scored = score();
+    assert!(scored.len() >= 25, "expected the 25 calibration jobs beside the repo, found {}", scored.len());
+    let mem_err: Vec<f64> = scored.iter().map(|s| s.pred_gib / s.truth_gib - 1.0).collect();
+    let time_err: Vec<f64> = scored.iter().map(|s| s.pred_s / s.truth_s - 1.0).collect();
+    let mut table = String::new();
+    writeln!(table, "| job | measured GiB | estimated GiB | error | measured s/step | estimated s/step | error |").ok();
+    writeln!(table, "|---|---:|---:|---:|---:|---:|---:|").ok();
+    for (s, (me, te)) in scored.iter().zip(mem_err.iter().zip(&time_err)) {
+        writeln!(table, "| {} | {:.2} | {:.2} | {:+.1}% | {:.4} | {:.4} | {:+.1}% |", s.name, s.truth_gib, s.pred_gib, me * 100.0, s.truth_s, s.pred_s, te * 100.0).ok();
+    }
+    let mem_median = median(mem_err.iter().map(|e| e.abs()).collect());
+    let time_median = median(time_err.iter().map(|e| e.abs()).collect());
+    let worst_under = mem_err.iter().copied().fold(f64::INFINITY, f64::min);
+    writeln!(table, "\nMemory: median |error| {:.1}%, worst underestimate {:+.1}%. Step time: median |error| {:.1}%.", mem_median * 100.0, worst_under * 100.0, time_median * 100.0).ok();
+    println!("{table}");
+    if std::env::var_os("GPUPLAN_WRITE_ACCURACY").is_some() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/accuracy.md");
+        let doc = std::fs::read_to_string(&path).unwrap_or_default();
+        let head = doc.split("<!-- table -->").next().unwrap_or("").to_owned();
+        std::fs::write(&path, format!("{head}<!-- table -->\n{table}")).expect("write docs/accuracy.md");
+    }
+    assert!(mem_median <= 0.10, "memory median |error| {:.1}% exceeds 10%", mem_median * 100.0);
+    assert!(worst_under >= -0.10, "a job is underestimated by {:.1}% (limit 10%): saying it fits and then running out of memory is the worst failure", worst_under * 100.0);
+    assert!(time_median <= 0.25, "step-time median |error| {:.1}% exceeds 25%", time_median * 100.0);
+}
+
+#[test]
+#[ignore = "debug print"]
+fn debug_components() {
+    let zoo = common::zoo();
+    for file in measurement_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (_, rows) = common::load_rows(&text);
+        for row in rows {
+            let Some(id) = common::model_id(&row.name) else { continue };
+            let entry = zoo.get(id).unwrap();
+            let job = common::job_request(&row).resolve(entry).unwrap();
+            let v = vram::estimate(&entry.model, &job);
+            let c: Vec<String> = v.components.gib_entries().iter().map(|(k, x)| format!("{k}={:.2}", x)).collect();
+            println!("{} {:?} {} alloc_pred={:.0}MiB", row.name, v.phase, c.join(" "), (v.peak_bytes - v.components.allocator - v.components.context) / 1048576.0);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Helpers shared by the integration tests: the bundled data, and the
+//! translation of a calibration measurement into the job it ran.
+
+#![allow(dead_code)]
+
+use gpuplan_core::job::{LoraTarget, Mode, Optimizer, Precision};
+use gpuplan_core::{GpuCatalog, JobRequest, ModelZoo};
+use serde::Deserialize;
+
+/// The bundled catalog.
+pub fn catalog() -> GpuCatalog {
+    GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML).expect("bundled catalog parses")
+}
+
+/// The bundled zoo.
+pub fn zoo() -> ModelZoo {
+    ModelZoo::from_toml(
+        ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
+        ("data/models/transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML),
+    )
+    .expect("bundled zoo parses")
+}
+
+/// One line of a `measure_vram.py` results file.
+#[derive(Debug, Deserialize)]
+pub struct Row {
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub family: String,
+    pub res: Option<u32>,
+    pub seq: Option<u32>,
+    #[serde(default)]
+    pub batch: u32,
+    #[serde(default)]
+    pub precision: String,
+    #[serde(default)]
+    pub optimizer: String,
+    pub lora_r: Option<u32>,
+    pub grad_ckpt: Option<bool>,
+    pub params: Option<u64>,
+    pub step_s: Option<f64>,
+    pub nvml_used_mib: Option<f64>,
+    pub nvml_used_before_mib: Option<f64>,
+    pub ok: Option<bool>,
+}
+
+/// Loads a results file: the idle-device baseline from its `env` line and the
+/// successful workloads.
+pub fn load_rows(text: &str) -> (f64, Vec<Row>) {
+    let mut baseline = 615.0625;
+    let mut rows = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Row = serde_json::from_str(line).expect("calibration line is JSON");
+        match row.kind.as_str() {
+            "env" => baseline = row.nvml_used_before_mib.unwrap_or(baseline),
+            "workload" if row.ok == Some(true) => rows.push(row),
+            _ => {}
+        }
+    }
+    (baseline, rows)
+}
+
+/// The zoo id of the architecture a workload ran, from the prefix of its name
+/// (the measurement script names workloads `<model>-<shape>-...`). This only
+/// identifies the model; no measured number is used.
+pub fn model_id(name: &str) -> Option<&'static str> {
+    const PREFIXES: &[(&str, &str)] = &[
+        ("resnet18-", "resnet18"),
+        ("resnet34-", "resnet34"),
+        ("resnet50-", "resnet50"),
+        ("resnet101-", "resnet101"),
+        ("vgg16-", "vgg16"),
+        ("mobilenetv3l-", "mobilenet-v3-large"),
+        ("efficientnetb0-", "efficientnet-b0"),
+        ("efficientnetb3-", "efficientnet-b3"),
+        ("densenet121-", "densenet121"),
+        ("convnext-tiny-", "convnext-tiny"),
+        ("swin-t-", "swin-t"),
+        ("vit-b16-", "vit-b-16"),
+        ("vit-s16-", "vit-s-16"),
+        ("vit-l16-", "vit-l-16"),
+        ("deeplabv3-", "deeplabv3-resnet50"),
+        ("bert-base-", "bert-base"),
+        ("bert-large-", "bert-large"),
+        ("distilbert-", "distilbert-base"),
+        ("roberta-base-", "roberta-base"),
+        ("gpt2-124m-", "gpt2"),
+        ("gpt2-355m-", "gpt2-medium"),
+        ("gpt2-774m-", "gpt2-large"),
+        ("qwen2-0.5b-", "qwen2-0.5b"),
+        ("qwen2.5-1.5b-", "qwen2.5-1.5b"),
+        ("tinyllama-1.1b-", "tinyllama-1.1b"),
+        ("llama-7b-", "llama-2-7b"),
+        ("llama-2-7b-", "llama-2-7b"),
+        ("mistral-7b-", "mistral-7b"),
+    ];
+    PREFIXES.iter().find(|(p, _)| name.starts_with(p)).map(|(_, id)| *id)
+}
+
+/// The job a workload ran, as the estimator's input.
+pub fn job_request(row: &Row) -> JobRequest {
+    let mut req = JobRequest { batch: Some(f64::from(row.batch)), ..Default::default() };
+    match row.family.as_str() {
+        "vision" => {
+            req.resolution = row.res.map(f64::from);
+            // The script trains CIFAR-sized jobs with 10 classes, others with 1000.
+            req.classes = Some(if row.name.contains("cifar") { 10.0 } else { 1000.0 });
+            req.precision = Some(if row.precision == "fp16" { Precision::Fp16Amp } else { Precision::Fp32 });
+            req.optimizer = Some(match row.optimizer.as_str() {
+                "sgd" => Optimizer::Sgd,
+                "adam" => Optimizer::Adam,
+                _ => Optimizer::Adamw,
+            });
+        }
+        _ => {
+            req.seq_len = row.seq.map(f64::from);
+            req.optimizer = Some(Optimizer::Adamw);
+            let (mode, precision) = match row.precision.as_str() {
+                "fp32" | "full-fp32" => (Mode::Train, Precision::Fp32),
+                "fp16" => (Mode::Train, Precision::Fp16Amp),
+                "full-amp-bf16" => (Mode::Train, Precision::Bf16Amp),
+                "full-bf16" => (Mode::Train, Precision::Bf16),
+                "lora-bf16" => (Mode::Lora, Precision::Bf16),
+                "infer-bf16" => (Mode::Infer, Precision::Bf16),
+                other => panic!("unknown precision {other} in calibration row {}", row.name),
+            };
+            req.mode = Some(mode);
+            req.precision = Some(precision);
+            if mode == Mode::Lora {
+                req.lora_rank = row.lora_r.map(f64::from);
+                req.lora_targets = Some(vec![LoraTarget::Q, LoraTarget::V]);
+            }
+            req.grad_checkpointing = row.grad_ckpt;
+        }
+    }
+    req
+}

@@ -56,7 +56,7 @@ fn score() -> Vec<Scored> {
             let entry = zoo.get(id).expect("mapped id is in the zoo");
             let job = common::job_request(&row).resolve(entry).unwrap_or_else(|e| panic!("{}: {e}", row.name));
             let v = vram::estimate(&entry.model, &job);
-            let t = steptime::estimate(&entry.model, &job, &v, h200);
+            let t = steptime::estimate(&entry.model, &job, &v, h200, h200);
             out.push(Scored {
                 name: row.name.clone(),
                 truth_gib: (row.nvml_used_mib.expect("nvml figure") - baseline) / 1024.0,
@@ -98,8 +98,8 @@ fn estimator_meets_accuracy_targets_on_real_measurements() {
 }
 
 #[test]
-#[ignore = "debug print"]
-fn debug_components() {
+#[ignore = "prints per-job terms for recalibration: cargo test -p gpuplan-tests --test accuracy -- --ignored --nocapture"]
+fn print_terms_for_calibration() {
     let zoo = common::zoo();
     for file in measurement_files() {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -111,6 +111,11 @@ fn debug_components() {
             let v = vram::estimate(&entry.model, &job);
             let c: Vec<String> = v.components.gib_entries().iter().map(|(k, x)| format!("{k}={:.2}", x)).collect();
             println!("{} {:?} {} alloc_pred={:.0}MiB", row.name, v.phase, c.join(" "), (v.peak_bytes - v.components.allocator - v.components.context) / 1048576.0);
+            let h200 = common::catalog().get("h200").unwrap().clone();
+            let t = steptime::estimate(&entry.model, &job, &v, &h200, &h200);
+            let w = steptime::work(&entry.model, &job, &v);
+            println!("WORK {} {} {} {} {} {} {}", row.name, row.step_s.unwrap(), w.conv_flops, w.matmul_flops, w.traffic_bytes, w.ops, job.precision.is_half());
+            println!("TIME {} truth={:.4} pred={:.4} dev={:.4} host={:.4}", row.name, row.step_s.unwrap(), t.seconds, t.device_s, t.host_s);
         }
     }
 }

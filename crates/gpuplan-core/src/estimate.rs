@@ -67,7 +67,8 @@ pub struct Fix {
     pub peak_gib: f64,
     /// Gradient-accumulation steps that keep the effective batch (smaller-batch only).
     pub accumulation_steps: Option<u32>,
-    /// Step time on the target card after the change (per micro-batch).
+    /// Seconds per effective step on the target card after the change (all
+    /// accumulation micro-steps together, so it compares with the original).
     pub step_seconds: f64,
 }
 
@@ -88,6 +89,12 @@ pub struct Estimate {
     pub target_step: StepTime,
     /// Fixes, empty when the job fits the target card.
     pub fixes: Vec<Fix>,
+}
+
+/// The calibration card from the catalog (the first card if it is missing,
+/// which only a hand-made catalog can cause; the bundled one is tested).
+pub fn reference_gpu(catalog: &GpuCatalog) -> &Gpu {
+    catalog.gpus().iter().find(|g| g.id == cal::REFERENCE_GPU).unwrap_or(&catalog.gpus()[0])
 }
 
 /// Memory a process can use on `gpu`, bytes.
@@ -143,13 +150,14 @@ fn run_times(job: &Job, step: f64) -> (Option<f64>, Option<f64>) {
 pub fn estimate(entry: &ZooEntry, job: &Job, catalog: &GpuCatalog, target: Option<&Gpu>) -> Estimate {
     let model = &entry.model;
     let vram = vram::estimate(model, job);
+    let reference = reference_gpu(catalog);
     let gpus: Vec<GpuFit> = catalog
         .gpus()
         .iter()
         .map(|g| {
             let v = verdict(g, job, vram.peak_bytes);
             let max_batch = if v == Verdict::Unsupported { 0 } else { max_batch(model, job, usable_bytes(g)) };
-            let step = steptime::estimate(model, job, &vram, g).seconds;
+            let step = steptime::estimate(model, job, &vram, g, reference).seconds;
             let (epoch_seconds, run_seconds) = run_times(job, step);
             GpuFit { id: g.id.clone(), name: g.spec.name.clone(), vram_gib: g.vram_gib(), verdict: v, max_batch, step_seconds: step, epoch_seconds, run_seconds }
         })
@@ -158,14 +166,14 @@ pub fn estimate(entry: &ZooEntry, job: &Job, catalog: &GpuCatalog, target: Optio
         .or_else(|| catalog.gpus().iter().find(|g| g.id == DEFAULT_TARGET_GPU))
         .or_else(|| catalog.gpus().first());
     let (target_gpu, target_step, fixes) = match target {
-        Some(g) => (g.id.clone(), steptime::estimate(model, job, &vram, g), fixes(model, job, &vram, g)),
-        None => (String::new(), StepTime { seconds: 0.0, compute_s: 0.0, memory_s: 0.0, overhead_s: 0.0, flops: 0.0 }, Vec::new()),
+        Some(g) => (g.id.clone(), steptime::estimate(model, job, &vram, g, reference), fixes(model, job, &vram, g, reference)),
+        None => (String::new(), steptime::estimate(model, job, &vram, reference, reference), Vec::new()),
     };
     Estimate { model: entry.id.clone(), job: job.clone(), vram, gpus, target_gpu, target_step, fixes }
 }
 
 /// Concrete changes that make `job` fit `gpu`, cheapest in accuracy first.
-pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec<Fix> {
+pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu, reference: &Gpu) -> Vec<Fix> {
     let limit = usable_bytes(gpu);
     if current.peak_bytes <= limit && !(job.precision.needs_bf16() && !gpu.supports_bf16()) {
         return Vec::new();
@@ -202,7 +210,8 @@ pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec
         }
         let v = vram::estimate(model, &j);
         if v.peak_bytes <= limit {
-            let step = steptime::estimate(model, &j, &v, gpu).seconds;
+            // Per effective step: accumulation runs the micro-batch several times.
+            let step = steptime::estimate(model, &j, &v, gpu, reference).seconds * f64::from(accumulation.unwrap_or(1));
             out.push(Fix { kind: kind.to_owned(), job: j, peak_gib: v.peak_bytes / GIB, accumulation_steps: accumulation, step_seconds: step });
         }
     };
@@ -221,4 +230,62 @@ pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec
         }
     }
     out
+}
+
+/// The stable JSON shape of `gpuplan estimate --json` (documented in
+/// `docs/cli.md`). Memory figures are GiB numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EstimateReport {
+    /// Schema version of this object.
+    pub schema: u32,
+    /// Model id.
+    pub model: String,
+    /// Model display name.
+    pub model_name: String,
+    /// The resolved job.
+    pub job: Job,
+    /// Parameters of the model.
+    pub params: u64,
+    /// Parameters that learn.
+    pub trainable_params: u64,
+    /// Peak process memory, GiB.
+    pub peak_gib: f64,
+    /// Which moment of the step holds the peak.
+    pub phase: vram::Phase,
+    /// Breakdown of the peak, GiB.
+    pub components: std::collections::BTreeMap<String, f64>,
+    /// One row per catalog card.
+    pub gpus: Vec<GpuFit>,
+    /// The card `--gpu` named, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    /// Seconds per step on the `--gpu` card, if one was named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_seconds: Option<f64>,
+    /// Card the fixes are for.
+    pub target_gpu: String,
+    /// Fixes for the target card (empty when the job fits it).
+    pub fixes: Vec<Fix>,
+}
+
+impl Estimate {
+    /// The JSON report; `named_gpu` is the card the user asked about, if any.
+    pub fn report(&self, model_name: &str, named_gpu: Option<&str>) -> EstimateReport {
+        EstimateReport {
+            schema: 1,
+            model: self.model.clone(),
+            model_name: model_name.to_owned(),
+            job: self.job.clone(),
+            params: self.vram.params,
+            trainable_params: self.vram.trainable_params,
+            peak_gib: self.vram.peak_gib(),
+            phase: self.vram.phase,
+            components: self.vram.components.gib_entries().iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+            gpus: self.gpus.clone(),
+            gpu: named_gpu.map(str::to_owned),
+            step_seconds: named_gpu.map(|_| self.target_step.seconds),
+            target_gpu: self.target_gpu.clone(),
+            fixes: self.fixes.clone(),
+        }
+    }
 }

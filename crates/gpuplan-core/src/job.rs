@@ -23,6 +23,39 @@ pub enum Precision {
     Bf16,
 }
 
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Fp32 => "fp32",
+            Self::Fp16Amp => "fp16-amp",
+            Self::Bf16Amp => "bf16-amp",
+            Self::Bf16 => "bf16",
+        })
+    }
+}
+
+impl std::fmt::Display for Optimizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Sgd => "sgd",
+            Self::Adam => "adam",
+            Self::Adamw => "adamw",
+            Self::Adamw8bit => "adamw-8bit",
+        })
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Train => "train",
+            Self::Lora => "lora",
+            Self::Qlora => "qlora",
+            Self::Infer => "infer",
+        })
+    }
+}
+
 impl Precision {
     /// All values, for help texts.
     pub const ALL: [&'static str; 4] = ["fp32", "fp16-amp", "bf16-amp", "bf16"];
@@ -229,12 +262,12 @@ pub const MAX_LORA_RANK: u32 = 4096;
 fn whole(field: &str, v: f64, lo: u32, hi: u32) -> Result<u32, InputError> {
     let allowed = format!("a whole number in {lo}..={hi}");
     if v.is_nan() {
-        return Err(InputError::new(field, "is not a number", allowed));
+        return Err(InputError::new(field, "`NaN` is not a number", allowed));
     }
     if v.fract() != 0.0 {
         return Err(InputError::new(field, format!("{v} is not a whole number"), allowed));
     }
-    if v < f64::from(lo) || v > f64::from(hi) {
+    if v.is_infinite() || v < f64::from(lo) || v > f64::from(hi) {
         return Err(InputError::new(field, format!("{v} is out of range"), allowed));
     }
     Ok(v as u32)

@@ -1,18 +1,22 @@
 //! Seconds per training step (per forward pass for inference) on a catalog GPU.
 //!
-//! A sum of three roofline terms, each from the architecture and the card's
-//! specs: matmul/convolution FLOPs over the card's peak for that precision times
-//! an achieved fraction; memory-bound traffic (activations written and read
-//! back, weights, optimizer updates) over bandwidth times an achieved fraction;
-//! and a host-side cost per dispatched operator, which dominates small jobs.
-//! The fractions are calibrated once (see [`crate::calibration`]); the same
-//! formula carries a job across cards, which `docs/accuracy.md` checks against
-//! measured relative throughput.
+//! Two clocks run at once in eager PyTorch. The device works through FLOPs
+//! (over the peak for the precision times an achieved fraction) and
+//! memory-bound traffic (activations written and read back, weights, optimizer
+//! updates; over bandwidth times an achieved fraction). The host dispatches
+//! operators, which bounds small jobs. Launches are asynchronous, so the step
+//! takes the longer clock plus a share of the shorter.
+//!
+//! The device clock is computed on the calibration card (H200) with fractions
+//! fitted there, then carried to any other card by the ratio of their measured
+//! relative training throughput (Lambda's benchmark, `data/gpus.toml`
+//! `rel_*`), which captures what specs alone get wrong: small cards reach a
+//! larger share of their peak than big ones.
 
 use serde::Serialize;
 
 use crate::calibration as cal;
-use crate::catalog::Gpu;
+use crate::catalog::{Gpu, ThroughputClass};
 use crate::job::{Job, Mode, Precision};
 use crate::vram::{block_saved_bytes_per_token, VramEstimate};
 use crate::zoo::{Model, TransformerKind};
@@ -22,14 +26,14 @@ use crate::zoo::{Model, TransformerKind};
 pub struct StepTime {
     /// Total seconds per step.
     pub seconds: f64,
-    /// Compute-bound part.
-    pub compute_s: f64,
-    /// Memory-bound part.
-    pub memory_s: f64,
-    /// Host overhead part.
-    pub overhead_s: f64,
+    /// Seconds the GPU is busy (compute plus memory-bound kernels).
+    pub device_s: f64,
+    /// Seconds the host spends dispatching (Python, autograd, launches).
+    pub host_s: f64,
     /// FLOPs of one step.
     pub flops: f64,
+    /// Measured-throughput column used to carry the time across cards.
+    pub class: ThroughputClass,
 }
 
 /// Work of one step, independent of the card.
@@ -97,25 +101,62 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
     }
 }
 
-/// Peak FLOPS the card offers to convolutions and to matmuls at this precision.
-pub fn peak_flops(gpu: &Gpu, precision: Precision) -> (f64, f64) {
-    let tensor = gpu.spec.tensor_tflops.value * 1e12;
-    let fp32 = gpu.spec.fp32_tflops.value * 1e12;
-    if precision.is_half() {
-        (tensor, tensor)
-    } else {
-        // PyTorch lets cuDNN use TF32 for FP32 convolutions by default but keeps
-        // FP32 matmuls on CUDA cores (`allow_tf32` false for matmul).
-        (gpu.tf32_tflops().map(|t| t * 1e12).unwrap_or(fp32), fp32)
+/// The measured-throughput column a job follows across cards.
+pub fn throughput_class(model: &Model, precision: Precision) -> ThroughputClass {
+    let conv = matches!(model, Model::Vision(v) if v.conv_flop_fraction >= 0.5);
+    match (conv, precision.is_half()) {
+        (true, true) => ThroughputClass::ConvAmp,
+        (true, false) => ThroughputClass::ConvFp32,
+        (false, true) => ThroughputClass::TransformerAmp,
+        (false, false) => ThroughputClass::TransformerFp32,
     }
 }
 
-/// Step time of `job` on `gpu`.
-pub fn estimate(model: &Model, job: &Job, vram: &VramEstimate, gpu: &Gpu) -> StepTime {
+/// Device seconds of the step's work on the reference (calibration) card.
+pub fn reference_device_seconds(w: &StepWork, precision: Precision) -> f64 {
+    let (compute, memory) = reference_split(w, precision);
+    compute + memory
+}
+
+/// Compute-bound and memory-bound device seconds on the reference card.
+fn reference_split(w: &StepWork, precision: Precision) -> (f64, f64) {
+    let compute = if precision.is_half() {
+        w.conv_flops / (cal::REFERENCE_TENSOR_FLOPS * cal::EFFICIENCY_CONV_HALF)
+            + w.matmul_flops / (cal::REFERENCE_TENSOR_FLOPS * cal::EFFICIENCY_MATMUL_HALF)
+    } else {
+        // PyTorch lets cuDNN use TF32 for FP32 convolutions by default but keeps
+        // FP32 matmuls on CUDA cores (`allow_tf32` is false for matmul).
+        w.conv_flops / (cal::REFERENCE_TF32_FLOPS * cal::EFFICIENCY_CONV_FP32)
+            + w.matmul_flops / (cal::REFERENCE_FP32_FLOPS * cal::EFFICIENCY_MATMUL_FP32)
+    };
+    (compute, w.traffic_bytes / (cal::REFERENCE_BANDWIDTH * cal::EFFICIENCY_MEMORY))
+}
+
+/// Host seconds: Python, autograd and kernel launches, independent of the card.
+pub fn host_seconds(w: &StepWork, precision: Precision) -> f64 {
+    let factor = if matches!(precision, Precision::Fp16Amp | Precision::Bf16Amp) { cal::AUTOCAST_OP_FACTOR } else { 1.0 };
+    cal::STEP_OVERHEAD_S + w.ops * cal::OP_OVERHEAD_S * factor
+}
+
+/// Step time of `job` on `gpu`. Device time is computed on the calibration
+/// card and carried to `gpu` by the ratio of their measured relative training
+/// throughput for the job's class; host time does not depend on the card.
+/// `reference` is the calibration card's catalog entry.
+pub fn estimate(model: &Model, job: &Job, vram: &VramEstimate, gpu: &Gpu, reference: &Gpu) -> StepTime {
     let w = work(model, job, vram);
-    let (conv_peak, mm_peak) = peak_flops(gpu, job.precision);
-    let compute_s = w.conv_flops / (conv_peak * cal::COMPUTE_EFFICIENCY_CONV) + w.matmul_flops / (mm_peak * cal::COMPUTE_EFFICIENCY_MATMUL);
-    let memory_s = w.traffic_bytes / (gpu.spec.bandwidth_gbs.value * 1e9 * cal::MEMORY_EFFICIENCY);
-    let overhead_s = w.ops * cal::OP_OVERHEAD_S;
-    StepTime { seconds: compute_s + memory_s + overhead_s, compute_s, memory_s, overhead_s, flops: w.conv_flops + w.matmul_flops }
+    let class = throughput_class(model, job.precision);
+    let device = if class == ThroughputClass::TransformerFp32 {
+        // The measured FP32 transformer column was taken with TF32 matmuls, which
+        // PyTorch leaves off by default; carry FP32 matmuls by the cards' FP32
+        // peak and bandwidth instead, weighted by this job's own split.
+        let (compute, memory) = reference_split(&w, job.precision);
+        compute * cal::REFERENCE_FP32_FLOPS / (gpu.spec.fp32_tflops.value * 1e12)
+            + memory * cal::REFERENCE_BANDWIDTH / (gpu.spec.bandwidth_gbs.value * 1e9)
+    } else {
+        let scale = reference.spec.relative_throughput(class) / gpu.spec.relative_throughput(class);
+        reference_device_seconds(&w, job.precision) * scale
+    };
+    let host = host_seconds(&w, job.precision);
+    let seconds = device.max(host) + cal::OVERLAP_SHARE * device.min(host);
+    StepTime { seconds, device_s: device, host_s: host, flops: w.conv_flops + w.matmul_flops, class }
 }

@@ -1,0 +1,136 @@
+//! Property tests for the estimator's monotonic rules and its refusal to panic.
+
+mod common;
+
+use gpuplan_core::job::{Mode, Optimizer, Precision};
+use gpuplan_core::{estimate, vram, JobRequest};
+use proptest::prelude::*;
+
+const VISION: &[&str] = &["resnet18", "resnet50", "vgg16", "mobilenet-v3-large", "efficientnet-b0", "densenet121", "convnext-tiny", "swin-t", "vit-b-16", "deeplabv3-resnet50"];
+const TEXT: &[&str] = &["bert-base", "distilbert-base", "t5-base", "gpt2", "qwen2-0.5b", "tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "chatglm3-6b"];
+
+fn peak(id: &str, req: &JobRequest) -> f64 {
+    let zoo = common::zoo();
+    let e = zoo.get(id).expect("zoo id");
+    let job = req.resolve(e).expect("valid job");
+    vram::estimate(&e.model, &job).peak_bytes
+}
+
+fn precision() -> impl Strategy<Value = Precision> {
+    prop_oneof![Just(Precision::Fp32), Just(Precision::Fp16Amp), Just(Precision::Bf16Amp), Just(Precision::Bf16)]
+}
+
+fn optimizer() -> impl Strategy<Value = Optimizer> {
+    prop_oneof![Just(Optimizer::Sgd), Just(Optimizer::Adam), Just(Optimizer::Adamw), Just(Optimizer::Adamw8bit)]
+}
+
+fn text_mode() -> impl Strategy<Value = Mode> {
+    prop_oneof![Just(Mode::Train), Just(Mode::Lora), Just(Mode::Qlora), Just(Mode::Infer)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn vision_memory_never_falls_as_batch_or_resolution_grow(
+        m in 0..VISION.len(), b in 1u32..512, db in 0u32..512, r in 32u32..512, dr in 0u32..256,
+        p in precision(), o in optimizer(), ck in any::<bool>(),
+    ) {
+        let base = JobRequest { batch: Some(f64::from(b)), resolution: Some(f64::from(r)), precision: Some(p), optimizer: Some(o), grad_checkpointing: Some(ck), ..Default::default() };
+        let bigger_batch = JobRequest { batch: Some(f64::from(b + db)), ..base.clone() };
+        let bigger_res = JobRequest { resolution: Some(f64::from(r + dr)), ..base.clone() };
+        prop_assert!(peak(VISION[m], &bigger_batch) >= peak(VISION[m], &base), "a larger batch must not need less memory");
+        prop_assert!(peak(VISION[m], &bigger_res) >= peak(VISION[m], &base), "a larger image must not need less memory");
+    }
+
+    #[test]
+    fn transformer_memory_never_falls_as_batch_or_sequence_grow(
+        m in 0..TEXT.len(), b in 1u32..64, db in 0u32..64, s in 1u32..256, ds in 0u32..256,
+        p in precision(), o in optimizer(), mode in text_mode(), ck in any::<bool>(), rank in 1u32..128,
+    ) {
+        let lora = matches!(mode, Mode::Lora | Mode::Qlora);
+        let base = JobRequest { batch: Some(f64::from(b)), seq_len: Some(f64::from(s)), precision: Some(p), optimizer: Some(o), mode: Some(mode), grad_checkpointing: Some(ck), lora_rank: lora.then_some(f64::from(rank)), ..Default::default() };
+        let bigger_batch = JobRequest { batch: Some(f64::from(b + db)), ..base.clone() };
+        let bigger_seq = JobRequest { seq_len: Some(f64::from(s + ds)), ..base.clone() };
+        prop_assert!(peak(TEXT[m], &bigger_batch) >= peak(TEXT[m], &base), "a larger batch must not need less memory");
+        prop_assert!(peak(TEXT[m], &bigger_seq) >= peak(TEXT[m], &base), "a longer sequence must not need less memory");
+    }
+
+    #[test]
+    fn amp_never_needs_more_than_fp32_and_checkpointing_never_more_than_without(
+        vision in any::<bool>(), mv in 0..VISION.len(), mt in 0..TEXT.len(), b in 1u32..128, o in optimizer(), amp in prop_oneof![Just(Precision::Fp16Amp), Just(Precision::Bf16Amp)],
+    ) {
+        let (id, base) = if vision {
+            (VISION[mv], JobRequest { batch: Some(f64::from(b)), optimizer: Some(o), ..Default::default() })
+        } else {
+            (TEXT[mt], JobRequest { batch: Some(f64::from(b)), seq_len: Some(128.0), optimizer: Some(o), mode: Some(Mode::Train), ..Default::default() })
+        };
+        let fp32 = JobRequest { precision: Some(Precision::Fp32), ..base.clone() };
+        let mixed = JobRequest { precision: Some(amp), ..base.clone() };
+        if vision {
+            prop_assert!(peak(id, &mixed) <= peak(id, &fp32), "AMP must not need more memory than FP32 for the same job");
+        } else {
+            // Autocast keeps a 16-bit copy of every weight through backward (2 bytes
+            // per parameter). When a large model runs short sequences, that copy
+            // can outweigh the activation savings, as it does in PyTorch; the
+            // excess is never more than the copies themselves.
+            let zoo = common::zoo();
+            let gpuplan_core::zoo::Model::Transformer(t) = &zoo.get(id).expect("id").model else { unreachable!() };
+            let copies = 2.0 * t.matmul_params() as f64 * 1.1;
+            prop_assert!(peak(id, &mixed) <= peak(id, &fp32) + copies, "AMP may exceed FP32 only by its weight copies");
+            let long = JobRequest { seq_len: Some(512.0), batch: Some(f64::from(b.max(16))), ..mixed.clone() };
+            let long32 = JobRequest { precision: Some(Precision::Fp32), ..long.clone() };
+            prop_assert!(peak(id, &long) <= peak(id, &long32), "with activations dominating, AMP must need less than FP32");
+        }
+        let ck = JobRequest { grad_checkpointing: Some(true), ..mixed.clone() };
+        prop_assert!(peak(id, &ck) <= peak(id, &mixed), "checkpointing must not need more memory than without");
+    }
+
+    #[test]
+    fn any_numbers_give_an_answer_or_a_field_error_never_a_panic(
+        m in 0..(VISION.len() + TEXT.len()),
+        batch in prop_oneof![Just(f64::NAN), Just(f64::INFINITY), Just(-1.0), Just(0.0), Just(1e9), any::<f64>(), 1.0f64..300.0],
+        size in prop_oneof![Just(f64::NAN), Just(-3.0), Just(1e12), any::<f64>(), 16.0f64..1024.0],
+    ) {
+        let zoo = common::zoo();
+        let catalog = common::catalog();
+        let id = if m < VISION.len() { VISION[m] } else { TEXT[m - VISION.len()] };
+        let e = zoo.get(id).expect("id");
+        let req = if m < VISION.len() {
+            JobRequest { batch: Some(batch), resolution: Some(size), ..Default::default() }
+        } else {
+            JobRequest { batch: Some(batch), seq_len: Some(size), ..Default::default() }
+        };
+        match req.resolve(e) {
+            Ok(job) => {
+                let est = estimate(e, &job, &catalog, None);
+                prop_assert!(est.vram.peak_bytes.is_finite() && est.vram.peak_bytes > 0.0, "a valid job has a finite positive peak");
+                prop_assert!(est.gpus.iter().all(|g| g.step_seconds.is_finite() && g.step_seconds > 0.0), "step times are finite");
+            }
+            Err(err) => prop_assert!(["batch", "resolution", "seq_len"].contains(&err.field.as_str()), "the error names the bad field, got {}", err.field),
+        }
+    }
+}
+
+#[test]
+fn max_batch_is_the_boundary_of_fitting() {
+    let zoo = common::zoo();
+    let catalog = common::catalog();
+    for (id, req) in [
+        ("resnet50", JobRequest { batch: Some(64.0), ..Default::default() }),
+        ("llama-2-7b", JobRequest { mode: Some(Mode::Lora), seq_len: Some(1024.0), ..Default::default() }),
+    ] {
+        let e = zoo.get(id).expect("id");
+        let job = req.resolve(e).expect("valid");
+        let est = estimate(e, &job, &catalog, None);
+        for g in est.gpus.iter().filter(|g| g.max_batch > 0) {
+            let card = catalog.get(&g.id).expect("card");
+            let limit = gpuplan_core::estimate::usable_bytes(card);
+            let at = |b: u32| vram::estimate(&e.model, &gpuplan_core::Job { batch: b, ..job.clone() }).peak_bytes;
+            assert!(at(g.max_batch) <= limit, "{id} on {}: max batch {} must fit", g.id, g.max_batch);
+            if g.max_batch < gpuplan_core::job::MAX_BATCH {
+                assert!(at(g.max_batch + 1) > limit, "{id} on {}: one more sample must not fit", g.id);
+            }
+        }
+    }
+}

@@ -24,9 +24,16 @@ struct Scored {
 fn measurement_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in [root.join("../shared/calibration"), root.join("data/measurements")] {
+    for dir in [
+        root.join("../shared/calibration"),
+        root.join("data/measurements"),
+    ] {
         if let Ok(rd) = std::fs::read_dir(&dir) {
-            let mut found: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+            let mut found: Vec<PathBuf> = rd
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
             found.sort();
             files.extend(found);
         }
@@ -40,7 +47,11 @@ fn median(mut v: Vec<f64>) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 fn score() -> Vec<Scored> {
@@ -52,9 +63,13 @@ fn score() -> Vec<Scored> {
         let text = std::fs::read_to_string(&file).expect("readable measurement file");
         let (baseline, rows) = common::load_rows(&text);
         for row in rows {
-            let Some(id) = common::model_id(&row.name) else { continue };
+            let Some(id) = common::model_id(&row.name) else {
+                continue;
+            };
             let entry = zoo.get(id).expect("mapped id is in the zoo");
-            let job = common::job_request(&row).resolve(entry).unwrap_or_else(|e| panic!("{}: {e}", row.name));
+            let job = common::job_request(&row)
+                .resolve(entry)
+                .unwrap_or_else(|e| panic!("{}: {e}", row.name));
             let v = vram::estimate(&entry.model, &job);
             let t = steptime::estimate(&entry.model, &job, &v, h200, h200);
             out.push(Scored {
@@ -72,14 +87,32 @@ fn score() -> Vec<Scored> {
 #[test]
 fn estimator_meets_accuracy_targets_on_real_measurements() {
     let scored = score();
-    assert!(scored.len() >= 25, "expected the 25 calibration jobs beside the repo, found {}", scored.len());
-    let mem_err: Vec<f64> = scored.iter().map(|s| s.pred_gib / s.truth_gib - 1.0).collect();
+    assert!(
+        scored.len() >= 25,
+        "expected the 25 calibration jobs beside the repo, found {}",
+        scored.len()
+    );
+    let mem_err: Vec<f64> = scored
+        .iter()
+        .map(|s| s.pred_gib / s.truth_gib - 1.0)
+        .collect();
     let time_err: Vec<f64> = scored.iter().map(|s| s.pred_s / s.truth_s - 1.0).collect();
     let mut table = String::new();
     writeln!(table, "| job | measured GiB | estimated GiB | error | measured s/step | estimated s/step | error |").ok();
     writeln!(table, "|---|---:|---:|---:|---:|---:|---:|").ok();
     for (s, (me, te)) in scored.iter().zip(mem_err.iter().zip(&time_err)) {
-        writeln!(table, "| {} | {:.2} | {:.2} | {:+.1}% | {:.4} | {:.4} | {:+.1}% |", s.name, s.truth_gib, s.pred_gib, me * 100.0, s.truth_s, s.pred_s, te * 100.0).ok();
+        writeln!(
+            table,
+            "| {} | {:.2} | {:.2} | {:+.1}% | {:.4} | {:.4} | {:+.1}% |",
+            s.name,
+            s.truth_gib,
+            s.pred_gib,
+            me * 100.0,
+            s.truth_s,
+            s.pred_s,
+            te * 100.0
+        )
+        .ok();
     }
     let mem_median = median(mem_err.iter().map(|e| e.abs()).collect());
     let time_median = median(time_err.iter().map(|e| e.abs()).collect());
@@ -90,11 +123,20 @@ fn estimator_meets_accuracy_targets_on_real_measurements() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/accuracy.md");
         let doc = std::fs::read_to_string(&path).unwrap_or_default();
         let head = doc.split("<!-- table -->").next().unwrap_or("").to_owned();
-        std::fs::write(&path, format!("{head}<!-- table -->\n{table}")).expect("write docs/accuracy.md");
+        std::fs::write(&path, format!("{head}<!-- table -->\n{table}"))
+            .expect("write docs/accuracy.md");
     }
-    assert!(mem_median <= 0.10, "memory median |error| {:.1}% exceeds 10%", mem_median * 100.0);
+    assert!(
+        mem_median <= 0.10,
+        "memory median |error| {:.1}% exceeds 10%",
+        mem_median * 100.0
+    );
     assert!(worst_under >= -0.10, "a job is underestimated by {:.1}% (limit 10%): saying it fits and then running out of memory is the worst failure", worst_under * 100.0);
-    assert!(time_median <= 0.25, "step-time median |error| {:.1}% exceeds 25%", time_median * 100.0);
+    assert!(
+        time_median <= 0.25,
+        "step-time median |error| {:.1}% exceeds 25%",
+        time_median * 100.0
+    );
 }
 
 #[test]
@@ -105,17 +147,46 @@ fn print_terms_for_calibration() {
         let text = std::fs::read_to_string(&file).unwrap();
         let (_, rows) = common::load_rows(&text);
         for row in rows {
-            let Some(id) = common::model_id(&row.name) else { continue };
+            let Some(id) = common::model_id(&row.name) else {
+                continue;
+            };
             let entry = zoo.get(id).unwrap();
             let job = common::job_request(&row).resolve(entry).unwrap();
             let v = vram::estimate(&entry.model, &job);
-            let c: Vec<String> = v.components.gib_entries().iter().map(|(k, x)| format!("{k}={:.2}", x)).collect();
-            println!("{} {:?} {} alloc_pred={:.0}MiB", row.name, v.phase, c.join(" "), (v.peak_bytes - v.components.allocator - v.components.context) / 1048576.0);
+            let c: Vec<String> = v
+                .components
+                .gib_entries()
+                .iter()
+                .map(|(k, x)| format!("{k}={:.2}", x))
+                .collect();
+            println!(
+                "{} {:?} {} alloc_pred={:.0}MiB",
+                row.name,
+                v.phase,
+                c.join(" "),
+                (v.peak_bytes - v.components.allocator - v.components.context) / 1048576.0
+            );
             let h200 = common::catalog().get("h200").unwrap().clone();
             let t = steptime::estimate(&entry.model, &job, &v, &h200, &h200);
             let w = steptime::work(&entry.model, &job, &v);
-            println!("WORK {} {} {} {} {} {} {}", row.name, row.step_s.unwrap(), w.conv_flops, w.matmul_flops, w.traffic_bytes, w.ops, job.precision.is_half());
-            println!("TIME {} truth={:.4} pred={:.4} dev={:.4} host={:.4}", row.name, row.step_s.unwrap(), t.seconds, t.device_s, t.host_s);
+            println!(
+                "WORK {} {} {} {} {} {} {}",
+                row.name,
+                row.step_s.unwrap(),
+                w.conv_flops,
+                w.matmul_flops,
+                w.traffic_bytes,
+                w.ops,
+                job.precision.is_half()
+            );
+            println!(
+                "TIME {} truth={:.4} pred={:.4} dev={:.4} host={:.4}",
+                row.name,
+                row.step_s.unwrap(),
+                t.seconds,
+                t.device_s,
+                t.host_s
+            );
         }
     }
 }

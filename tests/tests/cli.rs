@@ -11,8 +11,16 @@ fn binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let exe = std::env::current_exe().expect("test exe");
-        let dir = exe.parent().and_then(|d| d.parent()).expect("target profile dir").to_path_buf();
-        let bin = dir.join(if cfg!(windows) { "gpuplan.exe" } else { "gpuplan" });
+        let dir = exe
+            .parent()
+            .and_then(|d| d.parent())
+            .expect("target profile dir")
+            .to_path_buf();
+        let bin = dir.join(if cfg!(windows) {
+            "gpuplan.exe"
+        } else {
+            "gpuplan"
+        });
         // Always rebuild: a stale binary would test old code. Cargo makes this a no-op when fresh.
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
@@ -20,32 +28,74 @@ fn binary() -> &'static PathBuf {
         if dir.file_name().is_some_and(|n| n == "release") {
             cmd.arg("--release");
         }
-        let status = cmd.current_dir(env!("CARGO_MANIFEST_DIR")).status().expect("cargo runs");
+        let status = cmd
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
         assert!(status.success(), "building the CLI must succeed");
         bin
     })
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(binary()).args(args).env("LANG", "C").output().expect("gpuplan runs")
+    Command::new(binary())
+        .args(args)
+        .env("LANG", "C")
+        .output()
+        .expect("gpuplan runs")
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = run(args);
-    assert!(out.status.success(), "{args:?} must succeed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?} must succeed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
 #[test]
 fn estimate_json_has_the_documented_fields() {
-    let v = json(&["estimate", "--model", "resnet50", "--batch", "64", "--precision", "fp16-amp", "--gpu", "rtx3090", "--json"]);
-    assert!(v["peak_gib"].as_f64().is_some_and(|p| p > 1.0 && p < 10.0), "peak_gib is a plausible number: {}", v["peak_gib"]);
+    let v = json(&[
+        "estimate",
+        "--model",
+        "resnet50",
+        "--batch",
+        "64",
+        "--precision",
+        "fp16-amp",
+        "--gpu",
+        "rtx3090",
+        "--json",
+    ]);
+    assert!(
+        v["peak_gib"].as_f64().is_some_and(|p| p > 1.0 && p < 10.0),
+        "peak_gib is a plausible number: {}",
+        v["peak_gib"]
+    );
     let comps = v["components"].as_object().expect("components object");
-    for k in ["weights", "gradients", "optimizer", "activations", "logits", "kv_cache", "workspace", "allocator", "context"] {
-        assert!(comps.get(k).and_then(|x| x.as_f64()).is_some(), "component {k} is a number");
+    for k in [
+        "weights",
+        "gradients",
+        "optimizer",
+        "activations",
+        "logits",
+        "kv_cache",
+        "workspace",
+        "allocator",
+        "context",
+    ] {
+        assert!(
+            comps.get(k).and_then(|x| x.as_f64()).is_some(),
+            "component {k} is a number"
+        );
     }
     let sum: f64 = comps.values().filter_map(|x| x.as_f64()).sum();
-    assert!((sum - v["peak_gib"].as_f64().unwrap_or(0.0)).abs() < 1e-9, "components add up to the peak");
+    assert!(
+        (sum - v["peak_gib"].as_f64().unwrap_or(0.0)).abs() < 1e-9,
+        "components add up to the peak"
+    );
     let gpus = v["gpus"].as_array().expect("gpus array");
     assert_eq!(gpus.len(), 26, "one row per catalog GPU");
     for g in gpus {
@@ -53,19 +103,58 @@ fn estimate_json_has_the_documented_fields() {
             assert!(!g[k].is_null(), "gpu row has {k}: {g}");
         }
     }
-    assert!(v["step_seconds"].as_f64().is_some_and(|s| s > 0.0), "with --gpu there is a top-level step_seconds");
-    let rtx3090 = gpus.iter().find(|g| g["id"] == "rtx3090").expect("rtx3090 row");
-    assert_eq!(rtx3090["step_seconds"], v["step_seconds"], "top-level step_seconds is the named GPU's");
+    assert!(
+        v["step_seconds"].as_f64().is_some_and(|s| s > 0.0),
+        "with --gpu there is a top-level step_seconds"
+    );
+    let rtx3090 = gpus
+        .iter()
+        .find(|g| g["id"] == "rtx3090")
+        .expect("rtx3090 row");
+    assert_eq!(
+        rtx3090["step_seconds"], v["step_seconds"],
+        "top-level step_seconds is the named GPU's"
+    );
 }
 
 #[test]
 fn human_output_speaks_both_languages() {
-    let zh = run(&["--lang", "zh", "estimate", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128"]);
-    let en = run(&["--lang", "en", "estimate", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128"]);
+    let zh = run(&[
+        "--lang",
+        "zh",
+        "estimate",
+        "--model",
+        "resnet18",
+        "--resolution",
+        "32",
+        "--classes",
+        "10",
+        "--batch",
+        "128",
+    ]);
+    let en = run(&[
+        "--lang",
+        "en",
+        "estimate",
+        "--model",
+        "resnet18",
+        "--resolution",
+        "32",
+        "--classes",
+        "10",
+        "--batch",
+        "128",
+    ]);
     let zh = String::from_utf8_lossy(&zh.stdout);
     let en = String::from_utf8_lossy(&en.stdout);
-    assert!(zh.contains("峰值显存") && zh.contains("放得下"), "Chinese output uses Chinese labels:\n{zh}");
-    assert!(en.contains("Peak GPU memory") && en.contains("fits"), "English output uses English labels:\n{en}");
+    assert!(
+        zh.contains("峰值显存") && zh.contains("放得下"),
+        "Chinese output uses Chinese labels:\n{zh}"
+    );
+    assert!(
+        en.contains("Peak GPU memory") && en.contains("fits"),
+        "English output uses English labels:\n{en}"
+    );
 }
 
 #[test]
@@ -80,8 +169,16 @@ fn bad_input_exits_2_and_names_the_field() {
         (&["--resolution", "0"], "resolution", "zero resolution"),
         (&["--gpu", "gtx480"], "gpu", "unknown GPU"),
         (&["--precision", "fp8"], "precision", "unknown precision"),
-        (&["--precision", "bf16-amp", "--gpu", "v100-16g"], "precision", "bf16 on a GPU without bf16"),
-        (&["--seq-len", "128"], "seq_len", "sequence length on a vision model"),
+        (
+            &["--precision", "bf16-amp", "--gpu", "v100-16g"],
+            "precision",
+            "bf16 on a GPU without bf16",
+        ),
+        (
+            &["--seq-len", "128"],
+            "seq_len",
+            "sequence length on a vision model",
+        ),
         (&["--mode", "lora"], "mode", "LoRA on a CNN"),
     ];
     for (extra, field, why) in cases {
@@ -90,12 +187,22 @@ fn bad_input_exits_2_and_names_the_field() {
         let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{why}: exit code 2 ({err})");
-        assert!(err.contains(&format!("{field}:")), "{why}: the message names `{field}`: {err}");
+        assert!(
+            err.contains(&format!("{field}:")),
+            "{why}: the message names `{field}`: {err}"
+        );
         assert!(!err.contains("panicked"), "{why}: never a panic: {err}");
     }
     let out = run(&["estimate", "--model", "llama-2-7b", "--seq-len", "5000"]);
-    assert_eq!(out.status.code(), Some(2), "a sequence longer than the model's positions is refused");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("4096"), "the message gives the model's limit");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a sequence longer than the model's positions is refused"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("4096"),
+        "the message gives the model's limit"
+    );
     let out = run(&["estimate", "--model", "no-such-model"]);
     assert_eq!(out.status.code(), Some(2), "an unknown model is refused");
 }
@@ -107,23 +214,69 @@ fn custom_transformer_from_a_pasted_config() {
     let cfg = dir.join("config.json");
     std::fs::write(&cfg, r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,
         "num_attention_heads":32,"num_key_value_heads":32,"vocab_size":32000,"max_position_embeddings":4096,"tie_word_embeddings":false}"#).expect("write");
-    let custom = json(&["estimate", "--model", "custom", "--config", cfg.to_str().expect("utf8"), "--mode", "lora", "--seq-len", "512", "--json"]);
-    let zoo = json(&["estimate", "--model", "llama-2-7b", "--mode", "lora", "--seq-len", "512", "--json"]);
-    assert_eq!(custom["params"], zoo["params"], "Llama-2-7B's config gives Llama-2-7B's parameter count");
-    assert_eq!(custom["peak_gib"], zoo["peak_gib"], "and the same memory estimate");
+    let custom = json(&[
+        "estimate",
+        "--model",
+        "custom",
+        "--config",
+        cfg.to_str().expect("utf8"),
+        "--mode",
+        "lora",
+        "--seq-len",
+        "512",
+        "--json",
+    ]);
+    let zoo = json(&[
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--mode",
+        "lora",
+        "--seq-len",
+        "512",
+        "--json",
+    ]);
+    assert_eq!(
+        custom["params"], zoo["params"],
+        "Llama-2-7B's config gives Llama-2-7B's parameter count"
+    );
+    assert_eq!(
+        custom["peak_gib"], zoo["peak_gib"],
+        "and the same memory estimate"
+    );
     std::fs::write(&cfg, r#"{"hidden_size": 4096}"#).expect("write");
-    let out = run(&["estimate", "--model", "custom", "--config", cfg.to_str().expect("utf8")]);
-    assert_eq!(out.status.code(), Some(2), "an incomplete config is refused");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("num_hidden_layers"), "naming the missing key");
+    let out = run(&[
+        "estimate",
+        "--model",
+        "custom",
+        "--config",
+        cfg.to_str().expect("utf8"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an incomplete config is refused"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("num_hidden_layers"),
+        "naming the missing key"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn models_and_gpus_list_in_json() {
     let models = json(&["models", "--json"]);
-    assert!(models["entries"].as_array().is_some_and(|e| e.len() >= 34), "all zoo models are listed");
+    assert!(
+        models["entries"].as_array().is_some_and(|e| e.len() >= 34),
+        "all zoo models are listed"
+    );
     let gpus = json(&["gpus", "--json"]);
-    assert_eq!(gpus["gpus"].as_array().map(Vec::len), Some(26), "all catalog GPUs are listed");
+    assert_eq!(
+        gpus["gpus"].as_array().map(Vec::len),
+        Some(26),
+        "all catalog GPUs are listed"
+    );
 }
 
 #[test]
@@ -131,9 +284,33 @@ fn estimate_report_snapshot() {
     // The full JSON for the seed's first job (ResNet-18 on CIFAR-10), so any
     // change to the model shows up in review; targeted asserts above and in
     // accuracy.rs say which numbers matter.
-    let v = json(&["estimate", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128", "--dataset-samples", "50000", "--epochs", "50", "--gpu", "rtx3090", "--json"]);
+    let v = json(&[
+        "estimate",
+        "--model",
+        "resnet18",
+        "--resolution",
+        "32",
+        "--classes",
+        "10",
+        "--batch",
+        "128",
+        "--dataset-samples",
+        "50000",
+        "--epochs",
+        "50",
+        "--gpu",
+        "rtx3090",
+        "--json",
+    ]);
     assert_eq!(v["job"]["classes"], 10, "CIFAR-10 has 10 classes");
-    assert!(v["gpus"].as_array().expect("rows").iter().all(|g| g["verdict"] == "fits"), "ResNet-18 on CIFAR fits every card");
+    assert!(
+        v["gpus"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .all(|g| g["verdict"] == "fits"),
+        "ResNet-18 on CIFAR fits every card"
+    );
     let rounded = round_floats(v);
     insta::assert_json_snapshot!("resnet18_cifar_estimate", rounded);
 }
@@ -143,11 +320,18 @@ fn round_floats(v: serde_json::Value) -> serde_json::Value {
     match v {
         Value::Number(n) if n.is_f64() => {
             let x = n.as_f64().unwrap_or(0.0);
-            let r = if x == 0.0 { 0.0 } else { let m = 10f64.powi(4 - x.abs().log10().ceil() as i32); (x * m).round() / m };
+            let r = if x == 0.0 {
+                0.0
+            } else {
+                let m = 10f64.powi(4 - x.abs().log10().ceil() as i32);
+                (x * m).round() / m
+            };
             serde_json::json!(r)
         }
         Value::Array(a) => Value::Array(a.into_iter().map(round_floats).collect()),
-        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, round_floats(v))).collect()),
+        Value::Object(o) => {
+            Value::Object(o.into_iter().map(|(k, v)| (k, round_floats(v))).collect())
+        }
         other => other,
     }
 }

@@ -13,22 +13,40 @@ fn every_data_file_in_the_repo_is_bundled_and_loads() {
     let mut on_disk = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).expect("data dir").filter_map(Result::ok) {
+        for e in std::fs::read_dir(&dir)
+            .expect("data dir")
+            .filter_map(Result::ok)
+        {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "toml") {
-                on_disk.push(p.strip_prefix(root.parent().expect("repo")).expect("in repo").to_string_lossy().replace('\\', "/"));
+                on_disk.push(
+                    p.strip_prefix(root.parent().expect("repo"))
+                        .expect("in repo")
+                        .to_string_lossy()
+                        .replace('\\', "/"),
+                );
             }
         }
     }
     for f in &on_disk {
-        assert!(gpuplan_data::ALL.iter().any(|(name, _)| name == f), "{f} is in data/ but not bundled, so no test loads it");
+        assert!(
+            gpuplan_data::ALL.iter().any(|(name, _)| name == f),
+            "{f} is in data/ but not bundled, so no test loads it"
+        );
     }
     let catalog = common::catalog();
     let zoo = common::zoo();
-    assert_eq!(catalog.gpus().len(), 26, "the catalog lists the 26 cards the issue names (A100 and H100 in both forms)");
-    assert!(zoo.entries().len() >= 34, "the zoo holds at least the 34 required ids");
+    assert_eq!(
+        catalog.gpus().len(),
+        26,
+        "the catalog lists the 26 cards the issue names (A100 and H100 in both forms)"
+    );
+    assert!(
+        zoo.entries().len() >= 34,
+        "the zoo holds at least the 34 required ids"
+    );
 }
 
 #[test]
@@ -36,10 +54,37 @@ fn the_required_ids_exist() {
     let catalog = common::catalog();
     let zoo = common::zoo();
     for id in [
-        "rtx3060", "rtx2080ti", "t4", "p100", "v100-16g", "v100-32g", "rtx3090", "rtx4090", "rtx4090d", "rtx5090", "a10", "a40", "rtx-a5000",
-        "rtx-a6000", "l20", "l40s", "a100-40g-pcie", "a100-40g-sxm", "a100-80g-pcie", "a100-80g-sxm", "a800", "h800", "h100-sxm", "h100-pcie", "h20", "h200",
+        "rtx3060",
+        "rtx2080ti",
+        "t4",
+        "p100",
+        "v100-16g",
+        "v100-32g",
+        "rtx3090",
+        "rtx4090",
+        "rtx4090d",
+        "rtx5090",
+        "a10",
+        "a40",
+        "rtx-a5000",
+        "rtx-a6000",
+        "l20",
+        "l40s",
+        "a100-40g-pcie",
+        "a100-40g-sxm",
+        "a100-80g-pcie",
+        "a100-80g-sxm",
+        "a800",
+        "h800",
+        "h100-sxm",
+        "h100-pcie",
+        "h20",
+        "h200",
     ] {
-        assert!(catalog.get(id).is_ok(), "GPU `{id}` is required by the issue");
+        assert!(
+            catalog.get(id).is_ok(),
+            "GPU `{id}` is required by the issue"
+        );
     }
     for id in "resnet18 resnet34 resnet50 resnet101 vgg16 mobilenet-v3-large efficientnet-b0 efficientnet-b3 densenet121 convnext-tiny swin-t vit-s-16 vit-b-16 vit-l-16 deeplabv3-resnet50 bert-base bert-large distilbert-base roberta-base t5-base gpt2 gpt2-medium gpt2-large qwen2-0.5b qwen2.5-1.5b qwen2.5-3b qwen2-7b qwen2.5-14b tinyllama-1.1b llama-2-7b llama-2-13b llama-3-8b mistral-7b chatglm3-6b".split(' ') {
         assert!(zoo.get(id).is_ok(), "model `{id}` is required by the issue");
@@ -50,8 +95,15 @@ fn the_required_ids_exist() {
 fn transformer_parameter_formula_matches_pytorch_counts() {
     for e in common::zoo().entries() {
         if let Model::Transformer(t) = &e.model {
-            let reference = t.params_reference.expect("every bundled transformer states its PyTorch parameter count");
-            assert_eq!(t.params(), reference, "{}: the parameter formula must reproduce the Hugging Face model exactly", e.id);
+            let reference = t
+                .params_reference
+                .expect("every bundled transformer states its PyTorch parameter count");
+            assert_eq!(
+                t.params(),
+                reference,
+                "{}: the parameter formula must reproduce the Hugging Face model exactly",
+                e.id
+            );
         }
     }
 }
@@ -61,20 +113,52 @@ fn vision_parameter_counts_match_the_calibration_runs() {
     // The calibration jobs recorded PyTorch's own parameter count; the zoo's
     // traced counts must agree for the same class count.
     let zoo = common::zoo();
-    let cases = [("resnet18", 10, 11_181_642u64), ("resnet18", 1000, 11_689_512), ("resnet50", 1000, 25_557_032), ("vgg16", 1000, 138_357_544), ("vit-b-16", 1000, 86_567_656), ("vit-s-16", 1000, 22_050_664)];
+    let cases = [
+        ("resnet18", 10, 11_181_642u64),
+        ("resnet18", 1000, 11_689_512),
+        ("resnet50", 1000, 25_557_032),
+        ("vgg16", 1000, 138_357_544),
+        ("vit-b-16", 1000, 86_567_656),
+        ("vit-s-16", 1000, 22_050_664),
+    ];
     for (id, classes, want) in cases {
-        let Model::Vision(v) = &zoo.get(id).expect("id").model else { panic!("{id} is a vision model") };
-        assert_eq!(v.params(classes), want, "{id} with {classes} classes must match torchvision/timm");
+        let Model::Vision(v) = &zoo.get(id).expect("id").model else {
+            panic!("{id} is a vision model")
+        };
+        assert_eq!(
+            v.params(classes),
+            want,
+            "{id} with {classes} classes must match torchvision/timm"
+        );
     }
 }
 
 #[test]
 fn calibration_reference_card_matches_the_catalog() {
-    let g = common::catalog().get(cal::REFERENCE_GPU).expect("reference card in catalog").clone();
-    assert_eq!(g.spec.tensor_tflops.value * 1e12, cal::REFERENCE_TENSOR_FLOPS, "reference tensor peak must equal the catalog's");
-    assert_eq!(g.spec.fp32_tflops.value * 1e12, cal::REFERENCE_FP32_FLOPS, "reference FP32 peak must equal the catalog's");
-    assert_eq!(g.spec.bandwidth_gbs.value * 1e9, cal::REFERENCE_BANDWIDTH, "reference bandwidth must equal the catalog's");
-    assert_eq!(g.tf32_tflops().map(|t| t * 1e12), Some(cal::REFERENCE_TF32_FLOPS), "reference TF32 peak must equal the catalog's");
+    let g = common::catalog()
+        .get(cal::REFERENCE_GPU)
+        .expect("reference card in catalog")
+        .clone();
+    assert_eq!(
+        g.spec.tensor_tflops.value * 1e12,
+        cal::REFERENCE_TENSOR_FLOPS,
+        "reference tensor peak must equal the catalog's"
+    );
+    assert_eq!(
+        g.spec.fp32_tflops.value * 1e12,
+        cal::REFERENCE_FP32_FLOPS,
+        "reference FP32 peak must equal the catalog's"
+    );
+    assert_eq!(
+        g.spec.bandwidth_gbs.value * 1e9,
+        cal::REFERENCE_BANDWIDTH,
+        "reference bandwidth must equal the catalog's"
+    );
+    assert_eq!(
+        g.tf32_tflops().map(|t| t * 1e12),
+        Some(cal::REFERENCE_TF32_FLOPS),
+        "reference TF32 peak must equal the catalog's"
+    );
 }
 
 const GOOD_GPU: &str = r#"[gpu.x1]
@@ -92,7 +176,10 @@ rel_transformer_fp32 = { value = 1, source = "s", observed = "2026-11", confiden
 
 #[test]
 fn broken_catalogs_fail_with_file_line_and_field() {
-    assert!(GpuCatalog::from_toml("ok.toml", GOOD_GPU).is_ok(), "the template itself is valid");
+    assert!(
+        GpuCatalog::from_toml("ok.toml", GOOD_GPU).is_ok(),
+        "the template itself is valid"
+    );
     // (edit, expected line, expected field fragment, why)
     let cases: [(&str, &str, usize, &str, &str); 6] = [
         ("generation = \"ampere\"", "generation = \"ampere\"\ncolour = \"red\"", 4, "colour", "unknown fields are rejected"),
@@ -107,7 +194,10 @@ fn broken_catalogs_fail_with_file_line_and_field() {
         let err = GpuCatalog::from_toml("bad.toml", &text).expect_err(why);
         assert_eq!(err.file, "bad.toml", "{why}: the error names the file");
         assert_eq!(err.line, line, "{why}: the error names the line ({err})");
-        assert!(err.field.contains(field), "{why}: the error names the field `{field}` ({err})");
+        assert!(
+            err.field.contains(field),
+            "{why}: the error names the field `{field}` ({err})"
+        );
     }
 }
 
@@ -115,10 +205,24 @@ fn broken_catalogs_fail_with_file_line_and_field() {
 fn broken_zoo_entries_fail_with_the_field() {
     let t = gpuplan_data::TRANSFORMER_MODELS_TOML;
     let bad = t.replacen("heads = 12\nkv_heads = 12", "heads = 12\nkv_heads = 5", 1);
-    let err = ModelZoo::from_toml(("v.toml", gpuplan_data::VISION_MODELS_TOML), ("t.toml", &bad)).expect_err("12 heads are not divisible by 5 kv heads");
-    assert!(err.field.ends_with("kv_heads"), "the error names kv_heads: {err}");
+    let err = ModelZoo::from_toml(
+        ("v.toml", gpuplan_data::VISION_MODELS_TOML),
+        ("t.toml", &bad),
+    )
+    .expect_err("12 heads are not divisible by 5 kv heads");
+    assert!(
+        err.field.ends_with("kv_heads"),
+        "the error names kv_heads: {err}"
+    );
     assert!(err.line > 0, "the error has a line: {err}");
     let bad = t.replacen("layers = 12", "layers = 12\nlayer_count = 3", 1);
-    let err = ModelZoo::from_toml(("v.toml", gpuplan_data::VISION_MODELS_TOML), ("t.toml", &bad)).expect_err("unknown key");
-    assert!(err.message.contains("layer_count"), "unknown fields are rejected by name: {err}");
+    let err = ModelZoo::from_toml(
+        ("v.toml", gpuplan_data::VISION_MODELS_TOML),
+        ("t.toml", &bad),
+    )
+    .expect_err("unknown key");
+    assert!(
+        err.message.contains("layer_count"),
+        "unknown fields are rejected by name: {err}"
+    );
 }

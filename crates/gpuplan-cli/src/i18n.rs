@@ -139,7 +139,9 @@ pub fn t(lang: Lang, m: Msg) -> &'static str {
         (Lang::Zh, Context) => "CUDA上下文",
         (Lang::En, Context) => "CUDA context",
         (Lang::Zh, Note) => "说明：显存为 nvidia-smi 对该进程显示的值；时间不含数据加载。",
-        (Lang::En, Note) => "Memory is what nvidia-smi shows for the process; times exclude data loading.",
+        (Lang::En, Note) => {
+            "Memory is what nvidia-smi shows for the process; times exclude data loading."
+        }
         (Lang::Zh, Family) => "类别",
         (Lang::En, Family) => "family",
         (Lang::Zh, Name) => "名称",

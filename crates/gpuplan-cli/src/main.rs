@@ -19,7 +19,11 @@ use gpuplan_core::{estimate, GpuCatalog, InputError, JobRequest, ModelZoo};
 use crate::i18n::Lang;
 
 #[derive(Parser)]
-#[command(name = "gpuplan", version, about = "Plan where and how to rent a GPU for a deep-learning job / 租卡规划")]
+#[command(
+    name = "gpuplan",
+    version,
+    about = "Plan where and how to rent a GPU for a deep-learning job / 租卡规划"
+)]
 struct Cli {
     /// Output language (default: from the locale).
     #[arg(long, global = true, value_enum)]
@@ -31,7 +35,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Estimate peak GPU memory and step time of a job on every catalog GPU.
-    Estimate(EstimateArgs),
+    Estimate(Box<EstimateArgs>),
     /// List the model zoo.
     Models {
         /// Print JSON.
@@ -103,19 +107,23 @@ struct EstimateArgs {
 fn number(field: &str, s: &Option<String>) -> Result<Option<f64>, InputError> {
     match s {
         None => Ok(None),
-        Some(text) => text
-            .trim()
-            .parse::<f64>()
-            .map(Some)
-            .map_err(|_| InputError::new(field, format!("`{text}` is not a number"), "a number")),
+        Some(text) => {
+            text.trim().parse::<f64>().map(Some).map_err(|_| {
+                InputError::new(field, format!("`{text}` is not a number"), "a number")
+            })
+        }
     }
 }
 
 fn bundled() -> Result<(GpuCatalog, ModelZoo), String> {
-    let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML).map_err(|e| e.to_string())?;
+    let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)
+        .map_err(|e| e.to_string())?;
     let zoo = ModelZoo::from_toml(
         ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
-        ("data/models/transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML),
+        (
+            "data/models/transformers.toml",
+            gpuplan_data::TRANSFORMER_MODELS_TOML,
+        ),
     )
     .map_err(|e| e.to_string())?;
     Ok((catalog, zoo))
@@ -129,20 +137,38 @@ struct Failure {
 
 impl From<InputError> for Failure {
     fn from(e: InputError) -> Self {
-        Failure { code: 2, message: e.to_string() }
+        Failure {
+            code: 2,
+            message: e.to_string(),
+        }
     }
 }
 
-fn run_estimate(a: &EstimateArgs, lang: Lang, catalog: &GpuCatalog, zoo: &ModelZoo) -> Result<String, Failure> {
+fn run_estimate(
+    a: &EstimateArgs,
+    lang: Lang,
+    catalog: &GpuCatalog,
+    zoo: &ModelZoo,
+) -> Result<String, Failure> {
     let custom;
     let entry: &ZooEntry = match (&a.config, a.model.as_str()) {
         (Some(path), _) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure { code: 2, message: format!("config: cannot read {}: {e}", path.display()) })?;
+            let text = std::fs::read_to_string(path).map_err(|e| Failure {
+                code: 2,
+                message: format!("config: cannot read {}: {e}", path.display()),
+            })?;
             if text.len() > 1_000_000 {
-                return Err(InputError::new("config", "file is larger than 1 MB", "a Hugging Face config.json").into());
+                return Err(InputError::new(
+                    "config",
+                    "file is larger than 1 MB",
+                    "a Hugging Face config.json",
+                )
+                .into());
             }
-            custom = ZooEntry { id: a.model.to_ascii_lowercase(), model: Model::Transformer(from_hf_config(&text)?) };
+            custom = ZooEntry {
+                id: a.model.to_ascii_lowercase(),
+                model: Model::Transformer(from_hf_config(&text)?),
+            };
             &custom
         }
         (None, id) => zoo.get(id)?,
@@ -156,7 +182,11 @@ fn run_estimate(a: &EstimateArgs, lang: Lang, catalog: &GpuCatalog, zoo: &ModelZ
         optimizer: a.optimizer.as_deref().map(Optimizer::parse).transpose()?,
         mode: a.mode.as_deref().map(Mode::parse).transpose()?,
         lora_rank: number("lora_rank", &a.lora_rank)?,
-        lora_targets: a.lora_targets.as_deref().map(LoraTarget::parse_list).transpose()?,
+        lora_targets: a
+            .lora_targets
+            .as_deref()
+            .map(LoraTarget::parse_list)
+            .transpose()?,
         grad_checkpointing: Some(a.grad_checkpointing),
         dataset_samples: number("dataset_samples", &a.dataset_samples)?,
         epochs: number("epochs", &a.epochs)?,
@@ -167,7 +197,12 @@ fn run_estimate(a: &EstimateArgs, lang: Lang, catalog: &GpuCatalog, zoo: &ModelZ
         if job.precision.needs_bf16() && !g.supports_bf16() {
             return Err(InputError::new(
                 "precision",
-                format!("{} needs bfloat16, which {} ({:?}) lacks", precision_name(job.precision), g.id, g.spec.generation),
+                format!(
+                    "{} needs bfloat16, which {} ({:?}) lacks",
+                    precision_name(job.precision),
+                    g.id,
+                    g.spec.generation
+                ),
                 "fp32 or fp16-amp on this GPU; bf16 needs an Ampere or newer card",
             )
             .into());
@@ -176,7 +211,10 @@ fn run_estimate(a: &EstimateArgs, lang: Lang, catalog: &GpuCatalog, zoo: &ModelZ
     let est = estimate(entry, &job, catalog, gpu);
     let report = est.report(entry.model.name(), gpu.map(|g| g.id.as_str()));
     if a.json {
-        serde_json::to_string_pretty(&report).map_err(|e| Failure { code: 1, message: e.to_string() })
+        serde_json::to_string_pretty(&report).map_err(|e| Failure {
+            code: 1,
+            message: e.to_string(),
+        })
     } else {
         Ok(render::estimate(&report, lang))
     }
@@ -203,8 +241,16 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Estimate(a) => run_estimate(a, lang, &catalog, &zoo),
-        Command::Models { json } => Ok(if *json { render::json(&zoo) } else { render::models(&zoo, lang) }),
-        Command::Gpus { json } => Ok(if *json { render::json(&catalog) } else { render::gpus(&catalog, lang) }),
+        Command::Models { json } => Ok(if *json {
+            render::json(&zoo)
+        } else {
+            render::models(&zoo, lang)
+        }),
+        Command::Gpus { json } => Ok(if *json {
+            render::json(&catalog)
+        } else {
+            render::gpus(&catalog, lang)
+        }),
     };
     match result {
         Ok(out) => {
@@ -212,7 +258,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(f) => {
-            eprintln!("gpuplan: {}: {}", i18n::t(lang, i18n::Msg::ErrorPrefix), f.message);
+            eprintln!(
+                "gpuplan: {}: {}",
+                i18n::t(lang, i18n::Msg::ErrorPrefix),
+                f.message
+            );
             ExitCode::from(f.code)
         }
     }

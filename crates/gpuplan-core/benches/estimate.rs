@@ -6,16 +6,35 @@ use gpuplan_core::{estimate, GpuCatalog, JobRequest, ModelZoo};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
-    let catalog = GpuCatalog::from_toml("gpus.toml", gpuplan_data::GPUS_TOML).expect("bundled catalog parses");
-    let zoo = ModelZoo::from_toml(("vision.toml", gpuplan_data::VISION_MODELS_TOML), ("transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML))
-        .expect("bundled zoo parses");
+    let catalog = GpuCatalog::from_toml("gpus.toml", gpuplan_data::GPUS_TOML)
+        .expect("bundled catalog parses");
+    let zoo = ModelZoo::from_toml(
+        ("vision.toml", gpuplan_data::VISION_MODELS_TOML),
+        ("transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML),
+    )
+    .expect("bundled zoo parses");
     for (id, req) in [
-        ("resnet50", JobRequest { batch: Some(256.0), ..Default::default() }),
-        ("llama-2-7b", JobRequest { batch: Some(8.0), seq_len: Some(2048.0), ..Default::default() }),
+        (
+            "resnet50",
+            JobRequest {
+                batch: Some(256.0),
+                ..Default::default()
+            },
+        ),
+        (
+            "llama-2-7b",
+            JobRequest {
+                batch: Some(8.0),
+                seq_len: Some(2048.0),
+                ..Default::default()
+            },
+        ),
     ] {
         let entry = zoo.get(id).expect("zoo model");
         let job = req.resolve(entry).expect("valid job");
-        c.bench_function(&format!("estimate_all_gpus/{id}"), |b| b.iter(|| estimate(black_box(entry), black_box(&job), &catalog, None)));
+        c.bench_function(&format!("estimate_all_gpus/{id}"), |b| {
+            b.iter(|| estimate(black_box(entry), black_box(&job), &catalog, None))
+        });
     }
 }
 

@@ -135,13 +135,24 @@ pub struct GpuCatalog {
 impl GpuCatalog {
     /// Parses and validates catalog TOML. `file` names it in errors.
     pub fn from_toml(file: &str, text: &str) -> Result<Self, DataError> {
-        let parsed: CatalogFile = toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+        let parsed: CatalogFile =
+            toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
         let mut gpus = Vec::with_capacity(parsed.gpu.len());
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         for (id, spec) in parsed.gpu {
             let table = format!("gpu.{id}");
-            if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
-                return Err(DataError::invalid(file, text, &table, "", "ids are lowercase letters, digits and '-'"));
+            if id.is_empty()
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    &table,
+                    "",
+                    "ids are lowercase letters, digits and '-'",
+                ));
             }
             let checks: [(&str, &Sourced<f64>, f64, f64); 8] = [
                 ("vram_mib", &spec.vram_mib, 1024.0, 1_048_576.0),
@@ -150,31 +161,77 @@ impl GpuCatalog {
                 ("bandwidth_gbs", &spec.bandwidth_gbs, 10.0, 100_000.0),
                 ("rel_conv_amp", &spec.rel_conv_amp, 0.01, 100.0),
                 ("rel_conv_fp32", &spec.rel_conv_fp32, 0.01, 100.0),
-                ("rel_transformer_amp", &spec.rel_transformer_amp, 0.01, 100.0),
-                ("rel_transformer_fp32", &spec.rel_transformer_fp32, 0.01, 100.0),
+                (
+                    "rel_transformer_amp",
+                    &spec.rel_transformer_amp,
+                    0.01,
+                    100.0,
+                ),
+                (
+                    "rel_transformer_fp32",
+                    &spec.rel_transformer_fp32,
+                    0.01,
+                    100.0,
+                ),
             ];
             for (key, v, lo, hi) in checks {
                 if !(v.value.is_finite() && v.value >= lo && v.value <= hi) {
-                    return Err(DataError::invalid(file, text, &table, key, format!("value {} is outside {lo}..={hi}", v.value)));
+                    return Err(DataError::invalid(
+                        file,
+                        text,
+                        &table,
+                        key,
+                        format!("value {} is outside {lo}..={hi}", v.value),
+                    ));
                 }
                 if v.source.trim().is_empty() {
-                    return Err(DataError::invalid(file, text, &table, key, "source must not be empty"));
+                    return Err(DataError::invalid(
+                        file,
+                        text,
+                        &table,
+                        key,
+                        "source must not be empty",
+                    ));
                 }
                 if !valid_observed(&v.observed) {
-                    return Err(DataError::invalid(file, text, &table, key, format!("observed `{}` is not YYYY-MM or YYYY-MM-DD", v.observed)));
+                    return Err(DataError::invalid(
+                        file,
+                        text,
+                        &table,
+                        key,
+                        format!("observed `{}` is not YYYY-MM or YYYY-MM-DD", v.observed),
+                    ));
                 }
             }
             for name in std::iter::once(&id).chain(spec.aliases.iter()) {
                 if let Some(other) = seen.insert(name.clone(), id.clone()) {
-                    return Err(DataError::invalid(file, text, &table, "aliases", format!("`{name}` already names gpu `{other}`")));
+                    return Err(DataError::invalid(
+                        file,
+                        text,
+                        &table,
+                        "aliases",
+                        format!("`{name}` already names gpu `{other}`"),
+                    ));
                 }
             }
             gpus.push(Gpu { id, spec });
         }
         // Smallest card first: the order a student reads a fit table in.
-        gpus.sort_by(|a, b| a.spec.vram_mib.value.total_cmp(&b.spec.vram_mib.value).then_with(|| a.id.cmp(&b.id)));
+        gpus.sort_by(|a, b| {
+            a.spec
+                .vram_mib
+                .value
+                .total_cmp(&b.spec.vram_mib.value)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         if gpus.is_empty() {
-            return Err(DataError::invalid(file, text, "gpu", "", "the catalog lists no GPU"));
+            return Err(DataError::invalid(
+                file,
+                text,
+                "gpu",
+                "",
+                "the catalog lists no GPU",
+            ));
         }
         Ok(Self { gpus })
     }
@@ -189,7 +246,7 @@ impl GpuCatalog {
         let want = id.trim().to_ascii_lowercase();
         self.gpus
             .iter()
-            .find(|g| g.id == want || g.spec.aliases.iter().any(|a| *a == want))
+            .find(|g| g.id == want || g.spec.aliases.contains(&want))
             .ok_or_else(|| {
                 let ids: Vec<&str> = self.gpus.iter().map(|g| g.id.as_str()).collect();
                 InputError::new("gpu", format!("unknown GPU id `{id}`"), ids.join(", "))

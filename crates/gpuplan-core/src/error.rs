@@ -26,20 +26,45 @@ pub struct DataError {
 impl DataError {
     /// Builds an error from a TOML deserialisation failure, locating its span.
     pub fn from_toml(file: &str, text: &str, err: &toml::de::Error) -> Self {
-        let (line, column) = err.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
+        let (line, column) = err
+            .span()
+            .map(|s| line_col(text, s.start))
+            .unwrap_or((0, 0));
         let field = err
             .span()
             .map(|s| enclosing_key(text, s.start))
             .unwrap_or_default();
-        Self { file: file.to_owned(), line, column, field, message: err.message().trim().to_owned() }
+        Self {
+            file: file.to_owned(),
+            line,
+            column,
+            field,
+            message: err.message().trim().to_owned(),
+        }
     }
 
     /// A validation failure for `field`, located at the first mention of its
     /// last path segment after its table header.
-    pub fn invalid(file: &str, text: &str, table: &str, key: &str, message: impl Into<String>) -> Self {
+    pub fn invalid(
+        file: &str,
+        text: &str,
+        table: &str,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Self {
         let (line, column) = locate(text, table, key);
-        let field = if key.is_empty() { table.to_owned() } else { format!("{table}.{key}") };
-        Self { file: file.to_owned(), line, column, field, message: message.into() }
+        let field = if key.is_empty() {
+            table.to_owned()
+        } else {
+            format!("{table}.{key}")
+        };
+        Self {
+            file: file.to_owned(),
+            line,
+            column,
+            field,
+            message: message.into(),
+        }
     }
 }
 
@@ -48,7 +73,11 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map(|l| l.chars().count() + 1).unwrap_or(1);
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count() + 1)
+        .unwrap_or(1);
     (line, column)
 }
 
@@ -60,13 +89,21 @@ fn enclosing_key(text: &str, offset: usize) -> String {
     let table = text[..offset]
         .lines()
         .rev()
-        .find_map(|l| l.trim().strip_prefix('[').map(|h| h.trim_end_matches(']').trim_matches('[').to_owned()))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix('[')
+                .map(|h| h.trim_end_matches(']').trim_matches('[').to_owned())
+        })
         .unwrap_or_default()
         .replace('"', "");
     match line.split_once('=') {
         Some((k, _)) if !line.trim_start().starts_with('[') => {
             let k = k.trim().trim_matches('"');
-            if table.is_empty() { k.to_owned() } else { format!("{table}.{k}") }
+            if table.is_empty() {
+                k.to_owned()
+            } else {
+                format!("{table}.{k}")
+            }
         }
         _ => table,
     }
@@ -111,6 +148,10 @@ pub struct InputError {
 impl InputError {
     /// Shorthand constructor.
     pub fn new(field: &str, message: impl Into<String>, allowed: impl Into<String>) -> Self {
-        Self { field: field.to_owned(), message: message.into(), allowed: allowed.into() }
+        Self {
+            field: field.to_owned(),
+            message: message.into(),
+            allowed: allowed.into(),
+        }
     }
 }

@@ -94,7 +94,11 @@ pub struct Estimate {
 /// The calibration card from the catalog (the first card if it is missing,
 /// which only a hand-made catalog can cause; the bundled one is tested).
 pub fn reference_gpu(catalog: &GpuCatalog) -> &Gpu {
-    catalog.gpus().iter().find(|g| g.id == cal::REFERENCE_GPU).unwrap_or(&catalog.gpus()[0])
+    catalog
+        .gpus()
+        .iter()
+        .find(|g| g.id == cal::REFERENCE_GPU)
+        .unwrap_or(&catalog.gpus()[0])
 }
 
 /// Memory a process can use on `gpu`, bytes.
@@ -120,7 +124,16 @@ pub fn verdict(gpu: &Gpu, job: &Job, peak_bytes: f64) -> Verdict {
 /// Largest batch whose peak fits in `limit` bytes (0 if none). Peak memory never
 /// falls as the batch grows, so a binary search is exact.
 pub fn max_batch(model: &Model, job: &Job, limit: f64) -> u32 {
-    let peak = |b: u32| vram::estimate(model, &Job { batch: b, ..job.clone() }).peak_bytes;
+    let peak = |b: u32| {
+        vram::estimate(
+            model,
+            &Job {
+                batch: b,
+                ..job.clone()
+            },
+        )
+        .peak_bytes
+    };
     if peak(1) > limit {
         return 0;
     }
@@ -140,14 +153,21 @@ pub fn max_batch(model: &Model, job: &Job, limit: f64) -> u32 {
 }
 
 fn run_times(job: &Job, step: f64) -> (Option<f64>, Option<f64>) {
-    let epoch = job.dataset_samples.map(|n| (n as f64 / f64::from(job.batch)).ceil() * step);
+    let epoch = job
+        .dataset_samples
+        .map(|n| (n as f64 / f64::from(job.batch)).ceil() * step);
     let run = epoch.and_then(|e| job.epochs.map(|n| e * n));
     (epoch, run)
 }
 
 /// Estimates `job` for `entry` on every card of `catalog`; fixes target `target`
 /// (an id or alias), or [`DEFAULT_TARGET_GPU`] when it is `None`.
-pub fn estimate(entry: &ZooEntry, job: &Job, catalog: &GpuCatalog, target: Option<&Gpu>) -> Estimate {
+pub fn estimate(
+    entry: &ZooEntry,
+    job: &Job,
+    catalog: &GpuCatalog,
+    target: Option<&Gpu>,
+) -> Estimate {
     let model = &entry.model;
     let vram = vram::estimate(model, job);
     let reference = reference_gpu(catalog);
@@ -156,52 +176,145 @@ pub fn estimate(entry: &ZooEntry, job: &Job, catalog: &GpuCatalog, target: Optio
         .iter()
         .map(|g| {
             let v = verdict(g, job, vram.peak_bytes);
-            let max_batch = if v == Verdict::Unsupported { 0 } else { max_batch(model, job, usable_bytes(g)) };
+            let max_batch = if v == Verdict::Unsupported {
+                0
+            } else {
+                max_batch(model, job, usable_bytes(g))
+            };
             let step = steptime::estimate(model, job, &vram, g, reference).seconds;
             let (epoch_seconds, run_seconds) = run_times(job, step);
-            GpuFit { id: g.id.clone(), name: g.spec.name.clone(), vram_gib: g.vram_gib(), verdict: v, max_batch, step_seconds: step, epoch_seconds, run_seconds }
+            GpuFit {
+                id: g.id.clone(),
+                name: g.spec.name.clone(),
+                vram_gib: g.vram_gib(),
+                verdict: v,
+                max_batch,
+                step_seconds: step,
+                epoch_seconds,
+                run_seconds,
+            }
         })
         .collect();
     let target = target
         .or_else(|| catalog.gpus().iter().find(|g| g.id == DEFAULT_TARGET_GPU))
         .or_else(|| catalog.gpus().first());
     let (target_gpu, target_step, fixes) = match target {
-        Some(g) => (g.id.clone(), steptime::estimate(model, job, &vram, g, reference), fixes(model, job, &vram, g, reference)),
-        None => (String::new(), steptime::estimate(model, job, &vram, reference, reference), Vec::new()),
+        Some(g) => (
+            g.id.clone(),
+            steptime::estimate(model, job, &vram, g, reference),
+            fixes(model, job, &vram, g, reference),
+        ),
+        None => (
+            String::new(),
+            steptime::estimate(model, job, &vram, reference, reference),
+            Vec::new(),
+        ),
     };
-    Estimate { model: entry.id.clone(), job: job.clone(), vram, gpus, target_gpu, target_step, fixes }
+    Estimate {
+        model: entry.id.clone(),
+        job: job.clone(),
+        vram,
+        gpus,
+        target_gpu,
+        target_step,
+        fixes,
+    }
 }
 
 /// Concrete changes that make `job` fit `gpu`, cheapest in accuracy first.
-pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu, reference: &Gpu) -> Vec<Fix> {
+pub fn fixes(
+    model: &Model,
+    job: &Job,
+    current: &VramEstimate,
+    gpu: &Gpu,
+    reference: &Gpu,
+) -> Vec<Fix> {
     let limit = usable_bytes(gpu);
-    if current.peak_bytes <= limit && !(job.precision.needs_bf16() && !gpu.supports_bf16()) {
+    if (gpu.supports_bf16() || !job.precision.needs_bf16()) && current.peak_bytes <= limit {
         return Vec::new();
     }
-    let half = if gpu.supports_bf16() { Precision::Bf16Amp } else { Precision::Fp16Amp };
+    let half = if gpu.supports_bf16() {
+        Precision::Bf16Amp
+    } else {
+        Precision::Fp16Amp
+    };
     let transformer = matches!(model, Model::Transformer(_));
     let mut candidates: Vec<(&str, Job)> = Vec::new();
     if job.precision.needs_bf16() && !gpu.supports_bf16() {
-        candidates.push(("amp", Job { precision: Precision::Fp16Amp, ..job.clone() }));
+        candidates.push((
+            "amp",
+            Job {
+                precision: Precision::Fp16Amp,
+                ..job.clone()
+            },
+        ));
     }
     if job.precision == Precision::Fp32 && job.mode != Mode::Infer {
-        candidates.push(("amp", Job { precision: half, ..job.clone() }));
+        candidates.push((
+            "amp",
+            Job {
+                precision: half,
+                ..job.clone()
+            },
+        ));
     }
     if !job.grad_checkpointing && job.mode != Mode::Infer {
-        candidates.push(("grad-checkpointing", Job { grad_checkpointing: true, ..job.clone() }));
+        candidates.push((
+            "grad-checkpointing",
+            Job {
+                grad_checkpointing: true,
+                ..job.clone()
+            },
+        ));
     }
     if matches!(job.optimizer, Optimizer::Adam | Optimizer::Adamw) && job.mode == Mode::Train {
-        candidates.push(("adamw-8bit", Job { optimizer: Optimizer::Adamw8bit, ..job.clone() }));
+        candidates.push((
+            "adamw-8bit",
+            Job {
+                optimizer: Optimizer::Adamw8bit,
+                ..job.clone()
+            },
+        ));
     }
     if transformer && job.mode == Mode::Train {
-        let p = if gpu.supports_bf16() { Precision::Bf16 } else { Precision::Fp16Amp };
-        let lora = Job { mode: Mode::Lora, precision: p, lora_rank: 16, lora_targets: vec![crate::job::LoraTarget::Q, crate::job::LoraTarget::V], ..job.clone() };
+        let p = if gpu.supports_bf16() {
+            Precision::Bf16
+        } else {
+            Precision::Fp16Amp
+        };
+        let lora = Job {
+            mode: Mode::Lora,
+            precision: p,
+            lora_rank: 16,
+            lora_targets: vec![crate::job::LoraTarget::Q, crate::job::LoraTarget::V],
+            ..job.clone()
+        };
         candidates.push(("lora", lora.clone()));
-        candidates.push(("lora", Job { grad_checkpointing: true, ..lora.clone() }));
-        candidates.push(("qlora", Job { mode: Mode::Qlora, grad_checkpointing: true, ..lora }));
+        candidates.push((
+            "lora",
+            Job {
+                grad_checkpointing: true,
+                ..lora.clone()
+            },
+        ));
+        candidates.push((
+            "qlora",
+            Job {
+                mode: Mode::Qlora,
+                grad_checkpointing: true,
+                ..lora
+            },
+        ));
     }
     if transformer && job.mode == Mode::Lora {
-        candidates.push(("qlora", Job { mode: Mode::Qlora, grad_checkpointing: true, ..job.clone() }));
+        candidates.push((
+            "qlora",
+            Job {
+                mode: Mode::Qlora,
+                grad_checkpointing: true,
+                ..job.clone()
+            },
+        ));
     }
     let mut out = Vec::new();
     let push = |kind: &str, j: Job, accumulation: Option<u32>, out: &mut Vec<Fix>| {
@@ -211,8 +324,15 @@ pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu, refere
         let v = vram::estimate(model, &j);
         if v.peak_bytes <= limit {
             // Per effective step: accumulation runs the micro-batch several times.
-            let step = steptime::estimate(model, &j, &v, gpu, reference).seconds * f64::from(accumulation.unwrap_or(1));
-            out.push(Fix { kind: kind.to_owned(), job: j, peak_gib: v.peak_bytes / GIB, accumulation_steps: accumulation, step_seconds: step });
+            let step = steptime::estimate(model, &j, &v, gpu, reference).seconds
+                * f64::from(accumulation.unwrap_or(1));
+            out.push(Fix {
+                kind: kind.to_owned(),
+                job: j,
+                peak_gib: v.peak_bytes / GIB,
+                accumulation_steps: accumulation,
+                step_seconds: step,
+            });
         }
     };
     for (kind, j) in candidates {
@@ -221,12 +341,27 @@ pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu, refere
     // A smaller micro-batch with gradient accumulation keeps the effective batch,
     // also combined with the cheapest memory saver that lets some batch fit.
     if job.mode != Mode::Infer && job.batch > 1 {
-        let base = if job.precision.needs_bf16() && !gpu.supports_bf16() { Job { precision: Precision::Fp16Amp, ..job.clone() } } else { job.clone() };
+        let base = if job.precision.needs_bf16() && !gpu.supports_bf16() {
+            Job {
+                precision: Precision::Fp16Amp,
+                ..job.clone()
+            }
+        } else {
+            job.clone()
+        };
         let b = max_batch(model, &base, limit);
         if b >= 1 {
             let steps = job.batch.div_ceil(b);
             let micro = job.batch.div_ceil(steps);
-            push("smaller-batch", Job { batch: micro, ..base }, Some(steps), &mut out);
+            push(
+                "smaller-batch",
+                Job {
+                    batch: micro,
+                    ..base
+                },
+                Some(steps),
+                &mut out,
+            );
         }
     }
     out
@@ -280,7 +415,13 @@ impl Estimate {
             trainable_params: self.vram.trainable_params,
             peak_gib: self.vram.peak_gib(),
             phase: self.vram.phase,
-            components: self.vram.components.gib_entries().iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+            components: self
+                .vram
+                .components
+                .gib_entries()
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), *v))
+                .collect(),
             gpus: self.gpus.clone(),
             gpu: named_gpu.map(str::to_owned),
             step_seconds: named_gpu.map(|_| self.target_step.seconds),

@@ -67,7 +67,11 @@ impl Precision {
             "fp16-amp" | "fp16" | "amp" => Ok(Self::Fp16Amp),
             "bf16-amp" => Ok(Self::Bf16Amp),
             "bf16" => Ok(Self::Bf16),
-            _ => Err(InputError::new("precision", format!("unknown precision `{s}`"), Self::ALL.join(", "))),
+            _ => Err(InputError::new(
+                "precision",
+                format!("unknown precision `{s}`"),
+                Self::ALL.join(", "),
+            )),
         }
     }
 
@@ -107,7 +111,11 @@ impl Optimizer {
             "adam" => Ok(Self::Adam),
             "adamw" => Ok(Self::Adamw),
             "adamw-8bit" | "adamw8bit" => Ok(Self::Adamw8bit),
-            _ => Err(InputError::new("optimizer", format!("unknown optimizer `{s}`"), Self::ALL.join(", "))),
+            _ => Err(InputError::new(
+                "optimizer",
+                format!("unknown optimizer `{s}`"),
+                Self::ALL.join(", "),
+            )),
         }
     }
 }
@@ -137,7 +145,11 @@ impl Mode {
             "lora" => Ok(Self::Lora),
             "qlora" => Ok(Self::Qlora),
             "infer" | "inference" => Ok(Self::Infer),
-            _ => Err(InputError::new("mode", format!("unknown mode `{s}`"), Self::ALL.join(", "))),
+            _ => Err(InputError::new(
+                "mode",
+                format!("unknown mode `{s}`"),
+                Self::ALL.join(", "),
+            )),
         }
     }
 }
@@ -167,7 +179,15 @@ impl LoraTarget {
     pub fn parse_list(s: &str) -> Result<Vec<Self>, InputError> {
         let allowed = "comma-separated q, k, v, o, gate, up, down, or `all`";
         if s.trim() == "all" {
-            return Ok(vec![Self::Q, Self::K, Self::V, Self::O, Self::Gate, Self::Up, Self::Down]);
+            return Ok(vec![
+                Self::Q,
+                Self::K,
+                Self::V,
+                Self::O,
+                Self::Gate,
+                Self::Up,
+                Self::Down,
+            ]);
         }
         let mut out = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -179,7 +199,13 @@ impl LoraTarget {
                 "gate" => Self::Gate,
                 "up" => Self::Up,
                 "down" => Self::Down,
-                other => return Err(InputError::new("lora_targets", format!("unknown target `{other}`"), allowed)),
+                other => {
+                    return Err(InputError::new(
+                        "lora_targets",
+                        format!("unknown target `{other}`"),
+                        allowed,
+                    ))
+                }
             };
             if !out.contains(&t) {
                 out.push(t);
@@ -265,10 +291,18 @@ fn whole(field: &str, v: f64, lo: u32, hi: u32) -> Result<u32, InputError> {
         return Err(InputError::new(field, "`NaN` is not a number", allowed));
     }
     if v.fract() != 0.0 {
-        return Err(InputError::new(field, format!("{v} is not a whole number"), allowed));
+        return Err(InputError::new(
+            field,
+            format!("{v} is not a whole number"),
+            allowed,
+        ));
     }
     if v.is_infinite() || v < f64::from(lo) || v > f64::from(hi) {
-        return Err(InputError::new(field, format!("{v} is out of range"), allowed));
+        return Err(InputError::new(
+            field,
+            format!("{v} is out of range"),
+            allowed,
+        ));
     }
     Ok(v as u32)
 }
@@ -277,45 +311,105 @@ impl JobRequest {
     /// Fills defaults for `entry` and validates every field.
     pub fn resolve(&self, entry: &ZooEntry) -> Result<Job, InputError> {
         let mode = self.mode.unwrap_or(Mode::Train);
-        let (resolution, seq_len, classes, default_batch, default_precision, default_opt) = match &entry.model {
-            Model::Vision(v) => {
-                if self.seq_len.is_some() {
-                    return Err(InputError::new("seq_len", format!("`{}` is a vision model and takes no sequence length", entry.id), "omit it; use --resolution"));
+        let (resolution, seq_len, classes, default_batch, default_precision, default_opt) =
+            match &entry.model {
+                Model::Vision(v) => {
+                    if self.seq_len.is_some() {
+                        return Err(InputError::new(
+                            "seq_len",
+                            format!(
+                                "`{}` is a vision model and takes no sequence length",
+                                entry.id
+                            ),
+                            "omit it; use --resolution",
+                        ));
+                    }
+                    if matches!(mode, Mode::Lora | Mode::Qlora) {
+                        return Err(InputError::new(
+                            "mode",
+                            format!("LoRA is modelled for transformers, not `{}`", entry.id),
+                            "train or infer for vision models",
+                        ));
+                    }
+                    let res = whole(
+                        "resolution",
+                        self.resolution.unwrap_or(f64::from(v.ref_resolution)),
+                        16,
+                        MAX_RESOLUTION,
+                    )?;
+                    let classes = whole(
+                        "classes",
+                        self.classes.unwrap_or(f64::from(v.default_classes)),
+                        1,
+                        1_000_000,
+                    )?;
+                    (res, 0, classes, 32.0, Precision::Fp32, Optimizer::Sgd)
                 }
-                if matches!(mode, Mode::Lora | Mode::Qlora) {
-                    return Err(InputError::new("mode", format!("LoRA is modelled for transformers, not `{}`", entry.id), "train or infer for vision models"));
+                Model::Transformer(t) => {
+                    if self.resolution.is_some() {
+                        return Err(InputError::new(
+                            "resolution",
+                            format!(
+                                "`{}` is a transformer and takes no image resolution",
+                                entry.id
+                            ),
+                            "omit it; use --seq-len",
+                        ));
+                    }
+                    let default_seq = f64::from(t.max_positions.min(512));
+                    let seq = whole(
+                        "seq_len",
+                        self.seq_len.unwrap_or(default_seq),
+                        1,
+                        t.max_positions,
+                    )
+                    .map_err(|e| InputError {
+                        message: format!(
+                            "{} (the model accepts at most {} positions)",
+                            e.message, t.max_positions
+                        ),
+                        ..e
+                    })?;
+                    let classes = whole("classes", self.classes.unwrap_or(2.0), 1, 1_000_000)?;
+                    let precision = if matches!(mode, Mode::Lora | Mode::Qlora | Mode::Infer) {
+                        Precision::Bf16
+                    } else {
+                        Precision::Bf16Amp
+                    };
+                    (0, seq, classes, 8.0, precision, Optimizer::Adamw)
                 }
-                let res = whole("resolution", self.resolution.unwrap_or(f64::from(v.ref_resolution)), 16, MAX_RESOLUTION)?;
-                let classes = whole("classes", self.classes.unwrap_or(f64::from(v.default_classes)), 1, 1_000_000)?;
-                (res, 0, classes, 32.0, Precision::Fp32, Optimizer::Sgd)
-            }
-            Model::Transformer(t) => {
-                if self.resolution.is_some() {
-                    return Err(InputError::new("resolution", format!("`{}` is a transformer and takes no image resolution", entry.id), "omit it; use --seq-len"));
-                }
-                let default_seq = f64::from(t.max_positions.min(512));
-                let seq = whole("seq_len", self.seq_len.unwrap_or(default_seq), 1, t.max_positions)
-                    .map_err(|e| InputError { message: format!("{} (the model accepts at most {} positions)", e.message, t.max_positions), ..e })?;
-                let classes = whole("classes", self.classes.unwrap_or(2.0), 1, 1_000_000)?;
-                let precision = if matches!(mode, Mode::Lora | Mode::Qlora | Mode::Infer) { Precision::Bf16 } else { Precision::Bf16Amp };
-                (0, seq, classes, 8.0, precision, Optimizer::Adamw)
-            }
-        };
+            };
         let batch = whole("batch", self.batch.unwrap_or(default_batch), 1, MAX_BATCH)?;
         let lora = matches!(mode, Mode::Lora | Mode::Qlora);
         let lora_rank = match (lora, self.lora_rank) {
             (true, r) => whole("lora_rank", r.unwrap_or(16.0), 1, MAX_LORA_RANK)?,
-            (false, Some(_)) => return Err(InputError::new("lora_rank", "only applies to --mode lora or qlora", "omit it, or set --mode lora")),
+            (false, Some(_)) => {
+                return Err(InputError::new(
+                    "lora_rank",
+                    "only applies to --mode lora or qlora",
+                    "omit it, or set --mode lora",
+                ))
+            }
             (false, None) => 0,
         };
-        let lora_targets = if lora { self.lora_targets.clone().unwrap_or_else(|| vec![LoraTarget::Q, LoraTarget::V]) } else { Vec::new() };
+        let lora_targets = if lora {
+            self.lora_targets
+                .clone()
+                .unwrap_or_else(|| vec![LoraTarget::Q, LoraTarget::V])
+        } else {
+            Vec::new()
+        };
         let dataset_samples = match self.dataset_samples {
             Some(n) => Some(u64::from(whole("dataset_samples", n, 1, u32::MAX)?)),
             None => None,
         };
         let epochs = match self.epochs {
             Some(e) if !(e.is_finite() && e > 0.0 && e <= 100_000.0) => {
-                return Err(InputError::new("epochs", format!("{e} is out of range"), "a number in (0, 100000]"))
+                return Err(InputError::new(
+                    "epochs",
+                    format!("{e} is out of range"),
+                    "a number in (0, 100000]",
+                ))
             }
             e => e,
         };

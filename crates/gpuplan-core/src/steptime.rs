@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::calibration as cal;
 use crate::catalog::{Gpu, ThroughputClass};
 use crate::job::{Job, Mode, Precision};
-use crate::vram::{block_saved_bytes_per_token, VramEstimate};
+use crate::vram::{block_saved_bytes_per_token, vision_saved_bytes, VramEstimate};
 use crate::zoo::{Model, TransformerKind};
 
 /// The step time and its parts, seconds.
@@ -60,17 +60,36 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
         Mode::Train => 3.0,
         Mode::Lora | Mode::Qlora => 2.0,
         Mode::Infer => 1.0,
-    } + if job.grad_checkpointing && train { 1.0 } else { 0.0 };
+    } + if job.grad_checkpointing && train {
+        1.0
+    } else {
+        0.0
+    };
+    // Recomputing the forward under checkpointing writes its activations again.
+    let recompute = if job.grad_checkpointing && train {
+        1.0 + 1.0 / cal::ACTIVATION_TRAFFIC
+    } else {
+        1.0
+    };
     let state_traffic = if train {
         // The optimizer reads and writes weights, gradients and states once each.
-        2.0 * (c.gradients.max(vram.trainable_params as f64 * 2.0) + c.optimizer) + 2.0 * vram.trainable_params as f64 * 4.0
+        2.0 * (c.gradients.max(vram.trainable_params as f64 * 2.0) + c.optimizer)
+            + 2.0 * vram.trainable_params as f64 * 4.0
     } else {
         0.0
     };
     match model {
         Model::Vision(v) => {
-            let fwd = v.forward_flops_per_sample * v.flop_scale(job.resolution) * f64::from(job.batch);
-            let activation_traffic = if train { c.activations * cal::ACTIVATION_TRAFFIC } else { c.activations * 2.0 };
+            let fwd =
+                v.forward_flops_per_sample * v.flop_scale(job.resolution) * f64::from(job.batch);
+            // Traffic follows the full activation volume: checkpointing keeps less
+            // but recomputes (and rewrites) the rest.
+            let saved = vision_saved_bytes(v, job) * recompute;
+            let activation_traffic = if train {
+                saved * cal::ACTIVATION_TRAFFIC
+            } else {
+                c.activations * 2.0
+            };
             StepWork {
                 conv_flops: fwd * passes * v.conv_flop_fraction,
                 matmul_flops: fwd * passes * (1.0 - v.conv_flop_fraction),
@@ -82,19 +101,39 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
             let tokens = f64::from(job.batch) * f64::from(job.seq_len);
             let s = f64::from(job.seq_len);
             let attn_width = f64::from(t.heads) * t.head_dim() as f64;
-            let stacks = if t.kind == TransformerKind::EncoderDecoder { 3.0 } else { 1.0 };
+            let stacks = if t.kind == TransformerKind::EncoderDecoder {
+                3.0
+            } else {
+                1.0
+            };
             // QK^T and PV: 4 * s * width FLOPs per token per layer; causal
             // kernels skip the masked half.
-            let causal = if t.kind == TransformerKind::Decoder { 0.5 } else { 1.0 };
+            let causal = if t.kind == TransformerKind::Decoder {
+                0.5
+            } else {
+                1.0
+            };
             let attn = 4.0 * s * attn_width * causal * f64::from(t.layers) * stacks * tokens;
             let fwd = 2.0 * t.matmul_params() as f64 * tokens + attn;
-            let saved = block_saved_bytes_per_token(t, job) * f64::from(t.layers) * tokens;
-            let activation_traffic = if train { saved * cal::ACTIVATION_TRAFFIC } else { c.activations * 2.0 + c.kv_cache };
-            let qlora = if job.mode == Mode::Qlora { cal::QLORA_SLOWDOWN } else { 1.0 };
+            let saved =
+                block_saved_bytes_per_token(t, job) * f64::from(t.layers) * tokens * recompute;
+            let activation_traffic = if train {
+                saved * cal::ACTIVATION_TRAFFIC
+            } else {
+                c.activations * 2.0 + c.kv_cache
+            };
+            let qlora = if job.mode == Mode::Qlora {
+                cal::QLORA_SLOWDOWN
+            } else {
+                1.0
+            };
             StepWork {
                 conv_flops: 0.0,
                 matmul_flops: fwd * passes * qlora,
-                traffic_bytes: activation_traffic + c.logits * 2.0 + c.weights * passes + state_traffic,
+                traffic_bytes: activation_traffic
+                    + c.logits * 2.0
+                    + c.weights * passes
+                    + state_traffic,
                 ops: cal::OPS_PER_TRANSFORMER_LAYER * f64::from(t.layers) * stacks * passes,
             }
         }
@@ -129,12 +168,19 @@ fn reference_split(w: &StepWork, precision: Precision) -> (f64, f64) {
         w.conv_flops / (cal::REFERENCE_TF32_FLOPS * cal::EFFICIENCY_CONV_FP32)
             + w.matmul_flops / (cal::REFERENCE_FP32_FLOPS * cal::EFFICIENCY_MATMUL_FP32)
     };
-    (compute, w.traffic_bytes / (cal::REFERENCE_BANDWIDTH * cal::EFFICIENCY_MEMORY))
+    (
+        compute,
+        w.traffic_bytes / (cal::REFERENCE_BANDWIDTH * cal::EFFICIENCY_MEMORY),
+    )
 }
 
 /// Host seconds: Python, autograd and kernel launches, independent of the card.
 pub fn host_seconds(w: &StepWork, precision: Precision) -> f64 {
-    let factor = if matches!(precision, Precision::Fp16Amp | Precision::Bf16Amp) { cal::AUTOCAST_OP_FACTOR } else { 1.0 };
+    let factor = if matches!(precision, Precision::Fp16Amp | Precision::Bf16Amp) {
+        cal::AUTOCAST_OP_FACTOR
+    } else {
+        1.0
+    };
     cal::STEP_OVERHEAD_S + w.ops * cal::OP_OVERHEAD_S * factor
 }
 
@@ -142,7 +188,13 @@ pub fn host_seconds(w: &StepWork, precision: Precision) -> f64 {
 /// card and carried to `gpu` by the ratio of their measured relative training
 /// throughput for the job's class; host time does not depend on the card.
 /// `reference` is the calibration card's catalog entry.
-pub fn estimate(model: &Model, job: &Job, vram: &VramEstimate, gpu: &Gpu, reference: &Gpu) -> StepTime {
+pub fn estimate(
+    model: &Model,
+    job: &Job,
+    vram: &VramEstimate,
+    gpu: &Gpu,
+    reference: &Gpu,
+) -> StepTime {
     let w = work(model, job, vram);
     let class = throughput_class(model, job.precision);
     let device = if class == ThroughputClass::TransformerFp32 {
@@ -158,5 +210,11 @@ pub fn estimate(model: &Model, job: &Job, vram: &VramEstimate, gpu: &Gpu, refere
     };
     let host = host_seconds(&w, job.precision);
     let seconds = device.max(host) + cal::OVERLAP_SHARE * device.min(host);
-    StepTime { seconds, device_s: device, host_s: host, flops: w.conv_flops + w.matmul_flops, class }
+    StepTime {
+        seconds,
+        device_s: device,
+        host_s: host,
+        flops: w.conv_flops + w.matmul_flops,
+        class,
+    }
 }

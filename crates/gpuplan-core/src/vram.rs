@@ -15,7 +15,10 @@ use serde::Serialize;
 
 use crate::calibration as cal;
 use crate::job::{Job, LoraTarget, Mode, Optimizer, Precision};
-use crate::zoo::{Activation, AttentionImpl, MlpKind, Model, NormKind, TransformerKind, TransformerModel, VisionModel};
+use crate::zoo::{
+    Activation, AttentionImpl, MlpKind, Model, NormKind, TransformerKind, TransformerModel,
+    VisionModel,
+};
 use crate::GIB;
 
 /// The memory components of a peak, bytes. They add up to [`VramEstimate::peak_bytes`].
@@ -124,17 +127,36 @@ pub fn estimate(model: &Model, job: &Job) -> VramEstimate {
     let fb_total = live.fb.total();
     let (mut c, phase) = match live.opt {
         Some(o) if o.total() > fb_total => (o, Phase::OptimizerStep),
-        _ => (live.fb, if job.mode == Mode::Infer { Phase::Forward } else { Phase::ForwardBackward }),
+        _ => (
+            live.fb,
+            if job.mode == Mode::Infer {
+                Phase::Forward
+            } else {
+                Phase::ForwardBackward
+            },
+        ),
     };
     let allocated = c.total();
     let (slack, blocks) = if live.vision {
-        (cal::ALLOCATOR_SLACK_VISION, cal::ALLOCATOR_LARGEST_BLOCKS_VISION)
+        (
+            cal::ALLOCATOR_SLACK_VISION,
+            cal::ALLOCATOR_LARGEST_BLOCKS_VISION,
+        )
     } else {
-        (cal::ALLOCATOR_SLACK_TRANSFORMER, cal::ALLOCATOR_LARGEST_BLOCKS_TRANSFORMER)
+        (
+            cal::ALLOCATOR_SLACK_TRANSFORMER,
+            cal::ALLOCATOR_LARGEST_BLOCKS_TRANSFORMER,
+        )
     };
     c.allocator = allocated * slack + blocks * live.largest_block;
     c.context = cal::CONTEXT_BYTES;
-    VramEstimate { peak_bytes: c.total(), components: c, phase, params: live.params, trainable_params: live.trainable }
+    VramEstimate {
+        peak_bytes: c.total(),
+        components: c,
+        phase,
+        params: live.params,
+        trainable_params: live.trainable,
+    }
 }
 
 /// Bytes per element of optimizer state for the trainable parameters.
@@ -150,34 +172,81 @@ fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
     }
 }
 
+/// Bytes a vision job saves for backward without checkpointing.
+pub fn vision_saved_bytes(v: &VisionModel, job: &Job) -> f64 {
+    let ratio = if job.precision.is_half() {
+        v.amp_saved_ratio
+    } else {
+        1.0
+    };
+    v.saved_bytes_per_sample * v.activation_scale(job.resolution) * ratio * f64::from(job.batch)
+}
+
 fn vision_live(v: &VisionModel, job: &Job) -> Live {
     let p = v.params(job.classes) as f64;
     let b = f64::from(job.batch);
     let scale = v.activation_scale(job.resolution);
     let half = job.precision.is_half();
-    let act_ratio = if half { v.amp_saved_ratio } else { 1.0 };
-    let wb = if job.precision == Precision::Bf16 { 2.0 } else { 4.0 };
-    let per_sample = v.saved_bytes_per_sample * scale * act_ratio;
+    let wb = if job.precision == Precision::Bf16 {
+        2.0
+    } else {
+        4.0
+    };
     let largest = v.largest_saved_bytes_per_sample * scale * b * if half { 0.5 } else { 1.0 };
     let weights = p * wb;
     if job.mode == Mode::Infer {
         // No graph is kept: at most a layer's input, output and scratch are live.
-        let fb = Components { weights, activations: 3.0 * largest, ..Default::default() };
-        return Live { fb, opt: None, largest_block: largest, vision: true, params: p as u64, trainable: 0 };
+        let fb = Components {
+            weights,
+            activations: 3.0 * largest,
+            ..Default::default()
+        };
+        return Live {
+            fb,
+            opt: None,
+            largest_block: largest,
+            vision: true,
+            params: p as u64,
+            trainable: 0,
+        };
     }
-    let mut activations = per_sample * b;
+    let mut activations = vision_saved_bytes(v, job);
     if job.grad_checkpointing {
         activations *= cal::VISION_CHECKPOINT_SHARE;
     }
     let (state, temp) = optimizer_bytes(job.optimizer, wb);
     let grads = p * wb;
     // Autocast caches one 16-bit copy of each weight for the whole step.
-    let casts = if matches!(job.precision, Precision::Fp16Amp | Precision::Bf16Amp) { 2.0 * p } else { 0.0 };
+    let casts = if matches!(job.precision, Precision::Fp16Amp | Precision::Bf16Amp) {
+        2.0 * p
+    } else {
+        0.0
+    };
     // CNN gradients are small next to activations, and the classifier's (VGG's
     // 100M-parameter head) are produced first, while all activations are held.
-    let fb = Components { weights, gradients: grads, optimizer: p * state, activations, workspace: casts, ..Default::default() };
-    let opt = Components { weights, gradients: grads, optimizer: p * state, workspace: p * temp, ..Default::default() };
-    Live { fb, opt: Some(opt), largest_block: largest, vision: true, params: p as u64, trainable: p as u64 }
+    let fb = Components {
+        weights,
+        gradients: grads,
+        optimizer: p * state,
+        activations,
+        workspace: casts,
+        ..Default::default()
+    };
+    let opt = Components {
+        weights,
+        gradients: grads,
+        optimizer: p * state,
+        workspace: p * temp,
+        ..Default::default()
+    };
+    Live {
+        fb,
+        opt: Some(opt),
+        largest_block: largest,
+        vision: true,
+        params: p as u64,
+        trainable: p as u64,
+    }
 }
 
 /// Bytes of the activation dtype, the residual stream and a normalised tensor.
@@ -193,9 +262,21 @@ struct Dtypes {
 
 fn dtypes(p: Precision) -> Dtypes {
     match p {
-        Precision::Fp32 => Dtypes { act: 4.0, residual: 4.0, casts: false },
-        Precision::Fp16Amp | Precision::Bf16Amp => Dtypes { act: 2.0, residual: 4.0, casts: true },
-        Precision::Bf16 => Dtypes { act: 2.0, residual: 2.0, casts: false },
+        Precision::Fp32 => Dtypes {
+            act: 4.0,
+            residual: 4.0,
+            casts: false,
+        },
+        Precision::Fp16Amp | Precision::Bf16Amp => Dtypes {
+            act: 2.0,
+            residual: 4.0,
+            casts: true,
+        },
+        Precision::Bf16 => Dtypes {
+            act: 2.0,
+            residual: 2.0,
+            casts: false,
+        },
     }
 }
 
@@ -208,7 +289,13 @@ fn norm_and_linear_input(t: &TransformerModel, d: Dtypes) -> f64 {
         // because the FP32 weight promotes the product; 16-bit in pure BF16).
         NormKind::Rmsnorm => 4.0 + if d.act == 2.0 && !d.casts { 2.0 } else { 4.0 },
         // native_layer_norm saves its input (autocast runs it in FP32).
-        NormKind::Layernorm => if d.casts { 4.0 } else { d.residual },
+        NormKind::Layernorm => {
+            if d.casts {
+                4.0
+            } else {
+                d.residual
+            }
+        }
     };
     // The linear saves its input: a 16-bit cast copy under autocast, else the norm output.
     let lin_in = if d.casts { 2.0 } else { d.act };
@@ -234,7 +321,11 @@ pub fn block_saved_bytes_per_token(t: &TransformerModel, job: &Job) -> f64 {
     let mask = if t.dropout { h } else { 0.0 };
     let eager_scores = match t.attention {
         // Softmax output (FP32 under autocast), dropout mask and dropped probabilities.
-        AttentionImpl::Eager => f64::from(t.heads) * f64::from(job.seq_len.max(1)) * (if d.casts { 4.0 } else { a } + if t.dropout { 1.0 + a } else { 0.0 }),
+        AttentionImpl::Eager => {
+            f64::from(t.heads)
+                * f64::from(job.seq_len.max(1))
+                * (if d.casts { 4.0 } else { a } + if t.dropout { 1.0 + a } else { 0.0 })
+        }
         AttentionImpl::Sdpa => 0.0,
     };
     if matches!(job.mode, Mode::Lora | Mode::Qlora) {
@@ -263,7 +354,13 @@ pub fn block_saved_bytes_per_token(t: &TransformerModel, job: &Job) -> f64 {
         (MlpKind::Glu, _) => 4.0 * a * i,
         // tanh-GELU in Python: pow (FP32 under autocast), tanh output, 0.5x and
         // (1 + tanh), then the product the next linear saves.
-        (MlpKind::Gelu, Activation::GeluNew) => if d.casts { 16.0 * i } else { 5.0 * a * i },
+        (MlpKind::Gelu, Activation::GeluNew) => {
+            if d.casts {
+                16.0 * i
+            } else {
+                5.0 * a * i
+            }
+        }
         (MlpKind::Gelu, _) => 2.0 * a * i,
     };
     2.0 * norm_and_linear_input(t, d) * h + attention + eager_scores + mlp + 2.0 * mask
@@ -288,7 +385,13 @@ fn lora_params(t: &TransformerModel, job: &Job) -> f64 {
             r * (din + dout)
         })
         .sum();
-    per_layer * f64::from(t.layers) * if t.kind == TransformerKind::EncoderDecoder { 2.0 } else { 1.0 }
+    per_layer
+        * f64::from(t.layers)
+        * if t.kind == TransformerKind::EncoderDecoder {
+            2.0
+        } else {
+            1.0
+        }
 }
 
 fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
@@ -308,8 +411,16 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     let embed = v * h;
 
     if job.mode == Mode::Infer {
-        let wb = if job.precision == Precision::Fp32 { 4.0 } else { 2.0 };
-        let kv_layers = if t.kind == TransformerKind::Encoder { 0.0 } else { l };
+        let wb = if job.precision == Precision::Fp32 {
+            4.0
+        } else {
+            2.0
+        };
+        let kv_layers = if t.kind == TransformerKind::Encoder {
+            0.0
+        } else {
+            l
+        };
         let kv_cache = 2.0 * kv_layers * t.kv_width() as f64 * d.act * tokens;
         let logits = if lm_loss { tokens * v * d.act } else { 0.0 };
         // One block's intermediates are live at a time.
@@ -318,9 +429,22 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
             MlpKind::Gelu => 2.0,
         };
         let transient = tokens * (mlp * i + 4.0 * h) * d.act;
-        let fb = Components { weights: params * wb, kv_cache, logits, activations: transient, ..Default::default() };
+        let fb = Components {
+            weights: params * wb,
+            kv_cache,
+            logits,
+            activations: transient,
+            ..Default::default()
+        };
         let largest = logits.max(tokens * i * d.act);
-        return Live { fb, opt: None, largest_block: largest, vision: false, params: params as u64, trainable: 0 };
+        return Live {
+            fb,
+            opt: None,
+            largest_block: largest,
+            vision: false,
+            params: params as u64,
+            trainable: 0,
+        };
     }
 
     let per_block = block_saved_bytes_per_token(t, job);
@@ -331,19 +455,42 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     } else {
         stacks * l * per_block * tokens + edges
     };
-    let logits = if lm_loss { tokens * v * cal::LOGITS_TRAIN_BYTES_PER_ENTRY } else { 0.0 };
-    let largest = if lm_loss { tokens * v * 4.0 } else { tokens * i * d.act };
+    let logits = if lm_loss {
+        tokens * v * cal::LOGITS_TRAIN_BYTES_PER_ENTRY
+    } else {
+        0.0
+    };
+    let largest = if lm_loss {
+        tokens * v * 4.0
+    } else {
+        tokens * i * d.act
+    };
 
     match job.mode {
         Mode::Lora | Mode::Qlora => {
             let (weights, dequant) = if job.mode == Mode::Qlora {
                 // Linear weights in NF4, embeddings/head/norms in 16-bit; each
                 // linear is dequantised to 16-bit when used.
-                let head = if t.tied_embeddings { embed } else { 2.0 * embed };
+                let head = if t.tied_embeddings {
+                    embed
+                } else {
+                    2.0 * embed
+                };
                 let linear = (params - head).max(0.0);
-                (linear * cal::NF4_BYTES_PER_PARAM + head * 2.0, 2.0 * h * i.max(h) * 2.0)
+                (
+                    linear * cal::NF4_BYTES_PER_PARAM + head * 2.0,
+                    2.0 * h * i.max(h) * 2.0,
+                )
             } else {
-                (params * if job.precision == Precision::Fp32 { 4.0 } else { 2.0 }, 0.0)
+                (
+                    params
+                        * if job.precision == Precision::Fp32 {
+                            4.0
+                        } else {
+                            2.0
+                        },
+                    0.0,
+                )
             };
             let adapters = lora_params(t, job);
             let (state, temp) = optimizer_bytes(job.optimizer, 4.0);
@@ -356,13 +503,34 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
                 workspace: dequant,
                 ..Default::default()
             };
-            let opt = Components { weights: weights + adapters * 4.0, gradients: adapters * 4.0, optimizer: adapters * state, workspace: adapters * temp, ..Default::default() };
-            Live { fb, opt: Some(opt), largest_block: largest, vision: false, params: params as u64, trainable: adapters as u64 }
+            let opt = Components {
+                weights: weights + adapters * 4.0,
+                gradients: adapters * 4.0,
+                optimizer: adapters * state,
+                workspace: adapters * temp,
+                ..Default::default()
+            };
+            Live {
+                fb,
+                opt: Some(opt),
+                largest_block: largest,
+                vision: false,
+                params: params as u64,
+                trainable: adapters as u64,
+            }
         }
         _ => {
-            let wb = if job.precision == Precision::Bf16 { 2.0 } else { 4.0 };
+            let wb = if job.precision == Precision::Bf16 {
+                2.0
+            } else {
+                4.0
+            };
             let (state, temp) = optimizer_bytes(job.optimizer, wb);
-            let casts = if d.casts { 2.0 * t.matmul_params() as f64 } else { 0.0 };
+            let casts = if d.casts {
+                2.0 * t.matmul_params() as f64
+            } else {
+                0.0
+            };
             // Backward starts at the head: the LM head's (or tied embedding's)
             // gradient exists while all activations are still held.
             let head_grads = if lm_loss { embed * wb } else { 0.0 };
@@ -375,8 +543,21 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
                 workspace: casts,
                 ..Default::default()
             };
-            let opt = Components { weights: params * wb, gradients: params * wb, optimizer: params * state, workspace: params * temp, ..Default::default() };
-            Live { fb, opt: Some(opt), largest_block: largest, vision: false, params: params as u64, trainable: params as u64 }
+            let opt = Components {
+                weights: params * wb,
+                gradients: params * wb,
+                optimizer: params * state,
+                workspace: params * temp,
+                ..Default::default()
+            };
+            Live {
+                fb,
+                opt: Some(opt),
+                largest_block: largest,
+                vision: false,
+                params: params as u64,
+                trainable: params as u64,
+            }
         }
     }
 }

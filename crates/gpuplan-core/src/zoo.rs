@@ -74,7 +74,8 @@ impl VisionModel {
 
     /// Resolution scale factor for per-sample activation bytes.
     pub fn activation_scale(&self, resolution: u32) -> f64 {
-        (f64::from(resolution) / f64::from(self.ref_resolution)).powf(self.saved_resolution_exponent)
+        (f64::from(resolution) / f64::from(self.ref_resolution))
+            .powf(self.saved_resolution_exponent)
     }
 
     /// Resolution scale factor for FLOPs (convolutions and token counts grow with area).
@@ -253,7 +254,8 @@ impl TransformerModel {
         let stacks = match self.kind {
             TransformerKind::EncoderDecoder => {
                 // Decoder blocks add cross-attention.
-                2 * u64::from(self.layers) * block + u64::from(self.layers) * self.attention_params()
+                2 * u64::from(self.layers) * block
+                    + u64::from(self.layers) * self.attention_params()
             }
             _ => u64::from(self.layers) * block,
         };
@@ -273,7 +275,12 @@ impl TransformerModel {
         let block = self.attention_params() + self.mlp_params();
         match self.kind {
             TransformerKind::Encoder => {
-                let pos = u64::from(self.max_positions) + if self.hf_class.starts_with("Roberta") { 2 } else { 0 };
+                let pos = u64::from(self.max_positions)
+                    + if self.hf_class.starts_with("Roberta") {
+                        2
+                    } else {
+                        0
+                    };
                 let embeddings = embed + pos * h + u64::from(self.type_vocab) * h + 2 * h;
                 // Heads: BERT has a pooler (h*h + h) and a 2-way classifier;
                 // RoBERTa and DistilBERT a dense layer (h*h + h) and a 2-way projection.
@@ -281,7 +288,11 @@ impl TransformerModel {
                 embeddings + l * block + head
             }
             TransformerKind::Decoder => {
-                let pos = if self.positions == Positions::Learned { u64::from(self.max_positions) * h } else { 0 };
+                let pos = if self.positions == Positions::Learned {
+                    u64::from(self.max_positions) * h
+                } else {
+                    0
+                };
                 let lm_head = if self.tied_embeddings { 0 } else { v * h };
                 embed + pos + l * block + self.norm_params() + lm_head
             }
@@ -291,7 +302,12 @@ impl TransformerModel {
                 // decoder blocks' cross-attention.
                 let rel = 2 * 32 * u64::from(self.heads);
                 let lm_head = if self.tied_embeddings { 0 } else { v * h };
-                embed + 2 * l * block + l * self.attention_params() + rel + 2 * self.norm_params() + lm_head
+                embed
+                    + 2 * l * block
+                    + l * self.attention_params()
+                    + rel
+                    + 2 * self.norm_params()
+                    + lm_head
             }
         }
     }
@@ -362,22 +378,42 @@ impl ModelZoo {
         let (vf, vt) = vision;
         let (tf, tt) = transformers;
         let v: VisionFile = toml::from_str(vt).map_err(|e| DataError::from_toml(vf, vt, &e))?;
-        let t: TransformerFile = toml::from_str(tt).map_err(|e| DataError::from_toml(tf, tt, &e))?;
+        let t: TransformerFile =
+            toml::from_str(tt).map_err(|e| DataError::from_toml(tf, tt, &e))?;
         let mut entries = Vec::new();
         for (id, m) in v.model {
             validate_vision(vf, vt, &id, &m)?;
-            entries.push(ZooEntry { id, model: Model::Vision(m) });
+            entries.push(ZooEntry {
+                id,
+                model: Model::Vision(m),
+            });
         }
         for (id, m) in t.model {
             let table = format!("model.{id}");
-            validate_transformer(&m).map_err(|(key, msg)| DataError::invalid(tf, tt, &table, key, msg))?;
+            validate_transformer(&m)
+                .map_err(|(key, msg)| DataError::invalid(tf, tt, &table, key, msg))?;
             if !valid_observed(&m.observed) {
-                return Err(DataError::invalid(tf, tt, &table, "observed", "not YYYY-MM or YYYY-MM-DD"));
+                return Err(DataError::invalid(
+                    tf,
+                    tt,
+                    &table,
+                    "observed",
+                    "not YYYY-MM or YYYY-MM-DD",
+                ));
             }
             if entries.iter().any(|e: &ZooEntry| e.id == id) {
-                return Err(DataError::invalid(tf, tt, &table, "", "id already used by a vision model"));
+                return Err(DataError::invalid(
+                    tf,
+                    tt,
+                    &table,
+                    "",
+                    "id already used by a vision model",
+                ));
             }
-            entries.push(ZooEntry { id, model: Model::Transformer(m) });
+            entries.push(ZooEntry {
+                id,
+                model: Model::Transformer(m),
+            });
         }
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(Self { entries })
@@ -403,7 +439,10 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
     let bad = |key: &str, msg: String| Err(DataError::invalid(file, text, &table, key, msg));
     let positive: [(&str, f64); 4] = [
         ("saved_bytes_per_sample", m.saved_bytes_per_sample),
-        ("largest_saved_bytes_per_sample", m.largest_saved_bytes_per_sample),
+        (
+            "largest_saved_bytes_per_sample",
+            m.largest_saved_bytes_per_sample,
+        ),
         ("forward_flops_per_sample", m.forward_flops_per_sample),
         ("params_fixed", m.params_fixed as f64),
     ];
@@ -413,19 +452,31 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
         }
     }
     if !(1.0..=3.0).contains(&m.saved_resolution_exponent) {
-        return bad("saved_resolution_exponent", format!("{} is outside 1..=3", m.saved_resolution_exponent));
+        return bad(
+            "saved_resolution_exponent",
+            format!("{} is outside 1..=3", m.saved_resolution_exponent),
+        );
     }
     if !(0.3..=1.0).contains(&m.amp_saved_ratio) {
-        return bad("amp_saved_ratio", format!("{} is outside 0.3..=1", m.amp_saved_ratio));
+        return bad(
+            "amp_saved_ratio",
+            format!("{} is outside 0.3..=1", m.amp_saved_ratio),
+        );
     }
     if !(0.0..=1.0).contains(&m.conv_flop_fraction) {
-        return bad("conv_flop_fraction", format!("{} is outside 0..=1", m.conv_flop_fraction));
+        return bad(
+            "conv_flop_fraction",
+            format!("{} is outside 0..=1", m.conv_flop_fraction),
+        );
     }
     if m.family != "vision" {
         return bad("family", format!("expected `vision`, got `{}`", m.family));
     }
     if !(16..=4096).contains(&m.ref_resolution) {
-        return bad("ref_resolution", format!("{} is outside 16..=4096", m.ref_resolution));
+        return bad(
+            "ref_resolution",
+            format!("{} is outside 16..=4096", m.ref_resolution),
+        );
     }
     if m.default_classes == 0 {
         return bad("default_classes", "must be at least 1".into());
@@ -453,11 +504,23 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
             return Err((key, format!("{v} is outside {lo}..={hi}")));
         }
     }
-    if m.hidden % m.heads != 0 {
-        return Err(("heads", format!("hidden size {} is not divisible by {} heads", m.hidden, m.heads)));
+    if !m.hidden.is_multiple_of(m.heads) {
+        return Err((
+            "heads",
+            format!(
+                "hidden size {} is not divisible by {} heads",
+                m.hidden, m.heads
+            ),
+        ));
     }
-    if m.heads % m.kv_heads != 0 {
-        return Err(("kv_heads", format!("{} heads are not divisible by {} key/value heads", m.heads, m.kv_heads)));
+    if !m.heads.is_multiple_of(m.kv_heads) {
+        return Err((
+            "kv_heads",
+            format!(
+                "{} heads are not divisible by {} key/value heads",
+                m.heads, m.kv_heads
+            ),
+        ));
     }
     Ok(())
 }
@@ -467,25 +530,52 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
 /// configs carry dozens of unrelated ones; the keys the estimator needs are
 /// required and range-checked, and errors name them.
 pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
-    let v: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| InputError::new("config", format!("not valid JSON: {e}"), "a Hugging Face config.json object"))?;
-    let obj = v
-        .as_object()
-        .ok_or_else(|| InputError::new("config", "the JSON is not an object", "a Hugging Face config.json object"))?;
-    let get = |keys: &[&str]| keys.iter().find_map(|k| obj.get(*k).and_then(serde_json::Value::as_u64));
-    let need = |keys: &[&str]| -> Result<u32, InputError> {
-        let n = get(keys).ok_or_else(|| InputError::new(keys[0], "missing or not a whole number", "a positive integer"))?;
-        u32::try_from(n).map_err(|_| InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295"))
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+        InputError::new(
+            "config",
+            format!("not valid JSON: {e}"),
+            "a Hugging Face config.json object",
+        )
+    })?;
+    let obj = v.as_object().ok_or_else(|| {
+        InputError::new(
+            "config",
+            "the JSON is not an object",
+            "a Hugging Face config.json object",
+        )
+    })?;
+    let get = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| obj.get(*k).and_then(serde_json::Value::as_u64))
     };
-    let model_type = obj.get("model_type").and_then(|m| m.as_str()).unwrap_or("").to_ascii_lowercase();
+    let need = |keys: &[&str]| -> Result<u32, InputError> {
+        let n = get(keys).ok_or_else(|| {
+            InputError::new(
+                keys[0],
+                "missing or not a whole number",
+                "a positive integer",
+            )
+        })?;
+        u32::try_from(n).map_err(|_| {
+            InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295")
+        })
+    };
+    let model_type = obj
+        .get("model_type")
+        .and_then(|m| m.as_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let is_gpt2 = model_type == "gpt2";
     let is_bert = matches!(model_type.as_str(), "bert" | "roberta");
     let layers = need(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let hidden = need(&["hidden_size", "n_embd", "d_model"])?;
     let heads = need(&["num_attention_heads", "n_head", "num_heads"])?;
-    let kv_heads = get(&["num_key_value_heads", "multi_query_group_num"]).map(|n| n as u32).unwrap_or(heads);
+    let kv_heads = get(&["num_key_value_heads", "multi_query_group_num"])
+        .map(|n| n as u32)
+        .unwrap_or(heads);
     let intermediate = match get(&["intermediate_size", "n_inner", "ffn_hidden_size"]) {
-        Some(n) => u32::try_from(n).map_err(|_| InputError::new("intermediate_size", "too large", "at most 1048576"))?,
+        Some(n) => u32::try_from(n)
+            .map_err(|_| InputError::new("intermediate_size", "too large", "at most 1048576"))?,
         None => hidden.saturating_mul(4),
     };
     let vocab = need(&["vocab_size", "padded_vocab_size"])?;
@@ -523,28 +613,52 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
             .chars()
             .take(80)
             .collect(),
-        kind: if is_bert { TransformerKind::Encoder } else { TransformerKind::Decoder },
+        kind: if is_bert {
+            TransformerKind::Encoder
+        } else {
+            TransformerKind::Decoder
+        },
         layers,
         hidden,
         heads,
         kv_heads,
         intermediate,
-        mlp: if layernorm { MlpKind::Gelu } else { MlpKind::Glu },
+        mlp: if layernorm {
+            MlpKind::Gelu
+        } else {
+            MlpKind::Glu
+        },
         activation,
-        norm: if layernorm { NormKind::Layernorm } else { NormKind::Rmsnorm },
+        norm: if layernorm {
+            NormKind::Layernorm
+        } else {
+            NormKind::Rmsnorm
+        },
         attention: AttentionImpl::Sdpa,
-        positions: if layernorm { Positions::Learned } else { Positions::Rope },
+        positions: if layernorm {
+            Positions::Learned
+        } else {
+            Positions::Rope
+        },
         vocab,
         max_positions,
-        type_vocab: if is_bert { get(&["type_vocab_size"]).unwrap_or(2) as u32 } else { 0 },
+        type_vocab: if is_bert {
+            get(&["type_vocab_size"]).unwrap_or(2) as u32
+        } else {
+            0
+        },
         tied_embeddings: tied,
-        qkv_bias: obj.get("attention_bias").and_then(|b| b.as_bool()).unwrap_or(layernorm || model_type == "qwen2"),
+        qkv_bias: obj
+            .get("attention_bias")
+            .and_then(|b| b.as_bool())
+            .unwrap_or(layernorm || model_type == "qwen2"),
         dropout: layernorm,
         params_reference: None,
         source: "imported Hugging Face config.json".into(),
         observed: "2026-01-01".into(),
         confidence: Confidence::Medium,
     };
-    validate_transformer(&m).map_err(|(key, msg)| InputError::new(key, msg, "see the field's range in the message"))?;
+    validate_transformer(&m)
+        .map_err(|(key, msg)| InputError::new(key, msg, "see the field's range in the message"))?;
     Ok(m)
 }

@@ -9,14 +9,18 @@ use serde::Deserialize;
 
 /// The bundled catalog.
 pub fn catalog() -> GpuCatalog {
-    GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML).expect("bundled catalog parses")
+    GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)
+        .expect("bundled catalog parses")
 }
 
 /// The bundled zoo.
 pub fn zoo() -> ModelZoo {
     ModelZoo::from_toml(
         ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
-        ("data/models/transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML),
+        (
+            "data/models/transformers.toml",
+            gpuplan_data::TRANSFORMER_MODELS_TOML,
+        ),
     )
     .expect("bundled zoo parses")
 }
@@ -96,18 +100,32 @@ pub fn model_id(name: &str) -> Option<&'static str> {
         ("llama-2-7b-", "llama-2-7b"),
         ("mistral-7b-", "mistral-7b"),
     ];
-    PREFIXES.iter().find(|(p, _)| name.starts_with(p)).map(|(_, id)| *id)
+    PREFIXES
+        .iter()
+        .find(|(p, _)| name.starts_with(p))
+        .map(|(_, id)| *id)
 }
 
 /// The job a workload ran, as the estimator's input.
 pub fn job_request(row: &Row) -> JobRequest {
-    let mut req = JobRequest { batch: Some(f64::from(row.batch)), ..Default::default() };
+    let mut req = JobRequest {
+        batch: Some(f64::from(row.batch)),
+        ..Default::default()
+    };
     match row.family.as_str() {
         "vision" => {
             req.resolution = row.res.map(f64::from);
             // The script trains CIFAR-sized jobs with 10 classes, others with 1000.
-            req.classes = Some(if row.name.contains("cifar") { 10.0 } else { 1000.0 });
-            req.precision = Some(if row.precision == "fp16" { Precision::Fp16Amp } else { Precision::Fp32 });
+            req.classes = Some(if row.name.contains("cifar") {
+                10.0
+            } else {
+                1000.0
+            });
+            req.precision = Some(if row.precision == "fp16" {
+                Precision::Fp16Amp
+            } else {
+                Precision::Fp32
+            });
             req.optimizer = Some(match row.optimizer.as_str() {
                 "sgd" => Optimizer::Sgd,
                 "adam" => Optimizer::Adam,

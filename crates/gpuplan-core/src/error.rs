@@ -155,3 +155,33 @@ impl InputError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_become_lines_and_columns() {
+        let text = "a = 1\n[gpu.x]\nname = \"é\"\nbad = 2\n";
+        // (offset, line, column, why)
+        let cases = [
+            (0, 1, 1, "start"),
+            (6, 2, 1, "start of line 2"),
+            (
+                text.find("bad").unwrap_or(0),
+                4,
+                1,
+                "after a multibyte line",
+            ),
+        ];
+        for (offset, line, col, why) in cases {
+            assert_eq!(line_col(text, offset), (line, col), "{why}");
+        }
+        let e = DataError::invalid("f.toml", text, "gpu.x", "bad", "nope");
+        assert_eq!(
+            (e.line, e.field.as_str()),
+            (4, "gpu.x.bad"),
+            "validation errors point at the key inside its table"
+        );
+    }
+}

@@ -429,3 +429,73 @@ impl JobRequest {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lora_targets_parse() {
+        // (input, expected, why)
+        let cases: [(&str, Option<Vec<LoraTarget>>, &str); 5] = [
+            (
+                "q,v",
+                Some(vec![LoraTarget::Q, LoraTarget::V]),
+                "the default pair",
+            ),
+            (
+                "v, q_proj ,q",
+                Some(vec![LoraTarget::Q, LoraTarget::V]),
+                "PEFT names, spaces and repeats",
+            ),
+            (
+                "all",
+                Some(vec![
+                    LoraTarget::Q,
+                    LoraTarget::K,
+                    LoraTarget::V,
+                    LoraTarget::O,
+                    LoraTarget::Gate,
+                    LoraTarget::Up,
+                    LoraTarget::Down,
+                ]),
+                "every projection",
+            ),
+            ("q,x", None, "unknown target"),
+            (" , ", None, "nothing given"),
+        ];
+        for (input, want, why) in cases {
+            assert_eq!(LoraTarget::parse_list(input).ok(), want, "{why}");
+        }
+    }
+
+    #[test]
+    fn enum_spellings_round_trip() {
+        for p in Precision::ALL {
+            assert_eq!(
+                Precision::parse(p).map(|x| x.to_string()).as_deref(),
+                Ok(p),
+                "precision `{p}` parses and prints the same"
+            );
+        }
+        for o in Optimizer::ALL {
+            assert_eq!(
+                Optimizer::parse(o).map(|x| x.to_string()).as_deref(),
+                Ok(o),
+                "optimizer `{o}` parses and prints the same"
+            );
+        }
+        for m in Mode::ALL {
+            assert_eq!(
+                Mode::parse(m).map(|x| x.to_string()).as_deref(),
+                Ok(m),
+                "mode `{m}` parses and prints the same"
+            );
+        }
+        assert_eq!(
+            Precision::parse("fp8").map_err(|e| e.field),
+            Err("precision".to_owned()),
+            "unknown values name their field"
+        );
+    }
+}

@@ -48,3 +48,25 @@ pub fn valid_observed(s: &str) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::valid_observed;
+
+    #[test]
+    fn observed_dates() {
+        // (input, valid, why)
+        let cases = [
+            ("2026-11", true, "year and month"),
+            ("2026-11-30", true, "full date"),
+            ("2026-13", false, "no 13th month"),
+            ("2026-11-32", false, "no 32nd day"),
+            ("26-11", false, "two-digit year"),
+            ("last year", false, "words"),
+            ("", false, "empty"),
+        ];
+        for (input, valid, why) in cases {
+            assert_eq!(valid_observed(input), valid, "{why}: `{input}`");
+        }
+    }
+}

@@ -226,3 +226,87 @@ fn broken_zoo_entries_fail_with_the_field() {
         "unknown fields are rejected by name: {err}"
     );
 }
+
+#[test]
+fn every_platform_file_is_bundled_and_loads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../platforms");
+    let on_disk: Vec<String> = std::fs::read_dir(&root)
+        .expect("platforms dir")
+        .filter_map(Result::ok)
+        .map(|e| format!("platforms/{}", e.file_name().to_string_lossy()))
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    for f in &on_disk {
+        assert!(
+            gpuplan_data::PLATFORMS.iter().any(|(n, _)| n == f),
+            "{f} is not bundled, so no test loads it"
+        );
+    }
+    let set = common::platforms();
+    assert!(set.platforms.len() >= 9, "AutoDL, 恒源云, 矩池云, 揽睿星舟, Colab, Kaggle, Vast, campus Slurm and another domestic platform");
+    use gpuplan_core::platform::PlatformKind::*;
+    for kind in [ContainerCloud, HostedNotebook, Marketplace, CampusHpc] {
+        assert!(
+            set.platforms.iter().any(|p| p.kind == kind),
+            "seed 000's four kinds are all present ({kind:?})"
+        );
+    }
+}
+
+#[test]
+fn broken_platform_files_fail_with_file_line_and_field() {
+    let catalog = common::catalog();
+    let good = gpuplan_data::PLATFORMS[0].1;
+    // (edit from, edit to, field fragment, why)
+    let cases = [
+        (
+            "kind = \"container-cloud\"",
+            "kind = \"container-cloud\"\nprice = 3",
+            "price",
+            "unknown top-level field",
+        ),
+        (
+            "gpu = \"rtx3090\"",
+            "gpu = \"gtx1080\"",
+            "gpu",
+            "GPU not in the catalog",
+        ),
+        (
+            "low = 1.32, typical = 1.39",
+            "low = 1.50, typical = 1.39",
+            "price_per_hour",
+            "low above typical",
+        ),
+        (
+            "discount = { value = 0.95",
+            "discount = { value = 1.5",
+            "discount",
+            "a discount multiplier above 1",
+        ),
+        (
+            "startup_speed = { value = 5",
+            "startup_speed = { value = 9",
+            "startup_speed",
+            "metric outside 1..5",
+        ),
+    ];
+    for (from, to, field, why) in cases {
+        assert!(
+            good.contains(from),
+            "test setup: `{from}` is in autodl.toml"
+        );
+        let text = good.replacen(from, to, 1);
+        let err = gpuplan_core::platform::PlatformProfile::from_toml(
+            "platforms/autodl.toml",
+            &text,
+            &catalog,
+        )
+        .expect_err(why);
+        assert_eq!(err.file, "platforms/autodl.toml", "{why}: names the file");
+        assert!(err.line > 0, "{why}: names a line ({err})");
+        assert!(
+            err.field.contains(field) || err.message.contains(field),
+            "{why}: names `{field}` ({err})"
+        );
+    }
+}

@@ -112,11 +112,15 @@ fn enclosing_key(text: &str, offset: usize) -> String {
 /// Finds the line of `key` inside the table whose header names `table`.
 fn locate(text: &str, table: &str, key: &str) -> (usize, usize) {
     let last = table.rsplit('.').next().unwrap_or(table).trim_matches('"');
-    let mut in_table = false;
+    // An empty table means the top level: the lines before the first header.
+    let mut in_table = table.is_empty();
     for (i, l) in text.lines().enumerate() {
         let t = l.trim();
         if t.starts_with('[') {
-            in_table = t.replace('"', "").trim_end_matches(']').ends_with(last);
+            in_table = !table.is_empty()
+                && t.replace('"', "")
+                    .trim_matches(|c| c == '[' || c == ']')
+                    .ends_with(last);
             if in_table && key.is_empty() {
                 return (i + 1, 1);
             }

@@ -21,6 +21,7 @@ pub mod catalog;
 pub mod error;
 pub mod estimate;
 pub mod job;
+pub mod platform;
 pub mod sourced;
 pub mod steptime;
 pub mod vram;

@@ -13,9 +13,53 @@ pub const VISION_MODELS_TOML: &str = include_str!("../../../data/models/vision.t
 /// Transformer models of the zoo, `data/models/transformers.toml`.
 pub const TRANSFORMER_MODELS_TOML: &str = include_str!("../../../data/models/transformers.toml");
 
-/// Every bundled file with its repository path, for tests that load them all.
+/// Every bundled data file (not platforms) with its repository path, for tests that load them all.
 pub const ALL: &[(&str, &str)] = &[
     ("data/gpus.toml", GPUS_TOML),
     ("data/models/vision.toml", VISION_MODELS_TOML),
     ("data/models/transformers.toml", TRANSFORMER_MODELS_TOML),
+];
+
+/// The bundled platform profiles, `platforms/*.toml`, as (repository path, text).
+pub const PLATFORMS: &[(&str, &str)] = &[
+    (
+        "platforms/autodl.toml",
+        include_str!("../../../platforms/autodl.toml"),
+    ),
+    (
+        "platforms/campus-slurm.toml",
+        include_str!("../../../platforms/campus-slurm.toml"),
+    ),
+    (
+        "platforms/colab.toml",
+        include_str!("../../../platforms/colab.toml"),
+    ),
+    (
+        "platforms/gongji.toml",
+        include_str!("../../../platforms/gongji.toml"),
+    ),
+    (
+        "platforms/gpushare.toml",
+        include_str!("../../../platforms/gpushare.toml"),
+    ),
+    (
+        "platforms/kaggle.toml",
+        include_str!("../../../platforms/kaggle.toml"),
+    ),
+    (
+        "platforms/lanrui.toml",
+        include_str!("../../../platforms/lanrui.toml"),
+    ),
+    (
+        "platforms/matpool.toml",
+        include_str!("../../../platforms/matpool.toml"),
+    ),
+    (
+        "platforms/vast.toml",
+        include_str!("../../../platforms/vast.toml"),
+    ),
+    (
+        "platforms/youyun.toml",
+        include_str!("../../../platforms/youyun.toml"),
+    ),
 ];

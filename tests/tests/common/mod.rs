@@ -155,3 +155,12 @@ pub fn job_request(row: &Row) -> JobRequest {
     }
     req
 }
+
+/// The bundled platform profiles.
+pub fn platforms() -> gpuplan_core::platform::PlatformSet {
+    gpuplan_core::platform::PlatformSet::from_files(
+        gpuplan_data::PLATFORMS.iter().copied(),
+        &catalog(),
+    )
+    .expect("bundled platforms parse")
+}

@@ -24,6 +24,7 @@ pub mod job;
 pub mod plan;
 pub mod platform;
 pub mod quote;
+pub mod recommend;
 pub mod sourced;
 pub mod steptime;
 pub mod vram;

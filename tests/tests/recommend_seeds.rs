@@ -1,0 +1,198 @@
+//! Seed 000 §6: stage advice (§6.1-6.4) and the needs-to-platform table (§6.5)
+//! as tests of the recommender.
+
+mod common;
+
+use gpuplan_core::plan::{Payment, PlanJob};
+use gpuplan_core::platform::PlatformKind;
+use gpuplan_core::recommend::{recommend, Recommendation, Situation, Stage};
+use rust_decimal::Decimal;
+
+fn situation(stage: Stage, hours: i64, runs: u32) -> Situation {
+    Situation {
+        stage,
+        budget: None,
+        deadline_hours: None,
+        linux: false,
+        slurm: false,
+        mainland_china: true,
+        needs_persistence: false,
+        campus_access: false,
+        interruptible: false,
+        student: true,
+        job: PlanJob {
+            hours: Some(Decimal::from(hours)),
+            ..Default::default()
+        },
+        runs,
+        storage_gb: Decimal::ZERO,
+    }
+}
+
+fn run(s: &Situation) -> Recommendation {
+    recommend(s, &common::platforms(), &common::catalog(), &common::zoo()).expect("recommendation")
+}
+
+#[test]
+fn table_6_5_needs_to_platform() {
+    // 体验深度学习的训练流程 → 平台B免费额度 (hosted notebook), 备选平台A低配实例.
+    let mut demo = situation(Stage::FirstDemo, 1, 1);
+    demo.mainland_china = false;
+    demo.budget = Some(Decimal::from(30));
+    let r = run(&demo);
+    assert_eq!(
+        r.options[0].kind,
+        PlatformKind::HostedNotebook,
+        "a first demo starts on free notebook quota"
+    );
+    assert!(
+        r.options
+            .iter()
+            .take(6)
+            .any(|o| o.kind == PlatformKind::ContainerCloud),
+        "with a container cloud among the alternatives"
+    );
+
+    // 一周内完成课程大作业 → 平台A按需实例, 备选平台D校园超算.
+    let mut course = situation(Stage::CourseProject, 2, 8);
+    course.budget = Some(Decimal::from(150));
+    course.campus_access = true;
+    let r = run(&course);
+    assert_eq!(
+        r.options[0].kind,
+        PlatformKind::ContainerCloud,
+        "a week's course project goes to an on-demand container cloud"
+    );
+    assert_eq!(r.options[0].payment, Payment::OnDemand, "on demand");
+    assert!(
+        r.options[0].cost <= Decimal::from(150),
+        "within the 50-150 budget: {}",
+        r.options[0].cost
+    );
+
+    // 大量超参数对比实验 → 平台C竞价实例, 备选平台A按需.
+    let mut sweep = situation(Stage::ThesisResearch, 2, 40);
+    sweep.interruptible = true;
+    sweep.linux = true;
+    let r = run(&sweep);
+    assert_eq!(
+        r.options[0].payment,
+        Payment::Spot,
+        "a sweep that tolerates interruption runs on spot"
+    );
+    let first_on_demand = r
+        .options
+        .iter()
+        .find(|o| o.payment == Payment::OnDemand)
+        .expect("an on-demand option");
+    assert_eq!(
+        first_on_demand.kind,
+        PlatformKind::ContainerCloud,
+        "the best on-demand alternative is a container cloud"
+    );
+
+    // 论文正式实验要求稳定 → 平台D校园超算, 备选平台A.
+    let mut thesis = situation(Stage::ThesisResearch, 10, 6);
+    thesis.campus_access = true;
+    thesis.slurm = true;
+    thesis.linux = true;
+    let r = run(&thesis);
+    assert_eq!(
+        r.options[0].kind,
+        PlatformKind::CampusHpc,
+        "formal thesis experiments go to the campus cluster"
+    );
+    assert!(
+        r.options
+            .iter()
+            .skip(1)
+            .take(3)
+            .any(|o| o.kind == PlatformKind::ContainerCloud),
+        "with a container cloud next"
+    );
+
+    // 竞赛冲刺跑大模型 → 平台A高端卡, 备选平台C旗舰卡.
+    let mut sprint = situation(Stage::CompetitionSprint, 0, 1);
+    sprint.job = PlanJob {
+        model: Some("llama-2-7b".into()),
+        mode: Some(gpuplan_core::Mode::Lora),
+        seq_len: Some(1024.0),
+        batch: Some(8.0),
+        dataset_samples: Some(20000.0),
+        epochs: Some(1.0),
+        ..Default::default()
+    };
+    sprint.linux = true;
+    sprint.deadline_hours = Some(Decimal::from(24));
+    let r = run(&sprint);
+    let top = &r.options[0];
+    assert_eq!(
+        top.kind,
+        PlatformKind::ContainerCloud,
+        "a sprint rents a high-end card on a container cloud"
+    );
+    let card = common::catalog().get(&top.gpu).expect("card").clone();
+    assert!(
+        card.vram_gib() >= 75.0,
+        "a high-end 80 GB-class card for a 7B LoRA at batch 8: got {}",
+        top.gpu
+    );
+    assert!(
+        r.ruled_out.iter().any(|o| o.gpu == "rtx3090"),
+        "24 GB cards are ruled out because the job does not fit"
+    );
+}
+
+#[test]
+fn stage_advice_6_1_to_6_4() {
+    // §6.2 vs §6.3: the same job ranks the campus cluster first only for thesis research.
+    let mut s = situation(Stage::CourseProject, 3, 4);
+    s.campus_access = true;
+    s.slurm = true;
+    s.linux = true;
+    assert_ne!(
+        run(&s).options[0].kind,
+        PlatformKind::CampusHpc,
+        "§6.2: course projects start on on-demand instances"
+    );
+    s.stage = Stage::ThesisResearch;
+    assert_eq!(
+        run(&s).options[0].kind,
+        PlatformKind::CampusHpc,
+        "§6.3: thesis research uses the campus cluster as the main queue"
+    );
+    // §6.1: no campus account rules the cluster out, with the reason given.
+    s.campus_access = false;
+    let r = run(&s);
+    assert!(
+        r.options.iter().all(|o| o.kind != PlatformKind::CampusHpc),
+        "no account, no cluster"
+    );
+    assert!(
+        r.ruled_out.iter().any(|o| o.reason.en.contains("campus")),
+        "and the reason says so"
+    );
+    // §6.4: a deadline rules out the slow queue.
+    let mut sprint = situation(Stage::CompetitionSprint, 3, 1);
+    sprint.campus_access = true;
+    sprint.slurm = true;
+    sprint.deadline_hours = Some(Decimal::from(4));
+    let r = run(&sprint);
+    assert!(
+        r.options
+            .iter()
+            .all(|o| o.time_to_result_hours <= Decimal::from(4)),
+        "every option meets the deadline"
+    );
+    assert!(
+        r.ruled_out.iter().any(|o| o.platform == "campus-slurm"),
+        "the 4-hour campus queue misses a 4-hour deadline"
+    );
+    // Every option has reasons and a priced quote.
+    assert!(
+        r.options
+            .iter()
+            .all(|o| !o.reasons.is_empty() && o.quote.cash_total == o.cost),
+        "options carry reasons and their quote"
+    );
+}

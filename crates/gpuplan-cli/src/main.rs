@@ -1,13 +1,17 @@
 //! `gpuplan`: the command line over gpuplan-core.
 //!
 //! Subcommands: `estimate` (will a job fit each rentable GPU, and how long will
-//! it take), `models` and `gpus` (what the bundled zoo and catalog hold). Human
+//! it take), `models` and `gpus` (what the bundled zoo and catalog hold),
+//! `platforms`, `quote` (price a plan file), `recommend` (rank platform x GPU
+//! options), `override` (the user's own prices) and `pack` (course packs). Human
 //! output is a table in Chinese or English; `--json` prints the stable schema
 //! documented in `docs/cli.md`. Bad input exits with code 2 and a message that
 //! names the field and its allowed range.
 
 mod i18n;
+mod plans;
 mod render;
+mod userdata;
 
 use std::process::ExitCode;
 
@@ -47,6 +51,32 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// List the platform profiles (bundled, imported packs, your overrides).
+    Platforms {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Price a plan file (format: docs/plans.md, examples/*.toml).
+    Quote {
+        /// The plan file.
+        plan: std::path::PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rank platform x GPU options for your situation and job.
+    Recommend(Box<plans::RecommendArgs>),
+    /// Your own prices, kept apart from the bundled data.
+    Override {
+        #[command(subcommand)]
+        action: plans::OverrideAction,
+    },
+    /// Course packs: export one for a class, or import one.
+    Pack {
+        #[command(subcommand)]
+        action: plans::PackAction,
     },
 }
 
@@ -104,7 +134,7 @@ struct EstimateArgs {
     json: bool,
 }
 
-fn number(field: &str, s: &Option<String>) -> Result<Option<f64>, InputError> {
+pub(crate) fn number(field: &str, s: &Option<String>) -> Result<Option<f64>, InputError> {
     match s {
         None => Ok(None),
         Some(text) => {
@@ -130,9 +160,18 @@ fn bundled() -> Result<(GpuCatalog, ModelZoo), String> {
 }
 
 /// A failure and its exit code: 2 for bad input, 1 for anything else.
-struct Failure {
-    code: u8,
-    message: String,
+pub(crate) struct Failure {
+    pub(crate) code: u8,
+    pub(crate) message: String,
+}
+
+impl From<gpuplan_core::DataError> for Failure {
+    fn from(e: gpuplan_core::DataError) -> Self {
+        Failure {
+            code: 2,
+            message: e.to_string(),
+        }
+    }
 }
 
 impl From<InputError> for Failure {
@@ -251,6 +290,11 @@ fn main() -> ExitCode {
         } else {
             render::gpus(&catalog, lang)
         }),
+        Command::Platforms { json } => plans::platforms(*json, lang, &catalog),
+        Command::Quote { plan, json } => plans::quote(plan, *json, lang, &catalog, &zoo),
+        Command::Recommend(a) => plans::recommend(a, lang, &catalog, &zoo),
+        Command::Override { action } => plans::override_cmd(action, &catalog),
+        Command::Pack { action } => plans::pack_cmd(action, &catalog),
     };
     match result {
         Ok(out) => {

@@ -21,6 +21,7 @@ pub mod catalog;
 pub mod error;
 pub mod estimate;
 pub mod job;
+pub mod pack;
 pub mod plan;
 pub mod platform;
 pub mod quote;

@@ -170,6 +170,15 @@ pub struct Quote {
     pub warnings: Vec<Warning>,
 }
 
+/// An amount in CNY to the fen, always with two decimals ("16.00"). Bill lines
+/// are rounded first and totals are sums of the rounded lines, so a printed
+/// bill adds up.
+pub fn cny(d: Decimal) -> Decimal {
+    let mut x = d.round_dp(2);
+    x.rescale(2);
+    x
+}
+
 /// Hours rounded up to the billing unit and the minimum charge.
 pub fn billed_hours(used: Decimal, granularity: Granularity, minimum_minutes: u32) -> Decimal {
     let sixty = Decimal::from(60);
@@ -746,8 +755,8 @@ pub fn quote(
         price_per_hour: run_price.round_dp(4),
         lines,
         by_category,
-        cash_total: cash_total.round_dp(2),
-        total: total.round_dp(2),
+        cash_total: cny(cash_total),
+        total: cny(total),
         run_hours: used.round_dp(4),
         time_to_result_hours: time_to_result_hours.round_dp(2),
         timeline,

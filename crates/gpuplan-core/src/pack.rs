@@ -1,0 +1,276 @@
+//! User price overrides and course packs.
+//!
+//! An override is a price a user typed (a platform's price moved); it lives in
+//! its own file, layered over the bundled profiles when they are loaded, so an
+//! update of the bundled data never overwrites it. A course pack is what an
+//! instructor hands a class: platform profiles (the campus cluster's real
+//! tariff and walltime), preset jobs and a budget cap. A pack is untrusted
+//! input and is validated exactly like bundled data.
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::GpuCatalog;
+use crate::error::DataError;
+use crate::plan::PlanJob;
+use crate::platform::{PlatformProfile, PlatformSet};
+
+/// One overridden price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceOverride {
+    /// Platform id.
+    pub platform: String,
+    /// Catalog GPU id.
+    pub gpu: String,
+    /// CNY per GPU-hour on demand.
+    pub price_per_hour: Decimal,
+    /// When the user saw it (text).
+    #[serde(default)]
+    pub note: String,
+}
+
+/// The user's override file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overrides {
+    /// Overridden prices.
+    #[serde(default, rename = "price")]
+    pub prices: Vec<PriceOverride>,
+}
+
+impl Overrides {
+    /// Parses an override file.
+    pub fn from_toml(file: &str, text: &str) -> Result<Self, DataError> {
+        let o: Overrides =
+            toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+        for p in &o.prices {
+            if p.price_per_hour < Decimal::ZERO || p.price_per_hour > Decimal::from(10_000) {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "price",
+                    "price_per_hour",
+                    format!("{} is outside 0..=10000", p.price_per_hour),
+                ));
+            }
+        }
+        Ok(o)
+    }
+
+    /// Sets (or replaces) one price.
+    pub fn set(&mut self, p: PriceOverride) {
+        self.prices
+            .retain(|q| !(q.platform == p.platform && q.gpu == p.gpu));
+        self.prices.push(p);
+        self.prices
+            .sort_by(|a, b| (&a.platform, &a.gpu).cmp(&(&b.platform, &b.gpu)));
+    }
+
+    /// Applies the overrides to `set`: the typical price becomes the user's,
+    /// and the range widens to include it. Overrides naming a platform or GPU
+    /// that no longer exists are returned, not dropped silently.
+    pub fn apply(&self, set: &mut PlatformSet) -> Vec<PriceOverride> {
+        let mut unmatched = Vec::new();
+        for o in &self.prices {
+            let offer = set
+                .platforms
+                .iter_mut()
+                .find(|p| p.id == o.platform)
+                .and_then(|p| p.offers.iter_mut().find(|x| x.gpu == o.gpu));
+            match offer {
+                Some(offer) => {
+                    let r = &mut offer.price_per_hour;
+                    r.typical = o.price_per_hour;
+                    r.low = r.low.min(o.price_per_hour);
+                    r.high = r.high.max(o.price_per_hour);
+                    r.source = format!(
+                        "user override{}",
+                        if o.note.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", o.note)
+                        }
+                    );
+                    r.confidence = crate::sourced::Confidence::High;
+                }
+                None => unmatched.push(o.clone()),
+            }
+        }
+        unmatched
+    }
+
+    /// The file text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// A preset job in a course pack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    /// Name shown to students.
+    pub name: String,
+    /// The job.
+    pub job: PlanJob,
+    /// Runs of it.
+    #[serde(default = "one")]
+    pub runs: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Who made the pack and its limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackInfo {
+    /// Course name.
+    pub name: String,
+    /// Instructor or TA.
+    #[serde(default)]
+    pub instructor: String,
+    /// Budget cap per student, CNY.
+    #[serde(default)]
+    pub budget_cap: Option<Decimal>,
+    /// Platform the class should start on.
+    #[serde(default)]
+    pub default_platform: Option<String>,
+}
+
+/// A course pack file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoursePack {
+    /// Metadata.
+    pub pack: PackInfo,
+    /// Platform profiles (validated like bundled ones).
+    #[serde(default, rename = "platform")]
+    pub platforms: Vec<PlatformProfile>,
+    /// Preset jobs.
+    #[serde(default, rename = "preset")]
+    pub presets: Vec<Preset>,
+}
+
+/// Largest pack accepted, bytes: packs are handed around a class.
+pub const MAX_PACK_BYTES: usize = 1_048_576;
+
+impl CoursePack {
+    /// Parses and validates a pack: size limit, every profile validated like
+    /// bundled data, ids unique, presets' jobs range-checked.
+    pub fn from_toml(file: &str, text: &str, catalog: &GpuCatalog) -> Result<Self, DataError> {
+        if text.len() > MAX_PACK_BYTES {
+            return Err(DataError {
+                file: file.into(),
+                line: 0,
+                column: 0,
+                field: "pack".into(),
+                message: format!(
+                    "the pack is {} bytes; the limit is {MAX_PACK_BYTES}",
+                    text.len()
+                ),
+            });
+        }
+        let pack: CoursePack =
+            toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+        if pack.pack.name.trim().is_empty() || pack.pack.name.chars().count() > 120 {
+            return Err(DataError::invalid(
+                file,
+                text,
+                "pack",
+                "name",
+                "1 to 120 characters",
+            ));
+        }
+        if let Some(b) = pack.pack.budget_cap {
+            if b < Decimal::ZERO || b > Decimal::from(1_000_000) {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "pack",
+                    "budget_cap",
+                    format!("{b} is outside 0..=1000000"),
+                ));
+            }
+        }
+        // Re-validate every profile through the same path as bundled files.
+        let mut seen = Vec::new();
+        for p in &pack.platforms {
+            let one = toml::to_string(p)
+                .map_err(|e| DataError::invalid(file, text, "platform", "", e.to_string()))?;
+            PlatformProfile::from_toml(&format!("{file} (platform {})", p.id), &one, catalog)
+                .map_err(|e| DataError {
+                    file: file.into(),
+                    line: e.line.max(locate_id(text, &p.id)),
+                    ..e
+                })?;
+            if seen.contains(&p.id) {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "platform",
+                    "id",
+                    format!("platform `{}` appears twice", p.id),
+                ));
+            }
+            seen.push(p.id.clone());
+        }
+        if let Some(d) = &pack.pack.default_platform {
+            if !seen.contains(d) {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "pack",
+                    "default_platform",
+                    format!("`{d}` is not a platform in this pack"),
+                ));
+            }
+        }
+        for preset in &pack.presets {
+            if preset.runs == 0 || preset.runs > 100_000 {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "preset",
+                    "runs",
+                    format!("{} is outside 1..=100000", preset.runs),
+                ));
+            }
+            if let Some(h) = preset.job.hours {
+                if h <= Decimal::ZERO || h > Decimal::from(87_600) {
+                    return Err(DataError::invalid(
+                        file,
+                        text,
+                        "preset",
+                        "hours",
+                        format!("{h} is outside (0, 87600]"),
+                    ));
+                }
+            }
+        }
+        Ok(pack)
+    }
+
+    /// The pack as TOML text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Adds the pack's platforms to `set`; a pack platform with a bundled id replaces it.
+    pub fn merge_into(&self, set: &mut PlatformSet) {
+        for p in &self.platforms {
+            set.platforms.retain(|q| q.id != p.id);
+            set.platforms.push(p.clone());
+        }
+        set.platforms.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+}
+
+fn locate_id(text: &str, id: &str) -> usize {
+    text.lines()
+        .position(|l| l.trim_start().starts_with("id") && l.contains(&format!("\"{id}\"")))
+        .map(|i| i + 1)
+        .unwrap_or(0)
+}

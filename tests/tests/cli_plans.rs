@@ -1,0 +1,291 @@
+//! CLI tests of the planning commands: quote, recommend, platforms, overrides
+//! and course packs (with a private GPUPLAN_HOME per test).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("profile dir")
+        .to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--quiet", "-p", "gpuplan-cli", "--bin", "gpuplan"]);
+    if dir.file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    assert!(
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo")
+            .success(),
+        "CLI builds"
+    );
+    dir.join("gpuplan")
+}
+
+fn home(tag: &str) -> PathBuf {
+    let h = std::env::temp_dir().join(format!("gpuplan-home-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&h);
+    h
+}
+
+fn run(home: &Path, args: &[&str]) -> Output {
+    Command::new(binary())
+        .args(args)
+        .env("GPUPLAN_HOME", home)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("runs")
+}
+
+fn ok_json(home: &Path, args: &[&str]) -> serde_json::Value {
+    let out = run(home, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn quote_json_matches_the_seed_case() {
+    let h = home("quote");
+    let q = ok_json(
+        &h,
+        &["quote", "examples/seed003-autodl-resnet50.toml", "--json"],
+    );
+    assert_eq!(
+        q["cash_total"], "16.00",
+        "money is an exact decimal string in JSON"
+    );
+    assert!(
+        q["lines"].as_array().is_some_and(|l| !l.is_empty()),
+        "line items are listed"
+    );
+    assert!(
+        q["timeline"].as_array().is_some_and(|t| !t.is_empty()),
+        "a timeline is included"
+    );
+}
+
+#[test]
+fn bad_plans_exit_2_naming_file_line_and_field() {
+    let h = home("badplan");
+    std::fs::create_dir_all(&h).expect("dir");
+    // (plan text, expected fragment, why)
+    let cases = [
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = -3\n",
+            "job.hours",
+            "negative hours",
+        ),
+        (
+            "name = \"x\"\nplatform = \"nowhere\"\ngpu = \"rtx3090\"\n[job]\nhours = 3\n",
+            "platform",
+            "unknown platform",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"h200\"\n[job]\nhours = 3\n",
+            "gpu",
+            "a GPU the platform does not offer",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\ncolour = 1\n",
+            ":4:",
+            "unknown field, with its line",
+        ),
+    ];
+    for (text, fragment, why) in cases {
+        let f = h.join("plan.toml");
+        std::fs::write(&f, text).expect("write");
+        let out = run(&h, &["quote", f.to_str().expect("utf8")]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{why}: exit 2 ({err})");
+        assert!(
+            err.contains(fragment),
+            "{why}: message names `{fragment}`: {err}"
+        );
+    }
+}
+
+#[test]
+fn recommend_ranks_and_explains() {
+    let h = home("rec");
+    let r = ok_json(
+        &h,
+        &[
+            "recommend",
+            "--stage",
+            "course-project",
+            "--hours",
+            "2",
+            "--runs",
+            "8",
+            "--budget",
+            "150",
+            "--json",
+        ],
+    );
+    let first = &r["options"][0];
+    assert_eq!(
+        first["kind"], "container-cloud",
+        "a course project starts on a container cloud"
+    );
+    assert!(
+        first["reasons"].as_array().is_some_and(|x| !x.is_empty()),
+        "with reasons"
+    );
+    let out = run(&h, &["recommend", "--stage", "exam-cram", "--hours", "2"]);
+    assert_eq!(out.status.code(), Some(2), "an unknown stage is refused");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("stage:"),
+        "naming the field"
+    );
+}
+
+#[test]
+fn overrides_survive_and_change_quotes() {
+    let h = home("override");
+    let before = ok_json(
+        &h,
+        &[
+            "quote",
+            "examples/seed000-forgotten-shutdown.toml",
+            "--json",
+        ],
+    );
+    let out = run(
+        &h,
+        &[
+            "override",
+            "set",
+            "--platform",
+            "autodl",
+            "--gpu",
+            "rtx3090",
+            "--price",
+            "1.20",
+            "--note",
+            "seen today",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "override set works: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = ok_json(&h, &["platforms", "--json"]);
+    let autodl = listed["platforms"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|p| p["id"] == "autodl")
+        .expect("autodl")
+        .clone();
+    let offer = autodl["offer"]
+        .as_array()
+        .expect("offers")
+        .iter()
+        .find(|o| o["gpu"] == "rtx3090")
+        .expect("3090")
+        .clone();
+    assert_eq!(
+        offer["price_per_hour"]["typical"], "1.20",
+        "the override replaces the typical price"
+    );
+    // The example pins its own price, so the quote must not move.
+    let after = ok_json(
+        &h,
+        &[
+            "quote",
+            "examples/seed000-forgotten-shutdown.toml",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        before["cash_total"], after["cash_total"],
+        "plan-level prices win over user overrides"
+    );
+    let out = run(
+        &h,
+        &[
+            "override",
+            "set",
+            "--platform",
+            "autodl",
+            "--gpu",
+            "h200",
+            "--price",
+            "9",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a GPU the platform does not offer cannot be overridden"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}
+
+#[test]
+fn course_pack_round_trip() {
+    let h = home("pack");
+    let pack = h.join("course.toml");
+    std::fs::create_dir_all(&h).expect("dir");
+    let out = run(
+        &h,
+        &[
+            "pack",
+            "export",
+            "--name",
+            "CV 101",
+            "--platform",
+            "campus-slurm",
+            "--platform",
+            "autodl",
+            "--preset",
+            "examples/seed000-weekly-budget.toml",
+            "--budget-cap",
+            "150",
+            "--out",
+            pack.to_str().expect("utf8"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "export works: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let student = home("pack-student");
+    let out = run(&student, &["pack", "import", pack.to_str().expect("utf8")]);
+    assert!(
+        out.status.success(),
+        "import works: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8_lossy(&run(&student, &["pack", "list"]).stdout).to_string();
+    assert!(
+        listed.contains("CV 101"),
+        "the imported pack is listed: {listed}"
+    );
+    // A tampered pack is rejected with the field named.
+    let text = std::fs::read_to_string(&pack)
+        .expect("pack text")
+        .replacen("\"0.95\"", "\"7\"", 1);
+    let bad = h.join("bad.toml");
+    std::fs::write(&bad, text).expect("write");
+    let out = run(&student, &["pack", "import", bad.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "an invalid pack is refused");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("discount"),
+        "naming the field: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&h);
+    let _ = std::fs::remove_dir_all(&student);
+}

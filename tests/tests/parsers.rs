@@ -1,0 +1,77 @@
+//! The parsers never panic: random text and random edits of valid files give
+//! either a value or an error naming a file and line. (Long fuzzing runs are
+//! the hardening issue's; these run in CI.)
+
+mod common;
+
+use gpuplan_core::pack::{CoursePack, Overrides};
+use gpuplan_core::plan::Plan;
+use gpuplan_core::platform::PlatformProfile;
+use gpuplan_core::zoo::from_hf_config;
+use gpuplan_core::GpuCatalog;
+use proptest::prelude::*;
+
+fn mutate(text: &str, cut: usize, len: usize, insert: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let at = cut % (chars.len() + 1);
+    let end = (at + len).min(chars.len());
+    let mut out: String = chars[..at].iter().collect();
+    out.push_str(insert);
+    out.extend(chars[end..].iter());
+    out
+}
+
+fn example_plan() -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/seed000-weekly-budget.toml"),
+    )
+    .expect("example")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn profile_parser_survives_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n]{0,20}") {
+        let catalog = common::catalog();
+        let text = mutate(gpuplan_data::PLATFORMS[0].1, cut, len, &insert);
+        if let Err(e) = PlatformProfile::from_toml("p.toml", &text, &catalog) {
+            prop_assert_eq!(e.file.as_str(), "p.toml", "errors name the file");
+        }
+    }
+
+    #[test]
+    fn plan_parser_and_quote_survive_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n]{0,20}") {
+        let text = mutate(&example_plan(), cut, len, &insert);
+        if let Ok(plan) = Plan::from_toml("plan.toml", &text) {
+            let platforms = common::platforms();
+            if let Ok(p) = platforms.get(&plan.platform) {
+                let _ = gpuplan_core::quote::quote(&plan, p, &common::catalog(), &common::zoo());
+            }
+        }
+    }
+
+    #[test]
+    fn catalog_parser_survives_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n]{0,20}") {
+        let text = mutate(gpuplan_data::GPUS_TOML, cut, len, &insert);
+        let _ = GpuCatalog::from_toml("g.toml", &text);
+    }
+
+    #[test]
+    fn pack_and_override_parsers_survive_random_text(text in "[ -~\\n]{0,300}") {
+        let catalog = common::catalog();
+        let _ = CoursePack::from_toml("pack.toml", &text, &catalog);
+        let _ = Overrides::from_toml("o.toml", &text);
+        let _ = from_hf_config(&text);
+    }
+
+    #[test]
+    fn hf_config_import_survives_odd_numbers(layers in any::<i64>(), hidden in any::<i64>(), heads in any::<i64>(), vocab in any::<i64>()) {
+        let json = format!(r#"{{"model_type":"llama","num_hidden_layers":{layers},"hidden_size":{hidden},"num_attention_heads":{heads},"vocab_size":{vocab},"max_position_embeddings":4096}}"#);
+        match from_hf_config(&json) {
+            Ok(m) => prop_assert!(m.layers >= 1 && m.hidden >= 8, "accepted configs are in range"),
+            Err(e) => prop_assert!(!e.field.is_empty(), "errors name a field"),
+        }
+    }
+}

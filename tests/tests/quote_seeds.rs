@@ -250,3 +250,70 @@ fn seed000_spot_with_checkpoints_is_cheaper_and_prices_reruns() {
         "and loses more work"
     );
 }
+
+#[test]
+fn estimated_jobs_take_their_hours_from_the_estimator() {
+    let q = example("resnet18-cifar-estimated.toml");
+    let zoo = common::zoo();
+    let catalog = common::catalog();
+    let entry = zoo.get("resnet18").expect("zoo");
+    let job = gpuplan_core::JobRequest {
+        resolution: Some(32.0),
+        classes: Some(10.0),
+        batch: Some(128.0),
+        dataset_samples: Some(50000.0),
+        epochs: Some(50.0),
+        ..Default::default()
+    }
+    .resolve(entry)
+    .expect("job");
+    let est = gpuplan_core::estimate(entry, &job, &catalog, catalog.get("rtx3090").ok());
+    let run_s = est
+        .gpus
+        .iter()
+        .find(|g| g.id == "rtx3090")
+        .and_then(|g| g.run_seconds)
+        .expect("run time");
+    let hours: f64 = q.run_hours.to_string().parse().expect("number");
+    assert!(
+        (hours - run_s / 3600.0).abs() < 1e-3,
+        "the plan's run hours are the estimator's: {hours} vs {}",
+        run_s / 3600.0
+    );
+}
+
+#[test]
+fn a_package_is_flagged_when_cheaper() {
+    // A month of near-continuous 4090 use on AutoDL: the monthly package wins.
+    let text = "name = \"month\"\nplatform = \"autodl\"\ngpu = \"rtx4090\"\n[[run]]\nname = \"long runs\"\ncount = 30\nhours = 20\n";
+    let plan = Plan::from_toml("month.toml", text).expect("valid");
+    let platforms = common::platforms();
+    let q = quote(
+        &plan,
+        platforms.get("autodl").expect("autodl"),
+        &common::catalog(),
+        &common::zoo(),
+    )
+    .expect("quote");
+    assert!(
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::PackageCheaper { .. })),
+        "600 GPU hours a month: the 1,052 CNY package beats 2.19/h"
+    );
+    let light =
+        Plan::from_toml("light.toml", &text.replace("count = 30", "count = 2")).expect("valid");
+    let q = quote(
+        &light,
+        platforms.get("autodl").expect("autodl"),
+        &common::catalog(),
+        &common::zoo(),
+    )
+    .expect("quote");
+    assert!(
+        !q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::PackageCheaper { .. })),
+        "40 hours: pay as you go is cheaper"
+    );
+}

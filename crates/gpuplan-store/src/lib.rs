@@ -1,0 +1,446 @@
+//! gpuplan-store: the app's local SQLite database. Every line of SQL in
+//! gpuplan lives in this crate.
+//!
+//! What it keeps: saved plans, the ledger of real bills (with plan-versus-
+//! actual), the user's price overrides, imported course packs and settings.
+//! The schema is versioned by `rusqlite_migration` (SQLite `user_version`);
+//! each migration is tested from an empty database and from the schema before
+//! it. The database runs in WAL mode and every write is one transaction, so a
+//! crash loses at most the write in flight. Times are passed in by the caller
+//! (the store reads no clock), as ISO-8601 text.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite_migration::{Migrations, M};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// Store failures.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite refused.
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A migration failed.
+    #[error("migration: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    /// The database was written by a newer gpuplan.
+    #[error("the database has schema version {found}; this gpuplan knows up to {known}")]
+    TooNew {
+        /// Version in the file.
+        found: i64,
+        /// Latest this build knows.
+        known: i64,
+    },
+    /// A stored value does not parse.
+    #[error("stored value for {what} is invalid: {detail}")]
+    Corrupt {
+        /// Which value.
+        what: String,
+        /// Why.
+        detail: String,
+    },
+    /// No such row.
+    #[error("{what} {id} does not exist")]
+    NotFound {
+        /// Kind of row.
+        what: &'static str,
+        /// Its id.
+        id: i64,
+    },
+}
+
+/// The schema, one migration per version. Never edit a released migration:
+/// add a new one.
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        // v1: plans and settings.
+        M::up(
+            "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE plans (
+                 id INTEGER PRIMARY KEY,
+                 name TEXT NOT NULL,
+                 body TEXT NOT NULL,
+                 created_at TEXT NOT NULL,
+                 updated_at TEXT NOT NULL
+             );",
+        ),
+        // v2: the ledger of real bills, price overrides and course packs.
+        M::up(
+            "CREATE TABLE ledger (
+                 id INTEGER PRIMARY KEY,
+                 date TEXT NOT NULL,
+                 platform TEXT NOT NULL,
+                 gpu TEXT NOT NULL,
+                 hours TEXT NOT NULL,
+                 cost TEXT NOT NULL,
+                 problems TEXT NOT NULL DEFAULT '',
+                 plan_id INTEGER REFERENCES plans(id) ON DELETE SET NULL,
+                 planned_cost TEXT,
+                 created_at TEXT NOT NULL
+             );
+             CREATE INDEX ledger_by_date ON ledger(date);
+             CREATE TABLE price_overrides (
+                 platform TEXT NOT NULL,
+                 gpu TEXT NOT NULL,
+                 price TEXT NOT NULL,
+                 note TEXT NOT NULL DEFAULT '',
+                 PRIMARY KEY (platform, gpu)
+             );
+             CREATE TABLE packs (
+                 id INTEGER PRIMARY KEY,
+                 name TEXT NOT NULL UNIQUE,
+                 body TEXT NOT NULL,
+                 imported_at TEXT NOT NULL
+             );",
+        ),
+    ])
+}
+
+/// Latest schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// A saved plan (its body is the plan as JSON, owned by the caller).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlan {
+    /// Row id.
+    pub id: i64,
+    /// Name shown in lists.
+    pub name: String,
+    /// The plan, JSON.
+    pub body: String,
+    /// When first saved.
+    pub created_at: String,
+    /// When last saved.
+    pub updated_at: String,
+}
+
+/// A real bill in the ledger (seed 000's closing advice: write down every order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    /// Row id (0 for a new entry).
+    pub id: i64,
+    /// Day of the bill, YYYY-MM-DD.
+    pub date: String,
+    /// Platform id.
+    pub platform: String,
+    /// GPU id.
+    pub gpu: String,
+    /// Hours billed.
+    pub hours: Decimal,
+    /// CNY paid.
+    pub cost: Decimal,
+    /// What went wrong, if anything.
+    pub problems: String,
+    /// The saved plan it belongs to.
+    pub plan_id: Option<i64>,
+    /// What the plan said it would cost, for plan-versus-actual.
+    pub planned_cost: Option<Decimal>,
+}
+
+/// Spend per month.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonthSpend {
+    /// YYYY-MM.
+    pub month: String,
+    /// CNY.
+    pub cost: Decimal,
+    /// Entries.
+    pub entries: i64,
+}
+
+/// An open database.
+pub struct Store {
+    conn: Connection,
+}
+
+fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
+    s.parse().map_err(|e| StoreError::Corrupt { what: what.to_owned(), detail: format!("{s:?}: {e}") })
+}
+
+impl Store {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::init(Connection::open(path)?)
+    }
+
+    /// An in-memory database (tests, or when the file cannot be used).
+    pub fn open_in_memory() -> Result<Self, StoreError> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    fn init(mut conn: Connection) -> Result<Self, StoreError> {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::TooNew { found, known: SCHEMA_VERSION });
+        }
+        migrations().to_latest(&mut conn)?;
+        Ok(Self { conn })
+    }
+
+    /// The schema version in the file.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    /// `PRAGMA integrity_check` is `ok`.
+    pub fn integrity_ok(&self) -> Result<bool, StoreError> {
+        let r: String = self.conn.pragma_query_value(None, "integrity_check", |r| r.get(0))?;
+        Ok(r == "ok")
+    }
+
+    fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let tx = self.conn.transaction()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Saves a new plan; returns its id.
+    pub fn save_plan(&mut self, name: &str, body: &str, now: &str) -> Result<i64, StoreError> {
+        self.write(|tx| {
+            tx.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)", params![name, body, now])?;
+            Ok(tx.last_insert_rowid())
+        })
+    }
+
+    /// Replaces a saved plan's name and body.
+    pub fn update_plan(&mut self, id: i64, name: &str, body: &str, now: &str) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let n = tx.execute("UPDATE plans SET name = ?2, body = ?3, updated_at = ?4 WHERE id = ?1", params![id, name, body, now])?;
+            if n == 0 {
+                return Err(StoreError::NotFound { what: "plan", id });
+            }
+            Ok(())
+        })
+    }
+
+    /// All saved plans, most recently saved first.
+    pub fn list_plans(&self) -> Result<Vec<SavedPlan>, StoreError> {
+        let mut st = self.conn.prepare("SELECT id, name, body, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
+        let rows = st.query_map([], |r| Ok(SavedPlan { id: r.get(0)?, name: r.get(1)?, body: r.get(2)?, created_at: r.get(3)?, updated_at: r.get(4)? }))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One saved plan.
+    pub fn get_plan(&self, id: i64) -> Result<SavedPlan, StoreError> {
+        self.conn
+            .query_row("SELECT id, name, body, created_at, updated_at FROM plans WHERE id = ?1", [id], |r| {
+                Ok(SavedPlan { id: r.get(0)?, name: r.get(1)?, body: r.get(2)?, created_at: r.get(3)?, updated_at: r.get(4)? })
+            })
+            .optional()?
+            .ok_or(StoreError::NotFound { what: "plan", id })
+    }
+
+    /// Deletes a saved plan (ledger entries keep their data, unlinked).
+    pub fn delete_plan(&mut self, id: i64) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute("DELETE FROM plans WHERE id = ?1", [id])?;
+            Ok(())
+        })
+    }
+
+    /// Adds a ledger entry; returns its id.
+    pub fn add_ledger(&mut self, e: &LedgerEntry, now: &str) -> Result<i64, StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO ledger (date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![e.date, e.platform, e.gpu, e.hours.to_string(), e.cost.to_string(), e.problems, e.plan_id, e.planned_cost.map(|d| d.to_string()), now],
+            )?;
+            Ok(tx.last_insert_rowid())
+        })
+    }
+
+    /// Ledger entries, newest first.
+    pub fn list_ledger(&self) -> Result<Vec<LedgerEntry>, StoreError> {
+        let mut st = self.conn.prepare("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC")?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, Option<i64>>(7)?,
+                r.get::<_, Option<String>>(8)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, date, platform, gpu, hours, cost, problems, plan_id, planned) = row?;
+            out.push(LedgerEntry {
+                id,
+                date,
+                platform,
+                gpu,
+                hours: dec("ledger.hours", &hours)?,
+                cost: dec("ledger.cost", &cost)?,
+                problems,
+                plan_id,
+                planned_cost: planned.map(|p| dec("ledger.planned_cost", &p)).transpose()?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Spend per month, oldest first.
+    pub fn spend_by_month(&self) -> Result<Vec<MonthSpend>, StoreError> {
+        let mut totals: std::collections::BTreeMap<String, (Decimal, i64)> = Default::default();
+        for e in self.list_ledger()? {
+            let month: String = e.date.chars().take(7).collect();
+            let t = totals.entry(month).or_insert((Decimal::ZERO, 0));
+            t.0 += e.cost;
+            t.1 += 1;
+        }
+        Ok(totals.into_iter().map(|(month, (cost, entries))| MonthSpend { month, cost, entries }).collect())
+    }
+
+    /// Reads a setting.
+    pub fn setting(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+    }
+
+    /// Writes a setting.
+    pub fn set_setting(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", params![key, value])?;
+            Ok(())
+        })
+    }
+
+    /// Sets the user's price for a GPU on a platform.
+    pub fn set_override(&mut self, platform: &str, gpu: &str, price: Decimal, note: &str) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO price_overrides (platform, gpu, price, note) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(platform, gpu) DO UPDATE SET price = excluded.price, note = excluded.note",
+                params![platform, gpu, price.to_string(), note],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// All overrides as (platform, gpu, price, note).
+    pub fn overrides(&self) -> Result<Vec<(String, String, Decimal, String)>, StoreError> {
+        let mut st = self.conn.prepare("SELECT platform, gpu, price, note FROM price_overrides ORDER BY platform, gpu")?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?)))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (p, g, price, note) = row?;
+            out.push((p, g, dec("price_overrides.price", &price)?, note));
+        }
+        Ok(out)
+    }
+
+    /// Stores an imported pack (replacing one of the same name).
+    pub fn save_pack(&mut self, name: &str, body: &str, now: &str) -> Result<i64, StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO packs (name, body, imported_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(name) DO UPDATE SET body = excluded.body, imported_at = excluded.imported_at",
+                params![name, body, now],
+            )?;
+            Ok(tx.query_row("SELECT id FROM packs WHERE name = ?1", [name], |r| r.get(0))?)
+        })
+    }
+
+    /// Imported packs as (name, body).
+    pub fn packs(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut st = self.conn.prepare("SELECT name, body FROM packs ORDER BY imported_at, id")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(date: &str, cost: &str) -> LedgerEntry {
+        LedgerEntry {
+            id: 0,
+            date: date.into(),
+            platform: "autodl".into(),
+            gpu: "rtx3090".into(),
+            hours: "6".parse().unwrap_or_default(),
+            cost: cost.parse().unwrap_or_default(),
+            problems: "forgot to stop".into(),
+            plan_id: None,
+            planned_cost: Some("16.00".parse().unwrap_or_default()),
+        }
+    }
+
+    #[test]
+    fn migrations_are_valid_and_reach_the_latest_version() {
+        assert!(migrations().validate().is_ok(), "every migration applies to an empty database");
+        let s = Store::open_in_memory().expect("open");
+        assert_eq!(s.schema_version().expect("version"), SCHEMA_VERSION, "a new database is at the latest version");
+    }
+
+    #[test]
+    fn upgrade_from_v1_keeps_saved_plans() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("v1.db");
+        {
+            let mut conn = Connection::open(&path).expect("open");
+            migrations().to_version(&mut conn, 1).expect("v1");
+            conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('old', '{}', 't', 't')", []).expect("insert");
+        }
+        let mut s = Store::open(&path).expect("migrates to latest");
+        assert_eq!(s.schema_version().expect("version"), SCHEMA_VERSION, "upgraded to the latest schema");
+        assert_eq!(s.list_plans().expect("list")[0].name, "old", "the v1 plan survives the upgrade");
+        s.add_ledger(&entry("2026-11-30", "16.5"), "now").expect("ledger works after the upgrade");
+        assert!(s.integrity_ok().expect("check"), "integrity holds");
+    }
+
+    #[test]
+    fn a_newer_database_is_refused_not_touched() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("new.db");
+        {
+            let conn = Connection::open(&path).expect("open");
+            conn.pragma_update(None, "user_version", 99).expect("set");
+        }
+        match Store::open(&path) {
+            Err(StoreError::TooNew { found: 99, known }) => assert_eq!(known, SCHEMA_VERSION, "names both versions"),
+            other => panic!("expected TooNew, got {:?}", other.err()),
+        }
+        let conn = Connection::open(&path).expect("reopen");
+        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).expect("version");
+        assert_eq!(v, 99, "the file is left as it was");
+    }
+
+    #[test]
+    fn plans_ledger_settings_overrides_and_packs_round_trip() {
+        let mut s = Store::open_in_memory().expect("open");
+        let id = s.save_plan("<script>alert(1)</script>", "{\"a\":1}", "2026-11-30T10:00:00").expect("save");
+        s.update_plan(id, "renamed", "{\"a\":2}", "2026-11-30T11:00:00").expect("update");
+        let p = s.get_plan(id).expect("get");
+        assert_eq!((p.name.as_str(), p.body.as_str()), ("renamed", "{\"a\":2}"), "updates are stored");
+        assert!(matches!(s.update_plan(999, "x", "{}", "t"), Err(StoreError::NotFound { .. })), "missing plans are reported");
+        let e = LedgerEntry { plan_id: Some(id), ..entry("2026-11-30", "16.50") };
+        s.add_ledger(&e, "t").expect("ledger");
+        s.add_ledger(&entry("2026-12-02", "3.25"), "t").expect("ledger");
+        let months = s.spend_by_month().expect("months");
+        assert_eq!(months.len(), 2, "two months");
+        assert_eq!(months[0].cost, "16.50".parse::<Decimal>().unwrap_or_default(), "money is exact");
+        s.delete_plan(id).expect("delete");
+        assert_eq!(s.list_ledger().expect("ledger")[1].plan_id, None, "deleting a plan keeps its ledger entry, unlinked");
+        s.set_setting("lang", "zh").expect("set");
+        s.set_setting("lang", "en").expect("set");
+        assert_eq!(s.setting("lang").expect("get").as_deref(), Some("en"), "settings upsert");
+        s.set_override("autodl", "rtx3090", "1.2".parse().unwrap_or_default(), "n").expect("override");
+        assert_eq!(s.overrides().expect("list").len(), 1, "overrides stored");
+        s.save_pack("CV 101", "body1", "t").expect("pack");
+        s.save_pack("CV 101", "body2", "t").expect("pack again");
+        assert_eq!(s.packs().expect("packs"), vec![("CV 101".to_owned(), "body2".to_owned())], "a re-import replaces the pack");
+    }
+}

@@ -1,0 +1,4 @@
+//! Build script: generates the Tauri context (config, capabilities, embedded UI).
+fn main() {
+    tauri_build::build()
+}

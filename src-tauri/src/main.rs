@@ -1,0 +1,6 @@
+//! The desktop app's entry point.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    gpuplan_app_lib::run();
+}

@@ -1,0 +1,79 @@
+//! What the app holds while running: the bundled data (parsed once), imported
+//! course packs and overrides applied, and the database.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use gpuplan_core::pack::CoursePack;
+use gpuplan_core::platform::PlatformSet;
+use gpuplan_core::{GpuCatalog, ModelZoo};
+use gpuplan_store::Store;
+
+/// Shared app state.
+pub struct AppState {
+    /// GPU catalog.
+    pub catalog: GpuCatalog,
+    /// Model zoo.
+    pub zoo: ModelZoo,
+    /// Platforms with packs and overrides applied.
+    pub platforms: Mutex<PlatformSet>,
+    /// Imported course packs.
+    pub packs: Mutex<Vec<CoursePack>>,
+    /// The database.
+    pub store: Mutex<Store>,
+    /// Where the database lives.
+    pub data_dir: PathBuf,
+    /// A problem found at start-up to tell the user (e.g. a database set aside).
+    pub startup_notice: Option<String>,
+}
+
+impl AppState {
+    /// Loads bundled data and opens the database in `dir`. A database that
+    /// cannot be opened is never deleted: it is renamed aside and a fresh one
+    /// is created, and the user is told.
+    pub fn load(dir: &Path) -> Self {
+        // Bundled data is tested in CI; failing to parse it is a build defect.
+        #[allow(clippy::expect_used)]
+        let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML).expect("bundled catalog is valid");
+        #[allow(clippy::expect_used)]
+        let zoo = ModelZoo::from_toml(("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML), ("data/models/transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML))
+            .expect("bundled zoo is valid");
+        #[allow(clippy::expect_used)]
+        let mut platforms = PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), &catalog).expect("bundled platforms are valid");
+        let _ = std::fs::create_dir_all(dir);
+        let path = dir.join("gpuplan.db");
+        let (store, startup_notice) = match Store::open(&path) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                let aside = dir.join(format!("gpuplan.db.unreadable-{}", chrono::Local::now().format("%Y%m%d-%H%M%S")));
+                let moved = std::fs::rename(&path, &aside).is_ok();
+                for ext in ["-wal", "-shm"] {
+                    let _ = std::fs::rename(dir.join(format!("gpuplan.db{ext}")), dir.join(format!("{}{ext}", aside.display())));
+                }
+                let notice = format!("{e}. The old database was {} {}; a new one was started.", if moved { "set aside as" } else { "left at" }, if moved { aside.display().to_string() } else { path.display().to_string() });
+                let store = Store::open(&path).or_else(|_| Store::open_in_memory());
+                match store {
+                    Ok(s) => (s, Some(notice)),
+                    #[allow(clippy::panic)]
+                    Err(e) => panic!("no database could be opened, not even in memory: {e}"),
+                }
+            }
+        };
+        let mut packs = Vec::new();
+        if let Ok(rows) = store.packs() {
+            for (name, body) in rows {
+                if let Ok(p) = CoursePack::from_toml(&name, &body, &catalog) {
+                    p.merge_into(&mut platforms);
+                    packs.push(p);
+                }
+            }
+        }
+        if let Ok(rows) = store.overrides() {
+            let o = gpuplan_core::pack::Overrides {
+                prices: rows.into_iter().map(|(platform, gpu, price_per_hour, note)| gpuplan_core::pack::PriceOverride { platform, gpu, price_per_hour, note }).collect(),
+            };
+            o.apply(&mut platforms);
+        }
+        Self { catalog, zoo, platforms: Mutex::new(platforms), packs: Mutex::new(packs), store: Mutex::new(store), data_dir: dir.to_path_buf(), startup_notice }
+    }
+}

@@ -8,7 +8,12 @@ export PATH="$HOME/.cargo/bin:$PATH"
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-APT_PKGS="build-essential pkg-config ca-certificates curl"
+# Build tools, the Tauri/WebKitGTK stack, Xvfb and the WebDriver for the
+# end-to-end tests, and CJK fonts so Chinese renders.
+APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
+libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
+xvfb xauth webkit2gtk-driver imagemagick fonts-noto-cjk"
+command -v node >/dev/null 2>&1 || APT_PKGS="$APT_PKGS nodejs npm"
 missing=""
 for p in $APT_PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -17,6 +22,11 @@ if [ -n "$missing" ]; then
   echo "== installing system packages:$missing"
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "gpuplan needs Node.js 20.19 or newer for Vite 8 (found $(node --version))" >&2
+  exit 1
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

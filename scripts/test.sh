@@ -1,11 +1,28 @@
 #!/usr/bin/env bash
-# Sets up the machine and runs the whole test suite: unit, property, CLI,
-# snapshot and accuracy tests (the latter needs ../shared/calibration beside
-# the repository, as on CI), plus a compile check of the benchmarks.
+# Sets up the machine and runs the whole test suite: UI type checks and Vitest,
+# Rust formatting, lints, unit/property/CLI/snapshot/accuracy tests, the
+# benchmarks' compilation, and the end-to-end tests of the built app under Xvfb.
+# The accuracy test needs ../shared/calibration beside the repository, as on CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+
+echo "== tauri-driver"
+command -v tauri-driver >/dev/null 2>&1 || cargo install tauri-driver --locked --version '^2'
+
+echo "== UI: install, type-check, build, unit tests"
+npm ci --prefix ui --no-audit --no-fund
+npm ci --prefix e2e --no-audit --no-fund
+npm --prefix ui run build
+npm --prefix ui test
+
+echo "== Rust: format, lints, build, tests (one feature set, see docs/ARCHITECTURE.md)"
 cargo fmt --all -- --check
-cargo clippy --locked --workspace --all-targets -- -D warnings
-cargo test --locked --workspace
+cargo clippy --locked --workspace --all-targets --features tauri/custom-protocol -- -D warnings
+cargo build --locked -p gpuplan-app -p gpuplan-cli --features tauri/custom-protocol
+cargo test --locked --workspace --features tauri/custom-protocol
 cargo bench --locked -p gpuplan-core --no-run
+
+echo "== end-to-end tests of the built app (screenshots in e2e/screenshots/)"
+TAURI_APP="$PWD/target/debug/gpuplan-app" GPUPLAN_CLI="$PWD/target/debug/gpuplan" TAURI_DRIVER="$(command -v tauri-driver)" \
+  xvfb-run -a -s "-screen 0 1280x800x24" npm --prefix e2e test

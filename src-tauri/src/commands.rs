@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use gpuplan_core::job::{Mode, Optimizer, Precision};
 use gpuplan_core::pack::CoursePack;
-use gpuplan_core::plan::{Payment, Plan, PlanJob, RunGroup, SpotSpec, StorageSpec, Stops};
+use gpuplan_core::plan::{Payment, Plan, PlanJob, RunGroup, SpotSpec, Stops, StorageSpec};
 use gpuplan_core::quote::{quote as price, Warning};
 use gpuplan_core::recommend::{recommend as rank, Situation, Stage};
 use gpuplan_core::zoo::Model;
@@ -31,23 +31,35 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn text(l: &gpuplan_core::platform::Localized) -> Text {
-    Text { zh: l.zh.clone(), en: l.en.clone() }
+    Text {
+        zh: l.zh.clone(),
+        en: l.en.clone(),
+    }
 }
 
 fn kebab<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_value(v).ok().and_then(|x| x.as_str().map(str::to_owned)).unwrap_or_default()
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 fn seed_presets() -> Vec<Preset> {
     let job = |model: &str, f: &dyn Fn(&mut JobInput)| {
-        let mut j = JobInput { model: model.into(), ..Default::default() };
+        let mut j = JobInput {
+            model: model.into(),
+            ..Default::default()
+        };
         f(&mut j);
         j
     };
     vec![
         Preset {
             key: "resnet18-cifar".into(),
-            name: Text { zh: "ResNet-18 训练 CIFAR-10（50 轮，batch 128）".into(), en: "ResNet-18 on CIFAR-10 (50 epochs, batch 128)".into() },
+            name: Text {
+                zh: "ResNet-18 训练 CIFAR-10（50 轮，batch 128）".into(),
+                en: "ResNet-18 on CIFAR-10 (50 epochs, batch 128)".into(),
+            },
             job: job("resnet18", &|j| {
                 j.resolution = Some(32.0);
                 j.classes = Some(10.0);
@@ -60,7 +72,10 @@ fn seed_presets() -> Vec<Preset> {
         },
         Preset {
             key: "resnet50-imagenet10".into(),
-            name: Text { zh: "ResNet-50 微调 10% ImageNet（30 轮，batch 256）".into(), en: "ResNet-50 on 10% of ImageNet (30 epochs, batch 256)".into() },
+            name: Text {
+                zh: "ResNet-50 微调 10% ImageNet（30 轮，batch 256）".into(),
+                en: "ResNet-50 on 10% of ImageNet (30 epochs, batch 256)".into(),
+            },
             job: job("resnet50", &|j| {
                 j.batch = Some(256.0);
                 j.dataset_samples = Some(128_116.0);
@@ -71,7 +86,10 @@ fn seed_presets() -> Vec<Preset> {
         },
         Preset {
             key: "bert-base-finetune".into(),
-            name: Text { zh: "BERT-base 微调（序列 128，batch 32，3 轮）".into(), en: "BERT-base fine-tuning (seq 128, batch 32, 3 epochs)".into() },
+            name: Text {
+                zh: "BERT-base 微调（序列 128，batch 32，3 轮）".into(),
+                en: "BERT-base fine-tuning (seq 128, batch 32, 3 epochs)".into(),
+            },
             job: job("bert-base", &|j| {
                 j.seq_len = Some(128.0);
                 j.batch = Some(32.0);
@@ -83,7 +101,10 @@ fn seed_presets() -> Vec<Preset> {
         },
         Preset {
             key: "llama7b-lora".into(),
-            name: Text { zh: "7B 大模型 LoRA 微调（Llama-2-7B，序列 1024）".into(), en: "7B LoRA fine-tuning (Llama-2-7B, seq 1024)".into() },
+            name: Text {
+                zh: "7B 大模型 LoRA 微调（Llama-2-7B，序列 1024）".into(),
+                en: "7B LoRA fine-tuning (Llama-2-7B, seq 1024)".into(),
+            },
             job: job("llama-2-7b", &|j| {
                 j.mode = Some("lora".into());
                 j.seq_len = Some(1024.0);
@@ -115,11 +136,26 @@ pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
             },
         })
         .collect();
-    let gpus = state.catalog.gpus().iter().map(|g| GpuInfo { id: g.id.clone(), name: g.spec.name.clone(), vram_gib: g.vram_gib(), bf16: g.supports_bf16() }).collect();
+    let gpus = state
+        .catalog
+        .gpus()
+        .iter()
+        .map(|g| GpuInfo {
+            id: g.id.clone(),
+            name: g.spec.name.clone(),
+            vram_gib: g.vram_gib(),
+            bf16: g.supports_bf16(),
+        })
+        .collect();
     let platforms = lock(&state.platforms)
         .platforms
         .iter()
-        .map(|p| PlatformInfo { id: p.id.clone(), name: text(&p.name), kind: kebab(&p.kind), gpus: p.offers.iter().map(|o| o.gpu.clone()).collect() })
+        .map(|p| PlatformInfo {
+            id: p.id.clone(),
+            name: text(&p.name),
+            kind: kebab(&p.kind),
+            gpus: p.offers.iter().map(|o| o.gpu.clone()).collect(),
+        })
         .collect();
     let packs = lock(&state.packs);
     let mut presets = seed_presets();
@@ -128,7 +164,10 @@ pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
             let j = &pr.job;
             presets.push(Preset {
                 key: format!("course-{i}"),
-                name: Text { zh: pr.name.clone(), en: pr.name.clone() },
+                name: Text {
+                    zh: pr.name.clone(),
+                    en: pr.name.clone(),
+                },
                 job: JobInput {
                     model: j.model.clone().unwrap_or_default(),
                     batch: j.batch,
@@ -145,9 +184,21 @@ pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
                 },
             });
         }
-        CourseInfo { name: p.pack.name.clone(), instructor: p.pack.instructor.clone(), budget_cap: p.pack.budget_cap.and_then(|b| b.to_f64()), default_platform: p.pack.default_platform.clone() }
+        CourseInfo {
+            name: p.pack.name.clone(),
+            instructor: p.pack.instructor.clone(),
+            budget_cap: p.pack.budget_cap.and_then(|b| b.to_f64()),
+            default_platform: p.pack.default_platform.clone(),
+        }
     });
-    Ok(AppInfo { models, gpus, platforms, presets, course, notice: state.startup_notice.clone() })
+    Ok(AppInfo {
+        models,
+        gpus,
+        platforms,
+        presets,
+        course,
+        notice: state.startup_notice.clone(),
+    })
 }
 
 fn job_request(j: &JobInput) -> Res<JobRequest> {
@@ -156,10 +207,29 @@ fn job_request(j: &JobInput) -> Res<JobRequest> {
         resolution: j.resolution,
         seq_len: j.seq_len,
         classes: j.classes,
-        precision: j.precision.as_deref().filter(|s| !s.is_empty()).map(Precision::parse).transpose()?,
-        optimizer: j.optimizer.as_deref().filter(|s| !s.is_empty()).map(Optimizer::parse).transpose()?,
-        mode: j.mode.as_deref().filter(|s| !s.is_empty()).map(Mode::parse).transpose()?,
-        lora_rank: if matches!(j.mode.as_deref(), Some("lora" | "qlora")) { j.lora_rank } else { None },
+        precision: j
+            .precision
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(Precision::parse)
+            .transpose()?,
+        optimizer: j
+            .optimizer
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(Optimizer::parse)
+            .transpose()?,
+        mode: j
+            .mode
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(Mode::parse)
+            .transpose()?,
+        lora_rank: if matches!(j.mode.as_deref(), Some("lora" | "qlora")) {
+            j.lora_rank
+        } else {
+            None
+        },
         lora_targets: None,
         grad_checkpointing: Some(j.grad_checkpointing),
         dataset_samples: j.dataset_samples,
@@ -169,10 +239,19 @@ fn job_request(j: &JobInput) -> Res<JobRequest> {
 
 /// Memory and time of a job on every card (step 3).
 #[tauri::command]
-pub async fn estimate(state: State<'_, AppState>, job: JobInput, gpu: Option<String>, lang: String) -> Res<EstimateView> {
+pub async fn estimate(
+    state: State<'_, AppState>,
+    job: JobInput,
+    gpu: Option<String>,
+    lang: String,
+) -> Res<EstimateView> {
     let entry = state.zoo.get(&job.model)?;
     let j = job_request(&job)?.resolve(entry)?;
-    let target = gpu.as_deref().filter(|g| !g.is_empty()).map(|g| state.catalog.get(g)).transpose()?;
+    let target = gpu
+        .as_deref()
+        .filter(|g| !g.is_empty())
+        .map(|g| state.catalog.get(g))
+        .transpose()?;
     let est = estimate_all(entry, &j, &state.catalog, target);
     let report = est.report(entry.model.name(), target.map(|g| g.id.as_str()));
     let zh = lang == "zh";
@@ -190,10 +269,34 @@ pub async fn estimate(state: State<'_, AppState>, job: JobInput, gpu: Option<Str
         };
         (if zh { z } else { e }).to_owned()
     };
-    let components: Vec<Component> = est.vram.components.gib_entries().iter().map(|(k, v)| Component { key: (*k).to_owned(), gib: *v }).collect();
-    let parts: Vec<(String, f64)> = components.iter().filter(|c| c.gib > 0.0005).map(|c| (label(&c.key), c.gib)).collect();
-    let cards: Vec<(String, f64)> = ["rtx3060", "rtx4090", "a100-40g-sxm", "a100-80g-sxm"].iter().filter_map(|id| state.catalog.get(id).ok()).map(|g| (g.id.clone(), g.vram_gib())).collect();
-    let title = if zh { format!("{} 峰值显存 {:.2} GiB", report.model_name, report.peak_gib) } else { format!("{} peak memory {:.2} GiB", report.model_name, report.peak_gib) };
+    let components: Vec<Component> = est
+        .vram
+        .components
+        .gib_entries()
+        .iter()
+        .map(|(k, v)| Component {
+            key: (*k).to_owned(),
+            gib: *v,
+        })
+        .collect();
+    let parts: Vec<(String, f64)> = components
+        .iter()
+        .filter(|c| c.gib > 0.0005)
+        .map(|c| (label(&c.key), c.gib))
+        .collect();
+    let cards: Vec<(String, f64)> = ["rtx3060", "rtx4090", "a100-40g-sxm", "a100-80g-sxm"]
+        .iter()
+        .filter_map(|id| state.catalog.get(id).ok())
+        .map(|g| (g.id.clone(), g.vram_gib()))
+        .collect();
+    let title = if zh {
+        format!("{} 峰值显存 {:.2} GiB", report.model_name, report.peak_gib)
+    } else {
+        format!(
+            "{} peak memory {:.2} GiB",
+            report.model_name, report.peak_gib
+        )
+    };
     let chart_svg = gpuplan_charts::vram_breakdown(&title, &parts, &cards)?;
     Ok(EstimateView {
         model: report.model.clone(),
@@ -204,10 +307,28 @@ pub async fn estimate(state: State<'_, AppState>, job: JobInput, gpu: Option<Str
         gpus: report
             .gpus
             .iter()
-            .map(|g| GpuRow { id: g.id.clone(), name: g.name.clone(), vram_gib: g.vram_gib, verdict: kebab(&g.verdict), max_batch: g.max_batch, step_seconds: g.step_seconds, run_seconds: g.run_seconds })
+            .map(|g| GpuRow {
+                id: g.id.clone(),
+                name: g.name.clone(),
+                vram_gib: g.vram_gib,
+                verdict: kebab(&g.verdict),
+                max_batch: g.max_batch,
+                step_seconds: g.step_seconds,
+                run_seconds: g.run_seconds,
+            })
             .collect(),
         target_gpu: report.target_gpu.clone(),
-        fixes: report.fixes.iter().map(|f| FixView { kind: f.kind.clone(), peak_gib: f.peak_gib, step_seconds: f.step_seconds, batch: f.job.batch, accumulation_steps: f.accumulation_steps }).collect(),
+        fixes: report
+            .fixes
+            .iter()
+            .map(|f| FixView {
+                kind: f.kind.clone(),
+                peak_gib: f.peak_gib,
+                step_seconds: f.step_seconds,
+                batch: f.job.batch,
+                accumulation_steps: f.accumulation_steps,
+            })
+            .collect(),
         chart_svg,
     })
 }
@@ -215,8 +336,16 @@ pub async fn estimate(state: State<'_, AppState>, job: JobInput, gpu: Option<Str
 fn dec(field: &str, x: Option<f64>) -> Res<Option<Decimal>> {
     match x {
         None => Ok(None),
-        Some(v) if v.is_finite() => Ok(Some(Decimal::try_from(v).map_err(|_| InputError::new(field, format!("{v} cannot be used"), "a normal number"))?.round_dp(6))),
-        Some(v) => Err(InputError::new(field, format!("{v} is not a number"), "a finite number").into()),
+        Some(v) if v.is_finite() => Ok(Some(
+            Decimal::try_from(v)
+                .map_err(|_| {
+                    InputError::new(field, format!("{v} cannot be used"), "a normal number")
+                })?
+                .round_dp(6),
+        )),
+        Some(v) => {
+            Err(InputError::new(field, format!("{v} is not a number"), "a finite number").into())
+        }
     }
 }
 
@@ -224,7 +353,11 @@ fn plan_job(j: &JobInput, hours: Option<f64>) -> Res<PlanJob> {
     let r = job_request(j)?;
     Ok(PlanJob {
         hours: dec("hours", hours)?,
-        model: if hours.is_some() { None } else { Some(j.model.clone()) },
+        model: if hours.is_some() {
+            None
+        } else {
+            Some(j.model.clone())
+        },
         batch: r.batch,
         resolution: r.resolution,
         seq_len: r.seq_len,
@@ -240,12 +373,23 @@ fn plan_job(j: &JobInput, hours: Option<f64>) -> Res<PlanJob> {
 }
 
 fn breakdown(q: &gpuplan_core::quote::Quote) -> Vec<Money> {
-    q.by_category.iter().map(|(c, a)| Money { category: kebab(c), amount: a.to_string() }).collect()
+    q.by_category
+        .iter()
+        .map(|(c, a)| Money {
+            category: kebab(c),
+            amount: a.to_string(),
+        })
+        .collect()
 }
 
 /// Ranked platform x GPU options (step 4).
 #[tauri::command]
-pub async fn recommend(state: State<'_, AppState>, situation: SituationInput, job: JobInput, lang: String) -> Res<RecommendationView> {
+pub async fn recommend(
+    state: State<'_, AppState>,
+    situation: SituationInput,
+    job: JobInput,
+    lang: String,
+) -> Res<RecommendationView> {
     let s = Situation {
         stage: Stage::parse(&situation.stage)?,
         budget: dec("budget", situation.budget)?,
@@ -265,20 +409,55 @@ pub async fn recommend(state: State<'_, AppState>, situation: SituationInput, jo
     let mut r = rank(&s, &platforms, &state.catalog, &state.zoo)?;
     r.options.truncate(10);
     let categories: Vec<gpuplan_core::quote::Category> = {
-        let mut c: Vec<_> = r.options.iter().take(5).flat_map(|o| o.quote.by_category.keys().copied()).collect();
+        let mut c: Vec<_> = r
+            .options
+            .iter()
+            .take(5)
+            .flat_map(|o| o.quote.by_category.keys().copied())
+            .collect();
         c.sort();
         c.dedup();
         c
     };
     let zh = lang == "zh";
-    let cat_names: Vec<String> = categories.iter().map(|c| kebab(c)).collect();
+    let cat_names: Vec<String> = categories.iter().map(kebab).collect();
     let bars: Vec<(String, Vec<f64>)> = r
         .options
         .iter()
         .take(5)
-        .map(|o| (format!("{} {}", if zh { &o.platform_name.zh } else { &o.platform_name.en }, o.gpu), categories.iter().map(|c| o.quote.by_category.get(c).and_then(|d| d.to_f64()).unwrap_or(0.0)).collect()))
+        .map(|o| {
+            (
+                format!(
+                    "{} {}",
+                    if zh {
+                        &o.platform_name.zh
+                    } else {
+                        &o.platform_name.en
+                    },
+                    o.gpu
+                ),
+                categories
+                    .iter()
+                    .map(|c| {
+                        o.quote
+                            .by_category
+                            .get(c)
+                            .and_then(|d| d.to_f64())
+                            .unwrap_or(0.0)
+                    })
+                    .collect(),
+            )
+        })
         .collect();
-    let chart_svg = gpuplan_charts::cost_breakdown(if zh { "各方案费用构成（元）" } else { "Cost by option (CNY)" }, &cat_names, &bars)?;
+    let chart_svg = gpuplan_charts::cost_breakdown(
+        if zh {
+            "各方案费用构成（元）"
+        } else {
+            "Cost by option (CNY)"
+        },
+        &cat_names,
+        &bars,
+    )?;
     Ok(RecommendationView {
         options: r
             .options
@@ -296,7 +475,15 @@ pub async fn recommend(state: State<'_, AppState>, situation: SituationInput, jo
                 breakdown: breakdown(&o.quote),
             })
             .collect(),
-        ruled_out: r.ruled_out.iter().map(|x| RuledOutView { platform: x.platform.clone(), gpu: x.gpu.clone(), reason: text(&x.reason) }).collect(),
+        ruled_out: r
+            .ruled_out
+            .iter()
+            .map(|x| RuledOutView {
+                platform: x.platform.clone(),
+                gpu: x.gpu.clone(),
+                reason: text(&x.reason),
+            })
+            .collect(),
         chart_svg,
     })
 }
@@ -304,7 +491,9 @@ pub async fn recommend(state: State<'_, AppState>, situation: SituationInput, jo
 /// Builds the core plan from the plan screen's input.
 pub fn core_plan(p: &PlanInput) -> Res<Plan> {
     let start_date = match p.start_date.as_deref().filter(|d| !d.is_empty()) {
-        Some(d) => Some(chrono::NaiveDate::from_str(d).map_err(|_| InputError::new("start_date", format!("`{d}` is not a date"), "YYYY-MM-DD"))?),
+        Some(d) => Some(chrono::NaiveDate::from_str(d).map_err(|_| {
+            InputError::new("start_date", format!("`{d}` is not a date"), "YYYY-MM-DD")
+        })?),
         None => None,
     };
     Ok(Plan {
@@ -314,19 +503,56 @@ pub fn core_plan(p: &PlanInput) -> Res<Plan> {
         budget: dec("budget", p.budget)?,
         start_date,
         student: p.student,
-        payment: if p.payment == "spot" { Payment::Spot } else { Payment::OnDemand },
+        payment: if p.payment == "spot" {
+            Payment::Spot
+        } else {
+            Payment::OnDemand
+        },
         own_time_per_hour: Decimal::ZERO,
-        forgotten_shutdown_hours: dec("forgotten_shutdown_hours", Some(p.forgotten_shutdown_hours))?.unwrap_or_default(),
+        forgotten_shutdown_hours: dec(
+            "forgotten_shutdown_hours",
+            Some(p.forgotten_shutdown_hours),
+        )?
+        .unwrap_or_default(),
         setup_hours: Decimal::new(25, 2),
         job: plan_job(&p.job, p.hours)?,
-        runs: vec![RunGroup { name: "run".into(), count: p.runs.max(1), hours: None, epochs: None }],
+        runs: vec![RunGroup {
+            name: "run".into(),
+            count: p.runs.max(1),
+            hours: None,
+            epochs: None,
+        }],
         debug: None,
-        data: (p.data_gb > 0.0).then(|| dec("data_gb", Some(p.data_gb))).transpose()?.flatten().map(|size_gb| gpuplan_core::plan::DataSpec { size_gb, upload_mbps: Decimal::from(20) }),
+        data: (p.data_gb > 0.0)
+            .then(|| dec("data_gb", Some(p.data_gb)))
+            .transpose()?
+            .flatten()
+            .map(|size_gb| gpuplan_core::plan::DataSpec {
+                size_gb,
+                upload_mbps: Decimal::from(20),
+            }),
         storage: (p.storage_gb > 0.0)
-            .then(|| -> Res<StorageSpec> { Ok(StorageSpec { gb: dec("storage_gb", Some(p.storage_gb))?.unwrap_or_default(), days: dec("storage_days", Some(p.storage_days))?.unwrap_or_default() }) })
+            .then(|| -> Res<StorageSpec> {
+                Ok(StorageSpec {
+                    gb: dec("storage_gb", Some(p.storage_gb))?.unwrap_or_default(),
+                    days: dec("storage_days", Some(p.storage_days))?.unwrap_or_default(),
+                })
+            })
             .transpose()?,
-        stops: (p.stops > 0).then(|| -> Res<Stops> { Ok(Stops { count: p.stops, hours_each: dec("stop_hours", Some(p.stop_hours))?.unwrap_or_default() }) }).transpose()?,
-        spot: (p.payment == "spot").then(|| SpotSpec { checkpoint_every_hours: Some(Decimal::ONE), checkpoint_every_epochs: None, preemptions_per_day: Decimal::from(2), restart_minutes: Decimal::from(5) }),
+        stops: (p.stops > 0)
+            .then(|| -> Res<Stops> {
+                Ok(Stops {
+                    count: p.stops,
+                    hours_each: dec("stop_hours", Some(p.stop_hours))?.unwrap_or_default(),
+                })
+            })
+            .transpose()?,
+        spot: (p.payment == "spot").then(|| SpotSpec {
+            checkpoint_every_hours: Some(Decimal::ONE),
+            checkpoint_every_epochs: None,
+            preemptions_per_day: Decimal::from(2),
+            restart_minutes: Decimal::from(5),
+        }),
         prices: Default::default(),
     })
 }
@@ -340,7 +566,12 @@ fn warning_view(w: &Warning) -> WarningView {
             if k == "kind" {
                 kind = x.as_str().unwrap_or_default().to_owned();
             } else {
-                params.insert(k.clone(), x.as_str().map(str::to_owned).unwrap_or_else(|| x.to_string()));
+                params.insert(
+                    k.clone(),
+                    x.as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| x.to_string()),
+                );
             }
         }
     }
@@ -355,17 +586,48 @@ pub async fn quote(state: State<'_, AppState>, plan: PlanInput, lang: String) ->
     let profile = platforms.get(&p.platform)?;
     let q = price(&p, profile, &state.catalog, &state.zoo)?;
     let zh = lang == "zh";
-    let days: Vec<(u32, f64)> = q.timeline.iter().map(|d| (d.day, d.cumulative.to_f64().unwrap_or(0.0))).collect();
-    let chart_svg = gpuplan_charts::cumulative_spend(if zh { "累计花费（元）" } else { "Cumulative spend (CNY)" }, &days, p.budget.and_then(|b| b.to_f64()), if zh { "预算" } else { "budget" })?;
+    let days: Vec<(u32, f64)> = q
+        .timeline
+        .iter()
+        .map(|d| (d.day, d.cumulative.to_f64().unwrap_or(0.0)))
+        .collect();
+    let chart_svg = gpuplan_charts::cumulative_spend(
+        if zh {
+            "累计花费（元）"
+        } else {
+            "Cumulative spend (CNY)"
+        },
+        &days,
+        p.budget.and_then(|b| b.to_f64()),
+        if zh { "预算" } else { "budget" },
+    )?;
     Ok(QuoteView {
         platform: q.platform.clone(),
         gpu: q.gpu.clone(),
-        lines: q.lines.iter().map(|l| LineView { category: kebab(&l.category), key: l.key.clone(), label: l.label.clone(), amount: l.amount.to_string() }).collect(),
+        lines: q
+            .lines
+            .iter()
+            .map(|l| LineView {
+                category: kebab(&l.category),
+                key: l.key.clone(),
+                label: l.label.clone(),
+                hours: l.hours.and_then(|h| h.to_f64()),
+                amount: l.amount.to_string(),
+            })
+            .collect(),
         cash_total: q.cash_total.to_string(),
         total: q.total.to_string(),
         time_to_result_hours: q.time_to_result_hours.to_f64().unwrap_or(0.0),
         warnings: q.warnings.iter().map(warning_view).collect(),
-        timeline: q.timeline.iter().map(|d| DayView { day: d.day, date: d.date.map(|x| x.to_string()), cumulative: d.cumulative.to_f64().unwrap_or(0.0) }).collect(),
+        timeline: q
+            .timeline
+            .iter()
+            .map(|d| DayView {
+                day: d.day,
+                date: d.date.map(|x| x.to_string()),
+                cumulative: d.cumulative.to_f64().unwrap_or(0.0),
+            })
+            .collect(),
         chart_svg,
     })
 }
@@ -374,17 +636,35 @@ pub async fn quote(state: State<'_, AppState>, plan: PlanInput, lang: String) ->
 #[tauri::command]
 pub fn chart(state: State<'_, AppState>, lang: String) -> Res<String> {
     let months = lock(&state.store).spend_by_month()?;
-    let data: Vec<(String, f64)> = months.iter().map(|m| (m.month.clone(), m.cost.to_f64().unwrap_or(0.0))).collect();
-    Ok(gpuplan_charts::spend_by_month(if lang == "zh" { "每月花费（元）" } else { "Spend by month (CNY)" }, &data)?)
+    let data: Vec<(String, f64)> = months
+        .iter()
+        .map(|m| (m.month.clone(), m.cost.to_f64().unwrap_or(0.0)))
+        .collect();
+    Ok(gpuplan_charts::spend_by_month(
+        if lang == "zh" {
+            "每月花费（元）"
+        } else {
+            "Spend by month (CNY)"
+        },
+        &data,
+    )?)
 }
 
 /// Saves a plan (new when `id` is empty); returns its id.
 #[tauri::command]
 pub fn save_plan(state: State<'_, AppState>, id: Option<i32>, plan: PlanInput) -> Res<i32> {
-    core_plan(&plan)?.validate().map_err(|(t, k, m)| InputError::new(&format!("{t}.{k}"), m, "see the plan screen"))?;
-    let body = serde_json::to_string(&plan).map_err(|e| AppError::Io { message: e.to_string() })?;
+    core_plan(&plan)?
+        .validate()
+        .map_err(|(t, k, m)| InputError::new(&format!("{t}.{k}"), m, "see the plan screen"))?;
+    let body = serde_json::to_string(&plan).map_err(|e| AppError::Io {
+        message: e.to_string(),
+    })?;
     let mut store = lock(&state.store);
-    let name = if plan.name.trim().is_empty() { "plan".to_owned() } else { plan.name.chars().take(200).collect() };
+    let name = if plan.name.trim().is_empty() {
+        "plan".to_owned()
+    } else {
+        plan.name.chars().take(200).collect()
+    };
     match id {
         Some(id) => {
             store.update_plan(i64::from(id), &name, &body, &now())?;
@@ -400,7 +680,16 @@ pub fn list_plans(state: State<'_, AppState>) -> Res<Vec<SavedPlanView>> {
     let rows = lock(&state.store).list_plans()?;
     Ok(rows
         .into_iter()
-        .filter_map(|r| serde_json::from_str::<PlanInput>(&r.body).ok().map(|plan| SavedPlanView { id: i32::try_from(r.id).unwrap_or(i32::MAX), name: r.name, updated_at: r.updated_at, plan }))
+        .filter_map(|r| {
+            serde_json::from_str::<PlanInput>(&r.body)
+                .ok()
+                .map(|plan| SavedPlanView {
+                    id: i32::try_from(r.id).unwrap_or(i32::MAX),
+                    name: r.name,
+                    updated_at: r.updated_at,
+                    plan,
+                })
+        })
         .collect())
 }
 
@@ -411,7 +700,13 @@ pub fn delete_plan(state: State<'_, AppState>, id: i32) -> Res<()> {
 }
 
 fn decimal_text(field: &str, s: &str) -> Res<Decimal> {
-    let d = Decimal::from_str(s.trim()).map_err(|_| InputError::new(field, format!("`{s}` is not a number"), "a number such as 12.5"))?;
+    let d = Decimal::from_str(s.trim()).map_err(|_| {
+        InputError::new(
+            field,
+            format!("`{s}` is not a number"),
+            "a number such as 12.5",
+        )
+    })?;
     if d < Decimal::ZERO || d > Decimal::from(10_000_000) {
         return Err(InputError::new(field, format!("{d} is out of range"), "0..=10000000").into());
     }
@@ -421,19 +716,34 @@ fn decimal_text(field: &str, s: &str) -> Res<Decimal> {
 /// Adds a real bill to the ledger.
 #[tauri::command]
 pub fn add_ledger(state: State<'_, AppState>, entry: LedgerInput) -> Res<i32> {
-    let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| InputError::new("date", format!("`{}` is not a date", entry.date), "YYYY-MM-DD"))?;
+    let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| {
+        InputError::new(
+            "date",
+            format!("`{}` is not a date", entry.date),
+            "YYYY-MM-DD",
+        )
+    })?;
     if entry.platform.trim().is_empty() || entry.platform.len() > 100 {
-        return Err(InputError::new("platform", "is empty or too long", "1 to 100 characters").into());
+        return Err(
+            InputError::new("platform", "is empty or too long", "1 to 100 characters").into(),
+        );
     }
     let planned = match entry.plan_id {
         Some(id) => {
             let store = lock(&state.store);
             let saved = store.get_plan(i64::from(id))?;
-            let plan: PlanInput = serde_json::from_str(&saved.body).map_err(|e| AppError::Store { message: e.to_string() })?;
+            let plan: PlanInput =
+                serde_json::from_str(&saved.body).map_err(|e| AppError::Store {
+                    message: e.to_string(),
+                })?;
             drop(store);
             let p = core_plan(&plan)?;
             let platforms = lock(&state.platforms).clone();
-            platforms.get(&p.platform).ok().and_then(|profile| price(&p, profile, &state.catalog, &state.zoo).ok()).map(|q| q.cash_total)
+            platforms
+                .get(&p.platform)
+                .ok()
+                .and_then(|profile| price(&p, profile, &state.catalog, &state.zoo).ok())
+                .map(|q| q.cash_total)
         }
         None => None,
     };
@@ -486,7 +796,12 @@ pub fn get_setting(state: State<'_, AppState>, key: String) -> Res<Option<String
 #[tauri::command]
 pub fn set_setting(state: State<'_, AppState>, key: String, value: String) -> Res<()> {
     if key.len() > 64 || value.len() > 10_000 {
-        return Err(InputError::new("setting", "too long", "keys up to 64 and values up to 10000 characters").into());
+        return Err(InputError::new(
+            "setting",
+            "too long",
+            "keys up to 64 and values up to 10000 characters",
+        )
+        .into());
     }
     Ok(lock(&state.store).set_setting(&key, &value)?)
 }
@@ -495,14 +810,23 @@ pub fn set_setting(state: State<'_, AppState>, key: String, value: String) -> Re
 #[tauri::command]
 pub fn export_file(path: String, kind: ExportKind, content: String) -> Res<()> {
     let p = std::path::PathBuf::from(&path);
-    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = p
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let want = match kind {
         ExportKind::Svg => "svg",
         ExportKind::Html => "html",
         ExportKind::Csv => "csv",
     };
     if ext != want {
-        return Err(InputError::new("path", format!("`{path}` does not end in .{want}"), format!("a .{want} file")).into());
+        return Err(InputError::new(
+            "path",
+            format!("`{path}` does not end in .{want}"),
+            format!("a .{want} file"),
+        )
+        .into());
     }
     let tmp = p.with_extension(format!("{want}.tmp"));
     std::fs::write(&tmp, content)?;
@@ -515,13 +839,23 @@ pub fn export_file(path: String, kind: ExportKind, content: String) -> Res<()> {
 pub fn import_pack(state: State<'_, AppState>, path: String) -> Res<CourseInfo> {
     let meta = std::fs::metadata(&path)?;
     if meta.len() > gpuplan_core::pack::MAX_PACK_BYTES as u64 {
-        return Err(InputError::new("pack", "the file is larger than 1 MB", "a course pack under 1 MB").into());
+        return Err(InputError::new(
+            "pack",
+            "the file is larger than 1 MB",
+            "a course pack under 1 MB",
+        )
+        .into());
     }
     let body = std::fs::read_to_string(&path)?;
     let pack = CoursePack::from_toml(&path, &body, &state.catalog)?;
     lock(&state.store).save_pack(&pack.pack.name, &body, &now())?;
     pack.merge_into(&mut lock(&state.platforms));
-    let info = CourseInfo { name: pack.pack.name.clone(), instructor: pack.pack.instructor.clone(), budget_cap: pack.pack.budget_cap.and_then(|b| b.to_f64()), default_platform: pack.pack.default_platform.clone() };
+    let info = CourseInfo {
+        name: pack.pack.name.clone(),
+        instructor: pack.pack.instructor.clone(),
+        budget_cap: pack.pack.budget_cap.and_then(|b| b.to_f64()),
+        default_platform: pack.pack.default_platform.clone(),
+    };
     lock(&state.packs).push(pack);
     Ok(info)
 }

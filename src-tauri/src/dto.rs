@@ -371,6 +371,8 @@ pub struct LineView {
     pub key: String,
     /// Description (English; the UI labels by key).
     pub label: String,
+    /// Hours behind the line, if time-based.
+    pub hours: Option<f64>,
     /// CNY, exact text.
     pub amount: String,
 }
@@ -487,9 +489,34 @@ mod tests {
             )*};
         }
         check!(
-            crate::error::AppError, Text, ModelInfo, GpuInfo, PlatformInfo, Preset, CourseInfo, AppInfo, JobInput, Component, GpuRow,
-            FixView, EstimateView, SituationInput, Money, OptionView, RuledOutView, RecommendationView, PlanInput, WarningView, QuoteView,
-            LineView, DayView, SavedPlanView, LedgerInput, LedgerView, LedgerPage, ExportKind,
+            crate::error::AppError,
+            Text,
+            ModelInfo,
+            GpuInfo,
+            PlatformInfo,
+            Preset,
+            CourseInfo,
+            AppInfo,
+            JobInput,
+            Component,
+            GpuRow,
+            FixView,
+            EstimateView,
+            SituationInput,
+            Money,
+            OptionView,
+            RuledOutView,
+            RecommendationView,
+            PlanInput,
+            WarningView,
+            QuoteView,
+            LineView,
+            DayView,
+            SavedPlanView,
+            LedgerInput,
+            LedgerView,
+            LedgerPage,
+            ExportKind,
         );
     }
 }

@@ -47,30 +47,45 @@ pub enum AppError {
 
 impl From<gpuplan_core::InputError> for AppError {
     fn from(e: gpuplan_core::InputError) -> Self {
-        AppError::Input { field: e.field, message: e.message, allowed: e.allowed }
+        AppError::Input {
+            field: e.field,
+            message: e.message,
+            allowed: e.allowed,
+        }
     }
 }
 
 impl From<gpuplan_core::DataError> for AppError {
     fn from(e: gpuplan_core::DataError) -> Self {
-        AppError::Data { file: e.file, line: u32::try_from(e.line).unwrap_or(u32::MAX), field: e.field, message: e.message }
+        AppError::Data {
+            file: e.file,
+            line: u32::try_from(e.line).unwrap_or(u32::MAX),
+            field: e.field,
+            message: e.message,
+        }
     }
 }
 
 impl From<gpuplan_store::StoreError> for AppError {
     fn from(e: gpuplan_store::StoreError) -> Self {
-        AppError::Store { message: e.to_string() }
+        AppError::Store {
+            message: e.to_string(),
+        }
     }
 }
 
 impl From<gpuplan_charts::ChartError> for AppError {
     fn from(e: gpuplan_charts::ChartError) -> Self {
-        AppError::Io { message: e.to_string() }
+        AppError::Io {
+            message: e.to_string(),
+        }
     }
 }
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
-        AppError::Io { message: e.to_string() }
+        AppError::Io {
+            message: e.to_string(),
+        }
     }
 }

@@ -14,7 +14,10 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             use tauri::Manager;
-            let dir = app.path().app_data_dir().unwrap_or_else(|_| std::env::temp_dir().join("gpuplan"));
+            let dir = app
+                .path()
+                .app_data_dir()
+                .unwrap_or_else(|_| std::env::temp_dir().join("gpuplan"));
             let state = state::AppState::load(&dir);
             app.manage(state);
             Ok(())

@@ -34,23 +34,46 @@ impl AppState {
     pub fn load(dir: &Path) -> Self {
         // Bundled data is tested in CI; failing to parse it is a build defect.
         #[allow(clippy::expect_used)]
-        let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML).expect("bundled catalog is valid");
+        let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)
+            .expect("bundled catalog is valid");
         #[allow(clippy::expect_used)]
-        let zoo = ModelZoo::from_toml(("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML), ("data/models/transformers.toml", gpuplan_data::TRANSFORMER_MODELS_TOML))
-            .expect("bundled zoo is valid");
+        let zoo = ModelZoo::from_toml(
+            ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
+            (
+                "data/models/transformers.toml",
+                gpuplan_data::TRANSFORMER_MODELS_TOML,
+            ),
+        )
+        .expect("bundled zoo is valid");
         #[allow(clippy::expect_used)]
-        let mut platforms = PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), &catalog).expect("bundled platforms are valid");
+        let mut platforms =
+            PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), &catalog)
+                .expect("bundled platforms are valid");
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join("gpuplan.db");
         let (store, startup_notice) = match Store::open(&path) {
             Ok(s) => (s, None),
             Err(e) => {
-                let aside = dir.join(format!("gpuplan.db.unreadable-{}", chrono::Local::now().format("%Y%m%d-%H%M%S")));
+                let aside = dir.join(format!(
+                    "gpuplan.db.unreadable-{}",
+                    chrono::Local::now().format("%Y%m%d-%H%M%S")
+                ));
                 let moved = std::fs::rename(&path, &aside).is_ok();
                 for ext in ["-wal", "-shm"] {
-                    let _ = std::fs::rename(dir.join(format!("gpuplan.db{ext}")), dir.join(format!("{}{ext}", aside.display())));
+                    let _ = std::fs::rename(
+                        dir.join(format!("gpuplan.db{ext}")),
+                        dir.join(format!("{}{ext}", aside.display())),
+                    );
                 }
-                let notice = format!("{e}. The old database was {} {}; a new one was started.", if moved { "set aside as" } else { "left at" }, if moved { aside.display().to_string() } else { path.display().to_string() });
+                let notice = format!(
+                    "{e}. The old database was {} {}; a new one was started.",
+                    if moved { "set aside as" } else { "left at" },
+                    if moved {
+                        aside.display().to_string()
+                    } else {
+                        path.display().to_string()
+                    }
+                );
                 let store = Store::open(&path).or_else(|_| Store::open_in_memory());
                 match store {
                     Ok(s) => (s, Some(notice)),
@@ -70,10 +93,28 @@ impl AppState {
         }
         if let Ok(rows) = store.overrides() {
             let o = gpuplan_core::pack::Overrides {
-                prices: rows.into_iter().map(|(platform, gpu, price_per_hour, note)| gpuplan_core::pack::PriceOverride { platform, gpu, price_per_hour, note }).collect(),
+                prices: rows
+                    .into_iter()
+                    .map(|(platform, gpu, price_per_hour, note)| {
+                        gpuplan_core::pack::PriceOverride {
+                            platform,
+                            gpu,
+                            price_per_hour,
+                            note,
+                        }
+                    })
+                    .collect(),
             };
             o.apply(&mut platforms);
         }
-        Self { catalog, zoo, platforms: Mutex::new(platforms), packs: Mutex::new(packs), store: Mutex::new(store), data_dir: dir.to_path_buf(), startup_notice }
+        Self {
+            catalog,
+            zoo,
+            platforms: Mutex::new(platforms),
+            packs: Mutex::new(packs),
+            store: Mutex::new(store),
+            data_dir: dir.to_path_buf(),
+            startup_notice,
+        }
     }
 }

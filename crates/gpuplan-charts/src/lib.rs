@@ -40,18 +40,31 @@ fn err<E: std::fmt::Debug>(e: E) -> ChartError {
 }
 
 fn finite(x: f64) -> f64 {
-    if x.is_finite() { x.max(0.0) } else { 0.0 }
+    if x.is_finite() {
+        x.max(0.0)
+    } else {
+        0.0
+    }
 }
 
 /// Peak memory stacked by component, against the memory of some cards.
 /// `parts`: (label, GiB); `cards`: (label, GiB).
-pub fn vram_breakdown(title: &str, parts: &[(String, f64)], cards: &[(String, f64)]) -> Result<String, ChartError> {
+pub fn vram_breakdown(
+    title: &str,
+    parts: &[(String, f64)],
+    cards: &[(String, f64)],
+) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let total: f64 = parts.iter().map(|(_, v)| finite(*v)).sum();
-        let max = cards.iter().map(|(_, v)| finite(*v)).fold(total, f64::max).max(1.0) * 1.1;
+        let max = cards
+            .iter()
+            .map(|(_, v)| finite(*v))
+            .fold(total, f64::max)
+            .max(1.0)
+            * 1.1;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
@@ -59,7 +72,13 @@ pub fn vram_breakdown(title: &str, parts: &[(String, f64)], cards: &[(String, f6
             .y_label_area_size(10)
             .build_cartesian_2d(0.0..max, 0.0..3.0)
             .map_err(err)?;
-        chart.configure_mesh().disable_y_mesh().disable_y_axis().x_desc("GiB").draw().map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .disable_y_axis()
+            .x_desc("GiB")
+            .draw()
+            .map_err(err)?;
         let mut x = 0.0;
         for (i, (label, v)) in parts.iter().enumerate() {
             let v = finite(*v);
@@ -68,30 +87,60 @@ pub fn vram_breakdown(title: &str, parts: &[(String, f64)], cards: &[(String, f6
             }
             let color = PALETTE[i % PALETTE.len()];
             chart
-                .draw_series(std::iter::once(Rectangle::new([(x, 1.6), (x + v, 2.4)], color.filled())))
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x, 1.6), (x + v, 2.4)],
+                    color.filled(),
+                )))
                 .map_err(err)?
                 .label(format!("{label} {v:.2}"))
-                .legend(move |(lx, ly)| Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], color.filled()));
+                .legend(move |(lx, ly)| {
+                    Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], color.filled())
+                });
             x += v;
         }
         for (label, gib) in cards {
             let g = finite(*gib);
-            chart.draw_series(LineSeries::new(vec![(g, 0.4), (g, 2.8)], BLACK.stroke_width(1))).map_err(err)?;
-            chart.draw_series(std::iter::once(Text::new(label.clone(), (g, 0.3), ("sans-serif", 12)))).map_err(err)?;
+            chart
+                .draw_series(LineSeries::new(
+                    vec![(g, 0.4), (g, 2.8)],
+                    BLACK.stroke_width(1),
+                ))
+                .map_err(err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    label.clone(),
+                    (g, 0.3),
+                    ("sans-serif", 12),
+                )))
+                .map_err(err)?;
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(err)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
 /// Cost per option stacked by category. `options`: (label, [(category, CNY)]).
-pub fn cost_breakdown(title: &str, categories: &[String], options: &[(String, Vec<f64>)]) -> Result<String, ChartError> {
+pub fn cost_breakdown(
+    title: &str,
+    categories: &[String],
+    options: &[(String, Vec<f64>)],
+) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let max = options.iter().map(|(_, v)| v.iter().map(|x| finite(*x)).sum::<f64>()).fold(1.0, f64::max) * 1.15;
+        let max = options
+            .iter()
+            .map(|(_, v)| v.iter().map(|x| finite(*x)).sum::<f64>())
+            .fold(1.0, f64::max)
+            * 1.15;
         let n = options.len().max(1);
         let labels: Vec<String> = options.iter().map(|(l, _)| l.clone()).collect();
         let mut chart = ChartBuilder::on(&root)
@@ -119,7 +168,13 @@ pub fn cost_breakdown(title: &str, categories: &[String], options: &[(String, Ve
                 .map(|(i, (_, vals))| {
                     let below: f64 = vals.iter().take(c).map(|x| finite(*x)).sum();
                     let v = vals.get(c).copied().map(finite).unwrap_or(0.0);
-                    let mut r = Rectangle::new([(SegmentValue::Exact(i), below), (SegmentValue::Exact(i + 1), below + v)], color.filled());
+                    let mut r = Rectangle::new(
+                        [
+                            (SegmentValue::Exact(i), below),
+                            (SegmentValue::Exact(i + 1), below + v),
+                        ],
+                        color.filled(),
+                    );
                     r.set_margin(0, 0, 12, 12);
                     r
                 })
@@ -128,22 +183,40 @@ pub fn cost_breakdown(title: &str, categories: &[String], options: &[(String, Ve
                 .draw_series(bars)
                 .map_err(err)?
                 .label(name.clone())
-                .legend(move |(lx, ly)| Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], color.filled()));
+                .legend(move |(lx, ly)| {
+                    Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], color.filled())
+                });
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(err)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
 /// Cumulative spend by day against a budget line.
-pub fn cumulative_spend(title: &str, days: &[(u32, f64)], budget: Option<f64>, budget_label: &str) -> Result<String, ChartError> {
+pub fn cumulative_spend(
+    title: &str,
+    days: &[(u32, f64)],
+    budget: Option<f64>,
+    budget_label: &str,
+) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let last_day = days.iter().map(|(d, _)| *d).max().unwrap_or(1).max(1);
-        let max = days.iter().map(|(_, v)| finite(*v)).fold(budget.map(finite).unwrap_or(0.0), f64::max).max(1.0) * 1.15;
+        let max = days
+            .iter()
+            .map(|(_, v)| finite(*v))
+            .fold(budget.map(finite).unwrap_or(0.0), f64::max)
+            .max(1.0)
+            * 1.15;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
@@ -151,23 +224,41 @@ pub fn cumulative_spend(title: &str, days: &[(u32, f64)], budget: Option<f64>, b
             .y_label_area_size(56)
             .build_cartesian_2d(0u32..last_day, 0.0..max)
             .map_err(err)?;
-        chart.configure_mesh().x_desc("day").y_desc("CNY").draw().map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("day")
+            .y_desc("CNY")
+            .draw()
+            .map_err(err)?;
         let mut pts = vec![(0u32, 0.0)];
         pts.extend(days.iter().map(|(d, v)| (*d, finite(*v))));
         chart
             .draw_series(LineSeries::new(pts, PALETTE[0].stroke_width(2)))
             .map_err(err)?
             .label(title.to_owned())
-            .legend(|(lx, ly)| PathElement::new(vec![(lx, ly), (lx + 12, ly)], PALETTE[0].stroke_width(2)));
+            .legend(|(lx, ly)| {
+                PathElement::new(vec![(lx, ly), (lx + 12, ly)], PALETTE[0].stroke_width(2))
+            });
         if let Some(b) = budget {
             let b = finite(b);
             chart
-                .draw_series(LineSeries::new(vec![(0, b), (last_day, b)], PALETTE[5].stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    vec![(0, b), (last_day, b)],
+                    PALETTE[5].stroke_width(2),
+                ))
                 .map_err(err)?
                 .label(format!("{budget_label} {b:.0}"))
-                .legend(|(lx, ly)| PathElement::new(vec![(lx, ly), (lx + 12, ly)], PALETTE[5].stroke_width(2)));
+                .legend(|(lx, ly)| {
+                    PathElement::new(vec![(lx, ly), (lx + 12, ly)], PALETTE[5].stroke_width(2))
+                });
         }
-        chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(err)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -176,7 +267,8 @@ pub fn cumulative_spend(title: &str, days: &[(u32, f64)], budget: Option<f64>, b
 /// Ledger spend by month: (YYYY-MM, CNY).
 pub fn spend_by_month(title: &str, months: &[(String, f64)]) -> Result<String, ChartError> {
     let categories = vec![title.to_owned()];
-    let options: Vec<(String, Vec<f64>)> = months.iter().map(|(m, v)| (m.clone(), vec![*v])).collect();
+    let options: Vec<(String, Vec<f64>)> =
+        months.iter().map(|(m, v)| (m.clone(), vec![*v])).collect();
     cost_breakdown(title, &categories, &options)
 }
 
@@ -188,34 +280,70 @@ mod tests {
     fn labels_are_escaped_so_svg_stays_inert() {
         let hostile = "<script>alert(1)</script>".to_owned();
         let charts = [
-            vram_breakdown(&hostile, &[(hostile.clone(), 3.0)], &[(hostile.clone(), 24.0)]),
-            cost_breakdown(&hostile, std::slice::from_ref(&hostile), &[(hostile.clone(), vec![5.0])]),
+            vram_breakdown(
+                &hostile,
+                &[(hostile.clone(), 3.0)],
+                &[(hostile.clone(), 24.0)],
+            ),
+            cost_breakdown(
+                &hostile,
+                std::slice::from_ref(&hostile),
+                &[(hostile.clone(), vec![5.0])],
+            ),
             cumulative_spend(&hostile, &[(1, 3.0), (2, 6.0)], Some(10.0), &hostile),
             spend_by_month(&hostile, &[(hostile.clone(), 4.0)]),
         ];
         for (i, c) in charts.into_iter().enumerate() {
             let svg = c.expect("draws");
             assert!(svg.starts_with("<svg"), "chart {i} is an SVG document");
-            assert!(!svg.contains("<script"), "chart {i}: user text never becomes markup");
-            assert!(svg.contains("&lt;script&gt;"), "chart {i}: it shows as text");
+            assert!(
+                !svg.contains("<script"),
+                "chart {i}: user text never becomes markup"
+            );
+            assert!(
+                svg.contains("&lt;script&gt;"),
+                "chart {i}: it shows as text"
+            );
         }
     }
 
     #[test]
     fn odd_numbers_still_draw() {
         // (parts, why)
-        let cases: [(&[(String, f64)], &str); 3] = [(&[], "no data"), (&[("a".into(), f64::NAN)], "NaN"), (&[("a".into(), -5.0)], "negative")];
+        let cases: [(&[(String, f64)], &str); 3] = [
+            (&[], "no data"),
+            (&[("a".into(), f64::NAN)], "NaN"),
+            (&[("a".into(), -5.0)], "negative"),
+        ];
         for (parts, why) in cases {
-            assert!(vram_breakdown("t", parts, &[]).is_ok(), "{why} draws an empty chart rather than failing");
+            assert!(
+                vram_breakdown("t", parts, &[]).is_ok(),
+                "{why} draws an empty chart rather than failing"
+            );
         }
-        assert!(cumulative_spend("t", &[], None, "b").is_ok(), "an empty timeline draws");
+        assert!(
+            cumulative_spend("t", &[], None, "b").is_ok(),
+            "an empty timeline draws"
+        );
     }
 
     #[test]
     fn budget_line_and_bars_are_drawn() {
-        let svg = cumulative_spend("spend", &[(1, 20.0), (2, 45.0)], Some(100.0), "budget").expect("draws");
-        assert!(svg.contains("budget 100"), "the budget line is labelled with its amount");
-        let svg = cost_breakdown("cost", &["gpu".into(), "storage".into()], &[("A".into(), vec![10.0, 2.0]), ("B".into(), vec![8.0, 0.5])]).expect("draws");
-        assert!(svg.matches("<rect").count() >= 4, "two options x two categories give at least four bars");
+        let svg = cumulative_spend("spend", &[(1, 20.0), (2, 45.0)], Some(100.0), "budget")
+            .expect("draws");
+        assert!(
+            svg.contains("budget 100"),
+            "the budget line is labelled with its amount"
+        );
+        let svg = cost_breakdown(
+            "cost",
+            &["gpu".into(), "storage".into()],
+            &[("A".into(), vec![10.0, 2.0]), ("B".into(), vec![8.0, 0.5])],
+        )
+        .expect("draws");
+        assert!(
+            svg.matches("<rect").count() >= 4,
+            "two options x two categories give at least four bars"
+        );
     }
 }

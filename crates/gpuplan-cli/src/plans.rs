@@ -92,6 +92,15 @@ pub struct RecommendArgs {
     /// Image side (with --model).
     #[arg(long, allow_hyphen_values = true)]
     resolution: Option<String>,
+    /// Output classes (with --model).
+    #[arg(long, allow_hyphen_values = true)]
+    classes: Option<String>,
+    /// sgd, adam, adamw or adamw-8bit (with --model).
+    #[arg(long)]
+    optimizer: Option<String>,
+    /// LoRA rank (with --mode lora or qlora).
+    #[arg(long, allow_hyphen_values = true)]
+    lora_rank: Option<String>,
     /// train, lora, qlora or infer (with --model).
     #[arg(long)]
     mode: Option<String>,
@@ -157,6 +166,14 @@ pub fn recommend(
         batch: number("batch", &a.batch)?,
         seq_len: number("seq_len", &a.seq_len)?,
         resolution: number("resolution", &a.resolution)?,
+        classes: number("classes", &a.classes)?,
+        optimizer: a
+            .optimizer
+            .as_deref()
+            .map(gpuplan_core::Optimizer::parse)
+            .transpose()?,
+        lora_rank: number("lora_rank", &a.lora_rank)?,
+        grad_checkpointing: Some(false),
         mode: a
             .mode
             .as_deref()
@@ -169,7 +186,6 @@ pub fn recommend(
             .transpose()?,
         dataset_samples: number("dataset_samples", &a.dataset_samples)?,
         epochs: number("epochs", &a.epochs)?,
-        ..Default::default()
     };
     if let Some(h) = job.hours {
         if h <= Decimal::ZERO || h > Decimal::from(87_600) {

@@ -156,7 +156,10 @@ pub struct Store {
 }
 
 fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
-    s.parse().map_err(|e| StoreError::Corrupt { what: what.to_owned(), detail: format!("{s:?}: {e}") })
+    s.parse().map_err(|e| StoreError::Corrupt {
+        what: what.to_owned(),
+        detail: format!("{s:?}: {e}"),
+    })
 }
 
 impl Store {
@@ -177,7 +180,10 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if found > SCHEMA_VERSION {
-            return Err(StoreError::TooNew { found, known: SCHEMA_VERSION });
+            return Err(StoreError::TooNew {
+                found,
+                known: SCHEMA_VERSION,
+            });
         }
         migrations().to_latest(&mut conn)?;
         Ok(Self { conn })
@@ -185,16 +191,23 @@ impl Store {
 
     /// The schema version in the file.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+        Ok(self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
     /// `PRAGMA integrity_check` is `ok`.
     pub fn integrity_ok(&self) -> Result<bool, StoreError> {
-        let r: String = self.conn.pragma_query_value(None, "integrity_check", |r| r.get(0))?;
+        let r: String = self
+            .conn
+            .pragma_query_value(None, "integrity_check", |r| r.get(0))?;
         Ok(r == "ok")
     }
 
-    fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    fn write<T>(
+        &mut self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let tx = self.conn.transaction()?;
         let out = f(&tx)?;
         tx.commit()?;
@@ -204,15 +217,27 @@ impl Store {
     /// Saves a new plan; returns its id.
     pub fn save_plan(&mut self, name: &str, body: &str, now: &str) -> Result<i64, StoreError> {
         self.write(|tx| {
-            tx.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)", params![name, body, now])?;
+            tx.execute(
+                "INSERT INTO plans (name, body, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+                params![name, body, now],
+            )?;
             Ok(tx.last_insert_rowid())
         })
     }
 
     /// Replaces a saved plan's name and body.
-    pub fn update_plan(&mut self, id: i64, name: &str, body: &str, now: &str) -> Result<(), StoreError> {
+    pub fn update_plan(
+        &mut self,
+        id: i64,
+        name: &str,
+        body: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
         self.write(|tx| {
-            let n = tx.execute("UPDATE plans SET name = ?2, body = ?3, updated_at = ?4 WHERE id = ?1", params![id, name, body, now])?;
+            let n = tx.execute(
+                "UPDATE plans SET name = ?2, body = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id, name, body, now],
+            )?;
             if n == 0 {
                 return Err(StoreError::NotFound { what: "plan", id });
             }
@@ -223,16 +248,34 @@ impl Store {
     /// All saved plans, most recently saved first.
     pub fn list_plans(&self) -> Result<Vec<SavedPlan>, StoreError> {
         let mut st = self.conn.prepare("SELECT id, name, body, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
-        let rows = st.query_map([], |r| Ok(SavedPlan { id: r.get(0)?, name: r.get(1)?, body: r.get(2)?, created_at: r.get(3)?, updated_at: r.get(4)? }))?;
+        let rows = st.query_map([], |r| {
+            Ok(SavedPlan {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                body: r.get(2)?,
+                created_at: r.get(3)?,
+                updated_at: r.get(4)?,
+            })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// One saved plan.
     pub fn get_plan(&self, id: i64) -> Result<SavedPlan, StoreError> {
         self.conn
-            .query_row("SELECT id, name, body, created_at, updated_at FROM plans WHERE id = ?1", [id], |r| {
-                Ok(SavedPlan { id: r.get(0)?, name: r.get(1)?, body: r.get(2)?, created_at: r.get(3)?, updated_at: r.get(4)? })
-            })
+            .query_row(
+                "SELECT id, name, body, created_at, updated_at FROM plans WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(SavedPlan {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        body: r.get(2)?,
+                        created_at: r.get(3)?,
+                        updated_at: r.get(4)?,
+                    })
+                },
+            )
             .optional()?
             .ok_or(StoreError::NotFound { what: "plan", id })
     }
@@ -285,7 +328,9 @@ impl Store {
                 cost: dec("ledger.cost", &cost)?,
                 problems,
                 plan_id,
-                planned_cost: planned.map(|p| dec("ledger.planned_cost", &p)).transpose()?,
+                planned_cost: planned
+                    .map(|p| dec("ledger.planned_cost", &p))
+                    .transpose()?,
             });
         }
         Ok(out)
@@ -300,12 +345,24 @@ impl Store {
             t.0 += e.cost;
             t.1 += 1;
         }
-        Ok(totals.into_iter().map(|(month, (cost, entries))| MonthSpend { month, cost, entries }).collect())
+        Ok(totals
+            .into_iter()
+            .map(|(month, (cost, entries))| MonthSpend {
+                month,
+                cost,
+                entries,
+            })
+            .collect())
     }
 
     /// Reads a setting.
     pub fn setting(&self, key: &str) -> Result<Option<String>, StoreError> {
-        Ok(self.conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?)
     }
 
     /// Writes a setting.
@@ -317,7 +374,13 @@ impl Store {
     }
 
     /// Sets the user's price for a GPU on a platform.
-    pub fn set_override(&mut self, platform: &str, gpu: &str, price: Decimal, note: &str) -> Result<(), StoreError> {
+    pub fn set_override(
+        &mut self,
+        platform: &str,
+        gpu: &str,
+        price: Decimal,
+        note: &str,
+    ) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO price_overrides (platform, gpu, price, note) VALUES (?1, ?2, ?3, ?4)
@@ -330,8 +393,17 @@ impl Store {
 
     /// All overrides as (platform, gpu, price, note).
     pub fn overrides(&self) -> Result<Vec<(String, String, Decimal, String)>, StoreError> {
-        let mut st = self.conn.prepare("SELECT platform, gpu, price, note FROM price_overrides ORDER BY platform, gpu")?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?)))?;
+        let mut st = self.conn.prepare(
+            "SELECT platform, gpu, price, note FROM price_overrides ORDER BY platform, gpu",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
         let mut out = Vec::new();
         for row in rows {
             let (p, g, price, note) = row?;
@@ -354,7 +426,9 @@ impl Store {
 
     /// Imported packs as (name, body).
     pub fn packs(&self) -> Result<Vec<(String, String)>, StoreError> {
-        let mut st = self.conn.prepare("SELECT name, body FROM packs ORDER BY imported_at, id")?;
+        let mut st = self
+            .conn
+            .prepare("SELECT name, body FROM packs ORDER BY imported_at, id")?;
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -380,9 +454,16 @@ mod tests {
 
     #[test]
     fn migrations_are_valid_and_reach_the_latest_version() {
-        assert!(migrations().validate().is_ok(), "every migration applies to an empty database");
+        assert!(
+            migrations().validate().is_ok(),
+            "every migration applies to an empty database"
+        );
         let s = Store::open_in_memory().expect("open");
-        assert_eq!(s.schema_version().expect("version"), SCHEMA_VERSION, "a new database is at the latest version");
+        assert_eq!(
+            s.schema_version().expect("version"),
+            SCHEMA_VERSION,
+            "a new database is at the latest version"
+        );
     }
 
     #[test]
@@ -395,9 +476,18 @@ mod tests {
             conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('old', '{}', 't', 't')", []).expect("insert");
         }
         let mut s = Store::open(&path).expect("migrates to latest");
-        assert_eq!(s.schema_version().expect("version"), SCHEMA_VERSION, "upgraded to the latest schema");
-        assert_eq!(s.list_plans().expect("list")[0].name, "old", "the v1 plan survives the upgrade");
-        s.add_ledger(&entry("2026-11-30", "16.5"), "now").expect("ledger works after the upgrade");
+        assert_eq!(
+            s.schema_version().expect("version"),
+            SCHEMA_VERSION,
+            "upgraded to the latest schema"
+        );
+        assert_eq!(
+            s.list_plans().expect("list")[0].name,
+            "old",
+            "the v1 plan survives the upgrade"
+        );
+        s.add_ledger(&entry("2026-11-30", "16.5"), "now")
+            .expect("ledger works after the upgrade");
         assert!(s.integrity_ok().expect("check"), "integrity holds");
     }
 
@@ -410,37 +500,79 @@ mod tests {
             conn.pragma_update(None, "user_version", 99).expect("set");
         }
         match Store::open(&path) {
-            Err(StoreError::TooNew { found: 99, known }) => assert_eq!(known, SCHEMA_VERSION, "names both versions"),
+            Err(StoreError::TooNew { found: 99, known }) => {
+                assert_eq!(known, SCHEMA_VERSION, "names both versions")
+            }
             other => panic!("expected TooNew, got {:?}", other.err()),
         }
         let conn = Connection::open(&path).expect("reopen");
-        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).expect("version");
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .expect("version");
         assert_eq!(v, 99, "the file is left as it was");
     }
 
     #[test]
     fn plans_ledger_settings_overrides_and_packs_round_trip() {
         let mut s = Store::open_in_memory().expect("open");
-        let id = s.save_plan("<script>alert(1)</script>", "{\"a\":1}", "2026-11-30T10:00:00").expect("save");
-        s.update_plan(id, "renamed", "{\"a\":2}", "2026-11-30T11:00:00").expect("update");
+        let id = s
+            .save_plan(
+                "<script>alert(1)</script>",
+                "{\"a\":1}",
+                "2026-11-30T10:00:00",
+            )
+            .expect("save");
+        s.update_plan(id, "renamed", "{\"a\":2}", "2026-11-30T11:00:00")
+            .expect("update");
         let p = s.get_plan(id).expect("get");
-        assert_eq!((p.name.as_str(), p.body.as_str()), ("renamed", "{\"a\":2}"), "updates are stored");
-        assert!(matches!(s.update_plan(999, "x", "{}", "t"), Err(StoreError::NotFound { .. })), "missing plans are reported");
-        let e = LedgerEntry { plan_id: Some(id), ..entry("2026-11-30", "16.50") };
+        assert_eq!(
+            (p.name.as_str(), p.body.as_str()),
+            ("renamed", "{\"a\":2}"),
+            "updates are stored"
+        );
+        assert!(
+            matches!(
+                s.update_plan(999, "x", "{}", "t"),
+                Err(StoreError::NotFound { .. })
+            ),
+            "missing plans are reported"
+        );
+        let e = LedgerEntry {
+            plan_id: Some(id),
+            ..entry("2026-11-30", "16.50")
+        };
         s.add_ledger(&e, "t").expect("ledger");
-        s.add_ledger(&entry("2026-12-02", "3.25"), "t").expect("ledger");
+        s.add_ledger(&entry("2026-12-02", "3.25"), "t")
+            .expect("ledger");
         let months = s.spend_by_month().expect("months");
         assert_eq!(months.len(), 2, "two months");
-        assert_eq!(months[0].cost, "16.50".parse::<Decimal>().unwrap_or_default(), "money is exact");
+        assert_eq!(
+            months[0].cost,
+            "16.50".parse::<Decimal>().unwrap_or_default(),
+            "money is exact"
+        );
         s.delete_plan(id).expect("delete");
-        assert_eq!(s.list_ledger().expect("ledger")[1].plan_id, None, "deleting a plan keeps its ledger entry, unlinked");
+        assert_eq!(
+            s.list_ledger().expect("ledger")[1].plan_id,
+            None,
+            "deleting a plan keeps its ledger entry, unlinked"
+        );
         s.set_setting("lang", "zh").expect("set");
         s.set_setting("lang", "en").expect("set");
-        assert_eq!(s.setting("lang").expect("get").as_deref(), Some("en"), "settings upsert");
-        s.set_override("autodl", "rtx3090", "1.2".parse().unwrap_or_default(), "n").expect("override");
+        assert_eq!(
+            s.setting("lang").expect("get").as_deref(),
+            Some("en"),
+            "settings upsert"
+        );
+        s.set_override("autodl", "rtx3090", "1.2".parse().unwrap_or_default(), "n")
+            .expect("override");
         assert_eq!(s.overrides().expect("list").len(), 1, "overrides stored");
         s.save_pack("CV 101", "body1", "t").expect("pack");
         s.save_pack("CV 101", "body2", "t").expect("pack again");
-        assert_eq!(s.packs().expect("packs"), vec![("CV 101".to_owned(), "body2".to_owned())], "a re-import replaces the pack");
+        assert_eq!(
+            s.packs().expect("packs"),
+            vec![("CV 101".to_owned(), "body2".to_owned())],
+            "a re-import replaces the pack"
+        );
     }
 }

@@ -17,6 +17,10 @@ key: string,
  */
 label: string, 
 /**
+ * Hours behind the line, if time-based.
+ */
+hours: number | null, 
+/**
  * CNY, exact text.
  */
 amount: string, };

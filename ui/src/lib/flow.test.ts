@@ -48,7 +48,7 @@ describe("errors", () => {
 });
 
 describe("exports", () => {
-  const q = { platform: "autodl", gpu: "rtx3090", lines: [{ category: "gpu-compute", key: "runs", label: "=HYPERLINK(\"x\")", amount: "15.00" }], cash_total: "15.00", total: "15.00", time_to_result_hours: 6, warnings: [], timeline: [], chart_svg: "" };
+  const q = { platform: "autodl", gpu: "rtx3090", lines: [{ category: "gpu-compute", key: "runs", label: "=HYPERLINK(\"x\")", hours: 6, amount: "15.00" }], cash_total: "15.00", total: "15.00", time_to_result_hours: 6, warnings: [], timeline: [], chart_svg: "" };
   it("CSV quotes cells and defuses formulas", () => {
     const csv = quoteCsv(q);
     expect(csv).toContain(`"'=HYPERLINK(""x"")"`);

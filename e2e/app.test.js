@@ -1,0 +1,198 @@
+// End-to-end tests of the built desktop app, driven through tauri-driver and
+// WebKitWebDriver under Xvfb. Every step saves a screenshot in
+// e2e/screenshots/. Numbers on screen are checked against the `gpuplan` CLI
+// for the same inputs.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import net from "node:net";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { remote } from "webdriverio";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const APP = path.resolve(process.env.TAURI_APP ?? path.join(ROOT, "target/debug/gpuplan-app"));
+const CLI = path.resolve(process.env.GPUPLAN_CLI ?? path.join(ROOT, "target/debug/gpuplan"));
+const DRIVER = process.env.TAURI_DRIVER ?? path.join(os.homedir(), ".cargo/bin/tauri-driver");
+const PORT = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
+const SHOTS = path.join(import.meta.dirname, "screenshots");
+// A private data folder: the app's database starts empty and survives restarts within the run.
+const DATA = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-e2e-"));
+let driver;
+let browser;
+let shot = 0;
+
+function waitForPort(port, timeoutMs = 20000) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const tryOnce = () => {
+      const s = net.connect(port, "127.0.0.1");
+      s.once("connect", () => { s.end(); resolve(); });
+      s.once("error", () => {
+        s.destroy();
+        if (Date.now() > deadline) reject(new Error(`port ${port} never opened`));
+        else setTimeout(tryOnce, 100);
+      });
+    };
+    tryOnce();
+  });
+}
+
+async function startApp() {
+  browser = await remote({
+    hostname: "127.0.0.1", port: PORT, logLevel: "warn", connectionRetryCount: 0,
+    capabilities: { browserName: "wry", "wdio:enforceWebDriverClassic": true, "tauri:options": { application: APP } },
+  });
+  await (await browser.$("#title")).waitForDisplayed({ timeout: 20000 });
+}
+
+async function snap(name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  shot += 1;
+  await browser.saveScreenshot(path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`));
+}
+
+function cli(args) {
+  return JSON.parse(execFileSync(CLI, args, { encoding: "utf8", env: { ...process.env, GPUPLAN_HOME: path.join(DATA, "cli") } }));
+}
+
+async function click(sel) {
+  const el = await browser.$(sel);
+  await el.waitForClickable({ timeout: 10000 });
+  await el.click();
+}
+
+async function text(sel) {
+  const el = await browser.$(sel);
+  await el.waitForDisplayed({ timeout: 15000 });
+  return el.getText();
+}
+
+async function ensureLang(lang) {
+  const title = await text("#title");
+  const isZh = title.includes("租卡规划");
+  if ((lang === "zh") !== isZh) {
+    await click("#lang-toggle");
+    await browser.waitUntil(async () => (await text("#title")).includes("租卡规划") === (lang === "zh"), { timeout: 5000 });
+  }
+}
+
+before(async () => {
+  driver = spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
+  });
+  await waitForPort(PORT);
+  await startApp();
+});
+
+after(async () => {
+  try { if (browser) await browser.deleteSession(); } catch {}
+  if (driver) driver.kill("SIGTERM");
+});
+
+test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {
+  await ensureLang("en");
+  await snap("situation");
+  await browser.$("#stage").then((s) => s.selectByAttribute("value", "course-project"));
+  await click("#next");
+  await click("#preset-resnet18-cifar");
+  await snap("job-resnet18");
+  await click("#next");
+  const peak = await text("#peak-gib");
+  const est = cli(["estimate", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset-samples", "50000", "--epochs", "50", "--gpu", "rtx3090", "--json"]);
+  assert.equal(peak, est.peak_gib.toFixed(2), "the peak on screen is the CLI's");
+  const row = await browser.$('tr[data-gpu="rtx3090"] .max-batch');
+  assert.equal(await row.getText(), String(est.gpus.find((g) => g.id === "rtx3090").max_batch), "the RTX 3090's max batch is the CLI's");
+  await snap("memory-resnet18");
+  await click("#next");
+  await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
+  const rec = cli(["recommend", "--stage", "course-project", "--budget", "150", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--mode", "train", "--dataset-samples", "50000", "--epochs", "50", "--runs", "1", "--json"]);
+  const first = await browser.$(".option");
+  assert.equal(await first.getAttribute("data-platform"), rec.options[0].platform, "the top option's platform is the CLI's");
+  assert.equal(await first.getAttribute("data-gpu"), rec.options[0].gpu, "and its GPU");
+  await snap("options-resnet18");
+  await click(".option .choose");
+  await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
+  const total = await (await browser.$("#cash-total")).getAttribute("data-value");
+  // The same plan as a file for the CLI: the app's defaults (20 GB kept 7 days,
+  // a 1 GB upload, 15 minutes of setup) on the chosen option.
+  const planFile = path.join(DATA, "plan.toml");
+  fs.writeFileSync(planFile, [
+    'name = "same plan"', `platform = "${rec.options[0].platform}"`, `gpu = "${rec.options[0].gpu}"`, "budget = 150", "student = true", "setup_hours = 0.25",
+    "[job]", 'model = "resnet18"', "resolution = 32", "classes = 10", "batch = 128", 'precision = "fp32"', 'optimizer = "sgd"', 'mode = "train"',
+    "grad_checkpointing = false", "dataset_samples = 50000", "epochs = 50",
+    "[[run]]", 'name = "run"', "count = 1", "[data]", "size_gb = 1", "upload_mbps = 20", "[storage]", "gb = 20", "days = 7", "",
+  ].join("\n"));
+  const q = cli(["quote", planFile, "--json"]);
+  assert.equal(total, q.cash_total, "the plan's total on screen equals the CLI's quote of the same plan");
+  await (await browser.$("#plan-name")).setValue("e2e <b>ResNet-18</b> plan");
+  await click("#plan-save");
+  await browser.waitUntil(async () => (await browser.$("#status").isExisting()), { timeout: 5000 });
+  await snap("plan-saved");
+  await click("#next");
+  assert.ok((await browser.$$("#checklist li")).length >= 8, "the before-you-rent checklist is shown");
+  await snap("before-you-rent");
+});
+
+test("language switch: every screen in Chinese", async () => {
+  await ensureLang("zh");
+  assert.match(await text("#step-memory"), /显存/, "the step bar is Chinese");
+  await click("#step-plan");
+  await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
+  assert.match(await text("#cash-total"), /¥/, "CNY is formatted for zh-CN");
+  await snap("plan-zh");
+});
+
+test("7B LoRA: memory equals the CLI's and 24 GB cards get fixes", async () => {
+  await click("#step-job");
+  await click("#preset-llama7b-lora");
+  await click("#step-memory");
+  await browser.waitUntil(async () => (await browser.$('tr[data-gpu="h200"]').isExisting()) && (await text("#peak-gib")) !== "", { timeout: 15000 });
+  const est = cli(["estimate", "--model", "llama-2-7b", "--mode", "lora", "--seq-len", "1024", "--batch", "4", "--lora-rank", "16", "--precision", "bf16", "--optimizer", "adamw", "--dataset-samples", "20000", "--epochs", "1", "--json"]);
+  await browser.waitUntil(async () => (await text("#peak-gib")) === est.peak_gib.toFixed(2), { timeout: 10000, timeoutMsg: "peak never matched the CLI" });
+  const verdict = await (await browser.$('tr[data-gpu="rtx4090"] .verdict')).getText();
+  assert.equal(verdict, "放不下", "a 7B LoRA at batch 4, seq 1024 does not fit 24 GB");
+  assert.ok((await browser.$$("#fixes .fix")).length >= 1, "fixes are offered");
+  await snap("memory-llama7b-lora");
+});
+
+test("batch slider updates the memory screen quickly", async () => {
+  const slider = await browser.$("#memory-batch");
+  const before = await text("#peak-gib");
+  const t0 = Date.now();
+  await browser.execute(() => {
+    const el = document.getElementById("memory-batch");
+    el.value = "8";
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await browser.waitUntil(async () => (await text("#peak-gib")) !== before, { timeout: 5000, interval: 5 });
+  const ms = Date.now() - t0;
+  console.log(`slider-to-screen: ${ms} ms (includes WebDriver round trips)`);
+  assert.ok(await slider.isExisting(), "slider present");
+});
+
+test("ledger: add a real bill", async () => {
+  await click("#tab-ledger");
+  await (await browser.$("#ledger-hours")).setValue("6");
+  await (await browser.$("#ledger-cost")).setValue("16.50");
+  await (await browser.$("#ledger-problems")).setValue("forgot to release the disk");
+  await click("#ledger-add");
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000 });
+  assert.match(await text("#ledger-total"), /16\.50/, "the total shows the entry");
+  await snap("ledger");
+});
+
+test("restart: the saved plan and the language are still there", async () => {
+  await browser.deleteSession();
+  await startApp();
+  assert.match(await text("#title"), /租卡规划/, "the language choice was remembered");
+  await click("#tab-saved");
+  const saved = await browser.$(".saved-plan .name");
+  await saved.waitForDisplayed({ timeout: 10000 });
+  assert.equal(await saved.getText(), "e2e <b>ResNet-18</b> plan", "the plan survived the restart, its name shown as text");
+  await click("#tab-ledger");
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000 });
+  await snap("after-restart");
+});

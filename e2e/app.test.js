@@ -39,10 +39,10 @@ function waitForPort(port, timeoutMs = 20000) {
   });
 }
 
-async function startApp() {
+async function startApp(args = []) {
   browser = await remote({
     hostname: "127.0.0.1", port: PORT, logLevel: "warn", connectionRetryCount: 0,
-    capabilities: { browserName: "wry", "wdio:enforceWebDriverClassic": true, "tauri:options": { application: APP } },
+    capabilities: { browserName: "wry", "wdio:enforceWebDriverClassic": true, "tauri:options": { application: APP, args } },
   });
   await (await browser.$("#title")).waitForDisplayed({ timeout: 20000 });
 }
@@ -132,7 +132,9 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   await browser.waitUntil(async () => (await browser.$("#status").isExisting()), { timeout: 5000 });
   await snap("plan-saved");
   await click("#next");
-  assert.ok((await browser.$$("#checklist li")).length >= 8, "the before-you-rent checklist is shown");
+  await browser.waitUntil(async () => (await browser.$$("#checklist li")).length >= 6, { timeout: 10000, timeoutMsg: "no checklist" });
+  const shutdown = await browser.$('.script[data-key="shutdown"] pre');
+  assert.match(await shutdown.getText(), /trap on_exit EXIT/, "the auto-shutdown wrapper for the chosen platform is shown");
   await snap("before-you-rent");
 });
 
@@ -195,4 +197,39 @@ test("restart: the saved plan and the language are still there", async () => {
   await click("#tab-ledger");
   await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000 });
   await snap("after-restart");
+});
+
+test("course onboarding: opening a course pack starts on the course's defaults", async () => {
+  const pack = path.join(DATA, "cv101.toml");
+  execFileSync(CLI, ["pack", "export", "--name", "CV 101", "--instructor", "TA", "--platform", "campus-slurm", "--platform", "autodl",
+    "--preset", path.join(ROOT, "examples/seed000-weekly-budget.toml"), "--budget-cap", "120", "--out", pack], { env: { ...process.env, GPUPLAN_HOME: path.join(DATA, "cli") } });
+  await browser.deleteSession();
+  await startApp([pack]);
+  assert.match(await text("#course"), /CV 101/, "the course is named at the top");
+  await click("#tab-flow");
+  await click("#step-situation");
+  assert.equal(await (await browser.$("#budget")).getValue(), "120", "the course's budget cap is the starting budget");
+  await click("#step-job");
+  assert.ok(await (await browser.$("#preset-course-0")).isExisting(), "the course's preset is offered");
+  await snap("course-pack");
+});
+
+test("weight: resident memory after walking the flow", async () => {
+  const rss = (name) => {
+    let total = 0;
+    for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+        if (comm.startsWith(name)) {
+          const m = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+          if (m) total += Number(m[1]);
+        }
+      } catch {}
+    }
+    return total / 1024;
+  };
+  const app = rss("gpuplan-app");
+  const web = rss("WebKitWebProces") + rss("WebKitNetworkPr");
+  console.log(`rss: app ${app.toFixed(0)} MB, app + WebKit ${(app + web).toFixed(0)} MB`);
+  assert.ok(app > 0, "the app process is found");
 });

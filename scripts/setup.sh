@@ -12,7 +12,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # end-to-end tests, and CJK fonts so Chinese renders.
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
-xvfb xauth webkit2gtk-driver imagemagick fonts-noto-cjk"
+xvfb xauth webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3"
 command -v node >/dev/null 2>&1 || APT_PKGS="$APT_PKGS nodejs npm"
 missing=""
 for p in $APT_PKGS; do

@@ -815,12 +815,14 @@ pub fn export_file(path: String, kind: ExportKind, content: String) -> Res<()> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let want = match kind {
-        ExportKind::Svg => "svg",
-        ExportKind::Html => "html",
-        ExportKind::Csv => "csv",
+    let allowed: &[&str] = match kind {
+        ExportKind::Svg => &["svg"],
+        ExportKind::Html => &["html"],
+        ExportKind::Csv => &["csv"],
+        ExportKind::Script => &["sh", "sbatch", "py"],
     };
-    if ext != want {
+    let want = allowed.join(" or .");
+    if !allowed.contains(&ext.as_str()) {
         return Err(InputError::new(
             "path",
             format!("`{path}` does not end in .{want}"),
@@ -828,7 +830,7 @@ pub fn export_file(path: String, kind: ExportKind, content: String) -> Res<()> {
         )
         .into());
     }
-    let tmp = p.with_extension(format!("{want}.tmp"));
+    let tmp = p.with_extension(format!("{ext}.tmp"));
     std::fs::write(&tmp, content)?;
     std::fs::rename(&tmp, &p)?;
     Ok(())
@@ -858,4 +860,92 @@ pub fn import_pack(state: State<'_, AppState>, path: String) -> Res<CourseInfo> 
     };
     lock(&state.packs).push(pack);
     Ok(info)
+}
+
+/// The before-you-rent kit for a plan (step 6): tailored checklist and scripts.
+#[tauri::command]
+pub async fn kit(state: State<'_, AppState>, plan: PlanInput, command: String) -> Res<KitView> {
+    use gpuplan_core::scripts::{self, ShutdownSpec, SlurmSpec, StopMechanism};
+    let p = core_plan(&plan)?;
+    let platforms = lock(&state.platforms).clone();
+    let profile = platforms.get(&p.platform)?;
+    let q = price(&p, profile, &state.catalog, &state.zoo).ok();
+    let longest = q
+        .as_ref()
+        .and_then(|q| q.longest_run_hours.to_f64())
+        .unwrap_or(1.0);
+    let job_name: String = plan
+        .job
+        .model
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    let job_name = if job_name.is_empty() {
+        "train".to_owned()
+    } else {
+        job_name
+    };
+    let command = if command.trim().is_empty() {
+        "python train.py".to_owned()
+    } else {
+        command
+    };
+    let mut out = Vec::new();
+    let view = |key: &str, s: scripts::Script| ScriptView {
+        key: key.into(),
+        file_name: s.file_name,
+        text: s.text,
+        notes: s.notes.iter().map(text).collect(),
+    };
+    if let Some(mechanism) = StopMechanism::for_platform(profile) {
+        let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
+            platform: profile.id.clone(),
+            mechanism,
+            job_name: job_name.clone(),
+            command: command.clone(),
+            max_runtime_seconds: scripts::with_margin(longest),
+            destroy: false,
+            poll_seconds: 30,
+        })?;
+        out.push(ScriptView {
+            key: "shutdown".into(),
+            file_name: "gpuplan-run.sh".into(),
+            text: wrapper,
+            notes: Vec::new(),
+        });
+    }
+    if profile.kind == gpuplan_core::platform::PlatformKind::CampusHpc {
+        let cap = profile
+            .quota
+            .walltime_max_hours
+            .as_ref()
+            .and_then(|c| c.value.to_f64());
+        for requeue in [false, true] {
+            let s = scripts::slurm(&SlurmSpec {
+                job_name: job_name.clone(),
+                partition: "gpu".into(),
+                gpus: 1,
+                cpus: 8,
+                mem_gb: 32,
+                hours: longest,
+                cap_hours: cap,
+                output: "logs/%x-%j.out".into(),
+                activate: vec![],
+                command: command.clone(),
+                requeue,
+            })?;
+            out.push(view(if requeue { "slurm-requeue" } else { "slurm" }, s));
+        }
+    }
+    out.push(view("probe", scripts::env_probe()));
+    out.push(view("offline", scripts::offline_install("3.10")?));
+    out.push(view("resume", scripts::resume_template(5)?));
+    Ok(KitView {
+        checklist: scripts::checklist(profile, q.as_ref())
+            .iter()
+            .map(text)
+            .collect(),
+        scripts: out,
+    })
 }

@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 /// Text in both languages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct Text {
     /// 简体中文.
     pub zh: String,
@@ -17,7 +17,7 @@ pub struct Text {
 
 /// A zoo model for the picker.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct ModelInfo {
     /// Id.
     pub id: String,
@@ -31,7 +31,7 @@ pub struct ModelInfo {
 
 /// A catalog card.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct GpuInfo {
     /// Id.
     pub id: String,
@@ -45,7 +45,7 @@ pub struct GpuInfo {
 
 /// A platform for lists.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct PlatformInfo {
     /// Id.
     pub id: String,
@@ -59,7 +59,7 @@ pub struct PlatformInfo {
 
 /// A preset job (the seeds' and a course pack's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct Preset {
     /// Key (stable, for tests and translations).
     pub key: String,
@@ -71,7 +71,7 @@ pub struct Preset {
 
 /// The course a pack set up.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct CourseInfo {
     /// Course name.
     pub name: String,
@@ -85,7 +85,7 @@ pub struct CourseInfo {
 
 /// Everything the UI needs at start.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct AppInfo {
     /// Models.
     pub models: Vec<ModelInfo>,
@@ -103,7 +103,7 @@ pub struct AppInfo {
 
 /// A job as the form holds it; numbers may be missing (defaults apply).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct JobInput {
     /// Zoo model id.
     pub model: String,
@@ -133,7 +133,7 @@ pub struct JobInput {
 
 /// One memory component.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct Component {
     /// weights, gradients, optimizer, activations, logits, kv_cache, workspace, allocator, context.
     pub key: String,
@@ -143,7 +143,7 @@ pub struct Component {
 
 /// One card's fit.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct GpuRow {
     /// Id.
     pub id: String,
@@ -163,7 +163,7 @@ pub struct GpuRow {
 
 /// A fix that makes the job fit.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct FixView {
     /// amp, grad-checkpointing, adamw-8bit, lora, qlora, smaller-batch.
     pub kind: String,
@@ -179,7 +179,7 @@ pub struct FixView {
 
 /// The memory screen.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct EstimateView {
     /// Model id.
     pub model: String,
@@ -203,7 +203,7 @@ pub struct EstimateView {
 
 /// The student's situation (step 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct SituationInput {
     /// first-demo, course-project, thesis-research, competition-sprint.
     pub stage: String,
@@ -229,7 +229,7 @@ pub struct SituationInput {
 
 /// One line of money.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct Money {
     /// Category key.
     pub category: String,
@@ -239,7 +239,7 @@ pub struct Money {
 
 /// A ranked option.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct OptionView {
     /// Platform id.
     pub platform: String,
@@ -265,7 +265,7 @@ pub struct OptionView {
 
 /// An option ruled out.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct RuledOutView {
     /// Platform id.
     pub platform: String,
@@ -277,7 +277,7 @@ pub struct RuledOutView {
 
 /// The options screen.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct RecommendationView {
     /// Ranked options.
     pub options: Vec<OptionView>,
@@ -289,7 +289,7 @@ pub struct RecommendationView {
 
 /// A plan as the plan screen holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct PlanInput {
     /// Name.
     pub name: String,
@@ -329,7 +329,7 @@ pub struct PlanInput {
 
 /// A warning with its parameters; the UI words it in the chosen language.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct WarningView {
     /// Kind (see docs/plans.md).
     pub kind: String,
@@ -339,7 +339,7 @@ pub struct WarningView {
 
 /// The plan and budget screen.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct QuoteView {
     /// Platform id.
     pub platform: String,
@@ -363,7 +363,7 @@ pub struct QuoteView {
 
 /// A bill line.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct LineView {
     /// Category key.
     pub category: String,
@@ -379,7 +379,7 @@ pub struct LineView {
 
 /// A day of the timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct DayView {
     /// Day number.
     pub day: u32,
@@ -391,7 +391,7 @@ pub struct DayView {
 
 /// A saved plan in lists.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct SavedPlanView {
     /// Id.
     pub id: i32,
@@ -405,7 +405,7 @@ pub struct SavedPlanView {
 
 /// A ledger entry as the form sends it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct LedgerInput {
     /// YYYY-MM-DD.
     pub date: String,
@@ -425,7 +425,7 @@ pub struct LedgerInput {
 
 /// A ledger entry with plan-versus-actual.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct LedgerView {
     /// Id.
     pub id: i32,
@@ -447,7 +447,7 @@ pub struct LedgerView {
 
 /// The ledger screen.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub struct LedgerPage {
     /// Entries, newest first.
     pub entries: Vec<LedgerView>,
@@ -457,10 +457,34 @@ pub struct LedgerPage {
     pub total: String,
 }
 
+/// A generated script.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export_to = "bindings/")]
+pub struct ScriptView {
+    /// Stable key (shutdown, slurm, slurm-requeue, probe, offline, resume).
+    pub key: String,
+    /// File name to save as.
+    pub file_name: String,
+    /// The script.
+    pub text: String,
+    /// Notes for the student.
+    pub notes: Vec<Text>,
+}
+
+/// The before-you-rent screen.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export_to = "bindings/")]
+pub struct KitView {
+    /// Checklist tailored to platform and plan.
+    pub checklist: Vec<Text>,
+    /// Ready-to-paste scripts.
+    pub scripts: Vec<ScriptView>,
+}
+
 /// What a chart export writes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub enum ExportKind {
     /// An SVG chart.
     Svg,
@@ -468,6 +492,8 @@ pub enum ExportKind {
     Html,
     /// CSV.
     Csv,
+    /// A script (.sh, .sbatch or .py).
+    Script,
 }
 
 #[cfg(test)]
@@ -475,7 +501,9 @@ mod tests {
     use super::*;
 
     /// Fails when `ui/src/bindings/` does not match the Rust types. Regenerate
-    /// with `cargo test -p gpuplan-app export_bindings` (ts-rs writes them).
+    /// with `UPDATE_BINDINGS=1 cargo test -p gpuplan-app bindings`. (One test
+    /// both checks and writes, so no parallel test rewrites a file while it is
+    /// being compared.)
     #[test]
     fn committed_typescript_bindings_are_fresh() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings");
@@ -484,8 +512,12 @@ mod tests {
                 let name = <$t as TS>::name(&Default::default());
                 let want = <$t as TS>::export_to_string(&Default::default()).expect("ts-rs renders the type");
                 let path = dir.join(format!("{name}.ts"));
+                if std::env::var_os("UPDATE_BINDINGS").is_some() {
+                    std::fs::create_dir_all(&dir).expect("bindings dir");
+                    std::fs::write(&path, &want).expect("write binding");
+                }
                 let have = std::fs::read_to_string(&path).unwrap_or_default();
-                assert_eq!(have, want, "{} is stale: run `cargo test -p gpuplan-app export_bindings` and commit ui/src/bindings", path.display());
+                assert_eq!(have, want, "{} is stale: run `UPDATE_BINDINGS=1 cargo test -p gpuplan-app bindings` and commit ui/src/bindings", path.display());
             )*};
         }
         check!(

@@ -7,7 +7,7 @@ use ts_rs::TS;
 /// Every way a command can fail.
 #[derive(Debug, Clone, PartialEq, Serialize, TS, thiserror::Error)]
 #[serde(tag = "kind", content = "detail", rename_all = "kebab-case")]
-#[ts(export, export_to = "bindings/")]
+#[ts(export_to = "bindings/")]
 pub enum AppError {
     /// A value the user entered is out of range or unknown.
     #[error("{field}: {message} (allowed: {allowed})")]

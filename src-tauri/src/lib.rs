@@ -37,6 +37,7 @@ pub fn run() {
             commands::set_setting,
             commands::export_file,
             commands::import_pack,
+            commands::kit,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

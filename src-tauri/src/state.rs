@@ -82,6 +82,40 @@ impl AppState {
                 }
             }
         };
+        let mut startup_notice = startup_notice;
+        // A course pack opened with the app (`gpuplan-app course.toml`, or a
+        // file association) is validated and imported before the UI starts, so
+        // the student lands on the course's defaults.
+        let mut store = store;
+        if let Some(arg) = std::env::args().skip(1).find(|a| a.ends_with(".toml")) {
+            let result = std::fs::metadata(&arg)
+                .map_err(|e| e.to_string())
+                .and_then(|m| {
+                    if m.len() as usize > gpuplan_core::pack::MAX_PACK_BYTES {
+                        Err("larger than 1 MB".to_owned())
+                    } else {
+                        Ok(())
+                    }
+                })
+                .and_then(|()| std::fs::read_to_string(&arg).map_err(|e| e.to_string()))
+                .and_then(|body| {
+                    CoursePack::from_toml(&arg, &body, &catalog)
+                        .map(|p| (p, body))
+                        .map_err(|e| e.to_string())
+                })
+                .and_then(|(p, body)| {
+                    store
+                        .save_pack(
+                            &p.pack.name,
+                            &body,
+                            &chrono::Local::now().format("%Y-%m-%dT%H:%M:%S").to_string(),
+                        )
+                        .map_err(|e| e.to_string())
+                });
+            if let Err(e) = result {
+                startup_notice = Some(format!("course pack {arg} was not imported: {e}"));
+            }
+        }
         let mut packs = Vec::new();
         if let Ok(rows) = store.packs() {
             for (name, body) in rows {

@@ -9,6 +9,7 @@
 //! names the field and its allowed range.
 
 mod i18n;
+mod kit;
 mod plans;
 mod render;
 mod userdata;
@@ -77,6 +78,11 @@ enum Command {
     Pack {
         #[command(subcommand)]
         action: plans::PackAction,
+    },
+    /// Before-you-rent scripts: shutdown wrapper, Slurm, probe, offline install, resume template, checklist.
+    Script {
+        #[command(subcommand)]
+        kind: kit::ScriptKind,
     },
 }
 
@@ -295,6 +301,7 @@ fn main() -> ExitCode {
         Command::Recommend(a) => plans::recommend(a, lang, &catalog, &zoo),
         Command::Override { action } => plans::override_cmd(action, &catalog),
         Command::Pack { action } => plans::pack_cmd(action, &catalog),
+        Command::Script { kind } => kit::script(kind, lang, &catalog, &zoo),
     };
     match result {
         Ok(out) => {

@@ -26,6 +26,7 @@ pub mod plan;
 pub mod platform;
 pub mod quote;
 pub mod recommend;
+pub mod scripts;
 pub mod sourced;
 pub mod steptime;
 pub mod vram;

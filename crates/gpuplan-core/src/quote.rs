@@ -162,6 +162,8 @@ pub struct Quote {
     pub total: Decimal,
     /// GPU hours of the main runs (one run each, summed over the matrix).
     pub run_hours: Decimal,
+    /// Hours of the longest single run (what a walltime or hard stop must cover).
+    pub longest_run_hours: Decimal,
     /// Hours from start to the last result: startup, queue, upload, debug, runs, reruns.
     pub time_to_result_hours: Decimal,
     /// Day-by-day cumulative spend.
@@ -758,6 +760,7 @@ pub fn quote(
         cash_total: cny(cash_total),
         total: cny(total),
         run_hours: used.round_dp(4),
+        longest_run_hours: longest.round_dp(4),
         time_to_result_hours: time_to_result_hours.round_dp(2),
         timeline,
         warnings,

@@ -3,4 +3,4 @@
 /**
  * What a chart export writes.
  */
-export type ExportKind = "svg" | "html" | "csv";
+export type ExportKind = "svg" | "html" | "csv" | "script";

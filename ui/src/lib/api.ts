@@ -14,6 +14,7 @@ import type { LedgerInput } from "../bindings/LedgerInput";
 import type { LedgerPage } from "../bindings/LedgerPage";
 import type { CourseInfo } from "../bindings/CourseInfo";
 import type { ExportKind } from "../bindings/ExportKind";
+import type { KitView } from "../bindings/KitView";
 
 export type Invoke = (cmd: string, args?: Record<string, unknown>) => Promise<unknown>;
 
@@ -34,6 +35,7 @@ export function makeApi(call: Invoke = invoke) {
     setSetting: (key: string, value: string) => call("set_setting", { key, value }) as Promise<null>,
     exportFile: (path: string, kind: ExportKind, content: string) => call("export_file", { path, kind, content }) as Promise<null>,
     importPack: (path: string) => call("import_pack", { path }) as Promise<CourseInfo>,
+    kit: (plan: PlanInput, command: string) => call("kit", { plan, command }) as Promise<KitView>,
   };
 }
 

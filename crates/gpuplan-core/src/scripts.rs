@@ -1,0 +1,676 @@
+//! The before-you-rent kit: scripts generated for the chosen platform and plan.
+//!
+//! The seeds' costliest mistakes are operational: an instance left running
+//! after training ended, a crash that skipped the shutdown line, a run that
+//! could not resume after preemption, an environment that broke halfway, pip
+//! timing out. Each generator here returns the text of a script; nothing is
+//! written or run by the core. Every user string (job names, paths, commands)
+//! enters a script through [`shell_quote`], so no input can inject shell code.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::InputError;
+use crate::platform::{Localized, PlatformKind, PlatformProfile};
+use crate::quote::{Quote, Warning};
+
+/// Quotes `s` for POSIX shells: one single-quoted word, with embedded single
+/// quotes closed, escaped and reopened. Safe for any byte except NUL, which
+/// [`check_text`] rejects.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Rejects text no script can carry (NUL, other control characters except
+/// tab) and overlong values, naming the field.
+pub fn check_text(field: &str, s: &str, max: usize) -> Result<(), InputError> {
+    if s.chars().count() > max {
+        return Err(InputError::new(
+            field,
+            format!("longer than {max} characters"),
+            format!("at most {max} characters"),
+        ));
+    }
+    if s.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(InputError::new(
+            field,
+            "contains a control character (newline, NUL, ...)",
+            "printable text on one line",
+        ));
+    }
+    Ok(())
+}
+
+/// How a platform's instance is stopped from inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopMechanism {
+    /// AutoDL: `/usr/bin/shutdown` stops the instance (GPU billing ends).
+    Shutdown,
+    /// A stop call to the platform's HTTP API; URL, instance id and token come
+    /// from environment variables, never from the script.
+    HttpApi,
+    /// Vast.ai CLI: `vastai stop instance` (disk keeps billing) or `destroy`.
+    VastCli,
+}
+
+impl StopMechanism {
+    /// The mechanism a platform uses.
+    pub fn for_platform(p: &PlatformProfile) -> Option<Self> {
+        match (p.id.as_str(), p.kind) {
+            ("autodl", _) => Some(Self::Shutdown),
+            ("vast", _) | (_, PlatformKind::Marketplace) => Some(Self::VastCli),
+            (_, PlatformKind::ContainerCloud) => Some(Self::HttpApi),
+            _ => None,
+        }
+    }
+}
+
+/// Inputs of the auto-shutdown wrapper.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShutdownSpec {
+    /// Platform id (for the header and the console checklist).
+    pub platform: String,
+    /// Stop mechanism.
+    pub mechanism: StopMechanism,
+    /// Job name (text only).
+    pub job_name: String,
+    /// The training command, as the student types it (run by `bash -c`).
+    pub command: String,
+    /// Hard maximum runtime, seconds (the plan's estimate with margin).
+    pub max_runtime_seconds: u64,
+    /// Vast.ai: destroy instead of stop (deletes the disk).
+    pub destroy: bool,
+    /// Seconds between watchdog checks.
+    pub poll_seconds: u32,
+}
+
+/// Hours of margin on top of an estimate: 50% plus 30 minutes, so a slower
+/// node or a few restarts do not trip the hard stop.
+pub fn with_margin(hours: f64) -> u64 {
+    let h = if hours.is_finite() && hours > 0.0 {
+        hours
+    } else {
+        1.0
+    };
+    ((h * 1.5 + 0.5) * 3600.0).ceil() as u64
+}
+
+/// The auto-shutdown wrapper (bash). It runs the command, then stops the
+/// instance whether training succeeded or failed (trap on EXIT); a detached
+/// watchdog stops it if the wrapper itself dies (its shell killed) and enforces
+/// the maximum runtime.
+pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
+    check_text("job_name", &s.job_name, 120)?;
+    check_text("command", &s.command, 4000)?;
+    if s.command.trim().is_empty() {
+        return Err(InputError::new(
+            "command",
+            "is empty",
+            "the training command, e.g. python train.py",
+        ));
+    }
+    if s.max_runtime_seconds == 0 || s.max_runtime_seconds > 60 * 60 * 24 * 60 {
+        return Err(InputError::new(
+            "max_runtime",
+            format!("{} s is out of range", s.max_runtime_seconds),
+            "1 s to 60 days",
+        ));
+    }
+    let poll = s.poll_seconds.clamp(1, 600);
+    let stop = match s.mechanism {
+        StopMechanism::Shutdown => r#"  "$SHUTDOWN_BIN" -h now || "$SHUTDOWN_BIN""#.to_owned(),
+        StopMechanism::HttpApi => [
+            r#"  : "${GPUPLAN_STOP_URL:?set GPUPLAN_STOP_URL to the stop endpoint shown in the platform console}""#,
+            r#"  : "${GPUPLAN_API_TOKEN:?set GPUPLAN_API_TOKEN in the environment, never in this file}""#,
+            r#"  "$CURL_BIN" -fsS -X POST "$GPUPLAN_STOP_URL" -H "Authorization: Bearer $GPUPLAN_API_TOKEN" -H "X-Instance-Id: ${GPUPLAN_INSTANCE_ID:-}""#,
+        ]
+        .join("\n"),
+        StopMechanism::VastCli => {
+            let verb = if s.destroy { "destroy" } else { "stop" };
+            format!(r#"  : "${{CONTAINER_ID:?CONTAINER_ID is set inside Vast.ai instances}}"
+  "$VASTAI_BIN" {verb} instance "$CONTAINER_ID""#)
+        }
+    };
+    let warning = match (s.mechanism, s.destroy) {
+        (StopMechanism::VastCli, false) => "# Note: `stop` ends GPU billing but the disk keeps billing until you destroy the instance.\n",
+        (StopMechanism::VastCli, true) => "# Note: `destroy` deletes the instance and its disk: copy results out first.\n",
+        _ => "",
+    };
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        r#"#!/usr/bin/env bash
+# gpuplan auto-shutdown wrapper for {platform}.
+# Runs the training command, then stops the instance whether training succeeded
+# or failed (trap on EXIT). A detached watchdog stops the instance if this
+# wrapper is killed (for example its terminal closed) and enforces a hard
+# maximum runtime. Start it detached, e.g.:  nohup bash this.sh > run.log 2>&1 &
+# Also turn on in the platform console, as a second line of defence: timed
+# shutdown (定时关机), a balance alert (余额预警) and stop on arrears (欠费停机).
+{warning}set -u
+
+JOB_NAME={job}
+TRAIN_COMMAND={command}
+MAX_RUNTIME_SECONDS={max}
+POLL_SECONDS={poll}
+{bin}
+STATE_DIR="$(mktemp -d "${{TMPDIR:-/tmp}}/gpuplan-run.XXXXXX")"
+
+log() {{ printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }}
+
+stop_instance() {{
+  # Exactly once, whoever gets here first (the trap or the watchdog).
+  mkdir "$STATE_DIR/stopped" 2>/dev/null || return 0
+  log "stopping the instance ($1)"
+{stop}
+}}
+
+on_exit() {{
+  status=$?
+  touch "$STATE_DIR/wrapper-done"
+  log "training finished with status $status"
+  stop_instance "wrapper exit, status $status"
+}}
+trap on_exit EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+WRAPPER_PID=$$
+(
+  trap '' HUP INT
+  deadline=$(( $(date +%s) + MAX_RUNTIME_SECONDS ))
+  while kill -0 "$WRAPPER_PID" 2>/dev/null; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      log "maximum runtime of $MAX_RUNTIME_SECONDS s reached: stopping training"
+      pkill -TERM -P "$WRAPPER_PID" 2>/dev/null
+      kill -TERM "$WRAPPER_PID" 2>/dev/null
+      sleep "$POLL_SECONDS"
+      stop_instance "maximum runtime reached"
+      exit 0
+    fi
+    sleep "$POLL_SECONDS"
+  done
+  # The wrapper is gone. If its trap did not run (it was killed), stop now.
+  [ -e "$STATE_DIR/wrapper-done" ] || stop_instance "wrapper killed"
+) </dev/null >>"$STATE_DIR/watchdog.log" 2>&1 &
+disown 2>/dev/null || true
+
+log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
+bash -c "$TRAIN_COMMAND"
+"#,
+        platform = s.platform,
+        warning = warning,
+        job = shell_quote(&s.job_name),
+        command = shell_quote(&s.command),
+        max = s.max_runtime_seconds,
+        poll = poll,
+        stop = stop,
+        bin = match s.mechanism {
+            // Overridable so the wrapper can be tested with stand-ins.
+            StopMechanism::Shutdown =>
+                r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,
+            StopMechanism::HttpApi => r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
+            StopMechanism::VastCli => r#"VASTAI_BIN="${GPUPLAN_VASTAI_BIN:-vastai}""#,
+        },
+    );
+    Ok(o)
+}
+
+/// Inputs of a Slurm batch script.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlurmSpec {
+    /// Job name.
+    pub job_name: String,
+    /// Partition (queue).
+    pub partition: String,
+    /// GPUs.
+    pub gpus: u32,
+    /// CPU cores per task.
+    pub cpus: u32,
+    /// Memory, GB.
+    pub mem_gb: u32,
+    /// Estimated hours of the run (walltime adds margin).
+    pub hours: f64,
+    /// The cluster's walltime cap, hours (from the course pack), if known.
+    pub cap_hours: Option<f64>,
+    /// Output log path pattern.
+    pub output: String,
+    /// `conda:ENV` or `module:NAME` lines to activate, in order.
+    pub activate: Vec<String>,
+    /// The training command.
+    pub command: String,
+    /// Requeue-on-timeout variant.
+    pub requeue: bool,
+}
+
+/// A generated script with warnings for the student.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Script {
+    /// File name to save it as.
+    pub file_name: String,
+    /// The text.
+    pub text: String,
+    /// Things to know, in both languages.
+    pub notes: Vec<Localized>,
+}
+
+fn walltime(seconds: u64) -> String {
+    let d = seconds / 86_400;
+    let h = (seconds % 86_400) / 3600;
+    let m = (seconds % 3600).div_ceil(60).min(59);
+    if d > 0 {
+        format!("{d}-{h:02}:{m:02}:00")
+    } else {
+        format!("{h:02}:{m:02}:00")
+    }
+}
+
+fn sbatch_word(field: &str, s: &str) -> Result<(), InputError> {
+    // #SBATCH lines are read by Slurm, not a shell: quoting does not apply, so
+    // values are restricted to a safe alphabet instead.
+    if s.is_empty()
+        || s.len() > 100
+        || !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.%/:@".contains(c))
+    {
+        return Err(InputError::new(
+            field,
+            format!("`{s}` cannot go into an #SBATCH line"),
+            "1-100 letters, digits and - _ . % / : @",
+        ));
+    }
+    Ok(())
+}
+
+/// A Slurm sbatch script; with `requeue`, Slurm signals the job before the
+/// walltime, the handler only sets a flag, the training saves a checkpoint and
+/// exits, and the job requeues itself to resume.
+pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
+    sbatch_word("job_name", &s.job_name)?;
+    sbatch_word("partition", &s.partition)?;
+    sbatch_word("output", &s.output)?;
+    check_text("command", &s.command, 4000)?;
+    if s.command.trim().is_empty() {
+        return Err(InputError::new(
+            "command",
+            "is empty",
+            "the training command",
+        ));
+    }
+    if !(1..=16).contains(&s.gpus)
+        || !(1..=256).contains(&s.cpus)
+        || !(1..=4096).contains(&s.mem_gb)
+    {
+        return Err(InputError::new(
+            "resources",
+            "GPUs, CPUs or memory out of range",
+            "gpus 1-16, cpus 1-256, mem 1-4096 GB",
+        ));
+    }
+    let seconds = with_margin(s.hours);
+    let mut notes = Vec::new();
+    let mut limit = seconds;
+    if let Some(cap) = s.cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
+        let cap_s = (cap * 3600.0) as u64;
+        if seconds > cap_s {
+            limit = cap_s;
+            notes.push(Localized {
+                zh: format!("估计时长加余量需要 {}，超过集群 {cap} 小时的上限：已按上限设置，并请使用断点续跑版本。", walltime(seconds)),
+                en: format!("The estimate with margin needs {}, over the cluster's {cap} h cap: the walltime is set to the cap; use the requeue variant.", walltime(seconds)),
+            });
+        }
+    }
+    let mut o = String::new();
+    let _ = writeln!(o, "#!/bin/bash");
+    let _ = writeln!(o, "#SBATCH --job-name={}", s.job_name);
+    let _ = writeln!(o, "#SBATCH --partition={}", s.partition);
+    let _ = writeln!(o, "#SBATCH --gres=gpu:{}", s.gpus);
+    let _ = writeln!(o, "#SBATCH --cpus-per-task={}", s.cpus);
+    let _ = writeln!(o, "#SBATCH --mem={}G", s.mem_gb);
+    let _ = writeln!(o, "#SBATCH --time={}", walltime(limit));
+    let _ = writeln!(o, "#SBATCH --output={}", s.output);
+    if s.requeue {
+        let _ = writeln!(o, "#SBATCH --signal=B:USR1@300");
+        let _ = writeln!(o, "#SBATCH --requeue");
+        let _ = writeln!(o, "#SBATCH --open-mode=append");
+    }
+    let _ = writeln!(
+        o,
+        "# Generated by gpuplan. Submit with: sbatch {}.sbatch",
+        s.job_name
+    );
+    let _ = writeln!(o, "set -u");
+    for a in &s.activate {
+        check_text("activate", a, 200)?;
+        match a.split_once(':') {
+            Some(("conda", env)) => {
+                let _ = writeln!(
+                    o,
+                    "source \"$(conda info --base)/etc/profile.d/conda.sh\"\nconda activate {}",
+                    shell_quote(env)
+                );
+            }
+            Some(("module", name)) => {
+                let _ = writeln!(o, "module load {}", shell_quote(name));
+            }
+            _ => {
+                return Err(InputError::new(
+                    "activate",
+                    format!("`{a}` is not conda:ENV or module:NAME"),
+                    "conda:ENV or module:NAME",
+                ))
+            }
+        }
+    }
+    let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
+    if s.requeue {
+        o.push_str(
+            r#"# Slurm sends USR1 five minutes before the walltime. The handler only sets
+# a flag and forwards the signal; the training script saves a checkpoint and
+# exits, and the job is requeued to resume from it.
+export GPUPLAN_RESUME=1
+requeue=0
+on_usr1() { requeue=1; kill -USR1 "$train_pid" 2>/dev/null; }
+trap on_usr1 USR1
+srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" &
+train_pid=$!
+while true; do
+  wait "$train_pid"
+  status=$?
+  # A trapped signal interrupts wait; keep waiting until training has exited.
+  kill -0 "$train_pid" 2>/dev/null || break
+done
+if [ "$requeue" = 1 ]; then
+  echo "gpuplan: walltime near, requeueing job $SLURM_JOB_ID to resume from its checkpoint"
+  scontrol requeue "$SLURM_JOB_ID"
+fi
+exit "$status"
+"#,
+        );
+    } else {
+        o.push_str("srun -c \"${SLURM_CPUS_PER_TASK:-1}\" bash -c \"$TRAIN_COMMAND\"\n");
+    }
+    Ok(Script {
+        file_name: format!("{}.sbatch", s.job_name),
+        text: o,
+        notes,
+    })
+}
+
+/// The environment probe (seed 000 §5.2, seed 003 §4.4): versions, GPU
+/// visibility and free memory, then the safe install order.
+pub fn env_probe() -> Script {
+    let text = r#"#!/usr/bin/env bash
+# gpuplan environment probe: run it first on a new instance, and keep its
+# output with your results. Then install in this order (seed 003 §4.4):
+#   1. check the driver's CUDA version (nvidia-smi, below);
+#   2. create a separate environment: conda create -n train python=3.10 && conda activate train
+#   3. install PyTorch for that CUDA from pytorch.org's command (not a bare `pip install torch`);
+#   4. check torch.cuda.is_available() prints True;
+#   5. only then install the project's requirements.
+set -u
+echo "== system"; uname -a
+echo "== python"; command -v python3 && python3 --version
+echo "== driver and GPUs"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,memory.free --format=csv
+  nvidia-smi | head -n 4
+else
+  echo "nvidia-smi not found: no NVIDIA driver visible"
+fi
+echo "== PyTorch"
+python3 - <<'PY' || echo "PyTorch is not installed in this environment"
+import torch
+print("torch", torch.__version__, "built for CUDA", torch.version.cuda)
+print("cuda available:", torch.cuda.is_available())
+if torch.cuda.is_available():
+    for i in range(torch.cuda.device_count()):
+        free, total = torch.cuda.mem_get_info(i)
+        print(f"GPU {i}: {torch.cuda.get_device_name(i)}, {free / 2**30:.1f} GiB free of {total / 2**30:.1f} GiB")
+    print("cuDNN", torch.backends.cudnn.version())
+PY
+"#
+    .to_owned();
+    Script {
+        file_name: "gpuplan-probe.sh".into(),
+        text,
+        notes: Vec::new(),
+    }
+}
+
+/// Seed 000 §5.3's offline wheel bundle: download on a machine with good
+/// network, install on the instance without touching PyPI.
+pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
+    if !python_version
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.')
+        || python_version.is_empty()
+        || python_version.len() > 6
+    {
+        return Err(InputError::new(
+            "python_version",
+            format!("`{python_version}` is not a version"),
+            "e.g. 3.10",
+        ));
+    }
+    let tag = python_version.replace('.', "");
+    let text = format!(
+        r#"#!/usr/bin/env bash
+# gpuplan offline install (seed 000 §5.3): pip on rented instances often times
+# out. Step 1 runs where the network is good; step 2 runs on the instance.
+set -eu
+case "${{1:-}}" in
+  download)
+    # Wheels for Linux x86-64 and Python {py}, into ./packages.
+    pip download -r requirements.txt -d ./packages \
+      --platform manylinux2014_x86_64 --only-binary=:all: --python-version {tag}
+    tar czf packages.tar.gz packages
+    echo "Upload packages.tar.gz and requirements.txt to the instance, then run: bash $0 install"
+    ;;
+  install)
+    [ -d packages ] || tar xzf packages.tar.gz
+    pip install --no-index --find-links ./packages -r requirements.txt
+    ;;
+  *)
+    echo "usage: $0 download | install" >&2
+    exit 2
+    ;;
+esac
+"#,
+        py = python_version,
+        tag = tag
+    );
+    Ok(Script {
+        file_name: "gpuplan-offline-install.sh".into(),
+        text,
+        notes: Vec::new(),
+    })
+}
+
+/// A resumable PyTorch training template (seed 000 §4.4): checkpoints every
+/// `every_epochs` epochs atomically and resumes from the last one; on SIGUSR1
+/// or SIGTERM (spot preemption notice, Slurm's pre-timeout signal) it saves and
+/// exits so the job can be requeued.
+pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
+    if !(1..=1000).contains(&every_epochs) {
+        return Err(InputError::new(
+            "checkpoint_every",
+            format!("{every_epochs} is out of range"),
+            "1..=1000 epochs",
+        ));
+    }
+    let text = format!(
+        r#""""gpuplan resumable training template (seed 000 §4.4).
+
+Checkpoints every {n} epochs (the same interval the spot quote assumed) and
+resumes automatically from the newest checkpoint. On SIGUSR1 or SIGTERM it
+saves at once and exits with status 0 so Slurm can requeue it or a spot
+instance can restart it. Replace build_model/build_data/train_one_epoch.
+"""
+import os
+import signal
+import sys
+
+import torch
+
+CHECKPOINT_EVERY = {n}
+CKPT_DIR = os.environ.get("GPUPLAN_CKPT_DIR", "checkpoints")
+CKPT = os.path.join(CKPT_DIR, "last.pt")
+EPOCHS = int(os.environ.get("EPOCHS", "50"))
+stop_requested = False
+
+
+def request_stop(signum, frame):
+    # Only set a flag: the loop saves at a safe point.
+    global stop_requested
+    stop_requested = True
+
+
+signal.signal(signal.SIGUSR1, request_stop)
+signal.signal(signal.SIGTERM, request_stop)
+
+
+def save(state):
+    os.makedirs(CKPT_DIR, exist_ok=True)
+    tmp = CKPT + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, CKPT)  # atomic: a crash never leaves half a checkpoint
+
+
+def build_model():
+    return torch.nn.Linear(10, 2)
+
+
+def build_data():
+    x = torch.randn(256, 10)
+    y = torch.randint(0, 2, (256,))
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=32, shuffle=True)
+
+
+def train_one_epoch(model, optimizer, data, device):
+    model.train()
+    for x, y in data:
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if stop_requested:
+            return
+
+
+def main():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = build_model().to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    data = build_data()
+    start = 0
+    if os.path.exists(CKPT):
+        state = torch.load(CKPT, map_location=device)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        start = state["epoch"] + 1
+        print(f"resumed from epoch {{start}}", flush=True)
+    for epoch in range(start, EPOCHS):
+        train_one_epoch(model, optimizer, data, device)
+        done = (epoch + 1) % CHECKPOINT_EVERY == 0 or epoch + 1 == EPOCHS
+        if done or stop_requested:
+            save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}})
+            print(f"checkpoint at epoch {{epoch}}", flush=True)
+        if stop_requested:
+            print("stop requested: checkpoint saved, exiting for requeue", flush=True)
+            sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
+"#,
+        n = every_epochs
+    );
+    Ok(Script {
+        file_name: "train_resumable.py".into(),
+        text,
+        notes: Vec::new(),
+    })
+}
+
+fn l(zh: &str, en: &str) -> Localized {
+    Localized {
+        zh: zh.into(),
+        en: en.into(),
+    }
+}
+
+/// The pre-rental checklist for a platform and a priced plan.
+pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Localized> {
+    let mut items = vec![l(
+        "先做学生认证，再领优惠券，最后小额充值。",
+        "Certify as a student first, claim coupons, then top up a small amount.",
+    )];
+    match p.kind {
+        PlatformKind::ContainerCloud | PlatformKind::Marketplace => {
+            items.push(l("先在便宜的卡上调通代码，只把正式实验放到贵卡上。", "Debug on a cheap card; run only the final experiments on the expensive one."));
+            items.push(l("用自动关机脚本启动训练，并在控制台开启定时关机、余额预警和欠费自动停止。", "Start training with the auto-shutdown wrapper; turn on timed shutdown, balance alerts and stop-on-arrears in the console."));
+            if p.billing.stop_ends_gpu_billing.value {
+                items.push(l("关机不等于释放：用完释放实例，否则磁盘继续计费。", "Stopping is not releasing: release the instance when done, or disks keep billing."));
+            } else {
+                items.push(l("该平台停止后仍计费：必须“停止并释放”。", "Here a stopped instance keeps billing: use stop and release."));
+            }
+        }
+        PlatformKind::HostedNotebook => items.push(l("会话会断开：每隔几轮把 checkpoint 存到云盘。", "Sessions end: save checkpoints to your drive every few epochs.")),
+        PlatformKind::CampusHpc => items.push(l("提前申请账号，用 sbatch 断点续跑版本提交，避开高峰排队。", "Get the account early, submit the requeue variant of the sbatch script, and avoid peak queues.")),
+    }
+    if let Some(days) = &p.lifecycle.release_after_stopped_days {
+        items.push(Localized {
+            zh: format!("关机连续 {} 天会被释放并删除数据：期限前下载结果。", days.value),
+            en: format!("A stop of {} days in a row releases the instance and deletes the data: download results before that.", days.value),
+        });
+    }
+    if let (Some(path), Some(h)) = (
+        &p.lifecycle.scratch_path,
+        &p.lifecycle.scratch_wipe_after_stopped_hours,
+    ) {
+        items.push(Localized {
+            zh: format!("{path} 关机 {} 小时后清空，数据别只放在那里。", h.value),
+            en: format!(
+                "{path} is wiped {} h after a stop: keep nothing only there.",
+                h.value
+            ),
+        });
+    }
+    items.push(l(
+        "上传前把数据集压缩成一个压缩包。",
+        "Compress the dataset into one archive before uploading.",
+    ));
+    items.push(l(
+        "先运行环境探针脚本，确认 CUDA 与 PyTorch 版本一致。",
+        "Run the environment probe first: CUDA and PyTorch must agree.",
+    ));
+    if let Some(q) = q {
+        for w in &q.warnings {
+            match w {
+                Warning::SpotWithoutCheckpoints => items.push(l(
+                    "抢占式实例必须用断点续跑模板。",
+                    "Spot instances need the resumable training template.",
+                )),
+                Warning::RunExceedsCap { .. } => items.push(l(
+                    "单次运行超过时长上限：用断点续跑模板分段跑。",
+                    "A run exceeds the time cap: use the resumable template and run in parts.",
+                )),
+                Warning::BudgetExceeded { .. } => items.push(l(
+                    "计划超出预算：减少运行次数或换更便宜的卡。",
+                    "The plan is over budget: fewer runs or a cheaper card.",
+                )),
+                _ => {}
+            }
+        }
+    }
+    items.push(l(
+        "跑完把实际账单记到账本里。",
+        "Record the real bill in the ledger afterwards.",
+    ));
+    items
+}

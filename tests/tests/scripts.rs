@@ -1,0 +1,378 @@
+//! The before-you-rent scripts are tested for real: every generated script
+//! passes `bash -n` and shellcheck; sbatch headers are parsed; the shutdown
+//! wrapper is executed with stand-in `shutdown`/`curl` commands and must fire
+//! on success, on failure, on timeout and when its own shell is killed; hostile
+//! names and commands cannot inject shell code.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gpuplan_core::scripts::{self, ShutdownSpec, SlurmSpec, StopMechanism};
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpuplan-scripts-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+const HOSTILE: &str =
+    "x'; touch /tmp/gpuplan-pwned; echo '$(touch /tmp/gpuplan-pwned)`touch /tmp/gpuplan-pwned`\"";
+
+fn spec(mechanism: StopMechanism, command: &str, max: u64) -> ShutdownSpec {
+    ShutdownSpec {
+        platform: "test".into(),
+        mechanism,
+        job_name: HOSTILE.into(),
+        command: command.into(),
+        max_runtime_seconds: max,
+        destroy: false,
+        poll_seconds: 1,
+    }
+}
+
+fn all_scripts() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for m in [
+        StopMechanism::Shutdown,
+        StopMechanism::HttpApi,
+        StopMechanism::VastCli,
+    ] {
+        out.push((
+            format!("shutdown-{m:?}.sh"),
+            scripts::shutdown_wrapper(&spec(m, "python train.py --name \"a b\"", 3600))
+                .expect("wrapper"),
+        ));
+    }
+    for requeue in [false, true] {
+        let s = SlurmSpec {
+            job_name: "resnet18".into(),
+            partition: "gpu".into(),
+            gpus: 1,
+            cpus: 8,
+            mem_gb: 32,
+            hours: 2.0,
+            cap_hours: Some(48.0),
+            output: "logs/%j.out".into(),
+            activate: vec!["module:cuda/12.1".into(), format!("conda:{HOSTILE}")],
+            command: HOSTILE.into(),
+            requeue,
+        };
+        out.push((
+            format!("slurm-{requeue}.sh"),
+            scripts::slurm(&s).expect("slurm").text,
+        ));
+    }
+    out.push(("probe.sh".into(), scripts::env_probe().text));
+    out.push((
+        "offline.sh".into(),
+        scripts::offline_install("3.10").expect("offline").text,
+    ));
+    out
+}
+
+#[test]
+fn every_script_passes_bash_n_and_shellcheck() {
+    let dir = tmp("lint");
+    let shellcheck = Command::new("shellcheck").arg("--version").output().is_ok();
+    assert!(
+        shellcheck || std::env::var_os("CI").is_none(),
+        "CI must have shellcheck (scripts/setup.sh installs it)"
+    );
+    for (name, text) in all_scripts() {
+        let f = dir.join(&name);
+        std::fs::write(&f, &text).expect("write");
+        let out = Command::new("bash")
+            .arg("-n")
+            .arg(&f)
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "{name}: bash -n: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if shellcheck {
+            let out = Command::new("shellcheck")
+                .args(["-S", "warning", "-s", "bash"])
+                .arg(&f)
+                .output()
+                .expect("shellcheck");
+            assert!(
+                out.status.success(),
+                "{name}: shellcheck:\n{}\n{text}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+    let py = scripts::resume_template(5).expect("template").text;
+    let f = dir.join("train_resumable.py");
+    std::fs::write(&f, py).expect("write");
+    if let Ok(out) = Command::new("python3")
+        .args(["-m", "py_compile"])
+        .arg(&f)
+        .output()
+    {
+        assert!(
+            out.status.success(),
+            "the resumable template compiles: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn sbatch_headers_parse_and_carry_the_plan() {
+    let s = SlurmSpec {
+        job_name: "bert-ft".into(),
+        partition: "a100".into(),
+        gpus: 2,
+        cpus: 16,
+        mem_gb: 64,
+        hours: 30.0,
+        cap_hours: Some(24.0),
+        output: "logs/%x-%j.out".into(),
+        activate: vec!["conda:nlp".into()],
+        command: "python train.py".into(),
+        requeue: true,
+    };
+    let script = scripts::slurm(&s).expect("slurm");
+    let headers: std::collections::BTreeMap<String, String> = script
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("#SBATCH --"))
+        .map(|h| match h.split_once('=') {
+            Some((k, v)) => (k.to_owned(), v.to_owned()),
+            None => (h.to_owned(), String::new()),
+        })
+        .collect();
+    // (header, expected value, why)
+    let cases = [
+        ("job-name", "bert-ft", "the job name"),
+        ("partition", "a100", "the partition"),
+        ("gres", "gpu:2", "two GPUs"),
+        ("cpus-per-task", "16", "CPUs"),
+        ("mem", "64G", "memory"),
+        (
+            "time",
+            "1-00:00:00",
+            "30 h with margin exceeds the 24 h cap, so the cap is used",
+        ),
+        (
+            "signal",
+            "B:USR1@300",
+            "USR1 to the batch shell five minutes before the end",
+        ),
+        ("requeue", "", "requeue enabled"),
+    ];
+    for (k, v, why) in cases {
+        assert_eq!(headers.get(k).map(String::as_str), Some(v), "{why}");
+    }
+    assert!(
+        !script.notes.is_empty(),
+        "exceeding the walltime cap is explained to the student"
+    );
+    assert!(
+        script.text.contains("on_usr1() { requeue=1;"),
+        "the handler only sets a flag (and forwards the signal)"
+    );
+    let bad = SlurmSpec {
+        job_name: "a b;rm".into(),
+        ..s
+    };
+    assert_eq!(
+        scripts::slurm(&bad).map_err(|e| e.field).err().as_deref(),
+        Some("job_name"),
+        "unsafe #SBATCH values are refused by field"
+    );
+}
+
+struct Run {
+    dir: PathBuf,
+    log: PathBuf,
+}
+
+impl Run {
+    /// Writes the wrapper and a stand-in `shutdown` that records its calls.
+    fn new(tag: &str, command: &str, max: u64) -> (Self, PathBuf) {
+        let dir = tmp(tag);
+        let log = dir.join("stops.log");
+        let stub = dir.join("shutdown");
+        std::fs::write(
+            &stub,
+            format!("#!/bin/sh\necho \"shutdown $*\" >> '{}'\n", log.display()),
+        )
+        .expect("stub");
+        Command::new("chmod")
+            .arg("+x")
+            .arg(&stub)
+            .status()
+            .expect("chmod");
+        let script = dir.join("run.sh");
+        std::fs::write(
+            &script,
+            scripts::shutdown_wrapper(&spec(StopMechanism::Shutdown, command, max))
+                .expect("wrapper"),
+        )
+        .expect("write");
+        (Self { dir, log }, script)
+    }
+
+    fn command(&self, script: &Path) -> Command {
+        let mut c = Command::new("bash");
+        c.arg(script)
+            .env("GPUPLAN_SHUTDOWN_BIN", self.dir.join("shutdown"))
+            .env("TMPDIR", &self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    }
+
+    fn stops(&self) -> usize {
+        std::fs::read_to_string(&self.log)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+
+    fn wait_for_stop(&self, within: Duration) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < within {
+            if self.stops() > 0 {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+}
+
+#[test]
+fn shutdown_fires_on_success_and_on_failure_exactly_once() {
+    // (command, expected exit status, why)
+    for (cmd, status, why) in [
+        ("true", 0, "training succeeded"),
+        ("exit 3", 3, "training failed"),
+    ] {
+        let (run, script) = Run::new(&format!("exit{status}"), cmd, 60);
+        let out = run.command(&script).status().expect("runs");
+        assert_eq!(
+            out.code(),
+            Some(status),
+            "{why}: the wrapper keeps the training's status"
+        );
+        assert!(
+            run.wait_for_stop(Duration::from_secs(5)),
+            "{why}: the instance is stopped"
+        );
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(
+            run.stops(),
+            1,
+            "{why}: stopped exactly once, not again by the watchdog"
+        );
+    }
+}
+
+#[test]
+fn shutdown_fires_when_the_maximum_runtime_is_reached() {
+    let (run, script) = Run::new("timeout", "sleep 30", 2);
+    let t = Instant::now();
+    let _ = run.command(&script).status().expect("runs");
+    assert!(
+        t.elapsed() < Duration::from_secs(15),
+        "the hard stop ends a 30 s job after 2 s"
+    );
+    assert!(
+        run.wait_for_stop(Duration::from_secs(5)),
+        "and stops the instance"
+    );
+}
+
+#[test]
+fn shutdown_fires_when_the_wrapper_itself_is_killed() {
+    let (run, script) = Run::new("killed", "sleep 30", 600);
+    let mut child = run.command(&script).spawn().expect("spawn");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(run.stops(), 0, "nothing stops while training runs");
+    // SIGKILL: the wrapper's EXIT trap cannot run; the watchdog must notice.
+    let _ = Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    assert!(
+        run.wait_for_stop(Duration::from_secs(8)),
+        "the watchdog stops the instance after its shell was killed"
+    );
+    let _ = Command::new("pkill")
+        .args(["-f", &format!("{}", run.dir.display())])
+        .status();
+}
+
+#[test]
+fn hostile_names_and_commands_do_not_inject() {
+    let _ = std::fs::remove_file("/tmp/gpuplan-pwned");
+    let (run, script) = Run::new(
+        "hostile",
+        &format!("echo {}", scripts::shell_quote(HOSTILE)),
+        60,
+    );
+    let status = run.command(&script).status().expect("runs");
+    assert!(status.success(), "the wrapper runs");
+    assert!(
+        !Path::new("/tmp/gpuplan-pwned").exists(),
+        "a hostile job name never executes"
+    );
+    let err = scripts::shutdown_wrapper(&spec(
+        StopMechanism::Shutdown,
+        "python train.py\nrm -rf /",
+        60,
+    ))
+    .expect_err("newline");
+    assert_eq!(
+        err.field, "command",
+        "a multi-line command is refused by field"
+    );
+}
+
+#[test]
+fn http_stop_reads_secrets_from_the_environment_only() {
+    let text =
+        scripts::shutdown_wrapper(&spec(StopMechanism::HttpApi, "true", 60)).expect("wrapper");
+    assert!(
+        text.contains("$GPUPLAN_API_TOKEN") && text.contains("${GPUPLAN_STOP_URL:?"),
+        "token and URL come from the environment"
+    );
+    let dir = tmp("http");
+    let log = dir.join("curl.log");
+    let stub = dir.join("curl");
+    std::fs::write(
+        &stub,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .expect("stub");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&stub)
+        .status()
+        .expect("chmod");
+    let script = dir.join("run.sh");
+    std::fs::write(&script, text).expect("write");
+    let st = Command::new("bash")
+        .arg(&script)
+        .env("GPUPLAN_CURL_BIN", &stub)
+        .env("GPUPLAN_STOP_URL", "https://example.invalid/stop")
+        .env("GPUPLAN_API_TOKEN", "secret-token")
+        .env("TMPDIR", &dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("runs");
+    assert!(st.success(), "runs");
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        calls.contains("-X POST https://example.invalid/stop")
+            && calls.contains("Bearer secret-token"),
+        "the stop call is made with the environment's values: {calls}"
+    );
+}

@@ -50,7 +50,10 @@ async function startApp(args = []) {
 async function snap(name) {
   fs.mkdirSync(SHOTS, { recursive: true });
   shot += 1;
-  await browser.saveScreenshot(path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`));
+  // The X server's own screenshot: WebDriver's needs GPU compositing, which
+  // the app turns off to save memory.
+  await new Promise((r) => setTimeout(r, 150));
+  execFileSync("/usr/bin/import", ["-display", process.env.DISPLAY, "-window", "root", path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`)]);
 }
 
 function cli(args) {
@@ -161,18 +164,29 @@ test("7B LoRA: memory equals the CLI's and 24 GB cards get fixes", async () => {
 });
 
 test("batch slider updates the memory screen quickly", async () => {
-  const slider = await browser.$("#memory-batch");
-  const before = await text("#peak-gib");
-  const t0 = Date.now();
-  await browser.execute(() => {
-    const el = document.getElementById("memory-batch");
-    el.value = "8";
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  });
-  await browser.waitUntil(async () => (await text("#peak-gib")) !== before, { timeout: 5000, interval: 5 });
-  const ms = Date.now() - t0;
-  console.log(`slider-to-screen: ${ms} ms (includes WebDriver round trips)`);
-  assert.ok(await slider.isExisting(), "slider present");
+  // Measured inside the page: from the input event to the new peak in the DOM.
+  const times = [];
+  for (const b of [8, 16, 24, 32, 40, 48, 56]) {
+    const ms = await browser.executeAsync((value, done) => {
+      const el = document.getElementById("memory-batch");
+      const peak = document.getElementById("peak-gib");
+      const before = peak.textContent;
+      const t0 = performance.now();
+      const obs = new MutationObserver(() => {
+        if (peak.textContent !== before) { obs.disconnect(); done(performance.now() - t0); }
+      });
+      obs.observe(peak, { childList: true, characterData: true, subtree: true });
+      el.value = String(value);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+      setTimeout(() => { obs.disconnect(); done(-1); }, 5000);
+    }, b);
+    times.push(ms);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  console.log(`slider-to-screen in page: median ${median.toFixed(1)} ms, all ${times.map((t) => t.toFixed(1)).join(", ")}`);
+  assert.ok(times.every((t) => t >= 0), "every slider move updates the peak");
+  assert.ok(median < 200, `the screen follows the slider (median ${median} ms; budget 50 ms, asserted loosely for loaded CI machines)`);
 });
 
 test("ledger: add a real bill", async () => {

@@ -20,6 +20,27 @@ pub fn run() {
                 .unwrap_or_else(|_| std::env::temp_dir().join("gpuplan"));
             let state = state::AppState::load(&dir);
             app.manage(state);
+            // One local page, no browsing: WebKit's document-viewer cache model
+            // keeps the least in memory (issue 4's weight budget).
+            #[cfg(target_os = "linux")]
+            if let Some(w) = app.get_webview_window("main") {
+                let _ = w.with_webview(|wv| {
+                    use webkit2gtk::{SettingsExt, WebContextExt, WebViewExt};
+                    let view = wv.inner();
+                    if let Some(ctx) = view.context() {
+                        ctx.set_cache_model(webkit2gtk::CacheModel::DocumentViewer);
+                    }
+                    if let Some(settings) = view.settings() {
+                        // Forms and SVG images need no GPU compositing, WebGL or page
+                        // cache; without compositing the web process needs ~75 MB less.
+                        settings.set_hardware_acceleration_policy(
+                            webkit2gtk::HardwareAccelerationPolicy::Never,
+                        );
+                        settings.set_enable_webgl(false);
+                        settings.set_enable_page_cache(false);
+                    }
+                });
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

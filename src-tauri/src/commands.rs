@@ -548,8 +548,8 @@ pub fn core_plan(p: &PlanInput) -> Res<Plan> {
             })
             .transpose()?,
         spot: (p.payment == "spot").then(|| SpotSpec {
-            checkpoint_every_hours: Some(Decimal::ONE),
-            checkpoint_every_epochs: None,
+            checkpoint_every_hours: None,
+            checkpoint_every_epochs: Some(Decimal::from(p.checkpoint_every_epochs.max(1))),
             preemptions_per_day: Decimal::from(2),
             restart_minutes: Decimal::from(5),
         }),
@@ -600,6 +600,7 @@ pub async fn quote(state: State<'_, AppState>, plan: PlanInput, lang: String) ->
         &days,
         p.budget.and_then(|b| b.to_f64()),
         if zh { "预算" } else { "budget" },
+        if zh { "天" } else { "day" },
     )?;
     Ok(QuoteView {
         platform: q.platform.clone(),
@@ -940,7 +941,10 @@ pub async fn kit(state: State<'_, AppState>, plan: PlanInput, command: String) -
     }
     out.push(view("probe", scripts::env_probe()));
     out.push(view("offline", scripts::offline_install("3.10")?));
-    out.push(view("resume", scripts::resume_template(5)?));
+    out.push(view(
+        "resume",
+        scripts::resume_template(plan.checkpoint_every_epochs.clamp(1, 1000))?,
+    ));
     Ok(KitView {
         checklist: scripts::checklist(profile, q.as_ref())
             .iter()
@@ -948,4 +952,91 @@ pub async fn kit(state: State<'_, AppState>, plan: PlanInput, command: String) -
             .collect(),
         scripts: out,
     })
+}
+
+/// Renders a chart's SVG to PNG at twice its size, with the system's fonts
+/// (Noto CJK renders the Chinese labels).
+pub fn svg_to_png(svg: &str) -> Res<Vec<u8>> {
+    use resvg::{tiny_skia, usvg};
+    let io = |m: String| AppError::Io { message: m };
+    let mut opt = usvg::Options::default();
+    let db = opt.fontdb_mut();
+    db.load_system_fonts();
+    // Plotters asks for `sans-serif`; fontdb maps that to Arial, which Linux
+    // rarely has. Prefer a CJK-capable face so Chinese labels render.
+    let family = [
+        "Noto Sans CJK SC",
+        "Noto Sans SC",
+        "Source Han Sans SC",
+        "WenQuanYi Micro Hei",
+        "DejaVu Sans",
+    ]
+    .into_iter()
+    .find(|f| {
+        db.faces()
+            .any(|face| face.families.iter().any(|(name, _)| name == f))
+    });
+    if let Some(f) = family {
+        db.set_sans_serif_family(f);
+    }
+    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| io(format!("chart SVG: {e}")))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
+        .ok_or_else(|| io("chart is empty".into()))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(2.0, 2.0),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(|e| io(format!("PNG: {e}")))
+}
+
+/// Exports a chart as PNG to the path the user chose.
+#[tauri::command]
+pub async fn export_png(path: String, svg: String) -> Res<()> {
+    let p = std::path::PathBuf::from(&path);
+    if !p
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+    {
+        return Err(InputError::new(
+            "path",
+            format!("`{path}` does not end in .png"),
+            "a .png file",
+        )
+        .into());
+    }
+    let png = svg_to_png(&svg)?;
+    let tmp = p.with_extension("png.tmp");
+    std::fs::write(&tmp, png)?;
+    std::fs::rename(&tmp, &p)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn charts_render_to_png_with_chinese_labels() {
+        let svg = gpuplan_charts::cumulative_spend(
+            "累计花费（元）",
+            &[(1, 10.0), (2, 25.0)],
+            Some(40.0),
+            "预算",
+            "天",
+        )
+        .expect("svg");
+        let png = super::svg_to_png(&svg).expect("png");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG file");
+        let w = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
+        assert_eq!(
+            w,
+            gpuplan_charts::SIZE.0 * 2,
+            "rendered at twice the chart's width"
+        );
+        if let Some(out) = std::env::var_os("GPUPLAN_PNG_OUT") {
+            std::fs::write(out, &png).expect("write sample");
+        }
+    }
 }

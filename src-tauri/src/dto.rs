@@ -323,6 +323,8 @@ pub struct PlanInput {
     pub data_gb: f64,
     /// Idle hours before noticing.
     pub forgotten_shutdown_hours: f64,
+    /// Epochs between checkpoints: the spot quote and the resumable template use the same.
+    pub checkpoint_every_epochs: u32,
     /// The situation the plan came from.
     pub situation: Option<SituationInput>,
 }

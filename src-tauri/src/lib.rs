@@ -59,6 +59,7 @@ pub fn run() {
             commands::export_file,
             commands::import_pack,
             commands::kit,
+            commands::export_png,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

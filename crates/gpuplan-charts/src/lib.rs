@@ -205,6 +205,7 @@ pub fn cumulative_spend(
     days: &[(u32, f64)],
     budget: Option<f64>,
     budget_label: &str,
+    day_label: &str,
 ) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
@@ -226,7 +227,7 @@ pub fn cumulative_spend(
             .map_err(err)?;
         chart
             .configure_mesh()
-            .x_desc("day")
+            .x_desc(day_label)
             .y_desc("CNY")
             .draw()
             .map_err(err)?;
@@ -290,7 +291,13 @@ mod tests {
                 std::slice::from_ref(&hostile),
                 &[(hostile.clone(), vec![5.0])],
             ),
-            cumulative_spend(&hostile, &[(1, 3.0), (2, 6.0)], Some(10.0), &hostile),
+            cumulative_spend(
+                &hostile,
+                &[(1, 3.0), (2, 6.0)],
+                Some(10.0),
+                &hostile,
+                &hostile,
+            ),
             spend_by_month(&hostile, &[(hostile.clone(), 4.0)]),
         ];
         for (i, c) in charts.into_iter().enumerate() {
@@ -322,15 +329,21 @@ mod tests {
             );
         }
         assert!(
-            cumulative_spend("t", &[], None, "b").is_ok(),
+            cumulative_spend("t", &[], None, "b", "day").is_ok(),
             "an empty timeline draws"
         );
     }
 
     #[test]
     fn budget_line_and_bars_are_drawn() {
-        let svg = cumulative_spend("spend", &[(1, 20.0), (2, 45.0)], Some(100.0), "budget")
-            .expect("draws");
+        let svg = cumulative_spend(
+            "spend",
+            &[(1, 20.0), (2, 45.0)],
+            Some(100.0),
+            "budget",
+            "day",
+        )
+        .expect("draws");
         assert!(
             svg.contains("budget 100"),
             "the budget line is labelled with its amount"

@@ -87,6 +87,9 @@ pub enum ScriptKind {
         /// Checkpoint every N epochs.
         #[arg(long, default_value_t = 5)]
         every: u32,
+        /// A plan file: its spot checkpoint interval (spot.checkpoint_every_epochs) wins, so the quote and the script agree.
+        #[arg(long)]
+        plan: Option<PathBuf>,
     },
     /// Pre-rental checklist for a platform (and a plan).
     Checklist {
@@ -244,7 +247,24 @@ pub fn script(
         }
         ScriptKind::Probe => Ok(scripts::env_probe().text),
         ScriptKind::OfflineInstall { python } => Ok(scripts::offline_install(python)?.text),
-        ScriptKind::Resume { every } => Ok(scripts::resume_template(*every)?.text),
+        ScriptKind::Resume { every, plan } => {
+            let mut n = *every;
+            if let Some(path) = plan {
+                let text = std::fs::read_to_string(path).map_err(|e| Failure {
+                    code: 2,
+                    message: format!("plan: cannot read {}: {e}", path.display()),
+                })?;
+                let p = Plan::from_toml(&path.display().to_string(), &text)?;
+                if let Some(e) = p
+                    .spot
+                    .and_then(|s| s.checkpoint_every_epochs)
+                    .and_then(|e| e.to_u32())
+                {
+                    n = e;
+                }
+            }
+            Ok(scripts::resume_template(n)?.text)
+        }
         ScriptKind::Checklist { platform, plan } => {
             let (set, _) = userdata::platforms(catalog).map_err(|m| Failure {
                 code: 1,

@@ -71,6 +71,10 @@ data_gb: number,
  */
 forgotten_shutdown_hours: number, 
 /**
+ * Epochs between checkpoints: the spot quote and the resumable template use the same.
+ */
+checkpoint_every_epochs: number, 
+/**
  * The situation the plan came from.
  */
 situation: SituationInput | null, };

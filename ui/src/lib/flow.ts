@@ -34,7 +34,7 @@ export function defaultPlan(job: JobInput, situation: SituationInput): PlanInput
   return {
     name: "", platform: "autodl", gpu: "rtx3090", budget: situation.budget, start_date: null, student: true, payment: "on-demand",
     runs: Math.max(1, situation.runs), hours: null, job, storage_gb: 20, storage_days: 7, stops: 0, stop_hours: 0, data_gb: 1,
-    forgotten_shutdown_hours: 0, situation,
+    forgotten_shutdown_hours: 0, checkpoint_every_epochs: 5, situation,
   };
 }
 

@@ -4,37 +4,9 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
-/// The built `gpuplan` binary (built once if this test runs before it exists).
-fn binary() -> &'static PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test exe");
-        let dir = exe
-            .parent()
-            .and_then(|d| d.parent())
-            .expect("target profile dir")
-            .to_path_buf();
-        let bin = dir.join(if cfg!(windows) {
-            "gpuplan.exe"
-        } else {
-            "gpuplan"
-        });
-        // Always rebuild: a stale binary would test old code. Cargo makes this a no-op when fresh.
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "gpuplan-cli", "--bin", "gpuplan"]);
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the CLI must succeed");
-        bin
-    })
+fn binary() -> PathBuf {
+    common::gpuplan_binary()
 }
 
 fn run(args: &[&str]) -> Output {

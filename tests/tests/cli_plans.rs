@@ -1,30 +1,13 @@
 //! CLI tests of the planning commands: quote, recommend, platforms, overrides
 //! and course packs (with a private GPUPLAN_HOME per test).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("profile dir")
-        .to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--quiet", "-p", "gpuplan-cli", "--bin", "gpuplan"]);
-    if dir.file_name().is_some_and(|n| n == "release") {
-        cmd.arg("--release");
-    }
-    assert!(
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo")
-            .success(),
-        "CLI builds"
-    );
-    dir.join("gpuplan")
+    common::gpuplan_binary()
 }
 
 fn home(tag: &str) -> PathBuf {

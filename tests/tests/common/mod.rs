@@ -164,3 +164,34 @@ pub fn platforms() -> gpuplan_core::platform::PlatformSet {
     )
     .expect("bundled platforms parse")
 }
+
+/// The `gpuplan` binary next to the test executable, built first (a no-op when
+/// fresh) so the tests never run stale code.
+pub fn gpuplan_binary() -> std::path::PathBuf {
+    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test exe");
+        let dir = exe
+            .parent()
+            .and_then(|d| d.parent())
+            .expect("target profile dir")
+            .to_path_buf();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "gpuplan-cli", "--bin", "gpuplan"]);
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the CLI must succeed");
+        dir.join(if cfg!(windows) {
+            "gpuplan.exe"
+        } else {
+            "gpuplan"
+        })
+    })
+    .clone()
+}

@@ -247,3 +247,42 @@ test("weight: resident memory after walking the flow", async () => {
   console.log(`rss: app ${app.toFixed(0)} MB, app + WebKit ${(app + web).toFixed(0)} MB`);
   assert.ok(app > 0, "the app process is found");
 });
+
+test("network silence: the app, run without WebDriver, holds no TCP or UDP socket", async () => {
+  // WebDriver automation itself talks to the app over loopback, so the app is
+  // started directly here, as a student would, and its process tree inspected.
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-net-"));
+  const app = spawn(APP, [], { env: { ...process.env, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home }, stdio: "ignore" });
+  await new Promise((r) => setTimeout(r, 5000));
+  const parent = (pid) => {
+    try { return fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]; } catch { return null; }
+  };
+  const all = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  const tree = new Set([String(app.pid)]);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const pid of all) if (!tree.has(pid) && tree.has(parent(pid))) { tree.add(pid); changed = true; }
+  }
+  const held = new Set();
+  for (const pid of tree) {
+    let fds = [];
+    try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { continue; }
+    for (const fd of fds) {
+      try {
+        const m = fs.readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/);
+        if (m) held.add(m[1]);
+      } catch {}
+    }
+  }
+  const inet = new Set();
+  for (const table of ["tcp", "tcp6", "udp", "udp6"]) {
+    let rows = [];
+    try { rows = fs.readFileSync(`/proc/net/${table}`, "utf8").trim().split("\n").slice(1); } catch { continue; }
+    for (const row of rows) inet.add(row.trim().split(/\s+/)[9]);
+  }
+  app.kill("SIGTERM");
+  assert.ok(tree.size >= 2, `the app and its WebKit processes are found (${tree.size})`);
+  assert.ok(held.size > 0, "the processes hold (Unix) sockets, so the check sees sockets at all");
+  const network = [...held].filter((inode) => inet.has(inode));
+  assert.deepEqual(network, [], "no TCP or UDP socket: the app makes no network connection");
+});

@@ -765,8 +765,12 @@ pub fn add_ledger(state: State<'_, AppState>, entry: LedgerInput) -> Res<i32> {
 /// The ledger with its month chart.
 #[tauri::command]
 pub fn list_ledger(state: State<'_, AppState>, lang: String) -> Res<LedgerPage> {
-    let entries = lock(&state.store).list_ledger()?;
-    let total: Decimal = entries.iter().map(|e| e.cost).sum();
+    // The screen shows the newest 500 entries; the total covers all of them.
+    let (entries, months) = {
+        let store = lock(&state.store);
+        (store.ledger_page(500)?, store.spend_by_month()?)
+    };
+    let total: Decimal = months.iter().map(|m| m.cost).sum();
     let chart_svg = chart(state, lang)?;
     Ok(LedgerPage {
         entries: entries

@@ -51,36 +51,19 @@ impl AppState {
                 .expect("bundled platforms are valid");
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join("gpuplan.db");
-        let (store, startup_notice) = match Store::open(&path) {
-            Ok(s) => (s, None),
-            Err(e) => {
-                let aside = dir.join(format!(
-                    "gpuplan.db.unreadable-{}",
-                    chrono::Local::now().format("%Y%m%d-%H%M%S")
-                ));
-                let moved = std::fs::rename(&path, &aside).is_ok();
-                for ext in ["-wal", "-shm"] {
-                    let _ = std::fs::rename(
-                        dir.join(format!("gpuplan.db{ext}")),
-                        dir.join(format!("{}{ext}", aside.display())),
-                    );
-                }
-                let notice = format!(
-                    "{e}. The old database was {} {}; a new one was started.",
-                    if moved { "set aside as" } else { "left at" },
-                    if moved {
-                        aside.display().to_string()
-                    } else {
-                        path.display().to_string()
-                    }
-                );
-                let store = Store::open(&path).or_else(|_| Store::open_in_memory());
-                match store {
-                    Ok(s) => (s, Some(notice)),
-                    #[allow(clippy::panic)]
-                    Err(e) => panic!("no database could be opened, not even in memory: {e}"),
-                }
-            }
+        let tag = chrono::Local::now().format("%Y%m%d-%H%M%S").to_string();
+        let (store, startup_notice) = match Store::open_or_set_aside(&path, &tag) {
+            Ok(pair) => pair,
+            // The file could not even be set aside (read-only folder): keep
+            // working in memory rather than refusing to start.
+            Err(e) => match Store::open_in_memory() {
+                Ok(s) => (
+                    s,
+                    Some(format!("{e}. Working without saving this session.")),
+                ),
+                #[allow(clippy::panic)]
+                Err(e) => panic!("no database could be opened, not even in memory: {e}"),
+            },
         };
         let mut startup_notice = startup_notice;
         // A course pack opened with the app (`gpuplan-app course.toml`, or a

@@ -173,6 +173,37 @@ impl Store {
         Self::init(Connection::open_in_memory()?)
     }
 
+    /// Opens the database at `path`; if it cannot be used (corrupt, or written
+    /// by a newer gpuplan), renames it (and its WAL files) aside with `tag` in
+    /// the name, never deleting it, and starts a fresh one. Returns the store
+    /// and, when something was set aside, a sentence for the user.
+    pub fn open_or_set_aside(path: &Path, tag: &str) -> Result<(Self, Option<String>), StoreError> {
+        match Self::open(path) {
+            Ok(s) => Ok((s, None)),
+            Err(e) => {
+                let aside = path.with_extension(format!("db.unreadable-{tag}"));
+                std::fs::rename(path, &aside).map_err(|io| StoreError::Corrupt {
+                    what: "database file".into(),
+                    detail: format!("{e}; and it could not be set aside: {io}"),
+                })?;
+                for ext in ["-wal", "-shm"] {
+                    let from = std::path::PathBuf::from(format!("{}{ext}", path.display()));
+                    if from.exists() {
+                        let _ = std::fs::rename(&from, format!("{}{ext}", aside.display()));
+                    }
+                }
+                let fresh = Self::open(path)?;
+                Ok((
+                    fresh,
+                    Some(format!(
+                        "{e}. The old database was kept as {}; a new one was started.",
+                        aside.display()
+                    )),
+                ))
+            }
+        }
+    }
+
     fn init(mut conn: Connection) -> Result<Self, StoreError> {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -184,6 +215,33 @@ impl Store {
                 found,
                 known: SCHEMA_VERSION,
             });
+        }
+        // A structurally broken file must not be migrated (or trusted).
+        let check: String = conn.pragma_query_value(None, "quick_check", |r| r.get(0))?;
+        if check != "ok" {
+            return Err(StoreError::Corrupt {
+                what: "database".into(),
+                detail: check,
+            });
+        }
+        if found > 0 && found < SCHEMA_VERSION {
+            // Back up before migrating: SQLite's online backup copies every
+            // page, header (and so the schema version) included.
+            if let Some(file) = conn
+                .path()
+                .filter(|p| !p.is_empty())
+                .map(std::path::PathBuf::from)
+            {
+                let backup = file.with_extension(format!("db.before-v{SCHEMA_VERSION}"));
+                if !backup.exists() {
+                    let mut dst = Connection::open(&backup)?;
+                    rusqlite::backup::Backup::new(&conn, &mut dst)?.run_to_completion(
+                        256,
+                        std::time::Duration::ZERO,
+                        None,
+                    )?;
+                }
+            }
         }
         migrations().to_latest(&mut conn)?;
         Ok(Self { conn })
@@ -302,47 +360,79 @@ impl Store {
 
     /// Ledger entries, newest first.
     pub fn list_ledger(&self) -> Result<Vec<LedgerEntry>, StoreError> {
-        let mut st = self.conn.prepare("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC")?;
-        let rows = st.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, Option<i64>>(7)?,
-                r.get::<_, Option<String>>(8)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, date, platform, gpu, hours, cost, problems, plan_id, planned) = row?;
-            out.push(LedgerEntry {
-                id,
-                date,
-                platform,
-                gpu,
-                hours: dec("ledger.hours", &hours)?,
-                cost: dec("ledger.cost", &cost)?,
-                problems,
-                plan_id,
-                planned_cost: planned
-                    .map(|p| dec("ledger.planned_cost", &p))
-                    .transpose()?,
-            });
-        }
-        Ok(out)
+        self.ledger_query("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC", None)
     }
 
-    /// Spend per month, oldest first.
+    /// The newest `limit` ledger entries (the screen pages; totals come from
+    /// [`Store::spend_by_month`]).
+    pub fn ledger_page(&self, limit: u32) -> Result<Vec<LedgerEntry>, StoreError> {
+        self.ledger_query("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC LIMIT ?1", Some(limit))
+    }
+
+    fn ledger_query(&self, sql: &str, limit: Option<u32>) -> Result<Vec<LedgerEntry>, StoreError> {
+        type Raw = (
+            i64,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            Option<i64>,
+            Option<String>,
+        );
+        let mut st = self.conn.prepare_cached(sql)?;
+        let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Raw> {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        };
+        let rows: Vec<Raw> = match limit {
+            Some(n) => st.query_map([n], map)?.collect::<Result<_, _>>()?,
+            None => st.query_map([], map)?.collect::<Result<_, _>>()?,
+        };
+        rows.into_iter()
+            .map(
+                |(id, date, platform, gpu, hours, cost, problems, plan_id, planned)| {
+                    Ok(LedgerEntry {
+                        id,
+                        date,
+                        platform,
+                        gpu,
+                        hours: dec("ledger.hours", &hours)?,
+                        cost: dec("ledger.cost", &cost)?,
+                        problems,
+                        plan_id,
+                        planned_cost: planned
+                            .map(|p| dec("ledger.planned_cost", &p))
+                            .transpose()?,
+                    })
+                },
+            )
+            .collect()
+    }
+
+    /// Spend per month, oldest first. Amounts are exact: summed as decimals
+    /// in Rust, never as SQLite floats.
     pub fn spend_by_month(&self) -> Result<Vec<MonthSpend>, StoreError> {
         let mut totals: std::collections::BTreeMap<String, (Decimal, i64)> = Default::default();
-        for e in self.list_ledger()? {
-            let month: String = e.date.chars().take(7).collect();
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT substr(date, 1, 7), cost FROM ledger")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let month: String = r.get(0)?;
+            let cost: String = r.get(1)?;
             let t = totals.entry(month).or_insert((Decimal::ZERO, 0));
-            t.0 += e.cost;
+            t.0 += dec("ledger.cost", &cost)?;
             t.1 += 1;
         }
         Ok(totals
@@ -489,6 +579,55 @@ mod tests {
         s.add_ledger(&entry("2026-11-30", "16.5"), "now")
             .expect("ledger works after the upgrade");
         assert!(s.integrity_ok().expect("check"), "integrity holds");
+    }
+
+    #[test]
+    fn migration_keeps_a_backup_of_the_old_file() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("gpuplan.db");
+        {
+            let mut conn = Connection::open(&path).expect("open");
+            migrations().to_version(&mut conn, 1).expect("v1");
+            conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('kept', '{}', 't', 't')", []).expect("insert");
+        }
+        let _s = Store::open(&path).expect("migrates");
+        let backup = dir
+            .path()
+            .join(format!("gpuplan.db.before-v{SCHEMA_VERSION}"));
+        let old = Connection::open(&backup).expect("backup opens");
+        let v: i64 = old
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .expect("version");
+        assert_eq!(v, 1, "the backup is the v1 database as it was");
+        let name: String = old
+            .query_row("SELECT name FROM plans", [], |r| r.get(0))
+            .expect("row");
+        assert_eq!(name, "kept", "with its data");
+    }
+
+    #[test]
+    fn corrupt_and_newer_databases_are_set_aside_never_deleted() {
+        // (file contents or setup, why)
+        let dir = tempfile::tempdir().expect("tmp");
+        let garbage = dir.path().join("garbage.db");
+        std::fs::write(
+            &garbage,
+            b"this is not a database at all, just text that a crash might leave",
+        )
+        .expect("write");
+        let newer = dir.path().join("newer.db");
+        Connection::open(&newer)
+            .expect("open")
+            .pragma_update(None, "user_version", 99)
+            .expect("set");
+        for (path, why) in [(&garbage, "garbage bytes"), (&newer, "a newer schema")] {
+            let (mut s, notice) = Store::open_or_set_aside(path, "test").expect("a usable store");
+            assert!(notice.is_some(), "{why}: the user is told");
+            let aside = path.with_extension("db.unreadable-test");
+            assert!(aside.exists(), "{why}: the old file is kept aside");
+            s.save_plan("new", "{}", "t")
+                .expect("the fresh database works");
+        }
     }
 
     #[test]

@@ -141,6 +141,25 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   await snap("before-you-rent");
 });
 
+test("my price: an override changes the quote and survives", async () => {
+  await click("#step-plan");
+  await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
+  await (await browser.$("#plan-hours")).setValue("10");
+  await click("#compute");
+  await browser.waitUntil(async () => (await browser.$("#cash-total").getAttribute("data-value")) !== null, { timeout: 10000 });
+  const before = Number(await (await browser.$("#cash-total")).getAttribute("data-value"));
+  await (await browser.$("#my-price")).setValue("9.99");
+  await click("#save-price");
+  await browser.waitUntil(async () => Number(await (await browser.$("#cash-total")).getAttribute("data-value")) > before, { timeout: 10000, timeoutMsg: "the quote never used the override" });
+  await browser.execute(() => {
+    const el = document.getElementById("plan-hours");
+    el.value = "";
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await click("#compute");
+  await snap("my-price");
+});
+
 test("language switch: every screen in Chinese", async () => {
   await ensureLang("zh");
   assert.match(await text("#step-memory"), /显存/, "the step bar is Chinese");

@@ -1044,3 +1044,44 @@ mod tests {
         }
     }
 }
+
+/// Keeps the user's own price for a GPU on a platform (an override layered over
+/// the bundled profiles, never written into them) and applies it at once.
+#[tauri::command]
+pub fn set_override(
+    state: State<'_, AppState>,
+    platform: String,
+    gpu: String,
+    price: String,
+    note: String,
+) -> Res<()> {
+    let price = decimal_text("price", &price)?;
+    if price > Decimal::from(10_000) {
+        return Err(InputError::new(
+            "price",
+            format!("{price} is out of range"),
+            "0..=10000 CNY per GPU-hour",
+        )
+        .into());
+    }
+    let gpu_id = {
+        let platforms = lock(&state.platforms);
+        platforms
+            .get(&platform)?
+            .offer(&gpu, &state.catalog)?
+            .gpu
+            .clone()
+    };
+    let note: String = note.chars().take(200).collect();
+    lock(&state.store).set_override(&platform, &gpu_id, price, &note)?;
+    let o = gpuplan_core::pack::Overrides {
+        prices: vec![gpuplan_core::pack::PriceOverride {
+            platform,
+            gpu: gpu_id,
+            price_per_hour: price,
+            note,
+        }],
+    };
+    o.apply(&mut lock(&state.platforms));
+    Ok(())
+}

@@ -60,6 +60,7 @@ pub fn run() {
             commands::import_pack,
             commands::kit,
             commands::export_png,
+            commands::set_override,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

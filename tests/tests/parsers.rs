@@ -75,3 +75,37 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_pack_with_several_bad_profiles_lists_them_all() {
+    let catalog = common::catalog();
+    let mut profiles = Vec::new();
+    for (i, (_, text)) in gpuplan_data::PLATFORMS.iter().take(2).enumerate() {
+        let mut v: toml::Value = toml::from_str(text).expect("profile");
+        // Break each profile differently: a discount above 1 and an unknown GPU.
+        if i == 0 {
+            v["student"]["discount"]["value"] = toml::Value::Float(7.0);
+        } else {
+            v["offer"][0]["gpu"] = toml::Value::String("gtx480".into());
+        }
+        profiles.push(v);
+    }
+    let mut pack = toml::map::Map::new();
+    pack.insert(
+        "pack".into(),
+        toml::Value::Table(toml::toml! { name = "CV 101" }),
+    );
+    pack.insert("platform".into(), toml::Value::Array(profiles));
+    let text = toml::to_string(&toml::Value::Table(pack)).expect("text");
+    let err =
+        CoursePack::from_toml("pack.toml", &text, &catalog).expect_err("both profiles are invalid");
+    assert!(
+        err.message.contains("2 platforms rejected"),
+        "the message counts the rejected profiles: {err}"
+    );
+    assert!(
+        err.message.contains("discount") && err.message.contains("gpu"),
+        "and names each problem: {err}"
+    );
+    assert!(err.line > 0, "with a line: {err}");
+}

@@ -195,17 +195,24 @@ impl CoursePack {
                 ));
             }
         }
-        // Re-validate every profile through the same path as bundled files.
+        // Re-validate every profile through the same path as bundled files,
+        // collecting every rejected profile so the instructor sees them all.
         let mut seen = Vec::new();
+        let mut rejected: Vec<DataError> = Vec::new();
         for p in &pack.platforms {
             let one = toml::to_string(p)
                 .map_err(|e| DataError::invalid(file, text, "platform", "", e.to_string()))?;
-            PlatformProfile::from_toml(&format!("{file} (platform {})", p.id), &one, catalog)
-                .map_err(|e| DataError {
+            if let Err(e) =
+                PlatformProfile::from_toml(&format!("{file} (platform {})", p.id), &one, catalog)
+            {
+                rejected.push(DataError {
                     file: file.into(),
-                    line: e.line.max(locate_id(text, &p.id)),
-                    ..e
-                })?;
+                    line: locate_id(text, &p.id),
+                    column: 0,
+                    field: format!("platform.{}.{}", p.id, e.field),
+                    message: e.message,
+                });
+            }
             if seen.contains(&p.id) {
                 return Err(DataError::invalid(
                     file,
@@ -216,6 +223,17 @@ impl CoursePack {
                 ));
             }
             seen.push(p.id.clone());
+        }
+        if let Some(first) = rejected.first() {
+            let mut e = first.clone();
+            if rejected.len() > 1 {
+                let all: Vec<String> = rejected
+                    .iter()
+                    .map(|r| format!("{} ({})", r.field, r.message))
+                    .collect();
+                e.message = format!("{} platforms rejected: {}", rejected.len(), all.join("; "));
+            }
+            return Err(e);
         }
         if let Some(d) = &pack.pack.default_platform {
             if !seen.contains(d) {

@@ -35,6 +35,7 @@ export function makeApi(call: Invoke = invoke) {
     setSetting: (key: string, value: string) => call("set_setting", { key, value }) as Promise<null>,
     exportFile: (path: string, kind: ExportKind, content: string) => call("export_file", { path, kind, content }) as Promise<null>,
     importPack: (path: string) => call("import_pack", { path }) as Promise<CourseInfo>,
+    setOverride: (platform: string, gpu: string, price: string, note: string) => call("set_override", { platform, gpu, price, note }) as Promise<null>,
     exportPng: (path: string, svg: string) => call("export_png", { path, svg }) as Promise<null>,
     kit: (plan: PlanInput, command: string) => call("kit", { plan, command }) as Promise<KitView>,
   };

@@ -1,0 +1,223 @@
+//! Long-running fuzzing of every parser and input path (issue 6), with
+//! proptest's generators driven for a time budget instead of a case count.
+//! Ignored in CI (the short property runs in `parsers.rs` cover CI); run with
+//!
+//! ```text
+//! GPUPLAN_FUZZ_SECONDS=600 cargo test --release -p gpuplan-tests --test fuzz -- --ignored --test-threads 1
+//! ```
+//!
+//! A panic is a crash: the failing input is printed and the test fails, and
+//! the input then belongs in `parsers.rs` as a regression case.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use gpuplan_core::job::{Mode, Optimizer, Precision};
+use gpuplan_core::pack::CoursePack;
+use gpuplan_core::plan::Plan;
+use gpuplan_core::platform::PlatformProfile;
+use gpuplan_core::zoo::from_hf_config;
+use gpuplan_core::JobRequest;
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
+
+fn budget() -> Duration {
+    Duration::from_secs(
+        std::env::var("GPUPLAN_FUZZ_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10),
+    )
+}
+
+/// Runs `check` on values of `strategy` until the time budget is spent.
+fn fuzz<T: std::fmt::Debug>(name: &str, strategy: impl Strategy<Value = T>, check: impl Fn(&T)) {
+    let mut runner = TestRunner::default();
+    let deadline = Instant::now() + budget();
+    let mut cases: u64 = 0;
+    while Instant::now() < deadline {
+        let value = strategy
+            .new_tree(&mut runner)
+            .expect("strategy generates")
+            .current();
+        if catch_unwind(AssertUnwindSafe(|| check(&value))).is_err() {
+            panic!("{name}: crash on input {value:?}");
+        }
+        cases += 1;
+    }
+    println!("{name}: {cases} cases in {:?} without a crash", budget());
+}
+
+/// Edits of a valid file: a span replaced by random text (printable, newlines,
+/// TOML punctuation and CJK).
+fn edits(base: &'static str) -> impl Strategy<Value = String> {
+    (
+        any::<usize>(),
+        0usize..64,
+        "[ -~\\n\\[\\]{}=\"'.,#中文]{0,40}",
+    )
+        .prop_map(move |(at, len, insert)| {
+            let chars: Vec<char> = base.chars().collect();
+            let a = at % (chars.len() + 1);
+            let b = (a + len).min(chars.len());
+            let mut s: String = chars[..a].iter().collect();
+            s.push_str(&insert);
+            s.extend(chars[b..].iter());
+            s
+        })
+}
+
+fn example(name: &str) -> &'static str {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples")
+            .join(name),
+    )
+    .expect("example");
+    Box::leak(text.into_boxed_str())
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_platform_profiles() {
+    let catalog = common::catalog();
+    fuzz(
+        "platform profile",
+        edits(gpuplan_data::PLATFORMS[0].1),
+        |t| {
+            let _ = PlatformProfile::from_toml("p.toml", t, &catalog);
+        },
+    );
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_plans_and_quotes() {
+    let catalog = common::catalog();
+    let zoo = common::zoo();
+    let platforms = common::platforms();
+    let base = example("seed000-weekly-budget.toml");
+    fuzz("plan + quote", edits(base), |t| {
+        if let Ok(plan) = Plan::from_toml("plan.toml", t) {
+            if let Ok(p) = platforms.get(&plan.platform) {
+                let _ = gpuplan_core::quote::quote(&plan, p, &catalog, &zoo);
+            }
+        }
+    });
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_course_packs() {
+    let catalog = common::catalog();
+    // A valid pack: one bundled profile under [[platform]], plus a preset.
+    let profile: toml::Value = toml::from_str(gpuplan_data::PLATFORMS[1].1).expect("profile");
+    let pack = toml::toml! { [pack] name = "CV 101" budget_cap = 150 };
+    let mut v = toml::Value::Table(pack);
+    if let toml::Value::Table(t) = &mut v {
+        t.insert("platform".into(), toml::Value::Array(vec![profile]));
+    }
+    let base: &'static str = Box::leak(toml::to_string(&v).expect("pack text").into_boxed_str());
+    assert!(
+        CoursePack::from_toml("pack.toml", base, &catalog).is_ok(),
+        "the base pack is valid"
+    );
+    fuzz("course pack", edits(base), |t| {
+        let _ = CoursePack::from_toml("pack.toml", t, &catalog);
+    });
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_hf_config_import() {
+    let base = r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"vocab_size":32000,"max_position_embeddings":4096,"tie_word_embeddings":false}"#;
+    fuzz("HF config.json", edits(base), |t| {
+        if let Ok(m) = from_hf_config(t) {
+            let _ = m.params();
+        }
+    });
+}
+
+fn odd_number() -> impl Strategy<Value = Option<f64>> {
+    prop_oneof![
+        Just(None),
+        Just(Some(f64::NAN)),
+        Just(Some(f64::INFINITY)),
+        Just(Some(-1.0)),
+        Just(Some(0.0)),
+        any::<f64>().prop_map(Some),
+        (1.0f64..100_000.0).prop_map(Some)
+    ]
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_estimator_inputs() {
+    let zoo = common::zoo();
+    let catalog = common::catalog();
+    let ids: Vec<String> = zoo.entries().iter().map(|e| e.id.clone()).collect();
+    let strategy = (
+        0..ids.len(),
+        (
+            odd_number(),
+            odd_number(),
+            odd_number(),
+            odd_number(),
+            odd_number(),
+        ),
+        (
+            0..4usize,
+            0..4usize,
+            0..4usize,
+            any::<bool>(),
+            odd_number(),
+            odd_number(),
+        ),
+    );
+    fuzz(
+        "estimator inputs",
+        strategy,
+        |(m, (batch, res, seq, classes, rank), (p, o, mode, ck, samples, epochs))| {
+            let e = &zoo.entries()[*m];
+            let req = JobRequest {
+                batch: *batch,
+                resolution: *res,
+                seq_len: *seq,
+                classes: *classes,
+                precision: Some(
+                    [
+                        Precision::Fp32,
+                        Precision::Fp16Amp,
+                        Precision::Bf16Amp,
+                        Precision::Bf16,
+                    ][*p],
+                ),
+                optimizer: Some(
+                    [
+                        Optimizer::Sgd,
+                        Optimizer::Adam,
+                        Optimizer::Adamw,
+                        Optimizer::Adamw8bit,
+                    ][*o],
+                ),
+                mode: Some([Mode::Train, Mode::Lora, Mode::Qlora, Mode::Infer][*mode]),
+                lora_rank: *rank,
+                lora_targets: None,
+                grad_checkpointing: Some(*ck),
+                dataset_samples: *samples,
+                epochs: *epochs,
+            };
+            if let Ok(job) = req.resolve(e) {
+                let est = gpuplan_core::estimate(e, &job, &catalog, None);
+                assert!(
+                    est.vram.peak_bytes.is_finite(),
+                    "finite peak for {}",
+                    ids[*m]
+                );
+            }
+        },
+    );
+}

@@ -21,7 +21,7 @@ cargo fmt --all -- --check
 cargo clippy --locked --workspace --all-targets --features tauri/custom-protocol -- -D warnings
 cargo build --locked -p gpuplan-app -p gpuplan-cli --features tauri/custom-protocol
 cargo test --locked --workspace --features tauri/custom-protocol
-cargo build --locked -p gpuplan-core --benches
+cargo build --locked -p gpuplan-core -p gpuplan-store --benches
 
 echo "== end-to-end tests of the built app (screenshots in e2e/screenshots/)"
 TAURI_APP="$PWD/target/debug/gpuplan-app" GPUPLAN_CLI="$PWD/target/debug/gpuplan" TAURI_DRIVER="$(command -v tauri-driver)" \

@@ -1,5 +1,5 @@
 //! The one error type that crosses IPC: a tagged enum (`kind` + `detail`) the
-//! UI branches on. Commands never return `Result<T, String>`.
+//! UI branches on. No command returns a plain string as its error.
 
 use serde::Serialize;
 use ts_rs::TS;

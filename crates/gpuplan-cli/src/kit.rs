@@ -112,10 +112,7 @@ fn load_plan(
         message: format!("plan: cannot read {}: {e}", path.display()),
     })?;
     let plan = Plan::from_toml(&path.display().to_string(), &text)?;
-    let (set, _) = userdata::platforms(catalog).map_err(|m| Failure {
-        code: 1,
-        message: m,
-    })?;
+    let (set, _) = userdata::platforms(catalog)?;
     Ok(price(&plan, set.get(&plan.platform)?, catalog, zoo)?)
 }
 
@@ -151,10 +148,7 @@ pub fn script(
             plan,
             destroy,
         } => {
-            let (set, _) = userdata::platforms(catalog).map_err(|m| Failure {
-                code: 1,
-                message: m,
-            })?;
+            let (set, _) = userdata::platforms(catalog)?;
             let p = set.get(platform)?;
             let mechanism = StopMechanism::for_platform(p).ok_or_else(|| {
                 InputError::new(
@@ -218,10 +212,7 @@ pub fn script(
             let cap = match hours("cap_hours", *cap_hours)? {
                 Some(c) => Some(c),
                 None => {
-                    let (set, _) = userdata::platforms(catalog).map_err(|m| Failure {
-                        code: 1,
-                        message: m,
-                    })?;
+                    let (set, _) = userdata::platforms(catalog)?;
                     set.platforms
                         .iter()
                         .find(|p| p.kind == gpuplan_core::platform::PlatformKind::CampusHpc)
@@ -266,10 +257,7 @@ pub fn script(
             Ok(scripts::resume_template(n)?.text)
         }
         ScriptKind::Checklist { platform, plan } => {
-            let (set, _) = userdata::platforms(catalog).map_err(|m| Failure {
-                code: 1,
-                message: m,
-            })?;
+            let (set, _) = userdata::platforms(catalog)?;
             let p = set.get(platform)?;
             let q = plan
                 .as_ref()

@@ -151,17 +151,15 @@ pub(crate) fn number(field: &str, s: &Option<String>) -> Result<Option<f64>, Inp
     }
 }
 
-fn bundled() -> Result<(GpuCatalog, ModelZoo), String> {
-    let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)
-        .map_err(|e| e.to_string())?;
+fn bundled() -> Result<(GpuCatalog, ModelZoo), gpuplan_core::DataError> {
+    let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)?;
     let zoo = ModelZoo::from_toml(
         ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
         (
             "data/models/transformers.toml",
             gpuplan_data::TRANSFORMER_MODELS_TOML,
         ),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     Ok((catalog, zoo))
 }
 

@@ -33,7 +33,7 @@ fn money(field: &str, s: &Option<String>) -> Result<Option<Decimal>, Failure> {
 }
 
 pub fn platforms(json: bool, lang: Lang, catalog: &GpuCatalog) -> Result<String, Failure> {
-    let (set, _) = userdata::platforms(catalog).map_err(io)?;
+    let (set, _) = userdata::platforms(catalog)?;
     Ok(if json {
         render::json(&set)
     } else {
@@ -56,7 +56,7 @@ pub fn quote(
         return Err(InputError::new("plan", "the file is larger than 1 MB", "a plan file").into());
     }
     let plan = Plan::from_toml(&path.display().to_string(), &text)?;
-    let (set, _) = userdata::platforms(catalog).map_err(io)?;
+    let (set, _) = userdata::platforms(catalog)?;
     let profile = set.get(&plan.platform)?;
     let q = price(&plan, profile, catalog, zoo)?;
     Ok(if json {
@@ -226,7 +226,7 @@ pub fn recommend(
         runs: runs as u32,
         storage_gb: money("storage_gb", &a.storage_gb)?.unwrap_or(Decimal::ZERO),
     };
-    let (set, _) = userdata::platforms(catalog).map_err(io)?;
+    let (set, _) = userdata::platforms(catalog)?;
     let mut r = rank(&s, &set, catalog, zoo)?;
     r.options.truncate(a.top.max(1));
     Ok(if a.json {
@@ -277,16 +277,16 @@ pub fn override_cmd(action: &OverrideAction, catalog: &GpuCatalog) -> Result<Str
                 )
                 .into());
             }
-            let (set, _) = userdata::platforms(catalog).map_err(io)?;
+            let (set, _) = userdata::platforms(catalog)?;
             let offer = set.get(platform)?.offer(gpu, catalog)?;
-            let mut o = userdata::read_overrides().map_err(io)?;
+            let mut o = userdata::read_overrides()?;
             o.set(PriceOverride {
                 platform: platform.to_ascii_lowercase(),
                 gpu: offer.gpu.clone(),
                 price_per_hour: price,
                 note: note.chars().take(200).collect(),
             });
-            userdata::write_atomic(&path, &o.to_toml()).map_err(io)?;
+            userdata::write_atomic(&path, &o.to_toml())?;
             Ok(format!(
                 "{} / {} = {price} CNY/h ({})",
                 platform,
@@ -294,7 +294,7 @@ pub fn override_cmd(action: &OverrideAction, catalog: &GpuCatalog) -> Result<Str
                 path.display()
             ))
         }
-        OverrideAction::List => Ok(userdata::read_overrides().map_err(io)?.to_toml()),
+        OverrideAction::List => Ok(userdata::read_overrides()?.to_toml()),
         OverrideAction::Clear => {
             if path.exists() {
                 std::fs::remove_file(&path).map_err(|e| io(format!("{}: {e}", path.display())))?;
@@ -346,7 +346,7 @@ pub fn pack_cmd(action: &PackAction, catalog: &GpuCatalog) -> Result<String, Fai
             budget_cap,
             out,
         } => {
-            let (set, _) = userdata::platforms(catalog).map_err(io)?;
+            let (set, _) = userdata::platforms(catalog)?;
             let profiles = platforms
                 .iter()
                 .map(|id| set.get(id).cloned())
@@ -378,7 +378,7 @@ pub fn pack_cmd(action: &PackAction, catalog: &GpuCatalog) -> Result<String, Fai
             let text = pack.to_toml();
             // Prove the pack imports before handing it to a class.
             CoursePack::from_toml(&out.display().to_string(), &text, catalog)?;
-            userdata::write_atomic(out, &text).map_err(io)?;
+            userdata::write_atomic(out, &text)?;
             Ok(format!("{}", out.display()))
         }
         PackAction::Import { file } => {
@@ -410,7 +410,7 @@ pub fn pack_cmd(action: &PackAction, catalog: &GpuCatalog) -> Result<String, Fai
                 slug
             };
             let dest = userdata::packs_dir().join(format!("{slug}.toml"));
-            userdata::write_atomic(&dest, &text).map_err(io)?;
+            userdata::write_atomic(&dest, &text)?;
             Ok(format!(
                 "{} -> {} ({} platforms, {} presets)",
                 pack.pack.name,
@@ -420,7 +420,7 @@ pub fn pack_cmd(action: &PackAction, catalog: &GpuCatalog) -> Result<String, Fai
             ))
         }
         PackAction::List => {
-            let packs = userdata::read_packs(catalog).map_err(io)?;
+            let packs = userdata::read_packs(catalog)?;
             Ok(packs
                 .iter()
                 .map(|p| {

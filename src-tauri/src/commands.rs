@@ -372,6 +372,31 @@ fn plan_job(j: &JobInput, hours: Option<f64>) -> Res<PlanJob> {
     })
 }
 
+/// A bill category's name for chart legends (the UI translates its own text).
+fn category_label(c: gpuplan_core::quote::Category, zh: bool) -> &'static str {
+    use gpuplan_core::quote::Category::*;
+    match (c, zh) {
+        (GpuCompute, true) => "GPU 计算",
+        (GpuCompute, false) => "GPU compute",
+        (Storage, true) => "存储",
+        (Storage, false) => "storage",
+        (StoppedIdle, true) => "关机/闲置",
+        (StoppedIdle, false) => "stopped and idle",
+        (Traffic, true) => "流量",
+        (Traffic, false) => "traffic",
+        (SetupNoGpu, true) => "配置与上传",
+        (SetupNoGpu, false) => "setup and uploads",
+        (PreemptionReruns, true) => "抢占重跑",
+        (PreemptionReruns, false) => "reruns",
+        (MinimumChargeWaste, true) => "最低消费浪费",
+        (MinimumChargeWaste, false) => "minimum-charge waste",
+        (Credit, true) => "免费额度",
+        (Credit, false) => "credit",
+        (OwnTime, true) => "你的时间",
+        (OwnTime, false) => "your time",
+    }
+}
+
 fn breakdown(q: &gpuplan_core::quote::Quote) -> Vec<Money> {
     q.by_category
         .iter()
@@ -420,7 +445,10 @@ pub async fn recommend(
         c
     };
     let zh = lang == "zh";
-    let cat_names: Vec<String> = categories.iter().map(kebab).collect();
+    let cat_names: Vec<String> = categories
+        .iter()
+        .map(|c| category_label(*c, zh).to_owned())
+        .collect();
     let bars: Vec<(String, Vec<f64>)> = r
         .options
         .iter()

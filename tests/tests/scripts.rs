@@ -188,6 +188,24 @@ fn sbatch_headers_parse_and_carry_the_plan() {
     );
 }
 
+/// Writes an executable stand-in for `name` in `dir` that appends its name and
+/// arguments to `log_name`; returns the log's path.
+fn stand_in(dir: &Path, name: &str, log_name: &str) -> PathBuf {
+    let log = dir.join(log_name);
+    let stub = dir.join(name);
+    std::fs::write(
+        &stub,
+        format!("#!/bin/sh\necho \"{name} $*\" >> '{}'\n", log.display()),
+    )
+    .expect("stub");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&stub)
+        .status()
+        .expect("chmod");
+    log
+}
+
 struct Run {
     dir: PathBuf,
     log: PathBuf,
@@ -197,18 +215,7 @@ impl Run {
     /// Writes the wrapper and a stand-in `shutdown` that records its calls.
     fn new(tag: &str, command: &str, max: u64) -> (Self, PathBuf) {
         let dir = tmp(tag);
-        let log = dir.join("stops.log");
-        let stub = dir.join("shutdown");
-        std::fs::write(
-            &stub,
-            format!("#!/bin/sh\necho \"shutdown $*\" >> '{}'\n", log.display()),
-        )
-        .expect("stub");
-        Command::new("chmod")
-            .arg("+x")
-            .arg(&stub)
-            .status()
-            .expect("chmod");
+        let log = stand_in(&dir, "shutdown", "stops.log");
         let script = dir.join("run.sh");
         std::fs::write(
             &script,
@@ -344,18 +351,8 @@ fn http_stop_reads_secrets_from_the_environment_only() {
         "token and URL come from the environment"
     );
     let dir = tmp("http");
-    let log = dir.join("curl.log");
+    let log = stand_in(&dir, "curl", "curl.log");
     let stub = dir.join("curl");
-    std::fs::write(
-        &stub,
-        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
-    )
-    .expect("stub");
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&stub)
-        .status()
-        .expect("chmod");
     let script = dir.join("run.sh");
     std::fs::write(&script, text).expect("write");
     let st = Command::new("bash")

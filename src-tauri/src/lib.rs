@@ -1,11 +1,11 @@
-//! The gpuplan desktop app: a thin Tauri shell. Each command deserialises its
-//! arguments, calls the core, the store or the charts, and maps errors into
-//! [`error::AppError`]. Heavy commands are `async` so Tauri runs them off the
-//! main thread.
+//! The gpuplan desktop app: a thin Tauri shell over `gpuplan-usecases`. Each
+//! command deserialises its arguments, calls one use case and returns its
+//! answer or its [`gpuplan_usecases::AppError`]. Heavy commands are `async` so
+//! Tauri runs them off the main thread.
 
 pub mod commands;
 pub mod dto;
-pub mod error;
+pub mod export;
 pub mod state;
 
 /// Starts the app.
@@ -14,11 +14,8 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             use tauri::Manager;
-            let dir = app
-                .path()
-                .app_data_dir()
-                .unwrap_or_else(|_| std::env::temp_dir().join("gpuplan"));
-            let state = state::AppState::load(&dir);
+            let home = gpuplan_usecases::Home::Folder(gpuplan_usecases::home::data_home());
+            let state = state::AppState::load(home)?;
             app.manage(state);
             // One local page, no browsing: WebKit's document-viewer cache model
             // keeps the least in memory (issue 4's weight budget).
@@ -48,7 +45,6 @@ pub fn run() {
             commands::estimate,
             commands::recommend,
             commands::quote,
-            commands::chart,
             commands::save_plan,
             commands::list_plans,
             commands::delete_plan,
@@ -61,6 +57,9 @@ pub fn run() {
             commands::kit,
             commands::export_png,
             commands::set_override,
+            commands::list_overrides,
+            commands::list_packs,
+            commands::remove_pack,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

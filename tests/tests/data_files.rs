@@ -38,6 +38,19 @@ fn every_data_file_in_the_repo_is_bundled_and_loads() {
     }
     let catalog = common::catalog();
     let zoo = common::zoo();
+    let presets = gpuplan_core::pack::CoursePack::from_toml(
+        "data/packs/presets.toml",
+        gpuplan_data::PRESETS_PACK_TOML,
+        &catalog,
+    )
+    .expect("the bundled presets load like any course pack");
+    for p in &presets.presets {
+        let model = p.job.model.as_deref().expect("every preset names a model");
+        let entry = zoo.get(model).expect("a zoo model");
+        p.job
+            .resolve(entry)
+            .unwrap_or_else(|e| panic!("preset {:?} resolves: {e}", p.id));
+    }
     assert_eq!(
         catalog.gpus().len(),
         26,

@@ -19,7 +19,7 @@ use gpuplan_core::pack::CoursePack;
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::PlatformProfile;
 use gpuplan_core::zoo::from_hf_config;
-use gpuplan_core::JobRequest;
+use gpuplan_core::JobSpec;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
@@ -182,7 +182,9 @@ fn fuzz_estimator_inputs() {
         strategy,
         |(m, (batch, res, seq, classes, rank), (p, o, mode, ck, samples, epochs))| {
             let e = &zoo.entries()[*m];
-            let req = JobRequest {
+            let req = JobSpec {
+                model: None,
+                hours: None,
                 batch: *batch,
                 resolution: *res,
                 seq_len: *seq,

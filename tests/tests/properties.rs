@@ -3,7 +3,7 @@
 mod common;
 
 use gpuplan_core::job::{Mode, Optimizer, Precision};
-use gpuplan_core::{estimate, vram, JobRequest};
+use gpuplan_core::{estimate, vram, JobSpec};
 use proptest::prelude::*;
 
 const VISION: &[&str] = &[
@@ -30,7 +30,7 @@ const TEXT: &[&str] = &[
     "chatglm3-6b",
 ];
 
-fn peak(id: &str, req: &JobRequest) -> f64 {
+fn peak(id: &str, req: &JobSpec) -> f64 {
     let zoo = common::zoo();
     let e = zoo.get(id).expect("zoo id");
     let job = req.resolve(e).expect("valid job");
@@ -72,9 +72,9 @@ proptest! {
         m in 0..VISION.len(), b in 1u32..512, db in 0u32..512, r in 32u32..512, dr in 0u32..256,
         p in precision(), o in optimizer(), ck in any::<bool>(),
     ) {
-        let base = JobRequest { batch: Some(f64::from(b)), resolution: Some(f64::from(r)), precision: Some(p), optimizer: Some(o), grad_checkpointing: Some(ck), ..Default::default() };
-        let bigger_batch = JobRequest { batch: Some(f64::from(b + db)), ..base.clone() };
-        let bigger_res = JobRequest { resolution: Some(f64::from(r + dr)), ..base.clone() };
+        let base = JobSpec { batch: Some(f64::from(b)), resolution: Some(f64::from(r)), precision: Some(p), optimizer: Some(o), grad_checkpointing: Some(ck), ..Default::default() };
+        let bigger_batch = JobSpec { batch: Some(f64::from(b + db)), ..base.clone() };
+        let bigger_res = JobSpec { resolution: Some(f64::from(r + dr)), ..base.clone() };
         prop_assert!(peak(VISION[m], &bigger_batch) >= peak(VISION[m], &base), "a larger batch must not need less memory");
         prop_assert!(peak(VISION[m], &bigger_res) >= peak(VISION[m], &base), "a larger image must not need less memory");
     }
@@ -85,9 +85,9 @@ proptest! {
         p in precision(), o in optimizer(), mode in text_mode(), ck in any::<bool>(), rank in 1u32..128,
     ) {
         let lora = matches!(mode, Mode::Lora | Mode::Qlora);
-        let base = JobRequest { batch: Some(f64::from(b)), seq_len: Some(f64::from(s)), precision: Some(p), optimizer: Some(o), mode: Some(mode), grad_checkpointing: Some(ck), lora_rank: lora.then_some(f64::from(rank)), ..Default::default() };
-        let bigger_batch = JobRequest { batch: Some(f64::from(b + db)), ..base.clone() };
-        let bigger_seq = JobRequest { seq_len: Some(f64::from(s + ds)), ..base.clone() };
+        let base = JobSpec { batch: Some(f64::from(b)), seq_len: Some(f64::from(s)), precision: Some(p), optimizer: Some(o), mode: Some(mode), grad_checkpointing: Some(ck), lora_rank: lora.then_some(f64::from(rank)), ..Default::default() };
+        let bigger_batch = JobSpec { batch: Some(f64::from(b + db)), ..base.clone() };
+        let bigger_seq = JobSpec { seq_len: Some(f64::from(s + ds)), ..base.clone() };
         prop_assert!(peak(TEXT[m], &bigger_batch) >= peak(TEXT[m], &base), "a larger batch must not need less memory");
         prop_assert!(peak(TEXT[m], &bigger_seq) >= peak(TEXT[m], &base), "a longer sequence must not need less memory");
     }
@@ -97,12 +97,12 @@ proptest! {
         vision in any::<bool>(), mv in 0..VISION.len(), mt in 0..TEXT.len(), b in 1u32..128, o in optimizer(), amp in prop_oneof![Just(Precision::Fp16Amp), Just(Precision::Bf16Amp)],
     ) {
         let (id, base) = if vision {
-            (VISION[mv], JobRequest { batch: Some(f64::from(b)), optimizer: Some(o), ..Default::default() })
+            (VISION[mv], JobSpec { batch: Some(f64::from(b)), optimizer: Some(o), ..Default::default() })
         } else {
-            (TEXT[mt], JobRequest { batch: Some(f64::from(b)), seq_len: Some(128.0), optimizer: Some(o), mode: Some(Mode::Train), ..Default::default() })
+            (TEXT[mt], JobSpec { batch: Some(f64::from(b)), seq_len: Some(128.0), optimizer: Some(o), mode: Some(Mode::Train), ..Default::default() })
         };
-        let fp32 = JobRequest { precision: Some(Precision::Fp32), ..base.clone() };
-        let mixed = JobRequest { precision: Some(amp), ..base.clone() };
+        let fp32 = JobSpec { precision: Some(Precision::Fp32), ..base.clone() };
+        let mixed = JobSpec { precision: Some(amp), ..base.clone() };
         // Autocast keeps a 16-bit copy of every weight through backward (2 bytes
         // per parameter). When activations are small (batch 1, short sequences,
         // a large model), that copy can outweigh the activation savings, as it
@@ -115,13 +115,13 @@ proptest! {
         } as f64;
         prop_assert!(peak(id, &mixed) <= peak(id, &fp32) + 2.2 * params, "AMP may exceed FP32 only by its weight copies");
         let big = if vision {
-            JobRequest { batch: Some(f64::from(b.max(64))), ..mixed.clone() }
+            JobSpec { batch: Some(f64::from(b.max(64))), ..mixed.clone() }
         } else {
-            JobRequest { seq_len: Some(512.0), batch: Some(f64::from(b.max(16))), ..mixed.clone() }
+            JobSpec { seq_len: Some(512.0), batch: Some(f64::from(b.max(16))), ..mixed.clone() }
         };
-        let big32 = JobRequest { precision: Some(Precision::Fp32), ..big.clone() };
+        let big32 = JobSpec { precision: Some(Precision::Fp32), ..big.clone() };
         prop_assert!(peak(id, &big) < peak(id, &big32), "with activations dominating, AMP must need less than FP32");
-        let ck = JobRequest { grad_checkpointing: Some(true), ..mixed.clone() };
+        let ck = JobSpec { grad_checkpointing: Some(true), ..mixed.clone() };
         prop_assert!(peak(id, &ck) <= peak(id, &mixed), "checkpointing must not need more memory than without");
     }
 
@@ -136,9 +136,9 @@ proptest! {
         let id = if m < VISION.len() { VISION[m] } else { TEXT[m - VISION.len()] };
         let e = zoo.get(id).expect("id");
         let req = if m < VISION.len() {
-            JobRequest { batch: Some(batch), resolution: Some(size), ..Default::default() }
+            JobSpec { batch: Some(batch), resolution: Some(size), ..Default::default() }
         } else {
-            JobRequest { batch: Some(batch), seq_len: Some(size), ..Default::default() }
+            JobSpec { batch: Some(batch), seq_len: Some(size), ..Default::default() }
         };
         match req.resolve(e) {
             Ok(job) => {
@@ -158,14 +158,14 @@ fn max_batch_is_the_boundary_of_fitting() {
     for (id, req) in [
         (
             "resnet50",
-            JobRequest {
+            JobSpec {
                 batch: Some(64.0),
                 ..Default::default()
             },
         ),
         (
             "llama-2-7b",
-            JobRequest {
+            JobSpec {
                 mode: Some(Mode::Lora),
                 seq_len: Some(1024.0),
                 ..Default::default()

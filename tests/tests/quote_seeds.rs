@@ -257,7 +257,7 @@ fn estimated_jobs_take_their_hours_from_the_estimator() {
     let zoo = common::zoo();
     let catalog = common::catalog();
     let entry = zoo.get("resnet18").expect("zoo");
-    let job = gpuplan_core::JobRequest {
+    let job = gpuplan_core::JobSpec {
         resolution: Some(32.0),
         classes: Some(10.0),
         batch: Some(128.0),

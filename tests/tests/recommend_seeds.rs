@@ -3,7 +3,8 @@
 
 mod common;
 
-use gpuplan_core::plan::{Payment, PlanJob};
+use gpuplan_core::job::JobSpec;
+use gpuplan_core::plan::Payment;
 use gpuplan_core::platform::PlatformKind;
 use gpuplan_core::recommend::{recommend, Recommendation, Situation, Stage};
 use rust_decimal::Decimal;
@@ -20,7 +21,7 @@ fn situation(stage: Stage, hours: i64, runs: u32) -> Situation {
         campus_access: false,
         interruptible: false,
         student: true,
-        job: PlanJob {
+        job: JobSpec {
             hours: Some(Decimal::from(hours)),
             ..Default::default()
         },
@@ -113,7 +114,7 @@ fn table_6_5_needs_to_platform() {
 
     // 竞赛冲刺跑大模型 → 平台A高端卡, 备选平台C旗舰卡.
     let mut sprint = situation(Stage::CompetitionSprint, 0, 1);
-    sprint.job = PlanJob {
+    sprint.job = JobSpec {
         model: Some("llama-2-7b".into()),
         mode: Some(gpuplan_core::Mode::Lora),
         seq_len: Some(1024.0),
@@ -169,7 +170,7 @@ fn stage_advice_6_1_to_6_4() {
         "no account, no cluster"
     );
     assert!(
-        r.ruled_out.iter().any(|o| o.reason.en.contains("campus")),
+        r.ruled_out.iter().any(|o| o.reason.key == "ruled.no-campus"),
         "and the reason says so"
     );
     // §6.4: a deadline rules out the slow queue.

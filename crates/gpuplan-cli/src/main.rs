@@ -1,318 +1,293 @@
-//! `gpuplan`: the command line over gpuplan-core.
+//! `gpuplan`: the command line over the use cases (`gpuplan-usecases`).
 //!
-//! Subcommands: `estimate` (will a job fit each rentable GPU, and how long will
-//! it take), `models` and `gpus` (what the bundled zoo and catalog hold),
-//! `platforms`, `quote` (price a plan file), `recommend` (rank platform x GPU
-//! options), `override` (the user's own prices) and `pack` (course packs). Human
-//! output is a table in Chinese or English; `--json` prints the stable schema
-//! documented in `docs/cli.md`. Bad input exits with code 2 and a message that
-//! names the field and its allowed range.
+//! Each subcommand parses its flags ([`args`]), calls one use case and
+//! renders the answer ([`render`]): a table in Chinese or English from the
+//! shared message catalog, or with `--json` the stable schema documented in
+//! `docs/cli.md`. User data (overrides, packs) lives in the same database as
+//! the app's. Bad input exits with code 2 and a message that names the field
+//! and its allowed range; anything else that fails exits with 1.
 
-mod i18n;
-mod kit;
-mod plans;
+mod args;
 mod render;
-mod userdata;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
-use gpuplan_core::job::{LoraTarget, Mode, Optimizer, Precision};
-use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
-use gpuplan_core::{estimate, GpuCatalog, InputError, JobRequest, ModelZoo};
+use clap::Parser;
+use gpuplan_usecases::planning::{
+    CustomConfig, PackExport, ShutdownRequest, SlurmRequest, MAX_CONFIG_BYTES,
+};
+use gpuplan_usecases::{files, home, AppError, Bundled, Home, Lang, Planner};
 
-use crate::i18n::Lang;
+use crate::args::{Cli, Command, OverrideAction, PackAction, ScriptKind};
 
-#[derive(Parser)]
-#[command(
-    name = "gpuplan",
-    version,
-    about = "Plan where and how to rent a GPU for a deep-learning job / 租卡规划"
-)]
-struct Cli {
-    /// Output language (default: from the locale).
-    #[arg(long, global = true, value_enum)]
-    lang: Option<Lang>,
-    #[command(subcommand)]
-    command: Command,
+fn clock() -> chrono::NaiveDateTime {
+    chrono::Local::now().naive_local()
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Estimate peak GPU memory and step time of a job on every catalog GPU.
-    Estimate(Box<EstimateArgs>),
-    /// List the model zoo.
-    Models {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// List the GPU catalog.
-    Gpus {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// List the platform profiles (bundled, imported packs, your overrides).
-    Platforms {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Price a plan file (format: docs/plans.md, examples/*.toml).
-    Quote {
-        /// The plan file.
-        plan: std::path::PathBuf,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Rank platform x GPU options for your situation and job.
-    Recommend(Box<plans::RecommendArgs>),
-    /// Your own prices, kept apart from the bundled data.
-    Override {
-        #[command(subcommand)]
-        action: plans::OverrideAction,
-    },
-    /// Course packs: export one for a class, or import one.
-    Pack {
-        #[command(subcommand)]
-        action: plans::PackAction,
-    },
-    /// Before-you-rent scripts: shutdown wrapper, Slurm, probe, offline install, resume template, checklist.
-    Script {
-        #[command(subcommand)]
-        kind: kit::ScriptKind,
-    },
-}
-
-// Numbers are taken as text and parsed by the core so that "-1", "NaN" or
-// "1e9" get the same clear, field-naming message as every other bad value.
-#[derive(Args)]
-struct EstimateArgs {
-    /// Model id from `gpuplan models` (or `custom` with --config).
-    #[arg(long)]
-    model: String,
-    /// A Hugging Face config.json for a custom transformer (with --model custom).
-    #[arg(long)]
-    config: Option<std::path::PathBuf>,
-    /// Samples (sequences) per step.
-    #[arg(long, allow_hyphen_values = true)]
-    batch: Option<String>,
-    /// Image side in pixels (vision models).
-    #[arg(long, allow_hyphen_values = true)]
-    resolution: Option<String>,
-    /// Tokens per sequence (transformers).
-    #[arg(long, allow_hyphen_values = true)]
-    seq_len: Option<String>,
-    /// Output classes.
-    #[arg(long, allow_hyphen_values = true)]
-    classes: Option<String>,
-    /// fp32, fp16-amp, bf16-amp or bf16.
-    #[arg(long)]
-    precision: Option<String>,
-    /// sgd, adam, adamw or adamw-8bit.
-    #[arg(long)]
-    optimizer: Option<String>,
-    /// train, lora, qlora or infer.
-    #[arg(long)]
-    mode: Option<String>,
-    /// LoRA rank (with --mode lora or qlora).
-    #[arg(long, allow_hyphen_values = true)]
-    lora_rank: Option<String>,
-    /// LoRA targets, e.g. `q,v` (default) or `all`.
-    #[arg(long)]
-    lora_targets: Option<String>,
-    /// Gradient checkpointing.
-    #[arg(long)]
-    grad_checkpointing: bool,
-    /// Samples in the dataset (for time per epoch).
-    #[arg(long, allow_hyphen_values = true)]
-    dataset_samples: Option<String>,
-    /// Epochs (for time per run).
-    #[arg(long, allow_hyphen_values = true)]
-    epochs: Option<String>,
-    /// A GPU id to report on (and target fixes at).
-    #[arg(long)]
-    gpu: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-pub(crate) fn number(field: &str, s: &Option<String>) -> Result<Option<f64>, InputError> {
-    match s {
-        None => Ok(None),
-        Some(text) => {
-            text.trim().parse::<f64>().map(Some).map_err(|_| {
-                InputError::new(field, format!("`{text}` is not a number"), "a number")
+fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError> {
+    let read_plan = |planner: &Planner, p: &Option<std::path::PathBuf>| {
+        p.as_deref().map(|p| planner.read_plan(p)).transpose()
+    };
+    match &cli.command {
+        Command::Estimate(a) => {
+            let job = a.job.spec()?;
+            let text = a
+                .config
+                .as_deref()
+                .map(|p| files::read_text(p, "config", MAX_CONFIG_BYTES))
+                .transpose()?;
+            let name = a.config.as_ref().map(|p| p.display().to_string());
+            let config = text.as_deref().zip(name.as_deref()).map(|(text, name)| {
+                CustomConfig { name, text }
+            });
+            let report = planner.estimate(&job, a.gpu.as_deref(), config)?;
+            Ok(if a.json {
+                render::json(&report)
+            } else {
+                render::estimate(planner.labels(), lang, &report)
             })
         }
-    }
-}
-
-fn bundled() -> Result<(GpuCatalog, ModelZoo), gpuplan_core::DataError> {
-    let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)?;
-    let zoo = ModelZoo::from_toml(
-        ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
-        (
-            "data/models/transformers.toml",
-            gpuplan_data::TRANSFORMER_MODELS_TOML,
-        ),
-    )?;
-    Ok((catalog, zoo))
-}
-
-/// A failure and its exit code: 2 for bad input, 1 for anything else.
-pub(crate) struct Failure {
-    pub(crate) code: u8,
-    pub(crate) message: String,
-}
-
-impl From<gpuplan_core::DataError> for Failure {
-    fn from(e: gpuplan_core::DataError) -> Self {
-        Failure {
-            code: 2,
-            message: e.to_string(),
+        Command::Models { json } => Ok(if *json {
+            render::json(&planner.bundled().zoo)
+        } else {
+            render::models(planner.labels(), lang, &planner.bundled().zoo)
+        }),
+        Command::Gpus { json } => Ok(if *json {
+            render::json(&planner.bundled().catalog)
+        } else {
+            render::gpus(planner.labels(), lang, &planner.bundled().catalog)
+        }),
+        Command::Platforms { json } => {
+            let set = planner.platforms()?;
+            Ok(if *json {
+                render::json(&set)
+            } else {
+                render::platforms(planner.labels(), lang, &set)
+            })
         }
-    }
-}
-
-impl From<InputError> for Failure {
-    fn from(e: InputError) -> Self {
-        Failure {
-            code: 2,
-            message: e.to_string(),
+        Command::Quote { plan, json } => {
+            let plan = planner.read_plan(plan)?;
+            let q = planner.quote(&plan)?;
+            Ok(if *json {
+                render::json(&q)
+            } else {
+                render::quote(planner.labels(), lang, &q)
+            })
         }
-    }
-}
-
-fn run_estimate(
-    a: &EstimateArgs,
-    lang: Lang,
-    catalog: &GpuCatalog,
-    zoo: &ModelZoo,
-) -> Result<String, Failure> {
-    let custom;
-    let entry: &ZooEntry = match (&a.config, a.model.as_str()) {
-        (Some(path), _) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Failure {
-                code: 2,
-                message: format!("config: cannot read {}: {e}", path.display()),
-            })?;
-            if text.len() > 1_000_000 {
-                return Err(InputError::new(
-                    "config",
-                    "file is larger than 1 MB",
-                    "a Hugging Face config.json",
-                )
-                .into());
+        Command::Recommend(a) => {
+            let mut r = planner.recommend(&a.situation()?)?;
+            r.options.truncate(a.top.max(1));
+            Ok(if a.json {
+                render::json(&r)
+            } else {
+                render::recommendation(planner.labels(), lang, &r)
+            })
+        }
+        Command::Override { action } => match action {
+            OverrideAction::Set {
+                platform,
+                gpu,
+                price,
+                note,
+            } => {
+                let row = planner.set_override(platform, gpu, price, note)?;
+                Ok(planner.labels().fill(
+                    lang,
+                    "cli.overrideSet",
+                    [
+                        ("platform", row.platform.as_str()),
+                        ("gpu", row.gpu.as_str()),
+                        ("price", row.price_per_hour.to_string().as_str()),
+                    ],
+                ))
             }
-            custom = ZooEntry {
-                id: a.model.to_ascii_lowercase(),
-                model: Model::Transformer(from_hf_config(&text)?),
-            };
-            &custom
-        }
-        (None, id) => zoo.get(id)?,
-    };
-    let req = JobRequest {
-        batch: number("batch", &a.batch)?,
-        resolution: number("resolution", &a.resolution)?,
-        seq_len: number("seq_len", &a.seq_len)?,
-        classes: number("classes", &a.classes)?,
-        precision: a.precision.as_deref().map(Precision::parse).transpose()?,
-        optimizer: a.optimizer.as_deref().map(Optimizer::parse).transpose()?,
-        mode: a.mode.as_deref().map(Mode::parse).transpose()?,
-        lora_rank: number("lora_rank", &a.lora_rank)?,
-        lora_targets: a
-            .lora_targets
-            .as_deref()
-            .map(LoraTarget::parse_list)
-            .transpose()?,
-        grad_checkpointing: Some(a.grad_checkpointing),
-        dataset_samples: number("dataset_samples", &a.dataset_samples)?,
-        epochs: number("epochs", &a.epochs)?,
-    };
-    let job = req.resolve(entry)?;
-    let gpu = a.gpu.as_deref().map(|id| catalog.get(id)).transpose()?;
-    if let Some(g) = gpu {
-        if job.precision.needs_bf16() && !g.supports_bf16() {
-            return Err(InputError::new(
-                "precision",
-                format!(
-                    "{} needs bfloat16, which {} ({:?}) lacks",
-                    precision_name(job.precision),
-                    g.id,
-                    g.spec.generation
-                ),
-                "fp32 or fp16-amp on this GPU; bf16 needs an Ampere or newer card",
-            )
-            .into());
-        }
-    }
-    let est = estimate(entry, &job, catalog, gpu);
-    let report = est.report(entry.model.name(), gpu.map(|g| g.id.as_str()));
-    if a.json {
-        serde_json::to_string_pretty(&report).map_err(|e| Failure {
-            code: 1,
-            message: e.to_string(),
-        })
-    } else {
-        Ok(render::estimate(&report, lang))
+            OverrideAction::List { json } => {
+                let rows = planner.overrides()?;
+                Ok(if *json {
+                    render::json(&rows)
+                } else {
+                    render::overrides(&rows)
+                })
+            }
+            OverrideAction::Clear => planner.clear_overrides().map(|()| String::new()),
+        },
+        Command::Pack { action } => match action {
+            PackAction::Export {
+                name,
+                instructor,
+                platforms,
+                presets,
+                budget_cap,
+                out,
+            } => {
+                let presets = presets
+                    .iter()
+                    .map(|p| planner.read_plan(p))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let text = planner.export_pack(&PackExport {
+                    name,
+                    instructor,
+                    platforms,
+                    presets,
+                    budget_cap: budget_cap.as_deref(),
+                })?;
+                files::write_atomic(out, text.as_bytes())?;
+                Ok(out.display().to_string())
+            }
+            PackAction::Import { file } => {
+                let pack = planner.import_pack_file(file)?;
+                Ok(planner.labels().fill(
+                    lang,
+                    "cli.packImported",
+                    [
+                        ("name", render::clean(&pack.pack.name).as_str()),
+                        ("platforms", pack.platforms.len().to_string().as_str()),
+                        ("presets", pack.presets.len().to_string().as_str()),
+                    ],
+                ))
+            }
+            PackAction::List { json } => {
+                let rows = planner.packs()?;
+                Ok(if *json {
+                    render::json(&rows)
+                } else {
+                    render::packs(&rows)
+                })
+            }
+            PackAction::Remove { name } => planner.remove_pack(name).map(|()| String::new()),
+        },
+        Command::Script { kind } => match kind {
+            ScriptKind::Shutdown {
+                platform,
+                job_name,
+                command,
+                max_hours,
+                plan,
+                destroy,
+            } => {
+                let plan = read_plan(planner, plan)?;
+                planner.shutdown_script(&ShutdownRequest {
+                    platform,
+                    job_name: job_name.as_deref(),
+                    command,
+                    max_hours: *max_hours,
+                    plan: plan.as_ref(),
+                    destroy: *destroy,
+                })
+            }
+            ScriptKind::Slurm {
+                job_name,
+                partition,
+                gpus,
+                cpus,
+                mem_gb,
+                hours,
+                plan,
+                cap_hours,
+                output,
+                activate,
+                command,
+                requeue,
+            } => {
+                let plan = read_plan(planner, plan)?;
+                let s = planner.slurm_script(&SlurmRequest {
+                    job_name,
+                    partition: partition.as_deref(),
+                    gpus: *gpus,
+                    cpus: *cpus,
+                    mem_gb: *mem_gb,
+                    hours: *hours,
+                    plan: plan.as_ref(),
+                    cap_hours: *cap_hours,
+                    output: output.as_deref(),
+                    activate: activate.clone(),
+                    command,
+                    requeue: *requeue,
+                })?;
+                for n in &s.notes {
+                    eprintln!(
+                        "gpuplan: {}: {}",
+                        planner.labels().text(lang, "cli.note"),
+                        planner.labels().message(lang, n)
+                    );
+                }
+                Ok(s.text)
+            }
+            ScriptKind::Probe => Ok(planner.probe_script().text),
+            ScriptKind::OfflineInstall { python } => {
+                Ok(planner.offline_script(python.as_deref())?.text)
+            }
+            ScriptKind::Resume { every, plan } => {
+                let plan = read_plan(planner, plan)?;
+                Ok(planner.resume_script(*every, plan.as_ref())?.text)
+            }
+            ScriptKind::Checklist { platform, plan } => {
+                let plan = read_plan(planner, plan)?;
+                let items = planner.checklist(platform, plan.as_ref())?;
+                Ok(render::checklist(planner.labels(), lang, &items))
+            }
+        },
     }
 }
 
-fn precision_name(p: Precision) -> &'static str {
-    match p {
-        Precision::Fp32 => "fp32",
-        Precision::Fp16Amp => "fp16-amp",
-        Precision::Bf16Amp => "bf16-amp",
-        Precision::Bf16 => "bf16",
+/// Prints to stdout; a reader that went away (`gpuplan quote … | head`) ends
+/// the output quietly instead of a panic.
+fn print(text: &str) -> bool {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let lang = cli.lang.unwrap_or_else(Lang::from_locale);
-    let (catalog, zoo) = match bundled() {
-        Ok(d) => d,
+    let lang = cli.lang.map(Lang::from).unwrap_or_else(|| {
+        sys_locale::get_locale()
+            .map(|l| Lang::from_tag(&l))
+            .unwrap_or(Lang::En)
+    });
+    let bundled = match Bundled::load() {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("gpuplan: bundled data is invalid: {e}");
             return ExitCode::from(1);
         }
     };
-    let result = match &cli.command {
-        Command::Estimate(a) => run_estimate(a, lang, &catalog, &zoo),
-        Command::Models { json } => Ok(if *json {
-            render::json(&zoo)
-        } else {
-            render::models(&zoo, lang)
-        }),
-        Command::Gpus { json } => Ok(if *json {
-            render::json(&catalog)
-        } else {
-            render::gpus(&catalog, lang)
-        }),
-        Command::Platforms { json } => plans::platforms(*json, lang, &catalog),
-        Command::Quote { plan, json } => plans::quote(plan, *json, lang, &catalog, &zoo),
-        Command::Recommend(a) => plans::recommend(a, lang, &catalog, &zoo),
-        Command::Override { action } => plans::override_cmd(action, &catalog),
-        Command::Pack { action } => plans::pack_cmd(action, &catalog),
-        Command::Script { kind } => kit::script(kind, lang, &catalog, &zoo),
-    };
-    match result {
-        Ok(out) => {
-            println!("{out}");
-            ExitCode::SUCCESS
-        }
-        Err(f) => {
+    let mut planner = Planner::new(bundled, Home::Folder(home::data_home()), clock);
+    let result = run(&cli, lang, &mut planner);
+    if let Some(n) = planner.notice() {
+        eprintln!("gpuplan: {}: {}", planner.labels().text(lang, "cli.note"), render::clean(n));
+    }
+    if let Ok(unmatched) = planner.unmatched_overrides() {
+        for o in unmatched {
             eprintln!(
                 "gpuplan: {}: {}",
-                i18n::t(lang, i18n::Msg::ErrorPrefix),
-                f.message
+                planner.labels().text(lang, "cli.note"),
+                planner.labels().fill(
+                    lang,
+                    "cli.overrideUnmatched",
+                    [("platform", o.platform.as_str()), ("gpu", o.gpu.as_str())]
+                )
             );
-            ExitCode::from(f.code)
+        }
+    }
+    match result {
+        Ok(out) => {
+            if out.is_empty() || print(&out) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!(
+                "gpuplan: {}: {}",
+                planner.labels().text(lang, "error.prefix"),
+                render::clean(&e.to_string())
+            );
+            ExitCode::from(if e.is_user_error() { 2 } else { 1 })
         }
     }
 }

@@ -1,29 +1,39 @@
-//! Human-readable tables for the terminal, in Chinese or English.
+//! Human-readable tables for the terminal, worded from the shared message
+//! catalog. Text that came from a user or a file (plan and course names,
+//! notes, paths, error excerpts) passes through [`clean`], so it cannot move
+//! the cursor, clear the screen or set the terminal's title.
 
 use std::fmt::Write as _;
 
 use gpuplan_core::estimate::{EstimateReport, Verdict};
+use gpuplan_core::platform::{Localized, PlatformSet};
+use gpuplan_core::quote::Quote;
+use gpuplan_core::recommend::Recommendation;
 use gpuplan_core::zoo::Model;
-use gpuplan_core::{GpuCatalog, ModelZoo};
+use gpuplan_core::{GpuCatalog, Message, ModelZoo};
+use gpuplan_usecases::charts::category_key;
+use gpuplan_usecases::views::{OverrideRow, PackRow};
+use gpuplan_usecases::{Catalog, Lang};
 use serde::Serialize;
-
-use crate::i18n::{t, Lang, Msg};
 
 /// Pretty JSON of any serialisable value.
 pub fn json<T: Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-fn verdict(lang: Lang, v: Verdict) -> &'static str {
-    t(
-        lang,
-        match v {
-            Verdict::Fits => Msg::Fits,
-            Verdict::Tight => Msg::Tight,
-            Verdict::DoesNotFit => Msg::DoesNotFit,
-            Verdict::Unsupported => Msg::Unsupported,
-        },
-    )
+/// User or file text made safe for a terminal: control characters (escape
+/// sequences, carriage returns, bells) are shown as `\u{..}` instead of
+/// being interpreted.
+pub fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Seconds in a short human form (0.123 s, 4.2 min, 3.5 h).
@@ -46,25 +56,27 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
 }
 
-fn component_label(lang: Lang, key: &str) -> &'static str {
-    t(
-        lang,
-        match key {
-            "weights" => Msg::Weights,
-            "gradients" => Msg::Gradients,
-            "optimizer" => Msg::OptimizerStates,
-            "activations" => Msg::Activations,
-            "logits" => Msg::Logits,
-            "kv_cache" => Msg::KvCache,
-            "workspace" => Msg::Workspace,
-            "allocator" => Msg::Allocator,
-            _ => Msg::Context,
-        },
-    )
+fn lz(lang: Lang, l: &Localized) -> String {
+    clean(match lang {
+        Lang::Zh => &l.zh,
+        Lang::En => &l.en,
+    })
+}
+
+fn key_of<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|x| x.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn msg(c: &Catalog, lang: Lang, m: &Message) -> String {
+    clean(&c.message(lang, m))
 }
 
 /// The estimate as a table.
-pub fn estimate(r: &EstimateReport, lang: Lang) -> String {
+pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
+    let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let j = &r.job;
     let shape = if j.resolution > 0 {
@@ -74,20 +86,17 @@ pub fn estimate(r: &EstimateReport, lang: Lang) -> String {
     };
     let _ = writeln!(
         o,
-        "{} ({}) · {} {} · {} · {} {} · {} {} · {} {}{}",
-        r.model_name,
+        "{} ({}) · {} {} · {} · {} · {} · {}{}",
+        clean(&r.model_name),
         r.model,
-        t(lang, Msg::Batch),
+        t("job.batch"),
         j.batch,
         shape,
-        t(lang, Msg::Precision),
-        j.precision,
-        t(lang, Msg::Optimizer),
-        j.optimizer,
-        t(lang, Msg::Mode),
-        j.mode,
+        t(&format!("enum.precision.{}", j.precision)),
+        t(&format!("enum.optimizer.{}", j.optimizer)),
+        t(&format!("enum.mode.{}", j.mode)),
         if j.grad_checkpointing {
-            format!(" · {}", t(lang, Msg::Checkpointing))
+            format!(" · {}", t("job.checkpointing"))
         } else {
             String::new()
         }
@@ -95,54 +104,49 @@ pub fn estimate(r: &EstimateReport, lang: Lang) -> String {
     let _ = writeln!(
         o,
         "{}: {} ({}: {})",
-        t(lang, Msg::Params),
+        t("memory.params"),
         r.params,
-        t(lang, Msg::Trainable),
+        t("memory.trainable"),
         r.trainable_params
     );
-    let _ = writeln!(o, "\n{}: {:.2} GiB", t(lang, Msg::PeakMemory), r.peak_gib);
-    for key in [
-        "weights",
-        "gradients",
-        "optimizer",
-        "activations",
-        "logits",
-        "kv_cache",
-        "workspace",
-        "allocator",
-        "context",
-    ] {
+    let _ = writeln!(o, "\n{}: {:.2} GiB", t("memory.peak"), r.peak_gib);
+    for key in gpuplan_core::vram::Components::KEYS {
         let v = r.components.get(key).copied().unwrap_or(0.0);
         if v > 0.0005 {
             let _ = writeln!(
                 o,
                 "  {} {:>8.2} GiB",
-                pad(component_label(lang, key), 20),
+                pad(&t(&format!("memory.components.{key}")), 28),
                 v
             );
         }
     }
     if let (Some(g), Some(s)) = (&r.gpu, r.step_seconds) {
-        let _ = writeln!(o, "\n{} ({g}): {}", t(lang, Msg::StepOn), duration(s));
+        let _ = writeln!(
+            o,
+            "\n{}: {}",
+            c.fill(lang, "memory.stepOn", [("gpu", g.as_str())]),
+            duration(s)
+        );
     }
     let _ = writeln!(
         o,
         "\n{} {} {} {} {} {} {}",
-        pad(t(lang, Msg::Gpu), 16),
-        pad(t(lang, Msg::Vram), 9),
-        pad(t(lang, Msg::Verdict), 14),
-        pad(t(lang, Msg::MaxBatch), 10),
-        pad(t(lang, Msg::StepTime), 10),
-        pad(t(lang, Msg::Epoch), 10),
-        t(lang, Msg::Run)
+        pad(&t("memory.gpu"), 16),
+        pad(&t("memory.vram"), 13),
+        pad(&t("memory.verdict"), 14),
+        pad(&t("memory.maxBatch"), 10),
+        pad(&t("memory.step"), 10),
+        pad(&t("memory.epoch"), 10),
+        t("memory.run")
     );
     for g in &r.gpus {
         let _ = writeln!(
             o,
             "{} {} {} {} {} {} {}",
             pad(&g.id, 16),
-            pad(&format!("{:.1}", g.vram_gib), 9),
-            pad(verdict(lang, g.verdict), 14),
+            pad(&format!("{:.1}", g.vram_gib), 13),
+            pad(&t(&format!("enum.verdict.{}", key_of(&g.verdict))), 14),
             pad(&g.max_batch.to_string(), 10),
             pad(&format!("{:.4}", g.step_seconds), 10),
             pad(
@@ -152,76 +156,61 @@ pub fn estimate(r: &EstimateReport, lang: Lang) -> String {
             g.run_seconds.map(duration).unwrap_or_else(|| "-".into())
         );
     }
-    let _ = writeln!(o, "\n{} {}):", t(lang, Msg::FixesFor), r.target_gpu);
+    let target = r.target_gpu.as_str();
+    let _ = writeln!(o, "\n{}:", c.fill(lang, "memory.fixes", [("gpu", target)]));
     let target_fits = r
         .gpus
         .iter()
         .any(|g| g.id == r.target_gpu && matches!(g.verdict, Verdict::Fits | Verdict::Tight));
     if target_fits {
-        let _ = writeln!(o, "  {}", t(lang, Msg::FitsTarget));
+        let _ = writeln!(o, "  {}", c.fill(lang, "memory.fitsTarget", [("gpu", target)]));
     } else if r.fixes.is_empty() {
-        let _ = writeln!(o, "  {}", t(lang, Msg::NoFix));
+        let _ = writeln!(o, "  {}", t("memory.noFix"));
     }
     for f in &r.fixes {
-        let extra = f
-            .accumulation_steps
-            .map(|s| {
-                format!(
-                    ", {} {s}, {} {}",
-                    t(lang, Msg::AccumulationSteps),
-                    t(lang, Msg::Batch),
-                    f.job.batch
-                )
-            })
-            .unwrap_or_default();
-        let _ = writeln!(
-            o,
-            "  - {}: {:.2} GiB, {} {}{extra}",
-            fix_label(lang, &f.kind),
-            f.peak_gib,
-            duration(f.step_seconds),
-            t(lang, Msg::PerStep)
+        let kind = t(&format!("memory.fixKinds.{}", f.kind));
+        let peak = format!("{:.2}", f.peak_gib);
+        let time = duration(f.step_seconds);
+        let mut line = c.fill(
+            lang,
+            "memory.fixLine",
+            [
+                ("kind", kind.as_str()),
+                ("peak", peak.as_str()),
+                ("time", time.as_str()),
+            ],
         );
+        if let Some(steps) = f.accumulation_steps {
+            let _ = write!(
+                line,
+                " ({})",
+                c.fill(
+                    lang,
+                    "memory.accumulation",
+                    [
+                        ("batch", f.job.batch.to_string().as_str()),
+                        ("steps", steps.to_string().as_str())
+                    ]
+                )
+            );
+        }
+        let _ = writeln!(o, "  - {line}");
     }
-    let _ = write!(o, "\n{}", t(lang, Msg::Note));
+    let _ = write!(o, "\n{}", t("memory.note"));
     o
 }
 
-fn fix_label(lang: Lang, kind: &str) -> String {
-    let zh = match kind {
-        "amp" => "混合精度 (AMP)",
-        "grad-checkpointing" => "梯度检查点",
-        "adamw-8bit" => "8-bit AdamW",
-        "lora" => "LoRA 微调",
-        "qlora" => "QLoRA (4-bit)",
-        "smaller-batch" => "减小 batch + 梯度累积",
-        other => other,
-    };
-    let en = match kind {
-        "amp" => "mixed precision (AMP)",
-        "grad-checkpointing" => "gradient checkpointing",
-        "adamw-8bit" => "8-bit AdamW",
-        "lora" => "LoRA fine-tuning",
-        "qlora" => "QLoRA (4-bit base)",
-        "smaller-batch" => "smaller batch with gradient accumulation",
-        other => other,
-    };
-    match lang {
-        Lang::Zh => zh.to_owned(),
-        Lang::En => en.to_owned(),
-    }
-}
-
 /// The zoo as a table.
-pub fn models(zoo: &ModelZoo, lang: Lang) -> String {
+pub fn models(c: &Catalog, lang: Lang, zoo: &ModelZoo) -> String {
+    let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let _ = writeln!(
         o,
         "{} {} {} {}",
-        pad(t(lang, Msg::Id), 20),
-        pad(t(lang, Msg::Family), 16),
-        pad(t(lang, Msg::Params), 16),
-        t(lang, Msg::Name)
+        pad(&t("cli.id"), 20),
+        pad(&t("cli.family"), 16),
+        pad(&t("memory.params"), 16),
+        t("cli.name")
     );
     for e in zoo.entries() {
         let params = match &e.model {
@@ -241,72 +230,48 @@ pub fn models(zoo: &ModelZoo, lang: Lang) -> String {
 }
 
 /// The catalog as a table.
-pub fn gpus(catalog: &GpuCatalog, lang: Lang) -> String {
+pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog) -> String {
+    let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let _ = writeln!(
         o,
         "{} {} {} {} {} {}",
-        pad(t(lang, Msg::Id), 16),
-        pad(t(lang, Msg::Vram), 9),
+        pad(&t("cli.id"), 16),
+        pad(&t("memory.vram"), 13),
         pad("FP32 TF", 9),
         pad("FP16 TF", 9),
         pad("GB/s", 7),
-        t(lang, Msg::Bf16)
+        t("cli.bf16")
     );
     for g in catalog.gpus() {
         let _ = writeln!(
             o,
             "{} {} {} {} {} {}",
             pad(&g.id, 16),
-            pad(&format!("{:.1}", g.vram_gib()), 9),
+            pad(&format!("{:.1}", g.vram_gib()), 13),
             pad(&format!("{:.1}", g.spec.fp32_tflops.value), 9),
             pad(&format!("{:.1}", g.spec.tensor_tflops.value), 9),
             pad(&format!("{:.0}", g.spec.bandwidth_gbs.value), 7),
-            t(lang, if g.supports_bf16() { Msg::Yes } else { Msg::No })
+            t(if g.supports_bf16() { "cli.yes" } else { "cli.no" })
         );
     }
     o.trim_end().to_owned()
 }
 
-fn lz(lang: Lang, l: &gpuplan_core::platform::Localized) -> &str {
-    match lang {
-        Lang::Zh => &l.zh,
-        Lang::En => &l.en,
-    }
-}
-
-fn kind_label(lang: Lang, k: gpuplan_core::platform::PlatformKind) -> &'static str {
-    use gpuplan_core::platform::PlatformKind::*;
-    match (lang, k) {
-        (Lang::Zh, ContainerCloud) => "国内云容器",
-        (Lang::En, ContainerCloud) => "container cloud",
-        (Lang::Zh, HostedNotebook) => "笔记本托管",
-        (Lang::En, HostedNotebook) => "hosted notebook",
-        (Lang::Zh, Marketplace) => "共享算力市场",
-        (Lang::En, Marketplace) => "marketplace",
-        (Lang::Zh, CampusHpc) => "校园超算",
-        (Lang::En, CampusHpc) => "campus HPC",
-    }
-}
-
 /// Platform profiles as a table.
-pub fn platforms(set: &gpuplan_core::platform::PlatformSet, lang: Lang) -> String {
+pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
     let mut o = String::new();
     for p in &set.platforms {
         let _ = writeln!(
             o,
             "{} · {} · {}{}",
-            p.id,
+            clean(&p.id),
             lz(lang, &p.name),
-            kind_label(lang, p.kind),
+            c.text(lang, &format!("enum.platform-kind.{}", key_of(&p.kind))),
             if p.template {
-                if lang == Lang::Zh {
-                    "（模板）"
-                } else {
-                    " (template)"
-                }
+                c.text(lang, "cli.template")
             } else {
-                ""
+                String::new()
             }
         );
         for offer in &p.offers {
@@ -314,15 +279,16 @@ pub fn platforms(set: &gpuplan_core::platform::PlatformSet, lang: Lang) -> Strin
             let spot = offer
                 .spot_per_hour
                 .as_ref()
-                .map(|s| format!(", spot {}", s.value))
+                .map(|s| format!(", {} {}", c.text(lang, "enum.payment.spot"), s.value))
                 .unwrap_or_default();
             let _ = writeln!(
                 o,
-                "    {} {}-{} ({}){spot} CNY/h",
+                "    {} {}-{} ({}){spot} {}",
                 pad(&offer.gpu, 14),
                 r.low,
                 r.high,
-                r.typical
+                r.typical,
+                c.text(lang, "plan.pricePerHour")
             );
         }
         let _ = writeln!(o, "    {}", lz(lang, &p.shutdown));
@@ -330,144 +296,130 @@ pub fn platforms(set: &gpuplan_core::platform::PlatformSet, lang: Lang) -> Strin
     o.trim_end().to_owned()
 }
 
-fn category_label(lang: Lang, c: gpuplan_core::quote::Category) -> &'static str {
-    use gpuplan_core::quote::Category::*;
-    match (lang, c) {
-        (Lang::Zh, GpuCompute) => "GPU 计算",
-        (Lang::En, GpuCompute) => "GPU compute",
-        (Lang::Zh, Storage) => "存储",
-        (Lang::En, Storage) => "storage",
-        (Lang::Zh, StoppedIdle) => "关机/闲置费用",
-        (Lang::En, StoppedIdle) => "stopped and idle fees",
-        (Lang::Zh, Traffic) => "流量",
-        (Lang::En, Traffic) => "traffic",
-        (Lang::Zh, SetupNoGpu) => "环境配置与上传（无卡）",
-        (Lang::En, SetupNoGpu) => "setup and uploads (no GPU)",
-        (Lang::Zh, PreemptionReruns) => "抢占后重跑",
-        (Lang::En, PreemptionReruns) => "reruns after preemption",
-        (Lang::Zh, MinimumChargeWaste) => "计费粒度/最低消费浪费",
-        (Lang::En, MinimumChargeWaste) => "minimum-charge waste",
-        (Lang::Zh, Credit) => "免费额度",
-        (Lang::En, Credit) => "free credit",
-        (Lang::Zh, OwnTime) => "你的时间折算",
-        (Lang::En, OwnTime) => "your own time",
-    }
-}
-
-/// A warning as a sentence.
-pub fn warning(lang: Lang, w: &gpuplan_core::quote::Warning) -> String {
-    use gpuplan_core::quote::Warning::*;
-    match (lang, w) {
-        (Lang::Zh, DataWiped { idle_days, deadline_days }) => format!("实例闲置约 {idle_days} 天，超过平台 {deadline_days} 天的释放期限：数据会被删除。"),
-        (Lang::En, DataWiped { idle_days, deadline_days }) => format!("The instance sits idle about {idle_days} days, past the platform's {deadline_days}-day release deadline: the data will be deleted."),
-        (Lang::Zh, ScratchWiped { path, after_hours }) => format!("{path} 在关机 {after_hours} 小时后清空，别把数据只放在那里。"),
-        (Lang::En, ScratchWiped { path, after_hours }) => format!("{path} is wiped {after_hours} h after a stop: keep nothing only there."),
-        (Lang::Zh, RunExceedsCap { run_hours, cap_hours }) => format!("单次运行 {run_hours} 小时超过 {cap_hours} 小时的上限：需要断点续跑。"),
-        (Lang::En, RunExceedsCap { run_hours, cap_hours }) => format!("A {run_hours} h run exceeds the {cap_hours} h cap: make it resumable."),
-        (Lang::Zh, QuotaExhausted { hours, quota_hours }) => format!("需要 {hours} GPU 小时，配额只有 {quota_hours} 小时。"),
-        (Lang::En, QuotaExhausted { hours, quota_hours }) => format!("The plan needs {hours} GPU hours; the quota allows {quota_hours}."),
-        (Lang::Zh, PackageCheaper { period, cost, instead_of }) => format!("{period:?} 套餐只要 {cost} 元，比按量的 {instead_of} 元便宜。"),
-        (Lang::En, PackageCheaper { period, cost, instead_of }) => format!("A {period:?} package costs {cost} CNY instead of {instead_of} pay-as-you-go."),
-        (Lang::Zh, MinimumChargeWaste { percent }) => format!("计费粒度和最低消费浪费了 {percent}% 的计费时间：合并小任务。"),
-        (Lang::En, MinimumChargeWaste { percent }) => format!("Billing units and minimum charges waste {percent}% of billed time: batch small jobs together."),
-        (Lang::Zh, BudgetExceeded { total, budget }) => format!("总价 {total} 元超出预算 {budget} 元。"),
-        (Lang::En, BudgetExceeded { total, budget }) => format!("The total of {total} CNY exceeds the budget of {budget}."),
-        (Lang::Zh, ForgottenShutdownCostly { idle, training }) => format!("忘记关机的 {idle} 元比训练本身的 {training} 元还贵：用自动关机脚本。"),
-        (Lang::En, ForgottenShutdownCostly { idle, training }) => format!("Forgetting to shut down costs {idle} CNY, more than the {training} CNY of training: use the auto-shutdown script."),
-        (Lang::Zh, StopKeepsBilling) => "该平台停止实例不停止 GPU 计费，只有释放才停止。".into(),
-        (Lang::En, StopKeepsBilling) => "On this platform stopping does not end GPU billing; only releasing does.".into(),
-        (Lang::Zh, SpotWithoutCheckpoints) => "抢占式实例没有 checkpoint：每次被抢占都要从头重跑。".into(),
-        (Lang::En, SpotWithoutCheckpoints) => "Spot without checkpoints: every preemption restarts the run.".into(),
-    }
-}
-
-/// A quote as a bill.
-pub fn quote(q: &gpuplan_core::quote::Quote, lang: Lang) -> String {
+/// A quote as a bill: every line in the chosen language, the total the sum
+/// of the printed lines.
+pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
+    let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{} · {} · {} · {} CNY/h",
-        q.plan,
+        "{} · {} · {} · {} {}",
+        clean(&q.plan),
         q.platform,
         q.gpu,
-        q.price_per_hour.round_dp(2)
+        q.price_per_hour.round_dp(2),
+        t("plan.pricePerHour")
     );
     let _ = writeln!(o);
     for l in &q.lines {
+        let text = c.fill(
+            lang,
+            &format!("bill.line.{}", key_of(&l.kind)),
+            l.params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
         let _ = writeln!(
             o,
             "  {} {:>10} {}",
-            pad(category_label(lang, l.category), 26),
+            pad(&t(&format!("bill.category.{}", category_key(l.category))), 30),
             l.amount.round_dp(2),
-            l.label
+            clean(&text)
         );
     }
     let _ = writeln!(o);
-    let (cash, total, ttr) = match lang {
-        Lang::Zh => ("现金合计", "含时间成本合计", "出结果需要"),
-        Lang::En => ("Cash total", "Total with your time", "Time to result"),
-    };
-    let _ = writeln!(o, "  {} {:>10} CNY", pad(cash, 26), q.cash_total);
+    let _ = writeln!(o, "  {} {:>10} CNY", pad(&t("plan.cashTotal"), 30), q.cash_total);
     if q.total != q.cash_total {
-        let _ = writeln!(o, "  {} {:>10} CNY", pad(total, 26), q.total);
+        let _ = writeln!(o, "  {} {:>10} CNY", pad(&t("plan.totalWithTime"), 30), q.total);
     }
-    let _ = writeln!(o, "  {} {:>10} h", pad(ttr, 26), q.time_to_result_hours);
+    let _ = writeln!(
+        o,
+        "  {} {:>10} h",
+        pad(&t("plan.timeToResult"), 30),
+        q.time_to_result_hours
+    );
     if !q.warnings.is_empty() {
-        let _ = writeln!(
-            o,
-            "\n{}:",
-            if lang == Lang::Zh {
-                "注意"
-            } else {
-                "Watch out"
-            }
-        );
+        let _ = writeln!(o, "\n{}:", t("plan.warnings"));
         for w in &q.warnings {
-            let _ = writeln!(o, "  ! {}", warning(lang, w));
+            let _ = writeln!(o, "  ! {}", msg(c, lang, &w.message()));
         }
     }
     o.trim_end().to_owned()
 }
 
 /// A recommendation as a ranked list.
-pub fn recommendation(r: &gpuplan_core::recommend::Recommendation, lang: Lang) -> String {
+pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     let mut o = String::new();
     for (i, opt) in r.options.iter().enumerate() {
-        let pay = match (lang, opt.payment) {
-            (Lang::Zh, gpuplan_core::plan::Payment::Spot) => "抢占式",
-            (Lang::En, gpuplan_core::plan::Payment::Spot) => "spot",
-            (Lang::Zh, _) => "按需",
-            (Lang::En, _) => "on demand",
-        };
         let _ = writeln!(
             o,
-            "{}. {} · {} · {pay} · {} CNY · {} h",
+            "{}. {} · {} · {} · {} CNY · {} h",
             i + 1,
             lz(lang, &opt.platform_name),
             opt.gpu,
+            c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),
             opt.cost.round_dp(2),
             opt.time_to_result_hours.round_dp(1)
         );
         for reason in &opt.reasons {
-            let _ = writeln!(o, "     + {}", lz(lang, reason));
+            let _ = writeln!(o, "     + {}", msg(c, lang, reason));
         }
         for w in opt.watch_out.iter().take(3) {
-            let _ = writeln!(o, "     ! {}", lz(lang, w));
+            let _ = writeln!(o, "     ! {}", msg(c, lang, w));
+        }
+        for p in opt.pitfalls.iter().take(1) {
+            let _ = writeln!(o, "     ! {}", lz(lang, p));
         }
     }
     if !r.ruled_out.is_empty() {
-        let _ = writeln!(
-            o,
-            "\n{}:",
-            if lang == Lang::Zh {
-                "已排除"
-            } else {
-                "Ruled out"
-            }
-        );
+        let _ = writeln!(o, "\n{}:", c.text(lang, "options.ruledOut"));
         for x in r.ruled_out.iter().take(12) {
-            let _ = writeln!(o, "  - {} {}: {}", x.platform, x.gpu, lz(lang, &x.reason));
+            let _ = writeln!(o, "  - {} {}: {}", x.platform, x.gpu, msg(c, lang, &x.reason));
         }
     }
     o.trim_end().to_owned()
+}
+
+/// The checklist, one box per item.
+pub fn checklist(c: &Catalog, lang: Lang, items: &[Message]) -> String {
+    items
+        .iter()
+        .map(|i| format!("[ ] {}", msg(c, lang, i)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The user's overrides.
+pub fn overrides(rows: &[OverrideRow]) -> String {
+    rows.iter()
+        .map(|r| {
+            format!(
+                "{} / {} = {} CNY/h{}",
+                clean(&r.platform),
+                clean(&r.gpu),
+                r.price_per_hour,
+                if r.note.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", clean(&r.note))
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Imported packs; one that no longer loads shows its error.
+pub fn packs(rows: &[PackRow]) -> String {
+    rows.iter()
+        .map(|p| match &p.error {
+            None => format!(
+                "{} ({} platforms, {} presets, {})",
+                clean(&p.name),
+                p.platforms,
+                p.presets,
+                p.imported_at
+            ),
+            Some(e) => format!("{} (broken: {})", clean(&p.name), clean(e)),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

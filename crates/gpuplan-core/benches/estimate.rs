@@ -2,7 +2,7 @@
 //! and fixes included). The budget is 1 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use gpuplan_core::{estimate, GpuCatalog, JobRequest, ModelZoo};
+use gpuplan_core::{estimate, GpuCatalog, JobSpec, ModelZoo};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
@@ -16,14 +16,14 @@ fn bench(c: &mut Criterion) {
     for (id, req) in [
         (
             "resnet50",
-            JobRequest {
+            JobSpec {
                 batch: Some(256.0),
                 ..Default::default()
             },
         ),
         (
             "llama-2-7b",
-            JobRequest {
+            JobSpec {
                 batch: Some(8.0),
                 seq_len: Some(2048.0),
                 ..Default::default()

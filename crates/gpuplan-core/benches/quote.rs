@@ -2,7 +2,8 @@
 //! (the budget: under 5 ms for all of them).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use gpuplan_core::plan::{Plan, PlanJob, RunGroup, Stops, StorageSpec};
+use gpuplan_core::job::JobSpec;
+use gpuplan_core::plan::{Plan, RunGroup, Stops, StorageSpec, PLAN_VERSION};
 use gpuplan_core::platform::PlatformSet;
 use gpuplan_core::quote::quote;
 use gpuplan_core::{GpuCatalog, ModelZoo};
@@ -19,6 +20,7 @@ fn bench(c: &mut Criterion) {
     let set = PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), &catalog)
         .expect("platforms");
     let base = Plan {
+        version: gpuplan_core::plan::PLAN_VERSION,
         name: "100 runs".into(),
         platform: String::new(),
         gpu: String::new(),
@@ -29,7 +31,7 @@ fn bench(c: &mut Criterion) {
         own_time_per_hour: Decimal::from(20),
         forgotten_shutdown_hours: Decimal::ONE,
         setup_hours: Decimal::ONE,
-        job: PlanJob {
+        job: JobSpec {
             hours: Some(Decimal::from(2)),
             ..Default::default()
         },

@@ -23,6 +23,7 @@ pub const DEFAULT_TARGET_GPU: &str = "rtx4090";
 /// Whether a job fits a card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Verdict {
     /// Fits with at least 10% headroom.
     Fits,
@@ -36,6 +37,7 @@ pub enum Verdict {
 
 /// One card's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct GpuFit {
     /// Catalog id.
     pub id: String,
@@ -57,6 +59,7 @@ pub struct GpuFit {
 
 /// A change to the job that makes it fit the target card.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Fix {
     /// Machine-readable kind: `amp`, `grad-checkpointing`, `lora`, `qlora`,
     /// `adamw-8bit`, `smaller-batch`.
@@ -370,6 +373,7 @@ pub fn fixes(
 /// The stable JSON shape of `gpuplan estimate --json` (documented in
 /// `docs/cli.md`). Memory figures are GiB numbers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct EstimateReport {
     /// Schema version of this object.
     pub schema: u32,

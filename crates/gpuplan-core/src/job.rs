@@ -1,9 +1,10 @@
 //! A job to estimate: what is trained (or run), how, and on how much data.
 //!
-//! [`JobRequest`] is what a user typed, with optional fields; [`JobRequest::resolve`]
+//! [`JobSpec`] is what a user typed, with optional fields; [`JobSpec::resolve`]
 //! fills defaults from the model and checks every field, returning an
 //! [`InputError`] that names the field and its allowed range.
 
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
@@ -12,6 +13,7 @@ use crate::zoo::{Model, ZooEntry};
 /// Numeric precision of training.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Precision {
     /// Everything in FP32 (convolutions use TF32 on Ampere+, as PyTorch does by default).
     Fp32,
@@ -89,6 +91,7 @@ impl Precision {
 /// Optimizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Optimizer {
     /// SGD with momentum (one state per parameter).
     Sgd,
@@ -123,6 +126,7 @@ impl Optimizer {
 /// What the job does with the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Mode {
     /// Full training: every parameter learns.
     Train,
@@ -157,6 +161,7 @@ impl Mode {
 /// Projections LoRA adapters can target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum LoraTarget {
     /// Query projection.
     Q,
@@ -219,38 +224,66 @@ impl LoraTarget {
     }
 }
 
-/// A job as the user gave it; `None` means "use the default".
+/// The job a user describes: the one shape used by the estimator, the plan
+/// file's `[job]` table, recommend, the app's forms and the CLI's flags.
+/// `None` means "use the default", and every default is filled in one place,
+/// [`JobSpec::resolve`].
+///
+/// Either `hours` (the length of one run, known from experience) or `model`
+/// (a zoo id, timed by the estimator) says how long a run takes; the estimator
+/// itself needs `model` and ignores `hours`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JobRequest {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct JobSpec {
+    /// Zoo model id (`gpuplan models`).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Hours of one run, when known from experience (instead of estimating).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub hours: Option<Decimal>,
     /// Samples (sequences) per step.
+    #[serde(default)]
     pub batch: Option<f64>,
     /// Image side in pixels (vision).
+    #[serde(default)]
     pub resolution: Option<f64>,
     /// Tokens per sequence (transformers).
+    #[serde(default)]
     pub seq_len: Option<f64>,
     /// Output classes (vision; encoders use their label count).
+    #[serde(default)]
     pub classes: Option<f64>,
     /// Precision.
+    #[serde(default)]
     pub precision: Option<Precision>,
     /// Optimizer.
+    #[serde(default)]
     pub optimizer: Option<Optimizer>,
     /// Mode.
+    #[serde(default)]
     pub mode: Option<Mode>,
     /// LoRA rank.
+    #[serde(default)]
     pub lora_rank: Option<f64>,
     /// LoRA targets.
+    #[serde(default)]
     pub lora_targets: Option<Vec<LoraTarget>>,
     /// Gradient checkpointing.
+    #[serde(default)]
     pub grad_checkpointing: Option<bool>,
     /// Samples in the dataset (for epoch time).
+    #[serde(default)]
     pub dataset_samples: Option<f64>,
-    /// Epochs (for run time).
+    /// Epochs of one run (for run time).
+    #[serde(default)]
     pub epochs: Option<f64>,
 }
 
 /// A fully specified, validated job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Job {
     /// Samples per step.
     pub batch: u32,
@@ -307,8 +340,9 @@ fn whole(field: &str, v: f64, lo: u32, hi: u32) -> Result<u32, InputError> {
     Ok(v as u32)
 }
 
-impl JobRequest {
-    /// Fills defaults for `entry` and validates every field.
+impl JobSpec {
+    /// Fills defaults for `entry` and validates every field. `model` and
+    /// `hours` are not read here: the caller has already looked the model up.
     pub fn resolve(&self, entry: &ZooEntry) -> Result<Job, InputError> {
         let mode = self.mode.unwrap_or(Mode::Train);
         let (resolution, seq_len, classes, default_batch, default_precision, default_opt) =

@@ -9,7 +9,8 @@
 //! - [`sourced`]: numbers that carry source, observation date and confidence.
 //! - [`catalog`]: the GPU catalog ([`catalog::GpuCatalog`]).
 //! - [`zoo`]: the model zoo ([`zoo::ModelZoo`]) and Hugging Face `config.json` import.
-//! - [`job`]: a training or inference job and its validation ([`job::JobRequest`] to [`job::Job`]).
+//! - [`job`]: the job a user describes and its validation ([`job::JobSpec`] to [`job::Job`]).
+//! - [`message`]: what the core says, as catalog keys with parameters.
 //! - [`vram`]: the peak-memory model ([`vram::VramEstimate`]).
 //! - [`steptime`]: the step-time model ([`steptime::StepTime`]).
 //! - [`estimate`]: the whole estimate over the catalog: verdicts, max batch, fixes.
@@ -21,6 +22,7 @@ pub mod catalog;
 pub mod error;
 pub mod estimate;
 pub mod job;
+pub mod message;
 pub mod pack;
 pub mod plan;
 pub mod platform;
@@ -40,6 +42,7 @@ pub const MIB: f64 = 1024.0 * 1024.0;
 pub use catalog::{Gpu, GpuCatalog};
 pub use error::{DataError, InputError};
 pub use estimate::{estimate, Estimate, Verdict};
-pub use job::{Job, JobRequest, Mode, Optimizer, Precision};
+pub use job::{Job, JobSpec, Mode, Optimizer, Precision};
+pub use message::Message;
 pub use vram::VramEstimate;
 pub use zoo::{Model, ModelZoo, ZooEntry};

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
 use crate::error::DataError;
-use crate::plan::PlanJob;
+use crate::job::JobSpec;
+use crate::platform::Localized;
 use crate::platform::{PlatformProfile, PlatformSet};
 
 /// One overridden price.
@@ -106,14 +107,41 @@ impl Overrides {
     }
 }
 
+/// A preset's name: one text (a course's own language) or both languages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum PresetName {
+    /// The same text in every language.
+    Text(String),
+    /// Chinese and English.
+    Both(Localized),
+}
+
+impl PresetName {
+    /// The Chinese and English text.
+    pub fn localized(&self) -> Localized {
+        match self {
+            Self::Text(t) => Localized {
+                zh: t.clone(),
+                en: t.clone(),
+            },
+            Self::Both(l) => l.clone(),
+        }
+    }
+}
+
 /// A preset job in a course pack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
+    /// A stable id (for links and tests); presets without one are numbered.
+    #[serde(default)]
+    pub id: Option<String>,
     /// Name shown to students.
-    pub name: String,
+    pub name: PresetName,
     /// The job.
-    pub job: PlanJob,
+    pub job: JobSpec,
     /// Runs of it.
     #[serde(default = "one")]
     pub runs: u32,

@@ -8,12 +8,13 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::DataError;
-use crate::job::{JobRequest, Mode, Optimizer, Precision};
+use crate::job::JobSpec;
 use crate::platform::{Granularity, PackagePeriod};
 
 /// How compute is paid for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Payment {
     /// Pay as you go at the on-demand price.
     #[default]
@@ -24,75 +25,10 @@ pub enum Payment {
     Package(PackagePeriod),
 }
 
-/// The training job behind the runs: either hours given directly, or a model
-/// the estimator times on the plan's GPU.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlanJob {
-    /// Hours of one run, when known from experience.
-    #[serde(default)]
-    pub hours: Option<Decimal>,
-    /// Zoo model id, to estimate the hours instead.
-    #[serde(default)]
-    pub model: Option<String>,
-    /// Samples per step.
-    #[serde(default)]
-    pub batch: Option<f64>,
-    /// Image side (vision).
-    #[serde(default)]
-    pub resolution: Option<f64>,
-    /// Tokens per sequence (transformers).
-    #[serde(default)]
-    pub seq_len: Option<f64>,
-    /// Output classes.
-    #[serde(default)]
-    pub classes: Option<f64>,
-    /// Precision.
-    #[serde(default)]
-    pub precision: Option<Precision>,
-    /// Optimizer.
-    #[serde(default)]
-    pub optimizer: Option<Optimizer>,
-    /// Mode.
-    #[serde(default)]
-    pub mode: Option<Mode>,
-    /// LoRA rank.
-    #[serde(default)]
-    pub lora_rank: Option<f64>,
-    /// Gradient checkpointing.
-    #[serde(default)]
-    pub grad_checkpointing: Option<bool>,
-    /// Samples per epoch.
-    #[serde(default)]
-    pub dataset_samples: Option<f64>,
-    /// Epochs of one run.
-    #[serde(default)]
-    pub epochs: Option<f64>,
-}
-
-impl PlanJob {
-    /// The estimator's view of the job.
-    pub fn request(&self) -> JobRequest {
-        JobRequest {
-            batch: self.batch,
-            resolution: self.resolution,
-            seq_len: self.seq_len,
-            classes: self.classes,
-            precision: self.precision,
-            optimizer: self.optimizer,
-            mode: self.mode,
-            lora_rank: self.lora_rank,
-            lora_targets: None,
-            grad_checkpointing: self.grad_checkpointing,
-            dataset_samples: self.dataset_samples,
-            epochs: self.epochs,
-        }
-    }
-}
-
 /// A group of identical runs in the experiment matrix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RunGroup {
     /// What the runs are (e.g. "lr sweep").
     pub name: String,
@@ -101,9 +37,11 @@ pub struct RunGroup {
     pub count: u32,
     /// Hours of each run; defaults to the job's hours.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub hours: Option<Decimal>,
     /// Epochs of each run, scaling the job's time per epoch.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub epochs: Option<Decimal>,
 }
 
@@ -114,21 +52,26 @@ fn one() -> u32 {
 /// Debugging on a cheap card before the main runs (seed 000 §6.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct DebugPhase {
     /// Catalog id of the cheap card, on the same platform.
     pub gpu: String,
     /// Hours spent debugging.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours: Decimal,
 }
 
 /// The dataset to upload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct DataSpec {
     /// Compressed size, GB.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub size_gb: Decimal,
     /// Upload speed, Mbit/s.
     #[serde(default = "default_mbps")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub upload_mbps: Decimal,
 }
 
@@ -139,73 +82,110 @@ fn default_mbps() -> Decimal {
 /// Persistent storage kept for the plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct StorageSpec {
     /// GB kept (dataset, checkpoints, environment).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub gb: Decimal,
     /// Days it is kept.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub days: Decimal,
 }
 
 /// Stopping the instance between sessions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Stops {
     /// How many times it is stopped and started again.
     pub count: u32,
     /// Hours each stop lasts.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours_each: Decimal,
 }
 
 /// Spot instances (seed 000 §4.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SpotSpec {
     /// Hours between checkpoints (the scripts issue's resume template uses the same).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub checkpoint_every_hours: Option<Decimal>,
     /// Or epochs between checkpoints (converted with the time per epoch).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub checkpoint_every_epochs: Option<Decimal>,
     /// Expected preemptions per day of running.
     #[serde(default = "default_preemptions")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub preemptions_per_day: Decimal,
     /// Minutes lost restarting after each preemption.
     #[serde(default = "default_restart")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub restart_minutes: Decimal,
 }
 
 fn default_preemptions() -> Decimal {
-    Decimal::from(2)
+    Decimal::from(DEFAULT_PREEMPTIONS_PER_DAY)
 }
 
 fn default_restart() -> Decimal {
-    Decimal::from(5)
+    Decimal::from(DEFAULT_RESTART_MINUTES)
+}
+
+/// Preemptions per day of running a spot plan assumes when it names none:
+/// the marketplaces' interruptible instances are typically reclaimed once or
+/// twice a day (seed 000 §4.4 advises planning for interruptions).
+pub const DEFAULT_PREEMPTIONS_PER_DAY: u32 = 2;
+/// Minutes lost restarting after a preemption when the plan names none: a new
+/// instance, the image pulled and the checkpoint loaded.
+pub const DEFAULT_RESTART_MINUTES: u32 = 5;
+
+impl Default for SpotSpec {
+    fn default() -> Self {
+        Self {
+            checkpoint_every_hours: None,
+            checkpoint_every_epochs: None,
+            preemptions_per_day: default_preemptions(),
+            restart_minutes: default_restart(),
+        }
+    }
 }
 
 /// Prices that replace the profile's for this plan (the seed cases pin theirs).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct PriceOverrides {
     /// CNY per GPU-hour on demand.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub gpu_per_hour: Option<Decimal>,
     /// CNY per GPU-hour on the debug card.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub debug_gpu_per_hour: Option<Decimal>,
     /// CNY per GPU-hour on spot.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub spot_per_hour: Option<Decimal>,
     /// CNY per hour while stopped.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub stopped_fee_per_hour: Option<Decimal>,
     /// CNY per GB-day of storage.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub storage_per_gb_day: Option<Decimal>,
     /// CNY per GB-month of storage (converted at 30 days).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub storage_per_gb_month: Option<Decimal>,
     /// Free storage GB.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub free_storage_gb: Option<Decimal>,
     /// Minimum billed minutes per start.
     #[serde(default)]
@@ -215,13 +195,19 @@ pub struct PriceOverrides {
     pub granularity: Option<Granularity>,
     /// Price of a package of the chosen period.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub package_price: Option<Decimal>,
 }
 
 /// A whole plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Plan {
+    /// Format version (1). Files without it are version 1; a newer version is
+    /// refused rather than misread.
+    #[serde(default = "plan_version")]
+    pub version: u32,
     /// What the plan is for (shown as text, never interpreted).
     pub name: String,
     /// Platform id.
@@ -230,6 +216,7 @@ pub struct Plan {
     pub gpu: String,
     /// Budget in CNY.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub budget: Option<Decimal>,
     /// First day, for the timeline's dates.
     #[serde(default)]
@@ -242,16 +229,19 @@ pub struct Plan {
     pub payment: Payment,
     /// The student's own time in CNY per hour (0 = not counted).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub own_time_per_hour: Decimal,
     /// Hours the instance runs idle after the last run before someone notices.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub forgotten_shutdown_hours: Decimal,
     /// Hours setting up the environment on the first start.
     #[serde(default = "default_setup")]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub setup_hours: Decimal,
     /// The job.
     #[serde(default)]
-    pub job: PlanJob,
+    pub job: JobSpec,
     /// The experiment matrix; one run of the job when empty.
     #[serde(default, rename = "run")]
     pub runs: Vec<RunGroup>,
@@ -275,9 +265,22 @@ pub struct Plan {
     pub prices: PriceOverrides,
 }
 
-fn default_setup() -> Decimal {
+/// Hours of environment setup a plan assumes on the first start when it names
+/// none: pulling an image and installing requirements (seed 000 §3.2's first
+/// session). Every shell takes this default from here.
+pub fn default_setup() -> Decimal {
     Decimal::new(25, 2)
 }
+
+/// The plan file format version this build writes and reads.
+pub const PLAN_VERSION: u32 = 1;
+
+fn plan_version() -> u32 {
+    PLAN_VERSION
+}
+
+/// Largest number of runs a plan (or a recommendation) may ask for.
+pub const MAX_RUNS: u32 = 87_600;
 
 /// Largest number of hours, runs or days a plan may name: ten years of
 /// continuous running, far beyond any student plan.
@@ -309,6 +312,16 @@ impl Plan {
                 Ok(())
             }
         };
+        if self.version != PLAN_VERSION {
+            return Err((
+                "",
+                "version",
+                format!(
+                    "version {} is not one this gpuplan reads (it reads {PLAN_VERSION})",
+                    self.version
+                ),
+            ));
+        }
         if self.name.chars().count() > 200 {
             return Err(("", "name", "longer than 200 characters".into()));
         }
@@ -327,11 +340,11 @@ impl Plan {
             check("job", "hours", h, true)?;
         }
         for r in &self.runs {
-            if r.count == 0 || i64::from(r.count) > MAX_HOURS {
+            if r.count == 0 || r.count > MAX_RUNS {
                 return Err((
                     "run",
                     "count",
-                    format!("{} is outside 1..={MAX_HOURS}", r.count),
+                    format!("{} is outside 1..={MAX_RUNS}", r.count),
                 ));
             }
             if let Some(h) = r.hours {

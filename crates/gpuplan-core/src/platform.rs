@@ -18,6 +18,7 @@ use crate::sourced::{valid_observed, Confidence, Sourced};
 /// Text in both UI languages.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Localized {
     /// Simplified Chinese.
     pub zh: String,
@@ -28,6 +29,7 @@ pub struct Localized {
 /// The four kinds of platform of seed 000.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum PlatformKind {
     /// Domestic container cloud (AutoDL, 恒源云, 矩池云, 揽睿星舟): pay per use, web terminal.
     ContainerCloud,
@@ -58,6 +60,7 @@ pub enum WorkMode {
 /// Billing granularity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Granularity {
     /// Per second.
     Second,
@@ -197,6 +200,7 @@ pub struct PriceRange {
 /// Length of a prepaid package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum PackagePeriod {
     /// 包日.
     Day,
@@ -207,6 +211,18 @@ pub enum PackagePeriod {
 }
 
 impl PackagePeriod {
+    /// Every period.
+    pub const ALL: [Self; 3] = [Self::Day, Self::Week, Self::Month];
+
+    /// The spelling in files and catalog keys (`day`, `week`, `month`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Day => "day",
+            Self::Week => "week",
+            Self::Month => "month",
+        }
+    }
+
     /// Hours the package covers.
     pub fn hours(self) -> Decimal {
         Decimal::from(match self {

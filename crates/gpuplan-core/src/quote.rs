@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::catalog::GpuCatalog;
 use crate::error::InputError;
 use crate::estimate;
+use crate::message::Message;
 use crate::plan::{Payment, Plan};
 use crate::platform::{Granularity, PackagePeriod, PlatformProfile};
 use crate::zoo::ModelZoo;
@@ -28,6 +29,7 @@ use crate::zoo::ModelZoo;
 /// Bill categories, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Category {
     /// GPU hours actually used (main runs and debugging).
     GpuCompute,
@@ -49,28 +51,107 @@ pub enum Category {
     OwnTime,
 }
 
+impl Category {
+    /// Every category, in display order.
+    pub const ALL: [Self; 9] = [
+        Self::GpuCompute,
+        Self::Storage,
+        Self::StoppedIdle,
+        Self::Traffic,
+        Self::SetupNoGpu,
+        Self::PreemptionReruns,
+        Self::MinimumChargeWaste,
+        Self::Credit,
+        Self::OwnTime,
+    ];
+}
+
+/// What a bill line is for; its text is the catalog's `bill.line.<kind>`
+/// with the line's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum LineKind {
+    /// The main runs.
+    Runs,
+    /// Debugging on a cheap card.
+    Debug,
+    /// The debug start rounded up to the billing unit.
+    DebugWaste,
+    /// Billing units and minimum charges of the runs.
+    Waste,
+    /// Prepaid packages instead of pay-as-you-go.
+    Package,
+    /// Environment setup.
+    Setup,
+    /// Dataset upload.
+    Upload,
+    /// Traffic fees.
+    Traffic,
+    /// A stopped instance's fees.
+    Stopped,
+    /// Stops that keep billing the GPU.
+    StoppedBilling,
+    /// Idle running after the last run.
+    Forgotten,
+    /// Work redone after preemptions.
+    Reruns,
+    /// Storage above the free amount.
+    Storage,
+    /// Free credit.
+    Credit,
+    /// The student's own time.
+    OwnTime,
+}
+
+impl LineKind {
+    /// Every kind.
+    pub const ALL: [Self; 15] = [
+        Self::Runs,
+        Self::Debug,
+        Self::DebugWaste,
+        Self::Waste,
+        Self::Package,
+        Self::Setup,
+        Self::Upload,
+        Self::Traffic,
+        Self::Stopped,
+        Self::StoppedBilling,
+        Self::Forgotten,
+        Self::Reruns,
+        Self::Storage,
+        Self::Credit,
+        Self::OwnTime,
+    ];
+}
+
 /// One line of the bill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LineItem {
     /// Category.
     pub category: Category,
-    /// What it is, in English (the UI translates by `key`).
-    pub label: String,
-    /// Stable key for translation.
-    pub key: String,
+    /// What the line is for (the text is `bill.line.<kind>`).
+    pub kind: LineKind,
+    /// Values for the text's placeholders.
+    pub params: BTreeMap<String, String>,
     /// Hours behind it, when it is time-based.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub hours: Option<Decimal>,
     /// CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub amount: Decimal,
 }
 
 /// A trap the plan walks into.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Warning {
     /// A stopped instance (and its data) is released after the deadline.
     DataWiped {
         /// Days stopped in the plan.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         idle_days: Decimal,
         /// The platform's deadline.
         deadline_days: u32,
@@ -85,15 +166,19 @@ pub enum Warning {
     /// A run is longer than the walltime or session cap.
     RunExceedsCap {
         /// Longest run, hours.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         run_hours: Decimal,
         /// The cap, hours.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         cap_hours: Decimal,
     },
     /// The weekly free quota is used up.
     QuotaExhausted {
         /// GPU hours in the plan.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         hours: Decimal,
         /// Hours the quota allows over the plan's weeks.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         quota_hours: Decimal,
     },
     /// A package would cost less than paying as you go.
@@ -101,27 +186,34 @@ pub enum Warning {
         /// Which package.
         period: PackagePeriod,
         /// Its cost for the plan.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         cost: Decimal,
         /// The pay-as-you-go compute cost it replaces.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         instead_of: Decimal,
     },
     /// Granularity and minimum charges waste a large share of compute.
     MinimumChargeWaste {
         /// Percent of billed GPU time unused.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         percent: Decimal,
     },
     /// The total exceeds the budget.
     BudgetExceeded {
         /// Total cash cost.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         total: Decimal,
         /// The budget.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         budget: Decimal,
     },
     /// Idle time after forgetting to shut down costs more than the training.
     ForgottenShutdownCostly {
         /// Idle cost.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         idle: Decimal,
         /// Training compute cost.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         training: Decimal,
     },
     /// Stopping does not end GPU billing here; only releasing does.
@@ -130,19 +222,76 @@ pub enum Warning {
     SpotWithoutCheckpoints,
 }
 
+impl Warning {
+    /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
+    pub const KINDS: [&'static str; 10] = [
+        "data-wiped",
+        "scratch-wiped",
+        "run-exceeds-cap",
+        "quota-exhausted",
+        "package-cheaper",
+        "minimum-charge-waste",
+        "budget-exceeded",
+        "forgotten-shutdown-costly",
+        "stop-keeps-billing",
+        "spot-without-checkpoints",
+    ];
+
+    /// This warning's kind (one of [`Warning::KINDS`]).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::DataWiped { .. } => "data-wiped",
+            Self::ScratchWiped { .. } => "scratch-wiped",
+            Self::RunExceedsCap { .. } => "run-exceeds-cap",
+            Self::QuotaExhausted { .. } => "quota-exhausted",
+            Self::PackageCheaper { .. } => "package-cheaper",
+            Self::MinimumChargeWaste { .. } => "minimum-charge-waste",
+            Self::BudgetExceeded { .. } => "budget-exceeded",
+            Self::ForgottenShutdownCostly { .. } => "forgotten-shutdown-costly",
+            Self::StopKeepsBilling => "stop-keeps-billing",
+            Self::SpotWithoutCheckpoints => "spot-without-checkpoints",
+        }
+    }
+
+    /// The warning as a catalog message: `warning.<kind>` with its fields as
+    /// parameters (a package period as its `enum.package-period.*` key).
+    pub fn message(&self) -> Message {
+        let mut m = Message::new(&format!("warning.{}", self.kind()));
+        if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(self) {
+            for (k, v) in fields {
+                if k == "kind" {
+                    continue;
+                }
+                let text = match v {
+                    serde_json::Value::String(s) if k == "period" => {
+                        format!("enum.package-period.{s}")
+                    }
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                m = m.with(&k, text);
+            }
+        }
+        m
+    }
+}
+
 /// Cumulative spend at the end of a day.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct DayCost {
     /// Day number, 1-based.
     pub day: u32,
     /// Calendar date when the plan has a start date.
     pub date: Option<NaiveDate>,
     /// Cumulative CNY (cash, own time excluded).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cumulative: Decimal,
 }
 
 /// The priced plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Quote {
     /// Plan name (text).
     pub plan: String,
@@ -151,20 +300,27 @@ pub struct Quote {
     /// GPU id.
     pub gpu: String,
     /// Price per GPU-hour used (after discount).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub price_per_hour: Decimal,
     /// Bill lines.
     pub lines: Vec<LineItem>,
     /// Sum per category.
+    #[cfg_attr(feature = "ts", ts(as = "BTreeMap<Category, String>"))]
     pub by_category: BTreeMap<Category, Decimal>,
     /// Cash total (everything but own time), CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cash_total: Decimal,
     /// Total including own time, CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub total: Decimal,
     /// GPU hours of the main runs (one run each, summed over the matrix).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub run_hours: Decimal,
     /// Hours of the longest single run (what a walltime or hard stop must cover).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub longest_run_hours: Decimal,
     /// Hours from start to the last result: startup, queue, upload, debug, runs, reruns.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub time_to_result_hours: Decimal,
     /// Day-by-day cumulative spend.
     pub timeline: Vec<DayCost>,
@@ -220,7 +376,7 @@ fn job_hours(
         ));
     };
     let entry = zoo.get(model)?;
-    let job = plan.job.request().resolve(entry)?;
+    let job = plan.job.resolve(entry)?;
     let card = catalog.get(gpu)?;
     let est = estimate::estimate(entry, &job, catalog, Some(card));
     let row = est.gpus.iter().find(|g| g.id == card.id);
@@ -352,15 +508,18 @@ pub fn quote(
     let mut lines: Vec<LineItem> = Vec::new();
     let push = |lines: &mut Vec<LineItem>,
                 category: Category,
-                key: &str,
-                label: String,
+                kind: LineKind,
+                params: Vec<(&str, String)>,
                 hours: Option<Decimal>,
                 amount: Decimal| {
         if !amount.is_zero() || category == Category::GpuCompute {
             lines.push(LineItem {
                 category,
-                key: key.to_owned(),
-                label,
+                kind,
+                params: params
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect(),
                 hours,
                 amount: amount.round_dp(4),
             });
@@ -383,8 +542,13 @@ pub fn quote(
         push(
             &mut lines,
             Category::GpuCompute,
-            "runs",
-            format!("{count} x {name}, {} h each, {gpu_id}", hours.round_dp(2)),
+            LineKind::Runs,
+            vec![
+                ("count", count.to_string()),
+                ("name", name.clone()),
+                ("hours", hours.round_dp(2).to_string()),
+                ("gpu", gpu_id.clone()),
+            ],
             Some(hours * n),
             hours * n * run_price,
         );
@@ -403,16 +567,19 @@ pub fn quote(
         push(
             &mut lines,
             Category::GpuCompute,
-            "debug",
-            format!("debugging on {}, {} h", d.gpu, d.hours.round_dp(2)),
+            LineKind::Debug,
+            vec![
+                ("gpu", d.gpu.clone()),
+                ("hours", d.hours.round_dp(2).to_string()),
+            ],
             Some(d.hours),
             d.hours * prices.debug_gpu,
         );
         push(
             &mut lines,
             Category::MinimumChargeWaste,
-            "debug-waste",
-            "debug start rounded up".into(),
+            LineKind::DebugWaste,
+            vec![],
             Some(b - d.hours),
             (b - d.hours) * prices.debug_gpu,
         );
@@ -422,11 +589,11 @@ pub fn quote(
     push(
         &mut lines,
         Category::MinimumChargeWaste,
-        "waste",
-        format!(
-            "billed in {:?} units with a {}-minute minimum",
-            prices.granularity, prices.minimum_minutes
-        ),
+        LineKind::Waste,
+        vec![
+            ("hours", waste_hours.round_dp(2).to_string()),
+            ("minimum", prices.minimum_minutes.to_string()),
+        ],
         Some(waste_hours),
         waste_hours * run_price,
     );
@@ -449,12 +616,15 @@ pub fn quote(
                 "on-demand, or set prices.package_price",
             )
         })?;
-        lines.retain(|l| !(l.key == "runs" || l.key == "waste"));
+        lines.retain(|l| !matches!(l.kind, LineKind::Runs | LineKind::Waste));
         push(
             &mut lines,
             Category::GpuCompute,
-            "package",
-            format!("{period:?} package(s) for {} h of runs", used.round_dp(2)),
+            LineKind::Package,
+            vec![
+                ("period", format!("enum.package-period.{}", period.key())),
+                ("hours", used.round_dp(2).to_string()),
+            ],
             Some(used),
             cost,
         );
@@ -475,16 +645,16 @@ pub fn quote(
     push(
         &mut lines,
         Category::SetupNoGpu,
-        "setup",
-        format!("environment setup, {} h", plan.setup_hours.round_dp(2)),
+        LineKind::Setup,
+        vec![("hours", plan.setup_hours.round_dp(2).to_string())],
         Some(plan.setup_hours),
         plan.setup_hours * setup_rate,
     );
     push(
         &mut lines,
         Category::SetupNoGpu,
-        "upload",
-        format!("dataset upload, {} h", upload_hours.round_dp(2)),
+        LineKind::Upload,
+        vec![("hours", upload_hours.round_dp(2).to_string())],
         Some(upload_hours),
         upload_hours * setup_rate,
     );
@@ -492,8 +662,8 @@ pub fn quote(
         push(
             &mut lines,
             Category::Traffic,
-            "traffic",
-            format!("{} GB in", d.size_gb),
+            LineKind::Traffic,
+            vec![("gb", d.size_gb.to_string())],
             None,
             d.size_gb * profile.storage.traffic_per_gb.value,
         );
@@ -508,8 +678,11 @@ pub fn quote(
             push(
                 &mut lines,
                 Category::StoppedIdle,
-                "stopped",
-                format!("{} stop(s) of {} h", s.count, s.hours_each.round_dp(2)),
+                LineKind::Stopped,
+                vec![
+                    ("count", s.count.to_string()),
+                    ("hours", s.hours_each.round_dp(2).to_string()),
+                ],
                 Some(stopped_hours),
                 stopped_hours * prices.stopped_fee,
             );
@@ -517,12 +690,11 @@ pub fn quote(
             push(
                 &mut lines,
                 Category::StoppedIdle,
-                "stopped-billing",
-                format!(
-                    "{} stop(s) of {} h still billed at the GPU price",
-                    s.count,
-                    s.hours_each.round_dp(2)
-                ),
+                LineKind::StoppedBilling,
+                vec![
+                    ("count", s.count.to_string()),
+                    ("hours", s.hours_each.round_dp(2).to_string()),
+                ],
                 Some(stopped_hours),
                 stopped_hours * prices.gpu,
             );
@@ -533,11 +705,8 @@ pub fn quote(
     push(
         &mut lines,
         Category::StoppedIdle,
-        "forgotten",
-        format!(
-            "instance left running {} h after the last run",
-            plan.forgotten_shutdown_hours.round_dp(2)
-        ),
+        LineKind::Forgotten,
+        vec![("hours", plan.forgotten_shutdown_hours.round_dp(2).to_string())],
         Some(plan.forgotten_shutdown_hours),
         idle_cost,
     );
@@ -545,12 +714,7 @@ pub fn quote(
     // Spot: each preemption loses half a checkpoint interval and a restart.
     let mut rerun_hours = Decimal::ZERO;
     if let (Payment::Spot, Some(sp)) = (plan.payment, spot_price) {
-        let spec = plan.spot.clone().unwrap_or(crate::plan::SpotSpec {
-            checkpoint_every_hours: None,
-            checkpoint_every_epochs: None,
-            preemptions_per_day: Decimal::from(2),
-            restart_minutes: Decimal::from(5),
-        });
+        let spec = plan.spot.clone().unwrap_or_default();
         let interval =
             spec.checkpoint_every_hours
                 .or(match (spec.checkpoint_every_epochs, per_epoch) {
@@ -572,11 +736,11 @@ pub fn quote(
         push(
             &mut lines,
             Category::PreemptionReruns,
-            "reruns",
-            format!(
-                "work redone after {} preemptions/day",
-                spec.preemptions_per_day
-            ),
+            LineKind::Reruns,
+            vec![
+                ("rate", spec.preemptions_per_day.to_string()),
+                ("hours", rerun_hours.round_dp(2).to_string()),
+            ],
             Some(rerun_hours),
             rerun_hours * sp,
         );
@@ -592,13 +756,12 @@ pub fn quote(
     push(
         &mut lines,
         Category::Storage,
-        "storage",
-        format!(
-            "{} GB above {} GB free for {} days",
-            billable_gb.round_dp(2),
-            prices.free_gb,
-            storage_days.round_dp(2)
-        ),
+        LineKind::Storage,
+        vec![
+            ("gb", billable_gb.round_dp(2).to_string()),
+            ("free", prices.free_gb.to_string()),
+            ("days", storage_days.round_dp(2).to_string()),
+        ],
         None,
         billable_gb * storage_days * prices.storage_gb_day,
     );
@@ -610,8 +773,8 @@ pub fn quote(
         push(
             &mut lines,
             Category::Credit,
-            "credit",
-            "student free credit".into(),
+            LineKind::Credit,
+            vec![],
             None,
             -credit,
         );
@@ -626,8 +789,8 @@ pub fn quote(
     push(
         &mut lines,
         Category::OwnTime,
-        "own-time",
-        format!("{} h of your time", own_hours.round_dp(2)),
+        LineKind::OwnTime,
+        vec![("hours", own_hours.round_dp(2).to_string())],
         Some(own_hours),
         own_hours * plan.own_time_per_hour,
     );
@@ -640,7 +803,7 @@ pub fn quote(
     // Warnings.
     let training_cost: Decimal = lines
         .iter()
-        .filter(|l| l.key == "runs")
+        .filter(|l| l.kind == LineKind::Runs)
         .map(|l| l.amount)
         .sum();
     if idle_cost > training_cost && idle_cost > Decimal::ZERO {
@@ -716,7 +879,7 @@ pub fn quote(
     if matches!(plan.payment, Payment::OnDemand) {
         let payg: Decimal = lines
             .iter()
-            .filter(|l| l.key == "runs" || l.key == "waste")
+            .filter(|l| matches!(l.kind, LineKind::Runs | LineKind::Waste))
             .map(|l| l.amount)
             .sum();
         for p in &offer.packages {

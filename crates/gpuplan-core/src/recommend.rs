@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{GpuCatalog, ThroughputClass};
 use crate::error::InputError;
 use crate::estimate::{self, Verdict};
-use crate::plan::{Payment, Plan, PlanJob, RunGroup, SpotSpec, StorageSpec};
+use crate::job::JobSpec;
+use crate::message::Message;
+use crate::plan::{default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS, PLAN_VERSION};
 use crate::platform::{Localized, PlatformKind, PlatformProfile, PlatformSet};
 use crate::quote::{quote, Quote, Warning};
 use crate::zoo::ModelZoo;
@@ -23,6 +25,7 @@ use crate::zoo::ModelZoo;
 /// Where the student is (seed 000 §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Stage {
     /// §6.1: first contact, get a demo running (budget 0-30).
     FirstDemo,
@@ -62,14 +65,17 @@ impl Stage {
 /// A student's situation and job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Situation {
     /// Stage.
     pub stage: Stage,
     /// Budget in CNY, if any.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub budget: Option<Decimal>,
     /// Hours until results are needed, if any.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub deadline_hours: Option<Decimal>,
     /// Comfortable with Linux and SSH.
     #[serde(default)]
@@ -93,12 +99,13 @@ pub struct Situation {
     #[serde(default = "yes")]
     pub student: bool,
     /// The job: hours of one run on an RTX 3090, or a model to estimate.
-    pub job: PlanJob,
+    pub job: JobSpec,
     /// How many runs.
     #[serde(default = "one")]
     pub runs: u32,
     /// Dataset and checkpoints kept, GB.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub storage_gb: Decimal,
 }
 
@@ -112,6 +119,7 @@ fn one() -> u32 {
 
 /// One ranked option.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RankedOption {
     /// Platform id.
     pub platform: String,
@@ -124,44 +132,43 @@ pub struct RankedOption {
     /// On-demand or spot.
     pub payment: Payment,
     /// Hours from start to the last result.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub time_to_result_hours: Decimal,
     /// Cash cost, CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cost: Decimal,
     /// Ranking score (higher is better).
     pub score: f64,
-    /// Why it is recommended, in both languages.
-    pub reasons: Vec<Localized>,
-    /// What to watch for: the platform's pitfalls and the quote's warnings.
-    pub watch_out: Vec<Localized>,
+    /// Why it is recommended.
+    pub reasons: Vec<Message>,
+    /// What to watch for, from the quote and the student's skills.
+    pub watch_out: Vec<Message>,
+    /// The platform's own pitfalls (profile data, in both languages).
+    pub pitfalls: Vec<Localized>,
     /// The full quote.
     pub quote: Quote,
 }
 
 /// An option that was ruled out, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RuledOut {
     /// Platform id.
     pub platform: String,
     /// GPU id.
     pub gpu: String,
     /// Why.
-    pub reason: Localized,
+    pub reason: Message,
 }
 
 /// The shortlist.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Recommendation {
     /// Ranked options, best first.
     pub options: Vec<RankedOption>,
     /// Options ruled out.
     pub ruled_out: Vec<RuledOut>,
-}
-
-fn l(zh: &str, en: &str) -> Localized {
-    Localized {
-        zh: zh.to_owned(),
-        en: en.to_owned(),
-    }
 }
 
 /// Ranks every platform x GPU option for `s`.
@@ -171,11 +178,11 @@ pub fn recommend(
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
 ) -> Result<Recommendation, InputError> {
-    if s.runs == 0 || s.runs > 100_000 {
+    if s.runs == 0 || s.runs > MAX_RUNS {
         return Err(InputError::new(
             "runs",
             format!("{} is out of range", s.runs),
-            "1..=100000",
+            format!("1..={MAX_RUNS}"),
         ));
     }
     if s.job.hours.is_none() && s.job.model.is_none() {
@@ -191,7 +198,7 @@ pub fn recommend(
     for p in &platforms.platforms {
         for offer in &p.offers {
             let gpu = catalog.get(&offer.gpu)?;
-            let out = |reason: Localized, ruled_out: &mut Vec<RuledOut>| {
+            let out = |reason: Message, ruled_out: &mut Vec<RuledOut>| {
                 ruled_out.push(RuledOut {
                     platform: p.id.clone(),
                     gpu: gpu.id.clone(),
@@ -199,27 +206,18 @@ pub fn recommend(
                 })
             };
             if p.kind == PlatformKind::CampusHpc && !s.campus_access {
-                out(
-                    l("没有校园集群账号", "no campus cluster account"),
-                    &mut ruled_out,
-                );
+                out(Message::new("ruled.no-campus"), &mut ruled_out);
                 continue;
             }
             // Fit and hours on this card.
             let mut job = s.job.clone();
             if let Some(model) = &s.job.model {
                 let entry = zoo.get(model)?;
-                let j = s.job.request().resolve(entry)?;
+                let j = s.job.resolve(entry)?;
                 let est = estimate::estimate(entry, &j, catalog, Some(gpu));
                 let row = est.gpus.iter().find(|g| g.id == gpu.id);
                 if !matches!(row.map(|r| r.verdict), Some(Verdict::Fits | Verdict::Tight)) {
-                    out(
-                        l(
-                            "显存放不下这个任务",
-                            "the job does not fit in this card's memory",
-                        ),
-                        &mut ruled_out,
-                    );
+                    out(Message::new("ruled.does-not-fit"), &mut ruled_out);
                     continue;
                 }
             } else if let Some(h) = s.job.hours {
@@ -242,6 +240,7 @@ pub fn recommend(
             };
             for payment in payments {
                 let plan = Plan {
+                    version: PLAN_VERSION,
                     name: format!(
                         "{} on {} {}",
                         s.job.model.clone().unwrap_or_else(|| "job".into()),
@@ -257,9 +256,9 @@ pub fn recommend(
                     own_time_per_hour: Decimal::ZERO,
                     forgotten_shutdown_hours: Decimal::ZERO,
                     setup_hours: if p.kind == PlatformKind::Marketplace {
-                        Decimal::ONE
+                        Decimal::from(MARKETPLACE_SETUP_HOURS)
                     } else {
-                        Decimal::new(25, 2)
+                        default_setup()
                     },
                     job: job.clone(),
                     runs: vec![RunGroup {
@@ -277,9 +276,7 @@ pub fn recommend(
                     stops: None,
                     spot: (payment == Payment::Spot).then(|| SpotSpec {
                         checkpoint_every_hours: Some(Decimal::ONE),
-                        checkpoint_every_epochs: None,
-                        preemptions_per_day: Decimal::from(2),
-                        restart_minutes: Decimal::from(5),
+                        ..SpotSpec::default()
                     }),
                     prices: Default::default(),
                 };
@@ -287,10 +284,9 @@ pub fn recommend(
                     Ok(q) => q,
                     Err(e) => {
                         out(
-                            l(
-                                &format!("无法报价：{}", e.message),
-                                &format!("cannot quote: {}", e.message),
-                            ),
+                            Message::new("ruled.cannot-quote")
+                                .with("field", &e.field)
+                                .with("message", &e.message),
                             &mut ruled_out,
                         );
                         continue;
@@ -299,16 +295,8 @@ pub fn recommend(
                 if let Some(deadline) = s.deadline_hours {
                     if q.time_to_result_hours > deadline {
                         out(
-                            l(
-                                &format!(
-                                    "约 {} 小时才出结果，赶不上截止时间",
-                                    q.time_to_result_hours.round_dp(1)
-                                ),
-                                &format!(
-                                    "results in about {} h, after the deadline",
-                                    q.time_to_result_hours.round_dp(1)
-                                ),
-                            ),
+                            Message::new("ruled.after-deadline")
+                                .with("hours", q.time_to_result_hours.round_dp(1)),
                             &mut ruled_out,
                         );
                         continue;
@@ -322,6 +310,10 @@ pub fn recommend(
     Ok(Recommendation { options, ruled_out })
 }
 
+/// Hours of setup a marketplace plan assumes: the student installs the
+/// environment over SSH on a bare host (seed 000 §3.4).
+pub const MARKETPLACE_SETUP_HOURS: u32 = 1;
+
 fn score(
     s: &Situation,
     p: &PlatformProfile,
@@ -331,114 +323,48 @@ fn score(
 ) -> RankedOption {
     let mut score = 0.0;
     let mut reasons = Vec::new();
-    let mut watch_out: Vec<Localized> = p.pitfalls.clone();
+    let mut watch_out: Vec<Message> = Vec::new();
     use PlatformKind::*;
     // Seed 000 §6.1-6.4: which kind each stage should start with.
     let (fit, why) = match (s.stage, p.kind) {
-        (Stage::FirstDemo, HostedNotebook) => (
-            3.0,
-            l(
-                "§6.1：先用免费额度跑通完整流程",
-                "§6.1: run the whole flow once on free quota first",
-            ),
-        ),
-        (Stage::FirstDemo, ContainerCloud | CampusHpc) => (
-            1.5,
-            l(
-                "§6.1：低配实例或校内免费资源作补充",
-                "§6.1: a low-end instance or free campus resources as a complement",
-            ),
-        ),
-        (Stage::CourseProject, ContainerCloud) => (
-            3.0,
-            l(
-                "§6.2：按需实例启动快、镜像可复用，适合反复改代码",
-                "§6.2: on-demand instances start fast and reuse images, good for frequent changes",
-            ),
-        ),
-        (Stage::CourseProject, CampusHpc) => (
-            1.5,
-            l(
-                "§6.2：不急的任务可同时排校园队列",
-                "§6.2: queue non-urgent runs on the campus cluster in parallel",
-            ),
-        ),
-        (Stage::ThesisResearch, CampusHpc) => (
-            3.0,
-            l(
-                "§6.3：校园超算做主力队列，可复现、成本低",
-                "§6.3: the campus cluster as the main queue: reproducible and cheap",
-            ),
-        ),
-        (Stage::ThesisResearch, ContainerCloud) => (
-            2.0,
-            l(
-                "§6.3：按需实例做快速验证",
-                "§6.3: on-demand instances for quick checks",
-            ),
-        ),
-        (Stage::ThesisResearch, Marketplace) => (
-            1.5,
-            l(
-                "§6.3：竞价实例提高性价比（需 checkpoint）",
-                "§6.3: spot instances for value (checkpoint required)",
-            ),
-        ),
-        (Stage::CompetitionSprint, ContainerCloud) => (
-            2.5,
-            l(
-                "§6.4：时间比钱重要，高端卡按小时租",
-                "§6.4: time matters more than money: rent a high-end card by the hour",
-            ),
-        ),
-        (Stage::CompetitionSprint, Marketplace) => (
-            1.5,
-            l(
-                "§6.4：共享市场的旗舰卡作备选",
-                "§6.4: flagship cards on a marketplace as a fallback",
-            ),
-        ),
-        _ => (0.0, l("", "")),
+        (Stage::FirstDemo, HostedNotebook) => (3.0, "reason.first-demo-notebook"),
+        (Stage::FirstDemo, ContainerCloud | CampusHpc) => (1.5, "reason.first-demo-low-end"),
+        (Stage::CourseProject, ContainerCloud) => (3.0, "reason.course-container"),
+        (Stage::CourseProject, CampusHpc) => (1.5, "reason.course-campus"),
+        (Stage::ThesisResearch, CampusHpc) => (3.0, "reason.thesis-campus"),
+        (Stage::ThesisResearch, ContainerCloud) => (2.0, "reason.thesis-container"),
+        (Stage::ThesisResearch, Marketplace) => (1.5, "reason.thesis-marketplace"),
+        (Stage::CompetitionSprint, ContainerCloud) => (2.5, "reason.sprint-container"),
+        (Stage::CompetitionSprint, Marketplace) => (1.5, "reason.sprint-marketplace"),
+        _ => (0.0, ""),
     };
     score += fit;
     if fit > 0.0 {
-        reasons.push(why);
+        reasons.push(Message::new(why));
     }
     // §6.5: sweeps that tolerate interruption go to spot instances.
     if payment == Payment::Spot {
         score += if s.interruptible { 2.5 } else { -3.0 };
-        reasons.push(l(
-            "§6.5：大量超参数实验用竞价实例，写好 checkpoint 和断点续跑",
-            "§6.5: sweeps on spot instances, with checkpoints and automatic resume",
-        ));
+        reasons.push(Message::new("reason.spot-sweeps"));
     }
     if s.stage == Stage::CompetitionSprint {
         // Time to result dominates: reward speed.
         let hours = q.time_to_result_hours.to_f64().unwrap_or(0.0);
         score -= hours / 4.0;
-        reasons.push(l(
-            &format!("约 {:.1} 小时出结果", hours),
-            &format!("results in about {hours:.1} h"),
-        ));
+        reasons.push(Message::new("reason.results-in").with("hours", format!("{hours:.1}")));
     }
     if p.kind == CampusHpc && !s.slurm {
         score -= 2.0;
-        watch_out.push(l(
-            "需要先学会写 sbatch 脚本",
-            "you will need to learn sbatch scripts first",
-        ));
+        watch_out.push(Message::new("watch.learn-sbatch"));
     }
     if p.kind == Marketplace && !s.linux {
         score -= 2.5;
-        watch_out.push(l(
-            "需要自己用 SSH 配环境",
-            "you set up the environment yourself over SSH",
-        ));
+        watch_out.push(Message::new("watch.ssh-setup"));
     }
     if p.kind == HostedNotebook {
         if s.mainland_china {
             score -= 1.5;
-            watch_out.push(l("国内访问不稳定", "unstable from mainland China"));
+            watch_out.push(Message::new("watch.unstable-mainland"));
         }
         if s.needs_persistence {
             score -= 2.0;
@@ -454,28 +380,24 @@ fn score(
         match w {
             Warning::QuotaExhausted { .. } | Warning::RunExceedsCap { .. } => {
                 score -= 2.0;
-                watch_out.push(l(
-                    "单次时长或配额不够，需要断点续跑",
-                    "a session or quota is too short: make the run resumable",
-                ));
+                watch_out.push(Message::new("watch.resumable"));
             }
             Warning::BudgetExceeded { total, budget } => {
                 score -= 4.0;
-                watch_out.push(l(
-                    &format!("总价 {total} 超出预算 {budget}"),
-                    &format!("total {total} exceeds the budget of {budget}"),
-                ));
+                watch_out.push(
+                    Message::new("watch.over-budget")
+                        .with("total", total)
+                        .with("budget", budget),
+                );
             }
             Warning::DataWiped { .. } | Warning::ScratchWiped { .. } => {
-                watch_out.push(l("数据会在期限后被清除", "data is wiped after a deadline"))
+                watch_out.push(Message::new("watch.data-wiped"))
             }
-            Warning::StopKeepsBilling => watch_out.push(l(
-                "停止不停计费，必须释放",
-                "stopping does not end billing: release",
-            )),
+            Warning::StopKeepsBilling => watch_out.push(Message::new("watch.stop-keeps-billing")),
             _ => {}
         }
     }
+    watch_out.dedup();
     // Cost: cheaper is better, on the scale of the budget (or 100 CNY).
     let scale = s
         .budget
@@ -489,10 +411,6 @@ fn score(
         2.0
     };
     score -= weight * cost / scale;
-    reasons.push(l(
-        &format!("预计花费 {cost:.2} 元"),
-        &format!("about {cost:.2} CNY"),
-    ));
     let m = &p.metrics;
     score += 0.1
         * f64::from(
@@ -512,6 +430,7 @@ fn score(
         score,
         reasons,
         watch_out,
+        pitfalls: p.pitfalls.clone(),
         quote: q,
     }
 }

@@ -12,7 +12,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
-use crate::platform::{Localized, PlatformKind, PlatformProfile};
+use crate::message::Message;
+use crate::platform::{PlatformKind, PlatformProfile};
 use crate::quote::{Quote, Warning};
 
 /// Quotes `s` for POSIX shells: one single-quoted word, with embedded single
@@ -252,8 +253,8 @@ pub struct Script {
     pub file_name: String,
     /// The text.
     pub text: String,
-    /// Things to know, in both languages.
-    pub notes: Vec<Localized>,
+    /// Things to know.
+    pub notes: Vec<Message>,
 }
 
 fn walltime(seconds: u64) -> String {
@@ -317,10 +318,11 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
         let cap_s = (cap * 3600.0) as u64;
         if seconds > cap_s {
             limit = cap_s;
-            notes.push(Localized {
-                zh: format!("估计时长加余量需要 {}，超过集群 {cap} 小时的上限：已按上限设置，并请使用断点续跑版本。", walltime(seconds)),
-                en: format!("The estimate with margin needs {}, over the cluster's {cap} h cap: the walltime is set to the cap; use the requeue variant.", walltime(seconds)),
-            });
+            notes.push(
+                Message::new("note.walltime-capped")
+                    .with("needed", walltime(seconds))
+                    .with("cap", cap),
+            );
         }
     }
     let mut o = String::new();
@@ -597,80 +599,51 @@ if __name__ == "__main__":
     })
 }
 
-fn l(zh: &str, en: &str) -> Localized {
-    Localized {
-        zh: zh.into(),
-        en: en.into(),
-    }
-}
-
-/// The pre-rental checklist for a platform and a priced plan.
-pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Localized> {
-    let mut items = vec![l(
-        "先做学生认证，再领优惠券，最后小额充值。",
-        "Certify as a student first, claim coupons, then top up a small amount.",
-    )];
+/// The pre-rental checklist for a platform and a priced plan, as catalog
+/// messages (`checklist.*`).
+pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
+    let mut items = vec![Message::new("checklist.certify")];
     match p.kind {
         PlatformKind::ContainerCloud | PlatformKind::Marketplace => {
-            items.push(l("先在便宜的卡上调通代码，只把正式实验放到贵卡上。", "Debug on a cheap card; run only the final experiments on the expensive one."));
-            items.push(l("用自动关机脚本启动训练，并在控制台开启定时关机、余额预警和欠费自动停止。", "Start training with the auto-shutdown wrapper; turn on timed shutdown, balance alerts and stop-on-arrears in the console."));
+            items.push(Message::new("checklist.debug-cheap"));
+            items.push(Message::new("checklist.shutdown-wrapper"));
             if p.billing.stop_ends_gpu_billing.value {
-                items.push(l("关机不等于释放：用完释放实例，否则磁盘继续计费。", "Stopping is not releasing: release the instance when done, or disks keep billing."));
+                items.push(Message::new("checklist.release"));
             } else {
-                items.push(l("该平台停止后仍计费：必须“停止并释放”。", "Here a stopped instance keeps billing: use stop and release."));
+                items.push(Message::new("checklist.stop-and-release"));
             }
         }
-        PlatformKind::HostedNotebook => items.push(l("会话会断开：每隔几轮把 checkpoint 存到云盘。", "Sessions end: save checkpoints to your drive every few epochs.")),
-        PlatformKind::CampusHpc => items.push(l("提前申请账号，用 sbatch 断点续跑版本提交，避开高峰排队。", "Get the account early, submit the requeue variant of the sbatch script, and avoid peak queues.")),
+        PlatformKind::HostedNotebook => items.push(Message::new("checklist.session-checkpoints")),
+        PlatformKind::CampusHpc => items.push(Message::new("checklist.campus")),
     }
     if let Some(days) = &p.lifecycle.release_after_stopped_days {
-        items.push(Localized {
-            zh: format!("关机连续 {} 天会被释放并删除数据：期限前下载结果。", days.value),
-            en: format!("A stop of {} days in a row releases the instance and deletes the data: download results before that.", days.value),
-        });
+        items.push(Message::new("checklist.release-deadline").with("days", days.value));
     }
     if let (Some(path), Some(h)) = (
         &p.lifecycle.scratch_path,
         &p.lifecycle.scratch_wipe_after_stopped_hours,
     ) {
-        items.push(Localized {
-            zh: format!("{path} 关机 {} 小时后清空，数据别只放在那里。", h.value),
-            en: format!(
-                "{path} is wiped {} h after a stop: keep nothing only there.",
-                h.value
-            ),
-        });
+        items.push(
+            Message::new("checklist.scratch")
+                .with("path", path)
+                .with("hours", h.value),
+        );
     }
-    items.push(l(
-        "上传前把数据集压缩成一个压缩包。",
-        "Compress the dataset into one archive before uploading.",
-    ));
-    items.push(l(
-        "先运行环境探针脚本，确认 CUDA 与 PyTorch 版本一致。",
-        "Run the environment probe first: CUDA and PyTorch must agree.",
-    ));
+    items.push(Message::new("checklist.archive"));
+    items.push(Message::new("checklist.probe"));
     if let Some(q) = q {
         for w in &q.warnings {
             match w {
-                Warning::SpotWithoutCheckpoints => items.push(l(
-                    "抢占式实例必须用断点续跑模板。",
-                    "Spot instances need the resumable training template.",
-                )),
-                Warning::RunExceedsCap { .. } => items.push(l(
-                    "单次运行超过时长上限：用断点续跑模板分段跑。",
-                    "A run exceeds the time cap: use the resumable template and run in parts.",
-                )),
-                Warning::BudgetExceeded { .. } => items.push(l(
-                    "计划超出预算：减少运行次数或换更便宜的卡。",
-                    "The plan is over budget: fewer runs or a cheaper card.",
-                )),
+                Warning::SpotWithoutCheckpoints => {
+                    items.push(Message::new("checklist.spot-template"))
+                }
+                Warning::RunExceedsCap { .. } => items.push(Message::new("checklist.run-in-parts")),
+                Warning::BudgetExceeded { .. } => items.push(Message::new("checklist.over-budget")),
                 _ => {}
             }
         }
     }
-    items.push(l(
-        "跑完把实际账单记到账本里。",
-        "Record the real bill in the ledger afterwards.",
-    ));
+    items.push(Message::new("checklist.ledger"));
+    items.dedup();
     items
 }

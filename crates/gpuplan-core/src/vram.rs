@@ -58,7 +58,20 @@ impl Components {
             + self.context
     }
 
-    /// Named components in GiB, in display order.
+    /// The components' keys, in the order they are shown.
+    pub const KEYS: [&'static str; 9] = [
+        "weights",
+        "gradients",
+        "optimizer",
+        "activations",
+        "logits",
+        "kv_cache",
+        "workspace",
+        "allocator",
+        "context",
+    ];
+
+    /// Each component in GiB, in [`Components::KEYS`] order.
     pub fn gib_entries(&self) -> [(&'static str, f64); 9] {
         [
             ("weights", self.weights / GIB),
@@ -77,6 +90,7 @@ impl Components {
 /// Which moment of the step holds the peak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Phase {
     /// End of forward / start of backward.
     ForwardBackward,

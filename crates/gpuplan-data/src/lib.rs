@@ -13,11 +13,22 @@ pub const VISION_MODELS_TOML: &str = include_str!("../../../data/models/vision.t
 /// Transformer models of the zoo, `data/models/transformers.toml`.
 pub const TRANSFORMER_MODELS_TOML: &str = include_str!("../../../data/models/transformers.toml");
 
+/// The bundled presets, a course pack loaded like any other, `data/packs/presets.toml`.
+pub const PRESETS_PACK_TOML: &str = include_str!("../../../data/packs/presets.toml");
+
+/// The message catalog in Simplified Chinese, `data/locales/zh.json` (the UI
+/// bundles the same file).
+pub const LOCALE_ZH_JSON: &str = include_str!("../../../data/locales/zh.json");
+
+/// The message catalog in English, `data/locales/en.json`.
+pub const LOCALE_EN_JSON: &str = include_str!("../../../data/locales/en.json");
+
 /// Every bundled data file (not platforms) with its repository path, for tests that load them all.
 pub const ALL: &[(&str, &str)] = &[
     ("data/gpus.toml", GPUS_TOML),
     ("data/models/vision.toml", VISION_MODELS_TOML),
     ("data/models/transformers.toml", TRANSFORMER_MODELS_TOML),
+    ("data/packs/presets.toml", PRESETS_PACK_TOML),
 ];
 
 /// The bundled platform profiles, `platforms/*.toml`, as (repository path, text).

@@ -95,21 +95,37 @@ fn migrations() -> Migrations<'static> {
                  imported_at TEXT NOT NULL
              );",
         ),
+        // v3: saved plans are the documented plan TOML (`format = 'plan-toml'`);
+        // rows saved before keep their app JSON until the use-case layer
+        // converts them. The situation a plan came from is kept beside it.
+        M::up(
+            "ALTER TABLE plans ADD COLUMN format TEXT NOT NULL DEFAULT 'app-json-v1';
+             ALTER TABLE plans ADD COLUMN situation TEXT;",
+        ),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
-/// A saved plan (its body is the plan as JSON, owned by the caller).
+/// The format of a saved plan's body written by this build: the plan file
+/// format of `docs/plans.md`.
+pub const PLAN_FORMAT_TOML: &str = "plan-toml";
+
+/// A saved plan; its body's format is owned by the caller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedPlan {
     /// Row id.
     pub id: i64,
     /// Name shown in lists.
     pub name: String,
-    /// The plan, JSON.
+    /// The plan's text.
     pub body: String,
+    /// Its format: [`PLAN_FORMAT_TOML`], or `app-json-v1` for rows saved by
+    /// the first app release.
+    pub format: String,
+    /// The situation the plan came from (JSON), if the app kept one.
+    pub situation: Option<String>,
     /// When first saved.
     pub created_at: String,
     /// When last saved.
@@ -139,6 +155,17 @@ pub struct LedgerEntry {
     pub planned_cost: Option<Decimal>,
 }
 
+/// An imported course pack as stored (validated again when loaded).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredPack {
+    /// Course name.
+    pub name: String,
+    /// The pack file's text.
+    pub body: String,
+    /// When imported.
+    pub imported_at: String,
+}
+
 /// Spend per month.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MonthSpend {
@@ -153,6 +180,18 @@ pub struct MonthSpend {
 /// An open database.
 pub struct Store {
     conn: Connection,
+}
+
+fn saved_plan(r: &rusqlite::Row<'_>) -> rusqlite::Result<SavedPlan> {
+    Ok(SavedPlan {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        body: r.get(2)?,
+        format: r.get(3)?,
+        situation: r.get(4)?,
+        created_at: r.get(5)?,
+        updated_at: r.get(6)?,
+    })
 }
 
 fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
@@ -272,29 +311,37 @@ impl Store {
         Ok(out)
     }
 
-    /// Saves a new plan; returns its id.
-    pub fn save_plan(&mut self, name: &str, body: &str, now: &str) -> Result<i64, StoreError> {
+    /// Saves a new plan in the plan TOML format; returns its id.
+    pub fn save_plan(
+        &mut self,
+        name: &str,
+        body: &str,
+        situation: Option<&str>,
+        now: &str,
+    ) -> Result<i64, StoreError> {
         self.write(|tx| {
             tx.execute(
-                "INSERT INTO plans (name, body, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-                params![name, body, now],
+                "INSERT INTO plans (name, body, format, situation, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                params![name, body, PLAN_FORMAT_TOML, situation, now],
             )?;
             Ok(tx.last_insert_rowid())
         })
     }
 
-    /// Replaces a saved plan's name and body.
+    /// Replaces a saved plan's name, body and situation (the body in the plan
+    /// TOML format).
     pub fn update_plan(
         &mut self,
         id: i64,
         name: &str,
         body: &str,
+        situation: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
         self.write(|tx| {
             let n = tx.execute(
-                "UPDATE plans SET name = ?2, body = ?3, updated_at = ?4 WHERE id = ?1",
-                params![id, name, body, now],
+                "UPDATE plans SET name = ?2, body = ?3, format = ?4, situation = ?5, updated_at = ?6 WHERE id = ?1",
+                params![id, name, body, PLAN_FORMAT_TOML, situation, now],
             )?;
             if n == 0 {
                 return Err(StoreError::NotFound { what: "plan", id });
@@ -305,16 +352,8 @@ impl Store {
 
     /// All saved plans, most recently saved first.
     pub fn list_plans(&self) -> Result<Vec<SavedPlan>, StoreError> {
-        let mut st = self.conn.prepare("SELECT id, name, body, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
-        let rows = st.query_map([], |r| {
-            Ok(SavedPlan {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                body: r.get(2)?,
-                created_at: r.get(3)?,
-                updated_at: r.get(4)?,
-            })
-        })?;
+        let mut st = self.conn.prepare("SELECT id, name, body, format, situation, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
+        let rows = st.query_map([], saved_plan)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -322,20 +361,32 @@ impl Store {
     pub fn get_plan(&self, id: i64) -> Result<SavedPlan, StoreError> {
         self.conn
             .query_row(
-                "SELECT id, name, body, created_at, updated_at FROM plans WHERE id = ?1",
+                "SELECT id, name, body, format, situation, created_at, updated_at FROM plans WHERE id = ?1",
                 [id],
-                |r| {
-                    Ok(SavedPlan {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
-                        body: r.get(2)?,
-                        created_at: r.get(3)?,
-                        updated_at: r.get(4)?,
-                    })
-                },
+                saved_plan,
             )
             .optional()?
             .ok_or(StoreError::NotFound { what: "plan", id })
+    }
+
+    /// Rewrites a plan saved in an older format as plan TOML, keeping its
+    /// name and dates (the use-case layer converts the body).
+    pub fn convert_plan(&mut self, id: i64, body: &str) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE plans SET body = ?2, format = ?3 WHERE id = ?1",
+                params![id, body, PLAN_FORMAT_TOML],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// A number that changes whenever another connection commits: the app
+    /// re-reads overrides and packs a CLI wrote while it was open.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))?)
     }
 
     /// Deletes a saved plan (ledger entries keep their data, unlinked).
@@ -481,6 +532,14 @@ impl Store {
         })
     }
 
+    /// Removes every override.
+    pub fn clear_overrides(&mut self) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute("DELETE FROM price_overrides", [])?;
+            Ok(())
+        })
+    }
+
     /// All overrides as (platform, gpu, price, note).
     pub fn overrides(&self) -> Result<Vec<(String, String, Decimal, String)>, StoreError> {
         let mut st = self.conn.prepare(
@@ -514,13 +573,24 @@ impl Store {
         })
     }
 
-    /// Imported packs as (name, body).
-    pub fn packs(&self) -> Result<Vec<(String, String)>, StoreError> {
+    /// Imported packs, oldest import first.
+    pub fn packs(&self) -> Result<Vec<StoredPack>, StoreError> {
         let mut st = self
             .conn
-            .prepare("SELECT name, body FROM packs ORDER BY imported_at, id")?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            .prepare("SELECT name, body, imported_at FROM packs ORDER BY imported_at, id")?;
+        let rows = st.query_map([], |r| {
+            Ok(StoredPack {
+                name: r.get(0)?,
+                body: r.get(1)?,
+                imported_at: r.get(2)?,
+            })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Removes an imported pack; false when there was none of that name.
+    pub fn delete_pack(&mut self, name: &str) -> Result<bool, StoreError> {
+        self.write(|tx| Ok(tx.execute("DELETE FROM packs WHERE name = ?1", [name])? > 0))
     }
 }
 
@@ -625,7 +695,7 @@ mod tests {
             assert!(notice.is_some(), "{why}: the user is told");
             let aside = path.with_extension("db.unreadable-test");
             assert!(aside.exists(), "{why}: the old file is kept aside");
-            s.save_plan("new", "{}", "t")
+            s.save_plan("new", "{}", None, "t")
                 .expect("the fresh database works");
         }
     }
@@ -658,10 +728,11 @@ mod tests {
             .save_plan(
                 "<script>alert(1)</script>",
                 "{\"a\":1}",
+                Some("{}"),
                 "2026-11-30T10:00:00",
             )
             .expect("save");
-        s.update_plan(id, "renamed", "{\"a\":2}", "2026-11-30T11:00:00")
+        s.update_plan(id, "renamed", "{\"a\":2}", None, "2026-11-30T11:00:00")
             .expect("update");
         let p = s.get_plan(id).expect("get");
         assert_eq!(
@@ -671,7 +742,7 @@ mod tests {
         );
         assert!(
             matches!(
-                s.update_plan(999, "x", "{}", "t"),
+                s.update_plan(999, "x", "{}", None, "t"),
                 Err(StoreError::NotFound { .. })
             ),
             "missing plans are reported"
@@ -708,10 +779,13 @@ mod tests {
         assert_eq!(s.overrides().expect("list").len(), 1, "overrides stored");
         s.save_pack("CV 101", "body1", "t").expect("pack");
         s.save_pack("CV 101", "body2", "t").expect("pack again");
+        let packs = s.packs().expect("packs");
         assert_eq!(
-            s.packs().expect("packs"),
-            vec![("CV 101".to_owned(), "body2".to_owned())],
+            (packs.len(), packs[0].name.as_str(), packs[0].body.as_str()),
+            (1, "CV 101", "body2"),
             "a re-import replaces the pack"
         );
+        assert!(s.delete_pack("CV 101").expect("delete"), "a pack can be removed");
+        assert!(s.packs().expect("packs").is_empty(), "and is gone");
     }
 }

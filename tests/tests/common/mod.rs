@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use gpuplan_core::job::{LoraTarget, Mode, Optimizer, Precision};
-use gpuplan_core::{GpuCatalog, JobRequest, ModelZoo};
+use gpuplan_core::{GpuCatalog, JobSpec, ModelZoo};
 use serde::Deserialize;
 
 /// The bundled catalog.
@@ -107,8 +107,8 @@ pub fn model_id(name: &str) -> Option<&'static str> {
 }
 
 /// The job a workload ran, as the estimator's input.
-pub fn job_request(row: &Row) -> JobRequest {
-    let mut req = JobRequest {
+pub fn job_request(row: &Row) -> JobSpec {
+    let mut req = JobSpec {
         batch: Some(f64::from(row.batch)),
         ..Default::default()
     };

@@ -20,7 +20,7 @@ fn main() {
     for i in 0u64.. {
         let result = if i % 2 == 0 {
             store
-                .save_plan(&format!("plan {i}"), &format!("{{\"i\":{i}}}"), "t")
+                .save_plan(&format!("plan {i}"), &format!("{{\"i\":{i}}}"), None, "t")
                 .map(|id| format!("plan {id}"))
         } else {
             let e = gpuplan_store::LedgerEntry {

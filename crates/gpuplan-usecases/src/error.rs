@@ -1,13 +1,13 @@
-//! The one error type that crosses IPC: a tagged enum (`kind` + `detail`) the
-//! UI branches on. No command returns a plain string as its error.
+//! The one error type of the use cases. It crosses the app's IPC as a tagged
+//! enum (`kind` + `detail`) the UI branches on, and the CLI maps its kinds to
+//! exit codes (2 for bad input or a bad file, 1 for anything else).
 
 use serde::Serialize;
-use ts_rs::TS;
 
-/// Every way a command can fail.
-#[derive(Debug, Clone, PartialEq, Serialize, TS, thiserror::Error)]
+/// Every way a use case can fail.
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", content = "detail", rename_all = "kebab-case")]
-#[ts(export_to = "bindings/")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum AppError {
     /// A value the user entered is out of range or unknown.
     #[error("{field}: {message} (allowed: {allowed})")]
@@ -24,7 +24,7 @@ pub enum AppError {
     Data {
         /// File.
         file: String,
-        /// Line.
+        /// Line (0 when unknown).
         line: u32,
         /// Field.
         field: String,
@@ -45,9 +45,33 @@ pub enum AppError {
     },
 }
 
+impl AppError {
+    /// An input error naming `field`.
+    pub fn input(field: &str, message: impl Into<String>, allowed: impl Into<String>) -> Self {
+        Self::Input {
+            field: field.to_owned(),
+            message: message.into(),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// An IO error with a message.
+    pub fn io(message: impl Into<String>) -> Self {
+        Self::Io {
+            message: message.into(),
+        }
+    }
+
+    /// Whether the user can fix it by changing what they typed or gave (the
+    /// CLI's exit code 2).
+    pub fn is_user_error(&self) -> bool {
+        matches!(self, Self::Input { .. } | Self::Data { .. })
+    }
+}
+
 impl From<gpuplan_core::InputError> for AppError {
     fn from(e: gpuplan_core::InputError) -> Self {
-        AppError::Input {
+        Self::Input {
             field: e.field,
             message: e.message,
             allowed: e.allowed,
@@ -57,7 +81,7 @@ impl From<gpuplan_core::InputError> for AppError {
 
 impl From<gpuplan_core::DataError> for AppError {
     fn from(e: gpuplan_core::DataError) -> Self {
-        AppError::Data {
+        Self::Data {
             file: e.file,
             line: u32::try_from(e.line).unwrap_or(u32::MAX),
             field: e.field,
@@ -68,7 +92,7 @@ impl From<gpuplan_core::DataError> for AppError {
 
 impl From<gpuplan_store::StoreError> for AppError {
     fn from(e: gpuplan_store::StoreError) -> Self {
-        AppError::Store {
+        Self::Store {
             message: e.to_string(),
         }
     }
@@ -76,7 +100,7 @@ impl From<gpuplan_store::StoreError> for AppError {
 
 impl From<gpuplan_charts::ChartError> for AppError {
     fn from(e: gpuplan_charts::ChartError) -> Self {
-        AppError::Io {
+        Self::Io {
             message: e.to_string(),
         }
     }
@@ -84,7 +108,7 @@ impl From<gpuplan_charts::ChartError> for AppError {
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
-        AppError::Io {
+        Self::Io {
             message: e.to_string(),
         }
     }

@@ -1,0 +1,467 @@
+//! The command line: clap definitions and their translation into the use
+//! cases' inputs. Numbers arrive as text and are parsed here, so "-1", "NaN"
+//! or "1e9" get the same field-naming message as every other bad value.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use gpuplan_core::job::{JobSpec, LoraTarget, Mode, Optimizer, Precision};
+use gpuplan_core::recommend::{Situation, Stage};
+use gpuplan_usecases::{AppError, Lang};
+use rust_decimal::Decimal;
+
+/// Output language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// 简体中文
+    Zh,
+    /// English
+    En,
+}
+
+impl From<LangArg> for Lang {
+    fn from(l: LangArg) -> Self {
+        match l {
+            LangArg::Zh => Lang::Zh,
+            LangArg::En => Lang::En,
+        }
+    }
+}
+
+/// `gpuplan`.
+#[derive(Parser)]
+#[command(
+    name = "gpuplan",
+    version,
+    about = "Plan where and how to rent a GPU for a deep-learning job / 租卡规划"
+)]
+pub struct Cli {
+    /// Output language (default: from the locale).
+    #[arg(long, global = true, value_enum)]
+    pub lang: Option<LangArg>,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Estimate peak GPU memory and step time of a job on every catalog GPU.
+    Estimate(Box<EstimateArgs>),
+    /// List the model zoo.
+    Models {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the GPU catalog.
+    Gpus {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the platform profiles (bundled, imported packs, your overrides).
+    Platforms {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Price a plan file (format: docs/plans.md, examples/*.toml).
+    Quote {
+        /// The plan file.
+        plan: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rank platform x GPU options for your situation and job.
+    Recommend(Box<RecommendArgs>),
+    /// Your own prices, kept apart from the bundled data (shared with the app).
+    Override {
+        /// What to do.
+        #[command(subcommand)]
+        action: OverrideAction,
+    },
+    /// Course packs: export one for a class, import, list or remove them.
+    Pack {
+        /// What to do.
+        #[command(subcommand)]
+        action: PackAction,
+    },
+    /// Before-you-rent scripts: shutdown wrapper, Slurm, probe, offline install, resume template, checklist.
+    Script {
+        /// Which script.
+        #[command(subcommand)]
+        kind: ScriptKind,
+    },
+}
+
+/// The job, the same flags wherever a job is described.
+#[derive(Args, Default)]
+pub struct JobArgs {
+    /// Model id from `gpuplan models` (or `custom` with --config).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Hours of one run when known from experience (recommend; instead of a model).
+    #[arg(long, allow_hyphen_values = true)]
+    pub hours: Option<String>,
+    /// Samples (sequences) per step.
+    #[arg(long, allow_hyphen_values = true)]
+    pub batch: Option<String>,
+    /// Image side in pixels (vision models).
+    #[arg(long, allow_hyphen_values = true)]
+    pub resolution: Option<String>,
+    /// Tokens per sequence (transformers).
+    #[arg(long, allow_hyphen_values = true)]
+    pub seq_len: Option<String>,
+    /// Output classes.
+    #[arg(long, allow_hyphen_values = true)]
+    pub classes: Option<String>,
+    /// fp32, fp16-amp, bf16-amp or bf16.
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// sgd, adam, adamw or adamw-8bit.
+    #[arg(long)]
+    pub optimizer: Option<String>,
+    /// train, lora, qlora or infer.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// LoRA rank (with --mode lora or qlora).
+    #[arg(long, allow_hyphen_values = true)]
+    pub lora_rank: Option<String>,
+    /// LoRA targets, e.g. `q,v` (default) or `all`.
+    #[arg(long)]
+    pub lora_targets: Option<String>,
+    /// Gradient checkpointing.
+    #[arg(long)]
+    pub grad_checkpointing: bool,
+    /// Samples in the dataset (for time per epoch).
+    #[arg(long, allow_hyphen_values = true)]
+    pub dataset_samples: Option<String>,
+    /// Epochs (for time per run).
+    #[arg(long, allow_hyphen_values = true)]
+    pub epochs: Option<String>,
+}
+
+/// A number the user typed.
+pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
+    s.map(|text| {
+        text.trim().parse::<f64>().map_err(|_| {
+            AppError::input(
+                field,
+                format!("`{}` is not a number", gpuplan_usecases::userdata::excerpt(text)),
+                "a number",
+            )
+        })
+    })
+    .transpose()
+}
+
+/// A decimal the user typed.
+pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError> {
+    s.map(|t| {
+        Decimal::from_str(t.trim()).map_err(|_| {
+            AppError::input(
+                field,
+                format!("`{}` is not a number", gpuplan_usecases::userdata::excerpt(t)),
+                "a decimal number such as 2.5",
+            )
+        })
+    })
+    .transpose()
+}
+
+impl JobArgs {
+    /// The job these flags describe.
+    pub fn spec(&self) -> Result<JobSpec, AppError> {
+        Ok(JobSpec {
+            model: self.model.clone(),
+            hours: decimal("hours", self.hours.as_deref())?,
+            batch: number("batch", self.batch.as_deref())?,
+            resolution: number("resolution", self.resolution.as_deref())?,
+            seq_len: number("seq_len", self.seq_len.as_deref())?,
+            classes: number("classes", self.classes.as_deref())?,
+            precision: self.precision.as_deref().map(Precision::parse).transpose()?,
+            optimizer: self.optimizer.as_deref().map(Optimizer::parse).transpose()?,
+            mode: self.mode.as_deref().map(Mode::parse).transpose()?,
+            lora_rank: number("lora_rank", self.lora_rank.as_deref())?,
+            lora_targets: self
+                .lora_targets
+                .as_deref()
+                .map(LoraTarget::parse_list)
+                .transpose()?,
+            grad_checkpointing: Some(self.grad_checkpointing),
+            dataset_samples: number("dataset_samples", self.dataset_samples.as_deref())?,
+            epochs: number("epochs", self.epochs.as_deref())?,
+        })
+    }
+}
+
+/// `gpuplan estimate`.
+#[derive(Args)]
+pub struct EstimateArgs {
+    /// The job.
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// A Hugging Face config.json for a custom transformer (with --model custom).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// A GPU id to report on (and target fixes at).
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gpuplan recommend`.
+#[derive(Args)]
+pub struct RecommendArgs {
+    /// first-demo, course-project, thesis-research or competition-sprint.
+    #[arg(long)]
+    pub stage: String,
+    /// Budget, CNY.
+    #[arg(long, allow_hyphen_values = true)]
+    pub budget: Option<String>,
+    /// Hours until results are needed.
+    #[arg(long, allow_hyphen_values = true)]
+    pub deadline_hours: Option<String>,
+    /// The job: --hours of one run on an RTX 3090, or a --model to estimate.
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// How many runs.
+    #[arg(long, default_value = "1", allow_hyphen_values = true)]
+    pub runs: String,
+    /// GB of data and checkpoints kept.
+    #[arg(long, allow_hyphen_values = true)]
+    pub storage_gb: Option<String>,
+    /// Comfortable with Linux and SSH.
+    #[arg(long)]
+    pub linux: bool,
+    /// Can write Slurm sbatch scripts.
+    #[arg(long)]
+    pub slurm: bool,
+    /// Has a campus cluster account.
+    #[arg(long)]
+    pub campus: bool,
+    /// Working from outside mainland China.
+    #[arg(long)]
+    pub abroad: bool,
+    /// Needs data to persist between sessions.
+    #[arg(long)]
+    pub persistence: bool,
+    /// The work tolerates interruption (spot instances are an option).
+    #[arg(long)]
+    pub interruptible: bool,
+    /// How many options to show.
+    #[arg(long, default_value_t = 8)]
+    pub top: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RecommendArgs {
+    /// The situation these flags describe.
+    pub fn situation(&self) -> Result<Situation, AppError> {
+        let job = self.job.spec()?;
+        if job.hours.is_some() && job.model.is_some() {
+            return Err(AppError::input(
+                "hours",
+                "--hours and --model both say how long a run takes",
+                "--hours of one run, or --model to estimate it",
+            ));
+        }
+        let runs = number("runs", Some(&self.runs))?.unwrap_or(1.0);
+        let max = gpuplan_core::plan::MAX_RUNS;
+        if !(runs.is_finite() && runs >= 1.0 && runs <= f64::from(max) && runs.fract() == 0.0) {
+            return Err(AppError::input(
+                "runs",
+                format!("{runs} is out of range"),
+                format!("a whole number in 1..={max}"),
+            ));
+        }
+        let amount = |field: &str, v: Option<&str>| -> Result<Option<Decimal>, AppError> {
+            v.map(|t| gpuplan_usecases::userdata::parse_amount(field, t, 10_000_000))
+                .transpose()
+        };
+        Ok(Situation {
+            stage: Stage::parse(&self.stage)?,
+            budget: amount("budget", self.budget.as_deref())?,
+            deadline_hours: amount("deadline_hours", self.deadline_hours.as_deref())?,
+            linux: self.linux,
+            slurm: self.slurm,
+            mainland_china: !self.abroad,
+            needs_persistence: self.persistence,
+            campus_access: self.campus,
+            interruptible: self.interruptible,
+            student: true,
+            job,
+            runs: runs as u32,
+            storage_gb: amount("storage_gb", self.storage_gb.as_deref())?.unwrap_or_default(),
+        })
+    }
+}
+
+/// `gpuplan override`.
+#[derive(Subcommand)]
+pub enum OverrideAction {
+    /// Set your price for a GPU on a platform.
+    Set {
+        /// Platform id.
+        #[arg(long)]
+        platform: String,
+        /// GPU id.
+        #[arg(long)]
+        gpu: String,
+        /// CNY per GPU-hour.
+        #[arg(long, allow_hyphen_values = true)]
+        price: String,
+        /// Where or when you saw it.
+        #[arg(long, default_value = "")]
+        note: String,
+    },
+    /// List your overrides.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove all your overrides.
+    Clear,
+}
+
+/// `gpuplan pack`.
+#[derive(Subcommand)]
+pub enum PackAction {
+    /// Write a course pack for a class.
+    Export {
+        /// Course name.
+        #[arg(long)]
+        name: String,
+        /// Instructor.
+        #[arg(long, default_value = "")]
+        instructor: String,
+        /// Platforms to include (ids; your overrides are applied). Repeatable.
+        #[arg(long = "platform", required = true)]
+        platforms: Vec<String>,
+        /// Plan files whose jobs become presets. Repeatable.
+        #[arg(long = "preset")]
+        presets: Vec<PathBuf>,
+        /// Budget cap per student, CNY.
+        #[arg(long, allow_hyphen_values = true)]
+        budget_cap: Option<String>,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Validate and import a course pack.
+    Import {
+        /// The pack file.
+        file: PathBuf,
+    },
+    /// List imported packs (a pack that no longer loads is shown with its error).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove an imported pack by its course name.
+    Remove {
+        /// The course name, as `pack list` shows it.
+        name: String,
+    },
+}
+
+/// `gpuplan script`.
+#[derive(Subcommand)]
+pub enum ScriptKind {
+    /// Auto-shutdown wrapper: stops the instance when training ends, fails, times out or its shell dies.
+    Shutdown {
+        /// Platform id (decides the stop mechanism).
+        #[arg(long)]
+        platform: String,
+        /// Job name (default: train).
+        #[arg(long)]
+        job_name: Option<String>,
+        /// The training command.
+        #[arg(long)]
+        command: String,
+        /// Hard maximum runtime in hours (default: from --plan with margin, else 12).
+        #[arg(long, allow_hyphen_values = true)]
+        max_hours: Option<f64>,
+        /// A plan file whose longest run sets the maximum runtime (with 50% + 30 min margin).
+        #[arg(long)]
+        plan: Option<PathBuf>,
+        /// Vast.ai: destroy instead of stop (deletes the disk).
+        #[arg(long)]
+        destroy: bool,
+    },
+    /// Slurm sbatch script (with --requeue: resume after the walltime).
+    Slurm {
+        /// Job name.
+        #[arg(long)]
+        job_name: String,
+        /// Partition (default: gpu).
+        #[arg(long)]
+        partition: Option<String>,
+        /// GPUs (default 1).
+        #[arg(long)]
+        gpus: Option<u32>,
+        /// CPU cores (default 8).
+        #[arg(long)]
+        cpus: Option<u32>,
+        /// Memory, GB (default 32).
+        #[arg(long)]
+        mem_gb: Option<u32>,
+        /// Estimated hours of the run (walltime adds margin); or --plan.
+        #[arg(long, allow_hyphen_values = true)]
+        hours: Option<f64>,
+        /// A plan file whose longest run sets the walltime.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+        /// The cluster's walltime cap in hours (default: the campus profile's).
+        #[arg(long, allow_hyphen_values = true)]
+        cap_hours: Option<f64>,
+        /// Log path (default: logs/%x-%j.out).
+        #[arg(long)]
+        output: Option<String>,
+        /// conda:ENV or module:NAME, repeatable, in order.
+        #[arg(long)]
+        activate: Vec<String>,
+        /// The training command.
+        #[arg(long)]
+        command: String,
+        /// Requeue-on-timeout variant.
+        #[arg(long)]
+        requeue: bool,
+    },
+    /// Environment probe and install order.
+    Probe,
+    /// Offline wheel bundle: download where the network is good, install on the instance.
+    OfflineInstall {
+        /// Python version of the instance (default 3.10).
+        #[arg(long)]
+        python: Option<String>,
+    },
+    /// Resumable PyTorch training template.
+    Resume {
+        /// Checkpoint every N epochs (default 5).
+        #[arg(long)]
+        every: Option<u32>,
+        /// A plan file: its spot checkpoint interval (spot.checkpoint_every_epochs), so the quote and the script agree.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+    },
+    /// Pre-rental checklist for a platform (and a plan).
+    Checklist {
+        /// Platform id.
+        #[arg(long)]
+        platform: String,
+        /// A plan file to tailor it to.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+    },
+}

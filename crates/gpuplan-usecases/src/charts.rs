@@ -1,0 +1,154 @@
+//! The charts, drawn by `gpuplan-charts` in both languages from the one
+//! message catalog. The data is computed once; only the labels differ, so the
+//! app swaps languages without a round trip. Money reaches the plotting code
+//! as `f64` only here, at the very end, for pixel positions.
+
+use gpuplan_core::estimate::{EstimateReport, Verdict};
+use gpuplan_core::quote::{Category, Quote};
+use gpuplan_core::recommend::RankedOption;
+use gpuplan_store::MonthSpend;
+use rust_decimal::prelude::ToPrimitive;
+
+use crate::views::Chart;
+use crate::{Catalog, Lang, Planner, Result};
+
+/// Memory components below this many GiB are left out of the chart.
+const SMALLEST_PART_GIB: f64 = 0.0005;
+/// Options shown in the cost chart.
+pub const COST_CHART_OPTIONS: usize = 5;
+
+fn both(f: impl Fn(Lang) -> Result<String>) -> Result<Chart> {
+    Ok(Chart {
+        zh: f(Lang::Zh)?,
+        en: f(Lang::En)?,
+    })
+}
+
+fn money(d: rust_decimal::Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
+
+/// The cards drawn beside a memory breakdown: the largest card below the
+/// peak, the smallest that holds it, and the target card, so the scale fits
+/// the job rather than the biggest card in the catalog.
+pub fn cards_near_peak(report: &EstimateReport) -> Vec<(String, f64)> {
+    let mut cards: Vec<&gpuplan_core::estimate::GpuFit> = report.gpus.iter().collect();
+    cards.sort_by(|a, b| a.vram_gib.total_cmp(&b.vram_gib));
+    let below = cards
+        .iter()
+        .rev()
+        .find(|g| g.vram_gib < report.peak_gib)
+        .copied();
+    let holds = cards
+        .iter()
+        .find(|g| matches!(g.verdict, Verdict::Fits | Verdict::Tight) || g.vram_gib >= report.peak_gib)
+        .copied();
+    let target = cards.iter().find(|g| g.id == report.target_gpu).copied();
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for g in [below, holds, target].into_iter().flatten() {
+        if !out.iter().any(|(_, v)| (*v - g.vram_gib).abs() < 0.05) {
+            out.push((g.name.clone(), g.vram_gib));
+        }
+    }
+    out.sort_by(|a, b| a.1.total_cmp(&b.1));
+    out
+}
+
+fn vram(labels: &Catalog, lang: Lang, r: &EstimateReport) -> Result<String> {
+    let parts: Vec<(String, f64)> = gpuplan_core::vram::Components::KEYS
+        .iter()
+        .filter_map(|k| r.components.get(*k).map(|v| (*k, *v)))
+        .filter(|(_, v)| *v > SMALLEST_PART_GIB)
+        .map(|(k, v)| (labels.text(lang, &format!("memory.components.{k}")), v))
+        .collect();
+    let gib = format!("{:.2}", r.peak_gib);
+    let title = labels.fill(
+        lang,
+        "chart.vramTitle",
+        [("model", r.model_name.as_str()), ("gib", gib.as_str())],
+    );
+    Ok(gpuplan_charts::vram_breakdown(&title, &parts, &cards_near_peak(r))?)
+}
+
+fn costs(labels: &Catalog, lang: Lang, options: &[RankedOption]) -> Result<String> {
+    let top: Vec<&RankedOption> = options.iter().take(COST_CHART_OPTIONS).collect();
+    let categories: Vec<Category> = Category::ALL
+        .into_iter()
+        .filter(|c| top.iter().any(|o| o.quote.by_category.contains_key(c)))
+        .collect();
+    let names: Vec<String> = categories
+        .iter()
+        .map(|c| labels.text(lang, &format!("bill.category.{}", category_key(*c))))
+        .collect();
+    let bars: Vec<(String, Vec<f64>)> = top
+        .iter()
+        .map(|o| {
+            let name = match lang {
+                Lang::Zh => &o.platform_name.zh,
+                Lang::En => &o.platform_name.en,
+            };
+            (
+                format!("{name} {}", o.gpu),
+                categories
+                    .iter()
+                    .map(|c| o.quote.by_category.get(c).copied().map(money).unwrap_or(0.0))
+                    .collect(),
+            )
+        })
+        .collect();
+    Ok(gpuplan_charts::cost_breakdown(
+        &labels.text(lang, "chart.costTitle"),
+        &names,
+        &bars,
+    )?)
+}
+
+fn spend(labels: &Catalog, lang: Lang, q: &Quote, budget: Option<f64>) -> Result<String> {
+    let days: Vec<(u32, f64)> = q
+        .timeline
+        .iter()
+        .map(|d| (d.day, money(d.cumulative)))
+        .collect();
+    Ok(gpuplan_charts::cumulative_spend(
+        &labels.text(lang, "chart.spendTitle"),
+        &days,
+        budget,
+        &labels.text(lang, "chart.budget"),
+        &labels.text(lang, "chart.day"),
+    )?)
+}
+
+/// A category's key in files and the catalog (`gpu-compute`).
+pub fn category_key(c: Category) -> String {
+    serde_json::to_value(c)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+impl Planner {
+    pub(crate) fn vram_chart(&self, r: &EstimateReport) -> Result<Chart> {
+        both(|lang| vram(&self.bundled.labels, lang, r))
+    }
+
+    pub(crate) fn cost_chart(&self, options: &[RankedOption]) -> Result<Chart> {
+        both(|lang| costs(&self.bundled.labels, lang, options))
+    }
+
+    pub(crate) fn spend_chart(&self, q: &Quote, budget: Option<f64>) -> Result<Chart> {
+        both(|lang| spend(&self.bundled.labels, lang, q, budget))
+    }
+
+    pub(crate) fn month_chart(&self, months: &[MonthSpend]) -> Result<Chart> {
+        let data: Vec<(String, f64)> = months
+            .iter()
+            .map(|m| (m.month.clone(), money(m.cost)))
+            .collect();
+        both(|lang| {
+            Ok(gpuplan_charts::spend_by_month(
+                &self.bundled.labels.text(lang, "chart.monthTitle"),
+                &data,
+            )?)
+        })
+    }
+}

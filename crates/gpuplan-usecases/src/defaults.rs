@@ -1,0 +1,115 @@
+//! Every default a new situation, plan or kit starts from, in one place. The
+//! app receives them with `app_info` (so the UI hard-codes none), and the CLI
+//! fills its omitted flags from here.
+
+use gpuplan_core::job::JobSpec;
+use gpuplan_core::plan::{default_setup, DataSpec, Payment, Plan, RunGroup, StorageSpec, PLAN_VERSION};
+use gpuplan_core::recommend::{Situation, Stage};
+use rust_decimal::Decimal;
+
+use crate::views::Defaults;
+
+/// The stage a new situation starts at: most students first rent for a course.
+pub const STAGE: Stage = Stage::CourseProject;
+/// Budget of a new situation, CNY: the top of seed 000 §6.2's course range.
+pub const BUDGET_CNY: u32 = 150;
+/// Platform of a new plan: the seeds' most used container cloud.
+pub const PLATFORM: &str = "autodl";
+/// GPU of a new plan: the seeds' most rented card.
+pub const GPU: &str = "rtx3090";
+/// Storage a new plan keeps, GB, and for how many days: a dataset, its
+/// checkpoints and an environment for a week of work.
+pub const STORAGE_GB: u32 = 20;
+/// Days a new plan keeps its storage.
+pub const STORAGE_DAYS: u32 = 7;
+/// Dataset uploaded by a new plan, GB (CIFAR-10 with room to spare).
+pub const DATA_GB: u32 = 1;
+/// Upload speed of a home or campus link, Mbit/s, when a plan names none.
+pub const UPLOAD_MBPS: u32 = 20;
+/// Epochs between checkpoints of the resumable template when the plan names
+/// no spot interval.
+pub const CHECKPOINT_EVERY_EPOCHS: u32 = 5;
+/// The training command the kit's scripts run when the user names none.
+pub const COMMAND: &str = "python train.py";
+/// The job name in scripts when the plan's model gives none.
+pub const JOB_NAME: &str = "train";
+/// Slurm partition of the generated sbatch scripts.
+pub const SLURM_PARTITION: &str = "gpu";
+/// CPU cores a Slurm job asks for per GPU: enough dataloader workers.
+pub const SLURM_CPUS: u32 = 8;
+/// Host memory a Slurm job asks for, GB.
+pub const SLURM_MEM_GB: u32 = 32;
+/// Slurm log path pattern.
+pub const SLURM_OUTPUT: &str = "logs/%x-%j.out";
+/// Seconds between the shutdown watchdog's checks.
+pub const WATCHDOG_POLL_SECONDS: u64 = 30;
+/// Hard runtime of the shutdown wrapper when neither hours nor a plan say.
+pub const SHUTDOWN_MAX_HOURS: u64 = 12;
+/// Python of the offline wheel bundle.
+pub const PYTHON: &str = "3.10";
+
+/// A new student's situation.
+pub fn situation() -> Situation {
+    Situation {
+        stage: STAGE,
+        budget: Some(Decimal::from(BUDGET_CNY)),
+        deadline_hours: None,
+        linux: false,
+        slurm: false,
+        mainland_china: true,
+        needs_persistence: false,
+        campus_access: false,
+        interruptible: false,
+        student: true,
+        job: JobSpec::default(),
+        runs: 1,
+        storage_gb: Decimal::ZERO,
+    }
+}
+
+/// A new plan for `job` on the default platform and card.
+pub fn plan(job: JobSpec) -> Plan {
+    Plan {
+        version: PLAN_VERSION,
+        name: String::new(),
+        platform: PLATFORM.into(),
+        gpu: GPU.into(),
+        budget: Some(Decimal::from(BUDGET_CNY)),
+        start_date: None,
+        student: true,
+        payment: Payment::OnDemand,
+        own_time_per_hour: Decimal::ZERO,
+        forgotten_shutdown_hours: Decimal::ZERO,
+        setup_hours: default_setup(),
+        job,
+        runs: vec![RunGroup {
+            name: "run".into(),
+            count: 1,
+            hours: None,
+            epochs: None,
+        }],
+        debug: None,
+        data: Some(DataSpec {
+            size_gb: Decimal::from(DATA_GB),
+            upload_mbps: Decimal::from(UPLOAD_MBPS),
+        }),
+        storage: Some(StorageSpec {
+            gb: Decimal::from(STORAGE_GB),
+            days: Decimal::from(STORAGE_DAYS),
+        }),
+        stops: None,
+        spot: None,
+        prices: Default::default(),
+    }
+}
+
+/// Defaults for the app, starting from `job` (the first preset).
+pub fn for_app(job: JobSpec) -> Defaults {
+    let mut situation = situation();
+    situation.job = job.clone();
+    Defaults {
+        situation,
+        plan: plan(job),
+        command: COMMAND.into(),
+    }
+}

@@ -1,0 +1,63 @@
+//! Reading and writing the files a user names (plans, packs, configs,
+//! exports). Reads are bounded before anything is allocated and accept only
+//! regular files, so a link to `/dev/zero` or a FIFO is refused instead of
+//! read forever; writes go to a fresh temporary file in the target's folder
+//! (created exclusively, never following a planted link) and are renamed
+//! into place, so a crash never leaves half a file.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use crate::AppError;
+
+/// Largest user file read: plans, packs and configs are small text files.
+pub const MAX_USER_FILE_BYTES: u64 = 1_048_576;
+
+/// Reads a UTF-8 text file of at most `limit` bytes; `what` names it in errors.
+pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path)
+        .map_err(|e| AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file"))?;
+    if !meta.is_file() {
+        return Err(AppError::input(
+            what,
+            format!("{shown} is not a regular file"),
+            "a regular file",
+        ));
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file"))?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file"))?;
+    if bytes.len() as u64 > limit {
+        return Err(AppError::input(
+            what,
+            format!("{shown} is larger than {limit} bytes"),
+            format!("a file of at most {limit} bytes"),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        AppError::input(what, format!("{shown} is not UTF-8 text"), "a UTF-8 text file")
+    })
+}
+
+/// Writes `bytes` to `path` atomically: a new temporary file in the same
+/// folder, then a rename over the target.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| AppError::io(format!("{}: {e}", path.display())))?;
+    tmp.persist(path)
+        .map_err(|e| AppError::io(format!("{}: {}", path.display(), e.error)))?;
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! The message catalog: every user-visible label of the CLI and the app, once
+//! per language, in `data/locales/{zh,en}.json`.
+//!
+//! The UI loads the same files into i18next at build time; the Rust side
+//! parses them here. Texts use i18next's `{{name}}` placeholders. A parameter
+//! whose value is itself a catalog key under `enum.` (e.g. a package period,
+//! `enum.package-period.month`) is shown translated, so the core can pass
+//! enum values without wording them. The `labels` test fails when a key is
+//! missing in either language or used nowhere.
+
+use std::collections::BTreeMap;
+
+use gpuplan_core::Message;
+use serde::{Deserialize, Serialize};
+
+/// A UI language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Lang {
+    /// 简体中文.
+    Zh,
+    /// English.
+    En,
+}
+
+impl Lang {
+    /// Both languages.
+    pub const ALL: [Self; 2] = [Self::Zh, Self::En];
+
+    /// Chinese for any `zh*` locale tag, else English.
+    pub fn from_tag(tag: &str) -> Self {
+        if tag.trim().to_ascii_lowercase().starts_with("zh") {
+            Self::Zh
+        } else {
+            Self::En
+        }
+    }
+}
+
+/// Both catalogs, flattened to dotted keys.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    zh: BTreeMap<String, String>,
+    en: BTreeMap<String, String>,
+}
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, x, out);
+            }
+        }
+        serde_json::Value::String(s) => {
+            out.insert(prefix.to_owned(), s.clone());
+        }
+        other => {
+            out.insert(prefix.to_owned(), other.to_string());
+        }
+    }
+}
+
+fn parse(file: &str, text: &str) -> Result<BTreeMap<String, String>, gpuplan_core::DataError> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| gpuplan_core::DataError {
+            file: file.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            field: String::new(),
+            message: e.to_string(),
+        })?;
+    let mut out = BTreeMap::new();
+    flatten("", &v, &mut out);
+    Ok(out)
+}
+
+impl Catalog {
+    /// The bundled catalogs.
+    pub fn bundled() -> Result<Self, gpuplan_core::DataError> {
+        Ok(Self {
+            zh: parse("data/locales/zh.json", gpuplan_data::LOCALE_ZH_JSON)?,
+            en: parse("data/locales/en.json", gpuplan_data::LOCALE_EN_JSON)?,
+        })
+    }
+
+    /// Every key of one language.
+    pub fn keys(&self, lang: Lang) -> impl Iterator<Item = &str> {
+        self.map(lang).keys().map(String::as_str)
+    }
+
+    fn map(&self, lang: Lang) -> &BTreeMap<String, String> {
+        match lang {
+            Lang::Zh => &self.zh,
+            Lang::En => &self.en,
+        }
+    }
+
+    /// The text of `key` (the key itself when missing, which the labels test
+    /// rules out for every key the code uses).
+    pub fn text(&self, lang: Lang, key: &str) -> String {
+        self.map(lang)
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| key.to_owned())
+    }
+
+    /// The text of `key` with its `{{name}}` placeholders filled.
+    pub fn fill<'a>(
+        &self,
+        lang: Lang,
+        key: &str,
+        params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> String {
+        let mut s = self.text(lang, key);
+        for (name, value) in params {
+            let shown = if value.starts_with("enum.") && self.map(lang).contains_key(value) {
+                self.text(lang, value)
+            } else {
+                value.to_owned()
+            };
+            s = s.replace(&format!("{{{{{name}}}}}"), &shown);
+        }
+        s
+    }
+
+    /// A core message in `lang`.
+    pub fn message(&self, lang: Lang, m: &Message) -> String {
+        self.fill(
+            lang,
+            &m.key,
+            m.params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+    }
+}

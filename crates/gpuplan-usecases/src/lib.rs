@@ -1,0 +1,243 @@
+//! gpuplan-usecases: the application layer under both shells.
+//!
+//! The CLI (`crates/gpuplan-cli`) and the desktop app (`src-tauri`) parse what
+//! the user gave, call one method of [`Planner`], and render the answer. Every
+//! use case lives here once: estimate, recommend, quote, the before-you-rent
+//! kit, price overrides, course packs, saved plans, the ledger and settings.
+//! This layer owns defaulting and validation beyond the core's own checks,
+//! reads and writes user data through `gpuplan-store` (one SQLite database in
+//! the folder [`home::data_home`] names, shared by both shells), renders the
+//! charts, and holds the one message catalog ([`labels::Catalog`]).
+//!
+//! Time comes from a clock the shell hands in, so tests run on a fixed one.
+//!
+//! Modules:
+//! - [`error`]: [`AppError`], the one error both shells show.
+//! - [`labels`]: the message catalog (`data/locales/*.json`) and [`labels::Lang`].
+//! - [`home`]: where user data lives; the earlier CLI files imported once.
+//! - [`files`]: bounded reads and atomic writes of user-named files.
+//! - [`defaults`]: every default of a new situation, plan and kit.
+//! - [`views`]: the shapes the app's screens receive.
+//! - [`charts`]: charts rendered in both languages.
+//! - [`userdata`]: overrides, packs, saved plans, the ledger and settings.
+//! - [`planning`]: estimate, recommend, quote and the kit.
+
+pub mod charts;
+pub mod defaults;
+pub mod error;
+pub mod files;
+pub mod home;
+pub mod labels;
+mod legacy;
+pub mod planning;
+pub mod userdata;
+pub mod views;
+
+use std::path::PathBuf;
+
+use chrono::NaiveDateTime;
+use gpuplan_core::pack::CoursePack;
+use gpuplan_core::platform::PlatformSet;
+use gpuplan_core::{GpuCatalog, ModelZoo};
+use gpuplan_store::Store;
+
+pub use error::AppError;
+pub use labels::{Catalog, Lang};
+
+/// A result of a use case.
+pub type Result<T> = std::result::Result<T, AppError>;
+
+/// The clock a shell hands in (local time, which is what a student's bills show).
+pub type Clock = fn() -> NaiveDateTime;
+
+/// The data bundled with the binary, parsed once.
+pub struct Bundled {
+    /// GPU catalog.
+    pub catalog: GpuCatalog,
+    /// Model zoo.
+    pub zoo: ModelZoo,
+    /// Platform profiles as shipped.
+    pub platforms: PlatformSet,
+    /// The bundled presets (a course pack).
+    pub presets: CoursePack,
+    /// The message catalog.
+    pub labels: Catalog,
+}
+
+impl Bundled {
+    /// Parses the bundled files. They are tested in CI, so an error here is
+    /// a build defect; it is still reported, never a panic.
+    pub fn load() -> Result<Self> {
+        let catalog = GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)?;
+        let zoo = ModelZoo::from_toml(
+            ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
+            (
+                "data/models/transformers.toml",
+                gpuplan_data::TRANSFORMER_MODELS_TOML,
+            ),
+        )?;
+        let platforms = PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), &catalog)?;
+        let presets = CoursePack::from_toml(
+            "data/packs/presets.toml",
+            gpuplan_data::PRESETS_PACK_TOML,
+            &catalog,
+        )?;
+        let labels = Catalog::bundled()?;
+        Ok(Self {
+            catalog,
+            zoo,
+            platforms,
+            presets,
+            labels,
+        })
+    }
+}
+
+/// Where the database is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Home {
+    /// A folder holding `gpuplan.db`.
+    Folder(PathBuf),
+    /// An in-memory database (tests, or a folder that cannot be used).
+    Memory,
+}
+
+/// The user's data merged over the bundled data, re-read when another
+/// process (the CLI beside the app) commits to the database.
+struct UserLayer {
+    data_version: i64,
+    platforms: PlatformSet,
+    packs: Vec<userdata::ImportedPack>,
+    unmatched_overrides: Vec<gpuplan_core::pack::PriceOverride>,
+}
+
+/// The use cases over the bundled data and one user's database.
+pub struct Planner {
+    bundled: Bundled,
+    home: Home,
+    store: Option<Store>,
+    layer: Option<UserLayer>,
+    clock: Clock,
+    notice: Option<String>,
+}
+
+impl Planner {
+    /// A planner over `home`; the database opens on first use.
+    pub fn new(bundled: Bundled, home: Home, clock: Clock) -> Self {
+        Self {
+            bundled,
+            home,
+            store: None,
+            layer: None,
+            clock,
+            notice: None,
+        }
+    }
+
+    /// The bundled data.
+    pub fn bundled(&self) -> &Bundled {
+        &self.bundled
+    }
+
+    /// The message catalog.
+    pub fn labels(&self) -> &Catalog {
+        &self.bundled.labels
+    }
+
+    /// Something to tell the user about the database (set aside, legacy
+    /// files imported), once it has been opened.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// Adds a sentence to the start-up notice.
+    pub fn add_notice(&mut self, sentence: &str) {
+        self.notice = Some(match self.notice.take() {
+            Some(old) => format!("{old} {sentence}"),
+            None => sentence.to_owned(),
+        });
+    }
+
+    fn now(&self) -> String {
+        (self.clock)().format("%Y-%m-%dT%H:%M:%S").to_string()
+    }
+
+    /// Opens the database now (the app does, to show a notice at start).
+    pub fn open(&mut self) -> Result<()> {
+        self.store().map(|_| ())
+    }
+
+    /// The database, opened (and a corrupt or newer one set aside) on first use.
+    fn store(&mut self) -> Result<&mut Store> {
+        if self.store.is_none() {
+            let (store, notice) = match &self.home {
+                Home::Memory => (Store::open_in_memory()?, None),
+                Home::Folder(dir) => {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
+                    let tag = (self.clock)().format("%Y%m%d-%H%M%S").to_string();
+                    match Store::open_or_set_aside(&dir.join(home::DATABASE_FILE), &tag) {
+                        Ok(pair) => pair,
+                        // The file could not even be set aside (a read-only
+                        // folder): keep working in memory and say so.
+                        Err(e) => (
+                            Store::open_in_memory()?,
+                            Some(format!("{e}. Working without saving this session.")),
+                        ),
+                    }
+                }
+            };
+            self.notice = notice;
+            self.store = Some(store);
+            if let Home::Folder(_) = self.home {
+                let legacy = home::legacy_cli_home();
+                if let Some(n) = self.import_legacy(&legacy)? {
+                    self.notice = Some(match self.notice.take() {
+                        Some(old) => format!("{old} {n}"),
+                        None => n,
+                    });
+                }
+            }
+        }
+        match self.store.as_mut() {
+            Some(s) => Ok(s),
+            None => Err(AppError::Store {
+                message: "the database is not open".into(),
+            }),
+        }
+    }
+
+    /// Platforms with the user's packs and overrides applied, re-read when the
+    /// database changed under us.
+    fn layer(&mut self) -> Result<&UserLayer> {
+        let version = self.store()?.data_version()?;
+        let stale = self
+            .layer
+            .as_ref()
+            .is_none_or(|l| l.data_version != version);
+        if stale {
+            let layer = self.build_layer(version)?;
+            self.layer = Some(layer);
+        }
+        match self.layer.as_ref() {
+            Some(l) => Ok(l),
+            None => Err(AppError::Store {
+                message: "user data could not be loaded".into(),
+            }),
+        }
+    }
+
+    /// Forgets the merged user data so the next use re-reads it (after this
+    /// process wrote to the database).
+    fn invalidate(&mut self) {
+        self.layer = None;
+    }
+
+    /// Bundled profiles, then imported packs, then the user's price overrides.
+    pub fn platforms(&mut self) -> Result<PlatformSet> {
+        Ok(self.layer()?.platforms.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests;

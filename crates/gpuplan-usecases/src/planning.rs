@@ -1,0 +1,599 @@
+//! Planning use cases: what the app's six steps and the CLI's `estimate`,
+//! `recommend`, `quote`, `script` and `pack export` do, once for both shells.
+
+use std::path::Path;
+
+use gpuplan_core::estimate::{estimate, EstimateReport};
+use gpuplan_core::job::{JobSpec, Precision};
+use gpuplan_core::pack::{CoursePack, PackInfo, Preset, PresetName};
+use gpuplan_core::plan::Plan;
+use gpuplan_core::platform::{PlatformKind, PlatformSet};
+use gpuplan_core::quote::{quote, Quote};
+use gpuplan_core::recommend::{recommend, Recommendation, Situation};
+use gpuplan_core::scripts::{self, Script, ShutdownSpec, SlurmSpec, StopMechanism};
+use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
+use gpuplan_core::Message;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+
+use crate::views::{
+    AppInfo, CourseInfo, EstimateView, GpuInfo, KitView, ModelInfo, PlatformInfo, PresetView,
+    QuoteView, RecommendationView, ScriptView,
+};
+use crate::{defaults, files, AppError, Planner, Result};
+
+/// Options the app's options screen lists.
+pub const APP_OPTIONS: usize = 10;
+/// Largest accepted custom `config.json`, bytes.
+pub const MAX_CONFIG_BYTES: u64 = 1_000_000;
+
+/// A custom transformer's `config.json`, read by the shell.
+pub struct CustomConfig<'a> {
+    /// Where it came from (for messages and the report's model id).
+    pub name: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
+/// What `gpuplan script shutdown` asks for.
+pub struct ShutdownRequest<'a> {
+    /// Platform id.
+    pub platform: &'a str,
+    /// Job name (default [`defaults::JOB_NAME`]).
+    pub job_name: Option<&'a str>,
+    /// The training command.
+    pub command: &'a str,
+    /// A hard maximum in hours; else from the plan, else the default.
+    pub max_hours: Option<f64>,
+    /// A plan whose longest run sets the maximum.
+    pub plan: Option<&'a Plan>,
+    /// Vast.ai: destroy instead of stop.
+    pub destroy: bool,
+}
+
+/// What `gpuplan script slurm` asks for; `None` takes the defaults.
+#[derive(Default)]
+pub struct SlurmRequest<'a> {
+    /// Job name.
+    pub job_name: &'a str,
+    /// Partition.
+    pub partition: Option<&'a str>,
+    /// GPUs.
+    pub gpus: Option<u32>,
+    /// CPU cores.
+    pub cpus: Option<u32>,
+    /// Memory, GB.
+    pub mem_gb: Option<u32>,
+    /// Hours of the run, or
+    pub hours: Option<f64>,
+    /// a plan whose longest run sets them.
+    pub plan: Option<&'a Plan>,
+    /// The cluster's walltime cap (default: the campus profile's).
+    pub cap_hours: Option<f64>,
+    /// Log path.
+    pub output: Option<&'a str>,
+    /// `conda:ENV` / `module:NAME` lines.
+    pub activate: Vec<String>,
+    /// The training command.
+    pub command: &'a str,
+    /// Requeue variant.
+    pub requeue: bool,
+}
+
+/// What `gpuplan pack export` asks for.
+pub struct PackExport<'a> {
+    /// Course name.
+    pub name: &'a str,
+    /// Instructor.
+    pub instructor: &'a str,
+    /// Platform ids to include (with the exporter's overrides applied).
+    pub platforms: &'a [String],
+    /// Plans whose jobs become presets.
+    pub presets: Vec<Plan>,
+    /// Budget cap per student, CNY (decimal text).
+    pub budget_cap: Option<&'a str>,
+}
+
+fn hours_arg(field: &str, h: Option<f64>) -> Result<Option<f64>> {
+    match h {
+        Some(v) if !(v.is_finite() && v > 0.0 && v <= 24.0 * 60.0) => Err(AppError::input(
+            field,
+            format!("{v} is out of range"),
+            "hours in (0, 1440]",
+        )),
+        v => Ok(v),
+    }
+}
+
+/// The checkpoint interval a plan's resumable template uses: the spot
+/// interval the quote assumed, else the default. The template counts whole
+/// epochs, so a fractional interval is refused rather than silently changed
+/// (the quote would then assume a different interval than the script runs).
+fn checkpoint_every(plan: Option<&Plan>) -> Result<u32> {
+    match plan
+        .and_then(|p| p.spot.as_ref())
+        .and_then(|s| s.checkpoint_every_epochs)
+    {
+        None => Ok(defaults::CHECKPOINT_EVERY_EPOCHS),
+        Some(e) => {
+            if e.fract() != Decimal::ZERO {
+                return Err(AppError::input(
+                    "spot.checkpoint_every_epochs",
+                    format!("{e} is not a whole number of epochs"),
+                    "a whole number of epochs for the resumable template",
+                ));
+            }
+            e.to_u32().ok_or_else(|| {
+                AppError::input(
+                    "spot.checkpoint_every_epochs",
+                    format!("{e} is out of range"),
+                    "1..=1000 epochs",
+                )
+            })
+        }
+    }
+}
+
+impl Planner {
+    /// Everything the app needs at start.
+    pub fn info(&mut self) -> Result<AppInfo> {
+        let b = &self.bundled;
+        let models = b
+            .zoo
+            .entries()
+            .iter()
+            .map(|e| ModelInfo {
+                id: e.id.clone(),
+                name: e.model.name().to_owned(),
+                family: e.model.family().to_owned(),
+                params_m: match &e.model {
+                    Model::Vision(v) => v.params(v.default_classes) as f64 / 1e6,
+                    Model::Transformer(t) => t.params() as f64 / 1e6,
+                },
+            })
+            .collect();
+        let gpus = b
+            .catalog
+            .gpus()
+            .iter()
+            .map(|g| GpuInfo {
+                id: g.id.clone(),
+                name: g.spec.name.clone(),
+                vram_gib: g.vram_gib(),
+                bf16: g.supports_bf16(),
+            })
+            .collect();
+        let mut presets = preset_views(&b.presets, |i, p| {
+            p.id.clone().unwrap_or_else(|| format!("preset-{i}"))
+        });
+        let first_job = presets.first().map(|p| p.job.clone()).unwrap_or_default();
+        let packs = self.loaded_packs()?;
+        let course = packs.last().map(|p| {
+            presets.extend(preset_views(p, |i, _| format!("course-{i}")));
+            CourseInfo {
+                name: p.pack.name.clone(),
+                instructor: p.pack.instructor.clone(),
+                budget_cap: p.pack.budget_cap,
+                default_platform: p.pack.default_platform.clone(),
+            }
+        });
+        let platforms = self
+            .platforms()?
+            .platforms
+            .iter()
+            .map(|p| PlatformInfo {
+                id: p.id.clone(),
+                name: p.name.clone(),
+                kind: p.kind,
+                gpus: p.offers.iter().map(|o| o.gpu.clone()).collect(),
+                spot_gpus: p
+                    .offers
+                    .iter()
+                    .filter(|o| o.spot_per_hour.is_some())
+                    .map(|o| o.gpu.clone())
+                    .collect(),
+            })
+            .collect();
+        let mut defaults = defaults::for_app(first_job);
+        if let Some(c) = &course {
+            if let Some(cap) = c.budget_cap {
+                defaults.situation.budget = Some(cap);
+                defaults.plan.budget = Some(cap);
+            }
+            if let Some(p) = &c.default_platform {
+                defaults.plan.platform = p.clone();
+            }
+        }
+        Ok(AppInfo {
+            models,
+            gpus,
+            platforms,
+            presets,
+            course,
+            defaults,
+            notice: self.notice.clone(),
+        })
+    }
+
+    /// Peak memory and time of a job on every card, fixes for `gpu` (or the
+    /// default target). A custom `config.json` stands in for a zoo model.
+    pub fn estimate(
+        &self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        config: Option<CustomConfig<'_>>,
+    ) -> Result<EstimateReport> {
+        let b = &self.bundled;
+        if job.hours.is_some() {
+            return Err(AppError::input(
+                "hours",
+                "the estimator times a model; hours of a run belong in a plan",
+                "omit it, or give a model",
+            ));
+        }
+        let custom;
+        let entry: &ZooEntry = match (config, job.model.as_deref()) {
+            (Some(c), None | Some("custom")) => {
+                if c.text.len() as u64 > MAX_CONFIG_BYTES {
+                    return Err(AppError::input(
+                        "config",
+                        "file is larger than 1 MB",
+                        "a Hugging Face config.json",
+                    ));
+                }
+                custom = ZooEntry {
+                    id: "custom".into(),
+                    model: Model::Transformer(from_hf_config(c.text)?),
+                };
+                &custom
+            }
+            (Some(_), Some(other)) => {
+                return Err(AppError::input(
+                    "model",
+                    format!("`{other}` and --config both name the model"),
+                    "--model custom with --config, or a zoo id without it",
+                ))
+            }
+            (None, Some(id)) => b.zoo.get(id)?,
+            (None, None) => {
+                return Err(AppError::input(
+                    "model",
+                    "no model given",
+                    "a zoo id (`gpuplan models`)",
+                ))
+            }
+        };
+        let j = job.resolve(entry)?;
+        let target = gpu
+            .map(str::trim)
+            .filter(|g| !g.is_empty())
+            .map(|g| b.catalog.get(g))
+            .transpose()?;
+        if let Some(g) = target {
+            if j.precision.needs_bf16() && !g.supports_bf16() {
+                return Err(AppError::input(
+                    "precision",
+                    format!("{} needs bfloat16, which {} lacks", j.precision, g.id),
+                    format!(
+                        "{} or {} on this GPU; bf16 needs an Ampere or newer card",
+                        Precision::Fp32,
+                        Precision::Fp16Amp
+                    ),
+                ));
+            }
+        }
+        let est = estimate(entry, &j, &b.catalog, target);
+        Ok(est.report(entry.model.name(), target.map(|g| g.id.as_str())))
+    }
+
+    /// The memory screen: the estimate and its chart.
+    pub fn estimate_view(&self, job: &JobSpec, gpu: Option<&str>) -> Result<EstimateView> {
+        let report = self.estimate(job, gpu, None)?;
+        let chart = self.vram_chart(&report)?;
+        Ok(EstimateView { report, chart })
+    }
+
+    /// Ranked platform x GPU options for a situation.
+    pub fn recommend(&mut self, s: &Situation) -> Result<Recommendation> {
+        let platforms = self.platforms()?;
+        Ok(recommend(s, &platforms, &self.bundled.catalog, &self.bundled.zoo)?)
+    }
+
+    /// The options screen: the first options and their cost chart.
+    pub fn recommend_view(&mut self, s: &Situation) -> Result<RecommendationView> {
+        let mut recommendation = self.recommend(s)?;
+        recommendation.options.truncate(APP_OPTIONS);
+        let chart = self.cost_chart(&recommendation.options)?;
+        Ok(RecommendationView {
+            recommendation,
+            chart,
+        })
+    }
+
+    /// A plan file's text, parsed and validated (`file` names it in errors).
+    pub fn parse_plan(&self, file: &str, text: &str) -> Result<Plan> {
+        Ok(Plan::from_toml(file, text)?)
+    }
+
+    /// Reads and parses a plan file.
+    pub fn read_plan(&self, path: &Path) -> Result<Plan> {
+        let text = files::read_text(path, "plan", files::MAX_USER_FILE_BYTES)?;
+        self.parse_plan(&path.display().to_string(), &text)
+    }
+
+    /// Prices a plan on its platform (with the user's overrides and packs).
+    pub fn quote(&mut self, plan: &Plan) -> Result<Quote> {
+        let platforms = self.platforms()?;
+        let profile = platforms.get(&plan.platform)?;
+        Ok(quote(plan, profile, &self.bundled.catalog, &self.bundled.zoo)?)
+    }
+
+    /// The plan screen: the bill and the spend chart.
+    pub fn quote_view(&mut self, plan: &Plan) -> Result<QuoteView> {
+        let quote = self.quote(plan)?;
+        let chart = self.spend_chart(&quote, plan.budget.and_then(|b| b.to_f64()))?;
+        Ok(QuoteView { quote, chart })
+    }
+
+    fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {
+        Ok(self.quote(plan)?.longest_run_hours.to_f64().unwrap_or(1.0))
+    }
+
+    /// The auto-shutdown wrapper.
+    pub fn shutdown_script(&mut self, r: &ShutdownRequest<'_>) -> Result<String> {
+        let platforms = self.platforms()?;
+        let p = platforms.get(r.platform)?;
+        let mechanism = StopMechanism::for_platform(p).ok_or_else(|| {
+            AppError::input(
+                "platform",
+                format!(
+                    "{} has no instance to stop (sessions or Slurm jobs end by themselves)",
+                    p.id
+                ),
+                "a container cloud or marketplace",
+            )
+        })?;
+        if r.destroy && mechanism != StopMechanism::VastCli {
+            return Err(AppError::input(
+                "destroy",
+                format!("--destroy applies to Vast.ai instances, not {}", p.id),
+                "omit --destroy, or --platform vast",
+            ));
+        }
+        if r.max_hours.is_some() && r.plan.is_some() {
+            return Err(AppError::input(
+                "max_hours",
+                "--max-hours and --plan both set the maximum runtime",
+                "one of them",
+            ));
+        }
+        let max_runtime_seconds = match (hours_arg("max_hours", r.max_hours)?, r.plan) {
+            (Some(h), _) => (h * 3600.0).ceil() as u64,
+            (None, Some(plan)) => scripts::with_margin(self.longest_run_hours(plan)?),
+            (None, None) => defaults::SHUTDOWN_MAX_HOURS * 3600,
+        };
+        Ok(scripts::shutdown_wrapper(&ShutdownSpec {
+            platform: p.id.clone(),
+            mechanism,
+            job_name: r.job_name.unwrap_or(defaults::JOB_NAME).to_owned(),
+            command: r.command.to_owned(),
+            max_runtime_seconds,
+            destroy: r.destroy,
+            poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
+        })?)
+    }
+
+    /// The walltime cap of the campus cluster profile, if any.
+    fn campus_cap(platforms: &PlatformSet) -> Option<f64> {
+        platforms
+            .platforms
+            .iter()
+            .find(|p| p.kind == PlatformKind::CampusHpc)
+            .and_then(|p| p.quota.walltime_max_hours.as_ref())
+            .and_then(|c| c.value.to_f64())
+    }
+
+    /// A Slurm sbatch script.
+    pub fn slurm_script(&mut self, r: &SlurmRequest<'_>) -> Result<Script> {
+        if r.hours.is_some() && r.plan.is_some() {
+            return Err(AppError::input(
+                "hours",
+                "--hours and --plan both set the run's length",
+                "one of them",
+            ));
+        }
+        let hours = match (hours_arg("hours", r.hours)?, r.plan) {
+            (Some(h), _) => h,
+            (None, Some(plan)) => self.longest_run_hours(plan)?,
+            (None, None) => {
+                return Err(AppError::input(
+                    "hours",
+                    "give --hours or --plan",
+                    "hours of one run",
+                ))
+            }
+        };
+        let cap = match hours_arg("cap_hours", r.cap_hours)? {
+            Some(c) => Some(c),
+            None => Self::campus_cap(&self.platforms()?),
+        };
+        Ok(scripts::slurm(&SlurmSpec {
+            job_name: r.job_name.to_owned(),
+            partition: r.partition.unwrap_or(defaults::SLURM_PARTITION).to_owned(),
+            gpus: r.gpus.unwrap_or(1),
+            cpus: r.cpus.unwrap_or(defaults::SLURM_CPUS),
+            mem_gb: r.mem_gb.unwrap_or(defaults::SLURM_MEM_GB),
+            hours,
+            cap_hours: cap,
+            output: r.output.unwrap_or(defaults::SLURM_OUTPUT).to_owned(),
+            activate: r.activate.clone(),
+            command: r.command.to_owned(),
+            requeue: r.requeue,
+        })?)
+    }
+
+    /// The resumable training template: every `every` epochs, or the plan's
+    /// spot checkpoint interval (so the quote and the script agree).
+    pub fn resume_script(&self, every: Option<u32>, plan: Option<&Plan>) -> Result<Script> {
+        if every.is_some() && plan.is_some() {
+            return Err(AppError::input(
+                "every",
+                "--every and --plan both set the checkpoint interval",
+                "one of them",
+            ));
+        }
+        let n = match every {
+            Some(n) => n,
+            None => checkpoint_every(plan)?,
+        };
+        Ok(scripts::resume_template(n)?)
+    }
+
+    /// The environment probe.
+    pub fn probe_script(&self) -> Script {
+        scripts::env_probe()
+    }
+
+    /// The offline wheel bundle for a Python version (default 3.10).
+    pub fn offline_script(&self, python: Option<&str>) -> Result<Script> {
+        Ok(scripts::offline_install(python.unwrap_or(defaults::PYTHON))?)
+    }
+
+    /// The checklist for a platform, tailored to a plan when one is given.
+    pub fn checklist(&mut self, platform: &str, plan: Option<&Plan>) -> Result<Vec<Message>> {
+        let platforms = self.platforms()?;
+        let p = platforms.get(platform)?;
+        let q = plan.map(|plan| self.quote(plan)).transpose()?;
+        Ok(scripts::checklist(p, q.as_ref()))
+    }
+
+    /// The before-you-rent screen for a plan: checklist and every script that
+    /// applies to its platform.
+    pub fn kit(&mut self, plan: &Plan, command: &str) -> Result<KitView> {
+        let platforms = self.platforms()?;
+        let profile = platforms.get(&plan.platform)?;
+        let q = self.quote(plan)?;
+        let longest = q.longest_run_hours.to_f64().unwrap_or(1.0);
+        let job_name: String = plan
+            .job
+            .model
+            .as_deref()
+            .unwrap_or(defaults::JOB_NAME)
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .take(40)
+            .collect();
+        let job_name = if job_name.is_empty() {
+            defaults::JOB_NAME.to_owned()
+        } else {
+            job_name
+        };
+        if command.trim().is_empty() {
+            return Err(AppError::input(
+                "command",
+                "is empty",
+                "the command that starts training, e.g. python train.py",
+            ));
+        }
+        let view = |key: &str, s: Script| ScriptView {
+            key: key.into(),
+            file_name: s.file_name,
+            text: s.text,
+            notes: s.notes,
+        };
+        let mut out = Vec::new();
+        if let Some(mechanism) = StopMechanism::for_platform(profile) {
+            let text = scripts::shutdown_wrapper(&ShutdownSpec {
+                platform: profile.id.clone(),
+                mechanism,
+                job_name: job_name.clone(),
+                command: command.to_owned(),
+                max_runtime_seconds: scripts::with_margin(longest),
+                destroy: false,
+                poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
+            })?;
+            out.push(ScriptView {
+                key: "shutdown".into(),
+                file_name: "gpuplan-run.sh".into(),
+                text,
+                notes: Vec::new(),
+            });
+        }
+        if profile.kind == PlatformKind::CampusHpc {
+            let cap = profile
+                .quota
+                .walltime_max_hours
+                .as_ref()
+                .and_then(|c| c.value.to_f64());
+            for requeue in [false, true] {
+                let s = self.slurm_script(&SlurmRequest {
+                    job_name: &job_name,
+                    hours: Some(longest.clamp(0.01, 1440.0)),
+                    cap_hours: cap,
+                    command,
+                    requeue,
+                    ..SlurmRequest::default()
+                })?;
+                out.push(view(if requeue { "slurm-requeue" } else { "slurm" }, s));
+            }
+        }
+        out.push(view("probe", self.probe_script()));
+        out.push(view("offline", self.offline_script(None)?));
+        out.push(view("resume", self.resume_script(None, Some(plan))?));
+        Ok(KitView {
+            checklist: scripts::checklist(profile, Some(&q)),
+            scripts: out,
+        })
+    }
+
+    /// A course pack's text for a class: the named platforms as this user
+    /// sees them (overrides applied), plans' jobs as presets, a budget cap.
+    /// The text is validated by importing it before it is returned.
+    pub fn export_pack(&mut self, e: &PackExport<'_>) -> Result<String> {
+        let set = self.platforms()?;
+        let profiles = e
+            .platforms
+            .iter()
+            .map(|id| set.get(id).cloned())
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let budget_cap = e
+            .budget_cap
+            .map(|t| crate::userdata::parse_amount("budget_cap", t, 1_000_000))
+            .transpose()?;
+        let pack = CoursePack {
+            pack: PackInfo {
+                name: e.name.to_owned(),
+                instructor: e.instructor.to_owned(),
+                budget_cap,
+                default_platform: profiles.first().map(|p| p.id.clone()),
+            },
+            platforms: profiles,
+            presets: e
+                .presets
+                .iter()
+                .map(|plan| Preset {
+                    id: None,
+                    name: PresetName::Text(plan.name.clone()),
+                    job: plan.job.clone(),
+                    runs: plan.runs.iter().map(|r| r.count).sum::<u32>().max(1),
+                })
+                .collect(),
+        };
+        let text = pack.to_toml();
+        CoursePack::from_toml("exported pack", &text, &self.bundled.catalog)?;
+        Ok(text)
+    }
+}
+
+fn preset_views(pack: &CoursePack, key: impl Fn(usize, &Preset) -> String) -> Vec<PresetView> {
+    pack.presets
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PresetView {
+            key: key(i, p),
+            name: p.name.localized(),
+            job: p.job.clone(),
+            runs: p.runs,
+        })
+        .collect()
+}

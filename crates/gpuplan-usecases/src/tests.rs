@@ -1,0 +1,1 @@
+//! Tests of the use cases over an in-memory or temporary database.

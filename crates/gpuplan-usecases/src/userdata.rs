@@ -1,0 +1,486 @@
+//! The user's own data, in the one database both shells share: price
+//! overrides, imported course packs, saved plans, the ledger and settings.
+//! User data is layered over the bundled data when it is used, never merged
+//! into it, so an update of the bundled files never overwrites it.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use gpuplan_core::pack::{CoursePack, Overrides, PriceOverride};
+use gpuplan_core::plan::Plan;
+use gpuplan_core::recommend::Situation;
+use gpuplan_store::{LedgerEntry, PLAN_FORMAT_TOML};
+use rust_decimal::Decimal;
+
+use crate::views::{LedgerInput, LedgerPage, LedgerRow, OverrideRow, PackRow, SavedPlanRow};
+use crate::{files, home, legacy, AppError, Planner, Result, UserLayer};
+
+/// Most CNY per GPU-hour a user price may be: far above any card's price.
+pub const MAX_PRICE_PER_HOUR: u32 = 10_000;
+/// Longest note kept with an override, characters.
+const MAX_NOTE_CHARS: usize = 200;
+/// Longest plan name, characters (as the plan file allows).
+const MAX_NAME_CHARS: usize = 200;
+/// Largest amount or hour count in a ledger entry.
+pub const MAX_LEDGER_AMOUNT: u32 = 10_000_000;
+/// Ledger entries the screen shows; totals cover every entry.
+pub const LEDGER_PAGE: u32 = 500;
+
+/// A pack in the database, parsed (or the reason it no longer parses).
+pub struct ImportedPack {
+    /// Course name.
+    pub name: String,
+    /// When imported.
+    pub imported_at: String,
+    /// The pack, or its error.
+    pub pack: std::result::Result<CoursePack, String>,
+}
+
+/// A decimal the user typed, checked against `0..=max`.
+pub fn parse_amount(field: &str, text: &str, max: u32) -> Result<Decimal> {
+    let d = Decimal::from_str(text.trim()).map_err(|_| {
+        AppError::input(
+            field,
+            format!("`{}` is not a number", excerpt(text)),
+            "a number such as 12.5",
+        )
+    })?;
+    if d < Decimal::ZERO || d > Decimal::from(max) {
+        return Err(AppError::input(
+            field,
+            format!("{d} is out of range"),
+            format!("0..={max}"),
+        ));
+    }
+    Ok(d)
+}
+
+/// At most 40 characters of user text for an error message.
+pub fn excerpt(text: &str) -> String {
+    let mut s: String = text.chars().take(40).collect();
+    if text.chars().count() > 40 {
+        s.push('…');
+    }
+    s
+}
+
+/// A plan as the plan file text this build writes.
+pub fn plan_toml(plan: &Plan) -> Result<String> {
+    toml::to_string_pretty(plan).map_err(|e| AppError::io(format!("plan: {e}")))
+}
+
+fn plan_error(e: &AppError) -> String {
+    e.to_string()
+}
+
+impl Planner {
+    pub(crate) fn build_layer(&mut self, data_version: i64) -> Result<UserLayer> {
+        let catalog = &self.bundled.catalog;
+        let mut platforms = self.bundled.platforms.clone();
+        let store = match self.store.as_ref() {
+            Some(s) => s,
+            None => {
+                return Err(AppError::Store {
+                    message: "the database is not open".into(),
+                })
+            }
+        };
+        let mut packs = Vec::new();
+        for row in store.packs()? {
+            let parsed = CoursePack::from_toml(&row.name, &row.body, catalog)
+                .map_err(|e| e.to_string());
+            if let Ok(p) = &parsed {
+                p.merge_into(&mut platforms);
+            }
+            packs.push(ImportedPack {
+                name: row.name,
+                imported_at: row.imported_at,
+                pack: parsed,
+            });
+        }
+        let overrides = Overrides {
+            prices: store
+                .overrides()?
+                .into_iter()
+                .map(|(platform, gpu, price_per_hour, note)| PriceOverride {
+                    platform,
+                    gpu,
+                    price_per_hour,
+                    note,
+                })
+                .collect(),
+        };
+        let unmatched_overrides = overrides.apply(&mut platforms);
+        Ok(UserLayer {
+            data_version,
+            platforms,
+            packs,
+            unmatched_overrides,
+        })
+    }
+
+    /// Imports an earlier CLI's `overrides.toml` and `packs/` once, keeping
+    /// the files. Returns a sentence for the user when something was imported
+    /// or could not be.
+    pub(crate) fn import_legacy(&mut self, dir: &Path) -> Result<Option<String>> {
+        const DONE: &str = "legacy_cli_import";
+        let (overrides, packs) = home::legacy_files(dir);
+        if overrides.is_none() && packs.is_empty() {
+            return Ok(None);
+        }
+        if self.store()?.setting(DONE)?.is_some() {
+            return Ok(None);
+        }
+        let now = self.now();
+        let mut imported = 0usize;
+        let mut failed = Vec::new();
+        if let Some(path) = overrides {
+            let text = files::read_text(&path, "overrides", files::MAX_USER_FILE_BYTES);
+            match text.and_then(|t| {
+                Overrides::from_toml(&path.display().to_string(), &t).map_err(AppError::from)
+            }) {
+                Ok(o) => {
+                    for p in o.prices {
+                        self.store()?
+                            .set_override(&p.platform, &p.gpu, p.price_per_hour, &p.note)?;
+                        imported += 1;
+                    }
+                }
+                Err(e) => failed.push(e.to_string()),
+            }
+        }
+        for path in packs {
+            let result = files::read_text(&path, "pack", files::MAX_USER_FILE_BYTES).and_then(|t| {
+                CoursePack::from_toml(&path.display().to_string(), &t, &self.bundled.catalog)
+                    .map(|p| (p, t))
+                    .map_err(AppError::from)
+            });
+            match result {
+                Ok((p, text)) => {
+                    self.store()?.save_pack(&p.pack.name, &text, &now)?;
+                    imported += 1;
+                }
+                Err(e) => failed.push(e.to_string()),
+            }
+        }
+        self.store()?.set_setting(DONE, &now)?;
+        self.invalidate();
+        let mut note = format!(
+            "Imported {imported} price override(s) and pack(s) from {}; the files were left in place.",
+            dir.display()
+        );
+        if !failed.is_empty() {
+            note.push_str(&format!(" Not imported: {}.", failed.join("; ")));
+        }
+        Ok(Some(note))
+    }
+
+    /// Sets the user's price for a GPU on a platform; returns the stored row.
+    pub fn set_override(
+        &mut self,
+        platform: &str,
+        gpu: &str,
+        price: &str,
+        note: &str,
+    ) -> Result<OverrideRow> {
+        let price = parse_amount("price", price, MAX_PRICE_PER_HOUR)?;
+        let gpu_id = {
+            let set = self.platforms()?;
+            set.get(platform)?
+                .offer(gpu, &self.bundled.catalog)?
+                .gpu
+                .clone()
+        };
+        let row = OverrideRow {
+            platform: platform.trim().to_ascii_lowercase(),
+            gpu: gpu_id,
+            price_per_hour: price,
+            note: note.chars().take(MAX_NOTE_CHARS).collect(),
+        };
+        self.store()?
+            .set_override(&row.platform, &row.gpu, row.price_per_hour, &row.note)?;
+        self.invalidate();
+        Ok(row)
+    }
+
+    /// The user's overrides.
+    pub fn overrides(&mut self) -> Result<Vec<OverrideRow>> {
+        Ok(self
+            .store()?
+            .overrides()?
+            .into_iter()
+            .map(|(platform, gpu, price_per_hour, note)| OverrideRow {
+                platform,
+                gpu,
+                price_per_hour,
+                note,
+            })
+            .collect())
+    }
+
+    /// Overrides that name an offer that no longer exists (kept, not
+    /// applied); none when the database was not needed and is not open.
+    pub fn unmatched_overrides(&mut self) -> Result<Vec<OverrideRow>> {
+        if self.store.is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .layer()?
+            .unmatched_overrides
+            .iter()
+            .map(|o| OverrideRow {
+                platform: o.platform.clone(),
+                gpu: o.gpu.clone(),
+                price_per_hour: o.price_per_hour,
+                note: o.note.clone(),
+            })
+            .collect())
+    }
+
+    /// Removes every override.
+    pub fn clear_overrides(&mut self) -> Result<()> {
+        self.store()?.clear_overrides()?;
+        self.invalidate();
+        Ok(())
+    }
+
+    /// Validates and imports a course pack's text (`file` names it in errors).
+    pub fn import_pack(&mut self, file: &str, text: &str) -> Result<CoursePack> {
+        let pack = CoursePack::from_toml(file, text, &self.bundled.catalog)?;
+        let now = self.now();
+        self.store()?.save_pack(&pack.pack.name, text, &now)?;
+        self.invalidate();
+        Ok(pack)
+    }
+
+    /// Imports the course pack in a file.
+    pub fn import_pack_file(&mut self, path: &Path) -> Result<CoursePack> {
+        let text = files::read_text(path, "pack", files::MAX_USER_FILE_BYTES)?;
+        self.import_pack(&path.display().to_string(), &text)
+    }
+
+    /// Removes an imported pack by course name.
+    pub fn remove_pack(&mut self, name: &str) -> Result<()> {
+        if self.store()?.delete_pack(name)? {
+            self.invalidate();
+            Ok(())
+        } else {
+            let names: Vec<String> = self.packs()?.into_iter().map(|p| p.name).collect();
+            Err(AppError::input(
+                "pack",
+                format!("no imported pack is named `{}`", excerpt(name)),
+                if names.is_empty() {
+                    "no packs are imported".to_owned()
+                } else {
+                    names.join(", ")
+                },
+            ))
+        }
+    }
+
+    /// Imported packs, each with its error if it no longer loads.
+    pub fn packs(&mut self) -> Result<Vec<PackRow>> {
+        Ok(self
+            .layer()?
+            .packs
+            .iter()
+            .map(|p| match &p.pack {
+                Ok(pack) => PackRow {
+                    name: p.name.clone(),
+                    platforms: pack.platforms.len(),
+                    presets: pack.presets.len(),
+                    imported_at: p.imported_at.clone(),
+                    error: None,
+                },
+                Err(e) => PackRow {
+                    name: p.name.clone(),
+                    platforms: 0,
+                    presets: 0,
+                    imported_at: p.imported_at.clone(),
+                    error: Some(e.clone()),
+                },
+            })
+            .collect())
+    }
+
+    /// The imported packs that load, oldest first.
+    pub(crate) fn loaded_packs(&mut self) -> Result<Vec<CoursePack>> {
+        Ok(self
+            .layer()?
+            .packs
+            .iter()
+            .filter_map(|p| p.pack.as_ref().ok().cloned())
+            .collect())
+    }
+
+    /// Saves a plan (new when `id` is `None`) as plan TOML; returns its id.
+    pub fn save_plan(
+        &mut self,
+        id: Option<i64>,
+        plan: &Plan,
+        situation: Option<&Situation>,
+    ) -> Result<i64> {
+        let body = plan_toml(plan)?;
+        // What is stored must read back as the same plan, validated.
+        let back = Plan::from_toml("plan", &body)?;
+        if &back != plan {
+            return Err(AppError::io("the plan does not survive a round trip through TOML"));
+        }
+        let situation = situation
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| AppError::io(format!("situation: {e}")))?;
+        let name: String = if plan.name.trim().is_empty() {
+            "plan".to_owned()
+        } else {
+            plan.name.chars().take(MAX_NAME_CHARS).collect()
+        };
+        let now = self.now();
+        let store = self.store()?;
+        match id {
+            Some(id) => {
+                store.update_plan(id, &name, &body, situation.as_deref(), &now)?;
+                Ok(id)
+            }
+            None => Ok(store.save_plan(&name, &body, situation.as_deref(), &now)?),
+        }
+    }
+
+    /// Saved plans, newest first; one that no longer validates carries its
+    /// error. Plans saved by the first app release are converted to plan TOML
+    /// on the way (the old text is replaced only when the conversion succeeds).
+    pub fn plans(&mut self) -> Result<Vec<SavedPlanRow>> {
+        let rows = self.store()?.list_plans()?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let file = format!("saved plan {}", r.id);
+            let (toml_text, parsed) = if r.format == PLAN_FORMAT_TOML {
+                let parsed = Plan::from_toml(&file, &r.body).map_err(AppError::from);
+                (r.body.clone(), parsed)
+            } else {
+                match legacy::plan_from_app_json(&r.body) {
+                    Ok(plan) => {
+                        let text = plan_toml(&plan)?;
+                        self.store()?.convert_plan(r.id, &text)?;
+                        (text, Ok(plan))
+                    }
+                    Err(e) => (r.body.clone(), Err(e)),
+                }
+            };
+            let situation = r
+                .situation
+                .as_deref()
+                .and_then(|s| serde_json::from_str::<Situation>(s).ok());
+            out.push(SavedPlanRow {
+                id: r.id,
+                name: r.name,
+                updated_at: r.updated_at,
+                error: parsed.as_ref().err().map(plan_error),
+                plan: parsed.ok(),
+                situation,
+                toml: toml_text,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Deletes a saved plan (ledger entries keep their data, unlinked).
+    pub fn delete_plan(&mut self, id: i64) -> Result<()> {
+        Ok(self.store()?.delete_plan(id)?)
+    }
+
+    /// Adds a real bill to the ledger, with the linked plan's quoted total
+    /// for plan-versus-actual; returns its id.
+    pub fn add_ledger(&mut self, entry: &LedgerInput) -> Result<i64> {
+        let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| {
+            AppError::input(
+                "date",
+                format!("`{}` is not a date", excerpt(&entry.date)),
+                "YYYY-MM-DD",
+            )
+        })?;
+        let text = |field: &str, s: &str, max: usize| -> Result<String> {
+            let t = s.trim();
+            if t.is_empty() || t.chars().count() > max {
+                return Err(AppError::input(
+                    field,
+                    "is empty or too long",
+                    format!("1 to {max} characters"),
+                ));
+            }
+            Ok(t.to_owned())
+        };
+        let platform = text("platform", &entry.platform, 100)?;
+        let gpu = text("gpu", &entry.gpu, 100)?;
+        let hours = parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT)?;
+        let cost = parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT)?;
+        let planned_cost = match entry.plan_id {
+            Some(id) => {
+                let saved = self.store()?.get_plan(id)?;
+                Plan::from_toml(&format!("saved plan {id}"), &saved.body)
+                    .ok()
+                    .and_then(|p| self.quote(&p).ok())
+                    .map(|q| q.cash_total)
+            }
+            None => None,
+        };
+        let e = LedgerEntry {
+            id: 0,
+            date: date.to_string(),
+            platform,
+            gpu,
+            hours,
+            cost,
+            problems: entry.problems.chars().take(2000).collect(),
+            plan_id: entry.plan_id,
+            planned_cost,
+        };
+        let now = self.now();
+        Ok(self.store()?.add_ledger(&e, &now)?)
+    }
+
+    /// The newest ledger entries, the total over all of them, and the spend
+    /// by month.
+    pub fn ledger(&mut self) -> Result<LedgerPage> {
+        let (entries, months) = {
+            let store = self.store()?;
+            (store.ledger_page(LEDGER_PAGE)?, store.spend_by_month()?)
+        };
+        let total: Decimal = months.iter().map(|m| m.cost).sum();
+        let chart = self.month_chart(&months)?;
+        Ok(LedgerPage {
+            entries: entries
+                .into_iter()
+                .map(|e| LedgerRow {
+                    id: e.id,
+                    date: e.date,
+                    platform: e.platform,
+                    gpu: e.gpu,
+                    hours: e.hours,
+                    cost: e.cost,
+                    problems: e.problems,
+                    planned_cost: e.planned_cost,
+                })
+                .collect(),
+            chart,
+            total,
+        })
+    }
+
+    /// Reads a setting.
+    pub fn setting(&mut self, key: &str) -> Result<Option<String>> {
+        Ok(self.store()?.setting(key)?)
+    }
+
+    /// Writes a setting (language, last step).
+    pub fn set_setting(&mut self, key: &str, value: &str) -> Result<()> {
+        if key.is_empty() || key.len() > 64 || value.len() > 10_000 {
+            return Err(AppError::input(
+                "setting",
+                "empty or too long",
+                "keys of 1 to 64 and values up to 10000 characters",
+            ));
+        }
+        Ok(self.store()?.set_setting(key, value)?)
+    }
+}

@@ -1,0 +1,293 @@
+//! The shapes the app's screens receive and send, beside the core types that
+//! cross IPC as they are (`JobSpec`, `Plan`, `Situation`, `Quote`, ...). Money
+//! is a decimal string with two places; ids are numbers.
+
+use gpuplan_core::estimate::EstimateReport;
+use gpuplan_core::job::JobSpec;
+use gpuplan_core::plan::Plan;
+use gpuplan_core::platform::{Localized, PlatformKind};
+use gpuplan_core::quote::Quote;
+use gpuplan_core::recommend::{Recommendation, Situation};
+use gpuplan_core::Message;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// A chart as SVG in both languages: switching the language swaps the image
+/// without asking Rust again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Chart {
+    /// 简体中文.
+    pub zh: String,
+    /// English.
+    pub en: String,
+}
+
+/// A zoo model for the picker.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct ModelInfo {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// vision, encoder, decoder, encoder-decoder.
+    pub family: String,
+    /// Parameters in millions.
+    pub params_m: f64,
+}
+
+/// A catalog card.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct GpuInfo {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Memory, GiB.
+    pub vram_gib: f64,
+    /// bf16 support.
+    pub bf16: bool,
+}
+
+/// A platform for lists.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PlatformInfo {
+    /// Id.
+    pub id: String,
+    /// Names.
+    pub name: Localized,
+    /// Kind.
+    pub kind: PlatformKind,
+    /// GPU ids offered.
+    pub gpus: Vec<String>,
+    /// Whether offers have a spot price.
+    pub spot_gpus: Vec<String>,
+}
+
+/// A preset job (bundled or from a course pack).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PresetView {
+    /// Stable key (`resnet18-cifar`, `course-0`).
+    pub key: String,
+    /// Names.
+    pub name: Localized,
+    /// The job.
+    pub job: JobSpec,
+    /// Runs of it.
+    pub runs: u32,
+}
+
+/// The course a pack set up.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct CourseInfo {
+    /// Course name.
+    pub name: String,
+    /// Instructor.
+    pub instructor: String,
+    /// Budget cap per student, CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub budget_cap: Option<Decimal>,
+    /// Platform to start on.
+    pub default_platform: Option<String>,
+}
+
+/// A new situation, plan and command, before the user changes anything.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Defaults {
+    /// Step 1.
+    pub situation: Situation,
+    /// Step 5.
+    pub plan: Plan,
+    /// The training command in the kit.
+    pub command: String,
+}
+
+/// Everything the UI needs at start.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct AppInfo {
+    /// Models.
+    pub models: Vec<ModelInfo>,
+    /// GPUs.
+    pub gpus: Vec<GpuInfo>,
+    /// Platforms (bundled, packs, overrides applied).
+    pub platforms: Vec<PlatformInfo>,
+    /// Presets: the bundled ones, then the course's.
+    pub presets: Vec<PresetView>,
+    /// The newest imported course, if any.
+    pub course: Option<CourseInfo>,
+    /// Defaults of a new plan.
+    pub defaults: Defaults,
+    /// Something to tell the user at start (a database set aside).
+    pub notice: Option<String>,
+}
+
+/// The memory screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct EstimateView {
+    /// The estimate, as `gpuplan estimate --json` prints it.
+    pub report: EstimateReport,
+    /// Memory breakdown against the cards around the peak.
+    pub chart: Chart,
+}
+
+/// The options screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RecommendationView {
+    /// Ranked options (the first ten) and what was ruled out.
+    pub recommendation: Recommendation,
+    /// Cost breakdown of the top options.
+    pub chart: Chart,
+}
+
+/// The plan and budget screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct QuoteView {
+    /// The bill.
+    pub quote: Quote,
+    /// Cumulative spend against the budget.
+    pub chart: Chart,
+}
+
+/// A saved plan in lists. A plan that no longer validates is listed with its
+/// error, never hidden.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SavedPlanRow {
+    /// Id.
+    pub id: i64,
+    /// Name.
+    pub name: String,
+    /// Last saved, ISO-8601.
+    pub updated_at: String,
+    /// The plan, when it validates.
+    pub plan: Option<Plan>,
+    /// The situation it came from, if kept.
+    pub situation: Option<Situation>,
+    /// Why it does not validate.
+    pub error: Option<String>,
+    /// The plan file text (what `gpuplan quote` reads).
+    pub toml: String,
+}
+
+/// A ledger entry as the form sends it (numbers as typed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct LedgerInput {
+    /// YYYY-MM-DD.
+    pub date: String,
+    /// Platform id or name.
+    pub platform: String,
+    /// GPU id or name.
+    pub gpu: String,
+    /// Hours billed (decimal text).
+    pub hours: String,
+    /// CNY paid (decimal text).
+    pub cost: String,
+    /// What went wrong.
+    pub problems: String,
+    /// Saved plan it belongs to.
+    pub plan_id: Option<i64>,
+}
+
+/// A ledger entry with plan-versus-actual.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct LedgerRow {
+    /// Id.
+    pub id: i64,
+    /// Date.
+    pub date: String,
+    /// Platform.
+    pub platform: String,
+    /// GPU.
+    pub gpu: String,
+    /// Hours.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub hours: Decimal,
+    /// CNY paid.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub cost: Decimal,
+    /// Problems.
+    pub problems: String,
+    /// Planned CNY, when linked to a plan.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub planned_cost: Option<Decimal>,
+}
+
+/// The ledger screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct LedgerPage {
+    /// Entries, newest first (the newest 500).
+    pub entries: Vec<LedgerRow>,
+    /// Spend by month.
+    pub chart: Chart,
+    /// Total spent over every entry.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub total: Decimal,
+}
+
+/// A generated script.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct ScriptView {
+    /// Stable key (shutdown, slurm, slurm-requeue, probe, offline, resume).
+    pub key: String,
+    /// File name to save as.
+    pub file_name: String,
+    /// The script.
+    pub text: String,
+    /// Notes for the student.
+    pub notes: Vec<Message>,
+}
+
+/// The before-you-rent screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct KitView {
+    /// Checklist tailored to platform and plan.
+    pub checklist: Vec<Message>,
+    /// Ready-to-paste scripts.
+    pub scripts: Vec<ScriptView>,
+}
+
+/// A user's price override.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct OverrideRow {
+    /// Platform id.
+    pub platform: String,
+    /// GPU id.
+    pub gpu: String,
+    /// CNY per GPU-hour.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub price_per_hour: Decimal,
+    /// Where or when the user saw it.
+    pub note: String,
+}
+
+/// An imported course pack in lists.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PackRow {
+    /// Course name.
+    pub name: String,
+    /// Platforms it brings.
+    pub platforms: usize,
+    /// Presets it brings.
+    pub presets: usize,
+    /// When imported.
+    pub imported_at: String,
+    /// Why it no longer loads, if it does not.
+    pub error: Option<String>,
+}

@@ -17,8 +17,10 @@ const CLI = path.resolve(process.env.GPUPLAN_CLI ?? path.join(ROOT, "target/debu
 const DRIVER = process.env.TAURI_DRIVER ?? path.join(os.homedir(), ".cargo/bin/tauri-driver");
 const PORT = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
 const SHOTS = path.join(import.meta.dirname, "screenshots");
-// A private data folder: the app's database starts empty and survives restarts within the run.
+// A private data folder: the database the app and the CLI share starts empty
+// and survives restarts within the run.
 const DATA = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-e2e-"));
+const HOME = path.join(DATA, "home");
 let driver;
 let browser;
 let shot = 0;
@@ -57,7 +59,11 @@ async function snap(name) {
 }
 
 function cli(args) {
-  return JSON.parse(execFileSync(CLI, args, { encoding: "utf8", env: { ...process.env, GPUPLAN_HOME: path.join(DATA, "cli") } }));
+  return JSON.parse(execFileSync(CLI, args, { encoding: "utf8", env: { ...process.env, GPUPLAN_HOME: HOME } }));
+}
+
+function cliText(args) {
+  return execFileSync(CLI, args, { encoding: "utf8", env: { ...process.env, GPUPLAN_HOME: HOME } });
 }
 
 async function click(sel) {
@@ -84,7 +90,7 @@ async function ensureLang(lang) {
 before(async () => {
   driver = spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
+    env: { ...process.env, GPUPLAN_HOME: HOME, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
   });
   await waitForPort(PORT);
   await startApp();
@@ -141,16 +147,32 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   await snap("before-you-rent");
 });
 
-test("my price: an override changes the quote and survives", async () => {
+test("my price: one database for the app and the CLI, both ways", async () => {
   await click("#step-plan");
   await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
+  const platform = await (await browser.$("#plan-platform")).getValue();
+  const gpu = await (await browser.$("#plan-gpu")).getValue();
   await (await browser.$("#plan-hours")).setValue("10");
   await click("#compute");
   await browser.waitUntil(async () => (await browser.$("#cash-total").getAttribute("data-value")) !== null, { timeout: 10000 });
   const before = Number(await (await browser.$("#cash-total")).getAttribute("data-value"));
+  // Set in the app, seen by the CLI.
   await (await browser.$("#my-price")).setValue("9.99");
   await click("#save-price");
   await browser.waitUntil(async () => Number(await (await browser.$("#cash-total")).getAttribute("data-value")) > before, { timeout: 10000, timeoutMsg: "the quote never used the override" });
+  const listed = cli(["override", "list", "--json"]);
+  assert.ok(listed.some((o) => o.platform === platform && o.gpu === gpu && o.price_per_hour === "9.99"), `the CLI sees the app's price: ${JSON.stringify(listed)}`);
+  // Set in the CLI, seen by the app: its quote equals the CLI's quote of the same plan.
+  cliText(["override", "set", "--platform", platform, "--gpu", gpu, "--price", "7.77"]);
+  const withApp = Number(await (await browser.$("#cash-total")).getAttribute("data-value"));
+  await click("#compute");
+  await browser.waitUntil(async () => Number(await (await browser.$("#cash-total")).getAttribute("data-value")) !== withApp, { timeout: 10000, timeoutMsg: "the app never saw the CLI's price" });
+  const planFile = path.join(DATA, "ten-hours.toml");
+  fs.writeFileSync(planFile, [
+    'name = "ten hours"', `platform = "${platform}"`, `gpu = "${gpu}"`, "budget = 150", "student = true", "setup_hours = 0.25",
+    "[job]", 'hours = "10"', "[[run]]", 'name = "run"', "count = 1", "[data]", "size_gb = 1", "upload_mbps = 20", "[storage]", "gb = 20", "days = 7", "",
+  ].join("\n"));
+  assert.equal(await (await browser.$("#cash-total")).getAttribute("data-value"), cli(["quote", planFile, "--json"]).cash_total, "the app's total with the CLI's price is the CLI's");
   await browser.execute(() => {
     const el = document.getElementById("plan-hours");
     el.value = "";
@@ -235,7 +257,7 @@ test("restart: the saved plan and the language are still there", async () => {
 test("course onboarding: opening a course pack starts on the course's defaults", async () => {
   const pack = path.join(DATA, "cv101.toml");
   execFileSync(CLI, ["pack", "export", "--name", "CV 101", "--instructor", "TA", "--platform", "campus-slurm", "--platform", "autodl",
-    "--preset", path.join(ROOT, "examples/seed000-weekly-budget.toml"), "--budget-cap", "120", "--out", pack], { env: { ...process.env, GPUPLAN_HOME: path.join(DATA, "cli") } });
+    "--preset", path.join(ROOT, "examples/seed000-weekly-budget.toml"), "--budget-cap", "120", "--out", pack], { env: { ...process.env, GPUPLAN_HOME: path.join(DATA, "instructor") } });
   await browser.deleteSession();
   await startApp([pack]);
   assert.match(await text("#course"), /CV 101/, "the course is named at the top");
@@ -271,7 +293,7 @@ test("network silence: the app, run without WebDriver, holds no TCP or UDP socke
   // WebDriver automation itself talks to the app over loopback, so the app is
   // started directly here, as a student would, and its process tree inspected.
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-net-"));
-  const app = spawn(APP, [], { env: { ...process.env, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home }, stdio: "ignore" });
+  const app = spawn(APP, [], { env: { ...process.env, GPUPLAN_HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home }, stdio: "ignore" });
   await new Promise((r) => setTimeout(r, 5000));
   const parent = (pid) => {
     try { return fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]; } catch { return null; }

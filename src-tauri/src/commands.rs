@@ -21,13 +21,20 @@ pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
 
 /// Memory and time of a job on every card (step 3).
 #[tauri::command]
-pub async fn estimate(state: State<'_, AppState>, job: JobSpec, gpu: Option<String>) -> Res<EstimateView> {
+pub async fn estimate(
+    state: State<'_, AppState>,
+    job: JobSpec,
+    gpu: Option<String>,
+) -> Res<EstimateView> {
     state.planner().estimate_view(&job, gpu.as_deref())
 }
 
 /// Ranked platform x GPU options (step 4).
 #[tauri::command]
-pub async fn recommend(state: State<'_, AppState>, situation: Situation) -> Res<RecommendationView> {
+pub async fn recommend(
+    state: State<'_, AppState>,
+    situation: Situation,
+) -> Res<RecommendationView> {
     state.planner().recommend_view(&situation)
 }
 
@@ -45,7 +52,12 @@ pub async fn kit(state: State<'_, AppState>, plan: Plan, command: String) -> Res
 
 /// Saves a plan (new when `id` is empty); returns its id.
 #[tauri::command]
-pub fn save_plan(state: State<'_, AppState>, id: Option<i64>, plan: Plan, situation: Option<Situation>) -> Res<i64> {
+pub fn save_plan(
+    state: State<'_, AppState>,
+    id: Option<i64>,
+    plan: Plan,
+    situation: Option<Situation>,
+) -> Res<i64> {
     state.planner().save_plan(id, &plan, situation.as_ref())
 }
 
@@ -87,7 +99,13 @@ pub fn set_setting(state: State<'_, AppState>, key: String, value: String) -> Re
 
 /// Keeps the user's own price for a GPU on a platform.
 #[tauri::command]
-pub fn set_override(state: State<'_, AppState>, platform: String, gpu: String, price: String, note: String) -> Res<OverrideRow> {
+pub fn set_override(
+    state: State<'_, AppState>,
+    platform: String,
+    gpu: String,
+    price: String,
+    note: String,
+) -> Res<OverrideRow> {
     state.planner().set_override(&platform, &gpu, &price, &note)
 }
 

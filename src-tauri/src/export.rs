@@ -53,7 +53,8 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, AppError> {
     if let Some(f) = family {
         db.set_sans_serif_family(f);
     }
-    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| AppError::io(format!("chart SVG: {e}")))?;
+    let tree =
+        usvg::Tree::from_str(svg, &opt).map_err(|e| AppError::io(format!("chart SVG: {e}")))?;
     let size = tree.size().to_int_size();
     let mut pixmap = tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
         .ok_or_else(|| AppError::io("chart is empty"))?;
@@ -63,7 +64,9 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, AppError> {
         tiny_skia::Transform::from_scale(2.0, 2.0),
         &mut pixmap.as_mut(),
     );
-    pixmap.encode_png().map_err(|e| AppError::io(format!("PNG: {e}")))
+    pixmap
+        .encode_png()
+        .map_err(|e| AppError::io(format!("PNG: {e}")))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Scores the estimators on real measurements (`shared/calibration/*.jsonl`
-//! beside the repository, plus `data/measurements/*.jsonl` in it) and checks
+//! Scores the estimators on real measurements (`data/measurements/*.jsonl`,
+//! provenance in that folder's README; nothing outside the repository) and checks
 //! the targets: memory median |error| <= 10% with no job
 //! underestimated by more than 10%, step time median |error| <= 25%.
 //!
@@ -24,10 +24,7 @@ struct Scored {
 fn measurement_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in [
-        root.join("../shared/calibration"),
-        root.join("data/measurements"),
-    ] {
+    for dir in [root.join("data/measurements")] {
         if let Ok(rd) = std::fs::read_dir(&dir) {
             let mut found: Vec<PathBuf> = rd
                 .filter_map(Result::ok)

@@ -272,3 +272,41 @@ fn course_pack_round_trip() {
     let _ = std::fs::remove_dir_all(&h);
     let _ = std::fs::remove_dir_all(&student);
 }
+
+#[test]
+fn a_plan_saved_by_the_app_quotes_the_same_in_the_cli() {
+    // The app's use cases save into the database the CLI reads; the saved
+    // plan's text is a plan file the CLI prices identically, with the same
+    // user prices applied.
+    let h = home("shared");
+    let mut app = gpuplan_usecases::Planner::new(
+        gpuplan_usecases::Bundled::load().expect("bundled"),
+        gpuplan_usecases::Home::Folder(h.clone()),
+        chrono::NaiveDateTime::default,
+    );
+    app.set_override("gpushare", "rtx3090", "2.34", "app")
+        .expect("an override set in the app");
+    let mut plan = gpuplan_usecases::defaults::plan(gpuplan_core::job::JobSpec {
+        hours: Some(rust_decimal::Decimal::new(75, 1)),
+        ..Default::default()
+    });
+    plan.platform = "gpushare".into();
+    plan.gpu = "rtx3090".into();
+    app.save_plan(None, &plan, None).expect("saved");
+    let saved = app.plans().expect("listed");
+    let file = h.join("exported.toml");
+    std::fs::write(&file, &saved[0].toml).expect("export");
+    let cli = ok_json(&h, &["quote", file.to_str().expect("utf-8"), "--json"]);
+    let q = app.quote(&plan).expect("quote");
+    assert_eq!(
+        cli["cash_total"],
+        q.cash_total.to_string(),
+        "the CLI's total of the exported plan is the app's"
+    );
+    assert_eq!(
+        cli["price_per_hour"],
+        q.price_per_hour.to_string(),
+        "both used the price set in the app"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}

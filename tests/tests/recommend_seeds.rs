@@ -170,7 +170,9 @@ fn stage_advice_6_1_to_6_4() {
         "no account, no cluster"
     );
     assert!(
-        r.ruled_out.iter().any(|o| o.reason.key == "ruled.no-campus"),
+        r.ruled_out
+            .iter()
+            .any(|o| o.reason.key == "ruled.no-campus"),
         "and the reason says so"
     );
     // §6.4: a deadline rules out the slow queue.

@@ -151,7 +151,10 @@ pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
         text.trim().parse::<f64>().map_err(|_| {
             AppError::input(
                 field,
-                format!("`{}` is not a number", gpuplan_usecases::userdata::excerpt(text)),
+                format!(
+                    "`{}` is not a number",
+                    gpuplan_usecases::userdata::excerpt(text)
+                ),
                 "a number",
             )
         })
@@ -165,7 +168,10 @@ pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError
         Decimal::from_str(t.trim()).map_err(|_| {
             AppError::input(
                 field,
-                format!("`{}` is not a number", gpuplan_usecases::userdata::excerpt(t)),
+                format!(
+                    "`{}` is not a number",
+                    gpuplan_usecases::userdata::excerpt(t)
+                ),
                 "a decimal number such as 2.5",
             )
         })
@@ -183,8 +189,16 @@ impl JobArgs {
             resolution: number("resolution", self.resolution.as_deref())?,
             seq_len: number("seq_len", self.seq_len.as_deref())?,
             classes: number("classes", self.classes.as_deref())?,
-            precision: self.precision.as_deref().map(Precision::parse).transpose()?,
-            optimizer: self.optimizer.as_deref().map(Optimizer::parse).transpose()?,
+            precision: self
+                .precision
+                .as_deref()
+                .map(Precision::parse)
+                .transpose()?,
+            optimizer: self
+                .optimizer
+                .as_deref()
+                .map(Optimizer::parse)
+                .transpose()?,
             mode: self.mode.as_deref().map(Mode::parse).transpose()?,
             lora_rank: number("lora_rank", self.lora_rank.as_deref())?,
             lora_targets: self

@@ -38,9 +38,10 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 .map(|p| files::read_text(p, "config", MAX_CONFIG_BYTES))
                 .transpose()?;
             let name = a.config.as_ref().map(|p| p.display().to_string());
-            let config = text.as_deref().zip(name.as_deref()).map(|(text, name)| {
-                CustomConfig { name, text }
-            });
+            let config = text
+                .as_deref()
+                .zip(name.as_deref())
+                .map(|(text, name)| CustomConfig { name, text });
             let report = planner.estimate(&job, a.gpu.as_deref(), config)?;
             Ok(if a.json {
                 render::json(&report)
@@ -258,7 +259,11 @@ fn main() -> ExitCode {
     let mut planner = Planner::new(bundled, Home::Folder(home::data_home()), clock);
     let result = run(&cli, lang, &mut planner);
     if let Some(n) = planner.notice() {
-        eprintln!("gpuplan: {}: {}", planner.labels().text(lang, "cli.note"), render::clean(n));
+        eprintln!(
+            "gpuplan: {}: {}",
+            planner.labels().text(lang, "cli.note"),
+            render::clean(n)
+        );
     }
     if let Ok(unmatched) = planner.unmatched_overrides() {
         for o in unmatched {

@@ -163,7 +163,11 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         .iter()
         .any(|g| g.id == r.target_gpu && matches!(g.verdict, Verdict::Fits | Verdict::Tight));
     if target_fits {
-        let _ = writeln!(o, "  {}", c.fill(lang, "memory.fitsTarget", [("gpu", target)]));
+        let _ = writeln!(
+            o,
+            "  {}",
+            c.fill(lang, "memory.fitsTarget", [("gpu", target)])
+        );
     } else if r.fixes.is_empty() {
         let _ = writeln!(o, "  {}", t("memory.noFix"));
     }
@@ -252,7 +256,11 @@ pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog) -> String {
             pad(&format!("{:.1}", g.spec.fp32_tflops.value), 9),
             pad(&format!("{:.1}", g.spec.tensor_tflops.value), 9),
             pad(&format!("{:.0}", g.spec.bandwidth_gbs.value), 7),
-            t(if g.supports_bf16() { "cli.yes" } else { "cli.no" })
+            t(if g.supports_bf16() {
+                "cli.yes"
+            } else {
+                "cli.no"
+            })
         );
     }
     o.trim_end().to_owned()
@@ -320,15 +328,28 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         let _ = writeln!(
             o,
             "  {} {:>10} {}",
-            pad(&t(&format!("bill.category.{}", category_key(l.category))), 30),
+            pad(
+                &t(&format!("bill.category.{}", category_key(l.category))),
+                30
+            ),
             l.amount.round_dp(2),
             clean(&text)
         );
     }
     let _ = writeln!(o);
-    let _ = writeln!(o, "  {} {:>10} CNY", pad(&t("plan.cashTotal"), 30), q.cash_total);
+    let _ = writeln!(
+        o,
+        "  {} {:>10} CNY",
+        pad(&t("plan.cashTotal"), 30),
+        q.cash_total
+    );
     if q.total != q.cash_total {
-        let _ = writeln!(o, "  {} {:>10} CNY", pad(&t("plan.totalWithTime"), 30), q.total);
+        let _ = writeln!(
+            o,
+            "  {} {:>10} CNY",
+            pad(&t("plan.totalWithTime"), 30),
+            q.total
+        );
     }
     let _ = writeln!(
         o,
@@ -372,7 +393,13 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     if !r.ruled_out.is_empty() {
         let _ = writeln!(o, "\n{}:", c.text(lang, "options.ruledOut"));
         for x in r.ruled_out.iter().take(12) {
-            let _ = writeln!(o, "  - {} {}: {}", x.platform, x.gpu, msg(c, lang, &x.reason));
+            let _ = writeln!(
+                o,
+                "  - {} {}: {}",
+                x.platform,
+                x.gpu,
+                msg(c, lang, &x.reason)
+            );
         }
     }
     o.trim_end().to_owned()

@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gpuplan_core::job::JobSpec;
-use gpuplan_core::plan::{Plan, RunGroup, Stops, StorageSpec, PLAN_VERSION};
+use gpuplan_core::plan::{Plan, RunGroup, Stops, StorageSpec};
 use gpuplan_core::platform::PlatformSet;
 use gpuplan_core::quote::quote;
 use gpuplan_core::{GpuCatalog, ModelZoo};

@@ -4,7 +4,7 @@
 //! and these cover what the architecture cannot tell (the allocator's slack,
 //! the CUDA context, achievable fractions of peak throughput).
 //!
-//! Source for all of them: `shared/calibration/h200-set1.jsonl` (25 jobs on an
+//! Source for all of them: `data/measurements/h200-set1.jsonl` (25 jobs on an
 //! H200, PyTorch 2.11) and, for the cross-GPU efficiency, the measured relative
 //! throughput table in `shared/reference/gpus.md`. `docs/accuracy.md` shows the
 //! resulting errors and how to regenerate them.

@@ -35,6 +35,21 @@ pub enum Verdict {
     Unsupported,
 }
 
+impl Verdict {
+    /// Every verdict.
+    pub const ALL: [Self; 4] = [Self::Fits, Self::Tight, Self::DoesNotFit, Self::Unsupported];
+}
+
+/// Every kind of [`Fix`], as spelled in JSON and catalog keys.
+pub const FIX_KINDS: [&str; 6] = [
+    "amp",
+    "grad-checkpointing",
+    "adamw-8bit",
+    "lora",
+    "qlora",
+    "smaller-batch",
+];
+
 /// One card's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

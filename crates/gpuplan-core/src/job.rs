@@ -59,6 +59,9 @@ impl std::fmt::Display for Mode {
 }
 
 impl Precision {
+    /// Every precision, in the order forms list them.
+    pub const VALUES: [Self; 4] = [Self::Fp32, Self::Fp16Amp, Self::Bf16Amp, Self::Bf16];
+
     /// All values, for help texts.
     pub const ALL: [&'static str; 4] = ["fp32", "fp16-amp", "bf16-amp", "bf16"];
 
@@ -99,11 +102,16 @@ pub enum Optimizer {
     Adam,
     /// AdamW (two states).
     Adamw,
-    /// bitsandbytes 8-bit AdamW (two 1-byte states).
+    /// bitsandbytes 8-bit AdamW (two 1-byte states). Spelled `adamw-8bit`
+    /// everywhere, as the CLI's flag is; `adamw8bit` is read too.
+    #[serde(rename = "adamw-8bit", alias = "adamw8bit")]
     Adamw8bit,
 }
 
 impl Optimizer {
+    /// Every optimizer, in the order forms list them.
+    pub const VALUES: [Self; 4] = [Self::Sgd, Self::Adam, Self::Adamw, Self::Adamw8bit];
+
     /// All values, for help texts.
     pub const ALL: [&'static str; 4] = ["sgd", "adam", "adamw", "adamw-8bit"];
 
@@ -139,6 +147,9 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode, in the order forms list them.
+    pub const VALUES: [Self; 4] = [Self::Train, Self::Lora, Self::Qlora, Self::Infer];
+
     /// All values, for help texts.
     pub const ALL: [&'static str; 4] = ["train", "lora", "qlora", "infer"];
 
@@ -517,6 +528,27 @@ mod tests {
                 Optimizer::parse(o).map(|x| x.to_string()).as_deref(),
                 Ok(o),
                 "optimizer `{o}` parses and prints the same"
+            );
+            // Plan files and IPC use serde's spelling: it must be the CLI's.
+            let json = Optimizer::parse(o).map(|x| serde_json::to_value(x).ok());
+            assert_eq!(
+                json,
+                Ok(Some(serde_json::Value::String(o.to_owned()))),
+                "optimizer `{o}` is spelled the same in files and JSON"
+            );
+        }
+        for p in Precision::VALUES {
+            assert_eq!(
+                serde_json::to_value(p).ok(),
+                Some(serde_json::Value::String(p.to_string())),
+                "precision {p} is spelled the same in files and on the command line"
+            );
+        }
+        for m in Mode::VALUES {
+            assert_eq!(
+                serde_json::to_value(m).ok(),
+                Some(serde_json::Value::String(m.to_string())),
+                "mode {m} is spelled the same in files and on the command line"
             );
         }
         for m in Mode::ALL {

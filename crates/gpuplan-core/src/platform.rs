@@ -41,6 +41,16 @@ pub enum PlatformKind {
     CampusHpc,
 }
 
+impl PlatformKind {
+    /// Every kind.
+    pub const ALL: [Self; 4] = [
+        Self::ContainerCloud,
+        Self::HostedNotebook,
+        Self::Marketplace,
+        Self::CampusHpc,
+    ];
+}
+
 /// How a student works on the platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

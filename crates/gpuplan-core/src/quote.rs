@@ -516,10 +516,7 @@ pub fn quote(
             lines.push(LineItem {
                 category,
                 kind,
-                params: params
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v))
-                    .collect(),
+                params: params.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
                 hours,
                 amount: amount.round_dp(4),
             });
@@ -706,7 +703,10 @@ pub fn quote(
         &mut lines,
         Category::StoppedIdle,
         LineKind::Forgotten,
-        vec![("hours", plan.forgotten_shutdown_hours.round_dp(2).to_string())],
+        vec![(
+            "hours",
+            plan.forgotten_shutdown_hours.round_dp(2).to_string(),
+        )],
         Some(plan.forgotten_shutdown_hours),
         idle_cost,
     );

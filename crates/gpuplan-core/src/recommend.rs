@@ -17,7 +17,9 @@ use crate::error::InputError;
 use crate::estimate::{self, Verdict};
 use crate::job::JobSpec;
 use crate::message::Message;
-use crate::plan::{default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS, PLAN_VERSION};
+use crate::plan::{
+    default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS, PLAN_VERSION,
+};
 use crate::platform::{Localized, PlatformKind, PlatformProfile, PlatformSet};
 use crate::quote::{quote, Quote, Warning};
 use crate::zoo::ModelZoo;
@@ -38,6 +40,14 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage, in the order forms list them.
+    pub const VALUES: [Self; 4] = [
+        Self::FirstDemo,
+        Self::CourseProject,
+        Self::ThesisResearch,
+        Self::CompetitionSprint,
+    ];
+
     /// All spellings.
     pub const ALL: [&'static str; 4] = [
         "first-demo",

@@ -381,6 +381,18 @@ impl Store {
         })
     }
 
+    /// Sets the format a plan's body is in (tests and migration tooling that
+    /// recreate rows an older release wrote).
+    pub fn mark_plan_format(&mut self, id: i64, format: &str) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE plans SET format = ?2 WHERE id = ?1",
+                params![id, format],
+            )?;
+            Ok(())
+        })
+    }
+
     /// A number that changes whenever another connection commits: the app
     /// re-reads overrides and packs a CLI wrote while it was open.
     pub fn data_version(&self) -> Result<i64, StoreError> {
@@ -652,6 +664,33 @@ mod tests {
     }
 
     #[test]
+    fn upgrade_from_v2_marks_old_plans_as_app_json() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("v2.db");
+        {
+            let mut conn = Connection::open(&path).expect("open");
+            migrations().to_version(&mut conn, 2).expect("v2");
+            conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('json', '{}', 't', 't')", []).expect("insert");
+        }
+        let mut s = Store::open(&path).expect("migrates to latest");
+        let old = &s.list_plans().expect("list")[0];
+        assert_eq!(
+            (old.format.as_str(), old.situation.as_deref()),
+            ("app-json-v1", None),
+            "a v2 plan keeps its body and is marked as the first release's JSON"
+        );
+        let id = s
+            .save_plan("new", "name = \"x\"", Some("{}"), "t")
+            .expect("save");
+        let new = s.get_plan(id).expect("get");
+        assert_eq!(
+            (new.format.as_str(), new.situation.as_deref()),
+            (PLAN_FORMAT_TOML, Some("{}")),
+            "new plans are plan TOML with their situation"
+        );
+    }
+
+    #[test]
     fn migration_keeps_a_backup_of_the_old_file() {
         let dir = tempfile::tempdir().expect("tmp");
         let path = dir.path().join("gpuplan.db");
@@ -785,7 +824,10 @@ mod tests {
             (1, "CV 101", "body2"),
             "a re-import replaces the pack"
         );
-        assert!(s.delete_pack("CV 101").expect("delete"), "a pack can be removed");
+        assert!(
+            s.delete_pack("CV 101").expect("delete"),
+            "a pack can be removed"
+        );
         assert!(s.packs().expect("packs").is_empty(), "and is gone");
     }
 }

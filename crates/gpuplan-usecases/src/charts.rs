@@ -41,7 +41,9 @@ pub fn cards_near_peak(report: &EstimateReport) -> Vec<(String, f64)> {
         .copied();
     let holds = cards
         .iter()
-        .find(|g| matches!(g.verdict, Verdict::Fits | Verdict::Tight) || g.vram_gib >= report.peak_gib)
+        .find(|g| {
+            matches!(g.verdict, Verdict::Fits | Verdict::Tight) || g.vram_gib >= report.peak_gib
+        })
         .copied();
     let target = cards.iter().find(|g| g.id == report.target_gpu).copied();
     let mut out: Vec<(String, f64)> = Vec::new();
@@ -67,7 +69,11 @@ fn vram(labels: &Catalog, lang: Lang, r: &EstimateReport) -> Result<String> {
         "chart.vramTitle",
         [("model", r.model_name.as_str()), ("gib", gib.as_str())],
     );
-    Ok(gpuplan_charts::vram_breakdown(&title, &parts, &cards_near_peak(r))?)
+    Ok(gpuplan_charts::vram_breakdown(
+        &title,
+        &parts,
+        &cards_near_peak(r),
+    )?)
 }
 
 fn costs(labels: &Catalog, lang: Lang, options: &[RankedOption]) -> Result<String> {
@@ -91,7 +97,14 @@ fn costs(labels: &Catalog, lang: Lang, options: &[RankedOption]) -> Result<Strin
                 format!("{name} {}", o.gpu),
                 categories
                     .iter()
-                    .map(|c| o.quote.by_category.get(c).copied().map(money).unwrap_or(0.0))
+                    .map(|c| {
+                        o.quote
+                            .by_category
+                            .get(c)
+                            .copied()
+                            .map(money)
+                            .unwrap_or(0.0)
+                    })
                     .collect(),
             )
         })

@@ -3,7 +3,9 @@
 //! fills its omitted flags from here.
 
 use gpuplan_core::job::JobSpec;
-use gpuplan_core::plan::{default_setup, DataSpec, Payment, Plan, RunGroup, StorageSpec, PLAN_VERSION};
+use gpuplan_core::plan::{
+    default_setup, DataSpec, Payment, Plan, RunGroup, StorageSpec, PLAN_VERSION,
+};
 use gpuplan_core::recommend::{Situation, Stage};
 use rust_decimal::Decimal;
 

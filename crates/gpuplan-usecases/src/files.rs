@@ -16,8 +16,9 @@ pub const MAX_USER_FILE_BYTES: u64 = 1_048_576;
 /// Reads a UTF-8 text file of at most `limit` bytes; `what` names it in errors.
 pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError> {
     let shown = path.display();
-    let meta = std::fs::metadata(path)
-        .map_err(|e| AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file"))?;
+    let meta = std::fs::metadata(path).map_err(|e| {
+        AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
+    })?;
     if !meta.is_file() {
         return Err(AppError::input(
             what,
@@ -25,12 +26,15 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
             "a regular file",
         ));
     }
-    let file = std::fs::File::open(path)
-        .map_err(|e| AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file"))?;
+    let file = std::fs::File::open(path).map_err(|e| {
+        AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
+    })?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file"))?;
+        .map_err(|e| {
+            AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
+        })?;
     if bytes.len() as u64 > limit {
         return Err(AppError::input(
             what,
@@ -39,7 +43,11 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
         ));
     }
     String::from_utf8(bytes).map_err(|_| {
-        AppError::input(what, format!("{shown} is not UTF-8 text"), "a UTF-8 text file")
+        AppError::input(
+            what,
+            format!("{shown} is not UTF-8 text"),
+            "a UTF-8 text file",
+        )
     })
 }
 
@@ -50,8 +58,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
     let mut tmp = tempfile::NamedTempFile::new_in(&dir)
         .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
     tmp.write_all(bytes)

@@ -67,14 +67,13 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Strin
 }
 
 fn parse(file: &str, text: &str) -> Result<BTreeMap<String, String>, gpuplan_core::DataError> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| gpuplan_core::DataError {
-            file: file.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            field: String::new(),
-            message: e.to_string(),
-        })?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| gpuplan_core::DataError {
+        file: file.to_owned(),
+        line: e.line(),
+        column: e.column(),
+        field: String::new(),
+        message: e.to_string(),
+    })?;
     let mut out = BTreeMap::new();
     flatten("", &v, &mut out);
     Ok(out)

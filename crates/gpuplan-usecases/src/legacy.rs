@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use gpuplan_core::job::{JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::plan::{
-    default_setup, DataSpec, Payment, Plan, RunGroup, SpotSpec, StorageSpec, Stops, PLAN_VERSION,
+    default_setup, DataSpec, Payment, Plan, RunGroup, SpotSpec, Stops, StorageSpec, PLAN_VERSION,
 };
 use rust_decimal::Decimal;
 use serde::Deserialize;
@@ -52,7 +52,11 @@ struct OldPlan {
 
 fn dec(field: &str, v: f64) -> Result<Decimal, AppError> {
     if !v.is_finite() {
-        return Err(AppError::input(field, format!("{v} is not a number"), "a finite number"));
+        return Err(AppError::input(
+            field,
+            format!("{v} is not a number"),
+            "a finite number",
+        ));
     }
     Decimal::try_from(v)
         .map(|d| d.round_dp(6))
@@ -92,7 +96,11 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             .transpose()
             .map_err(|_| AppError::input("start_date", "is not a date", "YYYY-MM-DD"))?,
         student: p.student,
-        payment: if spot { Payment::Spot } else { Payment::OnDemand },
+        payment: if spot {
+            Payment::Spot
+        } else {
+            Payment::OnDemand
+        },
         own_time_per_hour: Decimal::ZERO,
         forgotten_shutdown_hours: dec("forgotten_shutdown_hours", p.forgotten_shutdown_hours)?,
         setup_hours: default_setup(),
@@ -151,7 +159,11 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
     };
     plan.validate().map_err(|(t, k, m)| {
         AppError::input(
-            &if t.is_empty() { k.to_owned() } else { format!("{t}.{k}") },
+            &if t.is_empty() {
+                k.to_owned()
+            } else {
+                format!("{t}.{k}")
+            },
             m,
             "see docs/plans.md",
         )

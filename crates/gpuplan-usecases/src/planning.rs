@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use gpuplan_core::estimate::{estimate, EstimateReport};
-use gpuplan_core::job::{JobSpec, Precision};
+use gpuplan_core::job::{JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::pack::{CoursePack, PackInfo, Preset, PresetName};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::{PlatformKind, PlatformSet};
 use gpuplan_core::quote::{quote, Quote};
-use gpuplan_core::recommend::{recommend, Recommendation, Situation};
+use gpuplan_core::recommend::{recommend, Recommendation, Situation, Stage};
 use gpuplan_core::scripts::{self, Script, ShutdownSpec, SlurmSpec, StopMechanism};
 use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
 use gpuplan_core::Message;
@@ -17,10 +17,20 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 
 use crate::views::{
-    AppInfo, CourseInfo, EstimateView, GpuInfo, KitView, ModelInfo, PlatformInfo, PresetView,
-    QuoteView, RecommendationView, ScriptView,
+    AppInfo, Choices, CourseInfo, EstimateView, GpuInfo, KitView, ModelInfo, PlatformInfo,
+    PresetView, QuoteView, RecommendationView, ScriptView,
 };
 use crate::{defaults, files, AppError, Planner, Result};
+
+/// The keys of the kit's scripts (`before.scripts.<key>` in the catalog).
+pub const SCRIPT_KEYS: [&str; 6] = [
+    "shutdown",
+    "slurm",
+    "slurm-requeue",
+    "probe",
+    "offline",
+    "resume",
+];
 
 /// Options the app's options screen lists.
 pub const APP_OPTIONS: usize = 10;
@@ -211,6 +221,12 @@ impl Planner {
             presets,
             course,
             defaults,
+            choices: Choices {
+                stage: Stage::VALUES.to_vec(),
+                precision: Precision::VALUES.to_vec(),
+                optimizer: Optimizer::VALUES.to_vec(),
+                mode: Mode::VALUES.to_vec(),
+            },
             notice: self.notice.clone(),
         })
     }
@@ -296,7 +312,12 @@ impl Planner {
     /// Ranked platform x GPU options for a situation.
     pub fn recommend(&mut self, s: &Situation) -> Result<Recommendation> {
         let platforms = self.platforms()?;
-        Ok(recommend(s, &platforms, &self.bundled.catalog, &self.bundled.zoo)?)
+        Ok(recommend(
+            s,
+            &platforms,
+            &self.bundled.catalog,
+            &self.bundled.zoo,
+        )?)
     }
 
     /// The options screen: the first options and their cost chart.
@@ -325,14 +346,24 @@ impl Planner {
     pub fn quote(&mut self, plan: &Plan) -> Result<Quote> {
         let platforms = self.platforms()?;
         let profile = platforms.get(&plan.platform)?;
-        Ok(quote(plan, profile, &self.bundled.catalog, &self.bundled.zoo)?)
+        Ok(quote(
+            plan,
+            profile,
+            &self.bundled.catalog,
+            &self.bundled.zoo,
+        )?)
     }
 
     /// The plan screen: the bill and the spend chart.
     pub fn quote_view(&mut self, plan: &Plan) -> Result<QuoteView> {
         let quote = self.quote(plan)?;
         let chart = self.spend_chart(&quote, plan.budget.and_then(|b| b.to_f64()))?;
-        Ok(QuoteView { quote, chart })
+        let warnings = quote.warnings.iter().map(|w| w.message()).collect();
+        Ok(QuoteView {
+            quote,
+            warnings,
+            chart,
+        })
     }
 
     fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {
@@ -456,7 +487,9 @@ impl Planner {
 
     /// The offline wheel bundle for a Python version (default 3.10).
     pub fn offline_script(&self, python: Option<&str>) -> Result<Script> {
-        Ok(scripts::offline_install(python.unwrap_or(defaults::PYTHON))?)
+        Ok(scripts::offline_install(
+            python.unwrap_or(defaults::PYTHON),
+        )?)
     }
 
     /// The checklist for a platform, tailored to a plan when one is given.

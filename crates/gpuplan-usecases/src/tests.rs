@@ -1,1 +1,252 @@
-//! Tests of the use cases over an in-memory or temporary database.
+//! Tests of the use cases over temporary databases: one database shared by
+//! two planners (the CLI beside the app), plans stored as plan TOML, plans
+//! that no longer validate, the first app release's plans, and the earlier
+//! CLI's files imported once.
+
+use std::path::Path;
+
+use chrono::NaiveDateTime;
+use gpuplan_core::plan::{default_setup, Plan};
+use gpuplan_store::Store;
+use rust_decimal::Decimal;
+
+use crate::{defaults, AppError, Bundled, Home, Planner};
+
+fn clock() -> NaiveDateTime {
+    chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+        .and_then(|d| d.and_hms_opt(10, 0, 0))
+        .unwrap_or_default()
+}
+
+fn planner(dir: &Path) -> Planner {
+    Planner::new(
+        Bundled::load().expect("bundled data loads"),
+        Home::Folder(dir.to_path_buf()),
+        clock,
+    )
+}
+
+fn hours_plan(platform: &str, gpu: &str, hours: i64) -> Plan {
+    let mut p = defaults::plan(gpuplan_core::job::JobSpec {
+        hours: Some(Decimal::from(hours)),
+        ..Default::default()
+    });
+    p.platform = platform.into();
+    p.gpu = gpu.into();
+    p.name = "ten hours".into();
+    p
+}
+
+#[test]
+fn two_planners_on_one_database_see_each_others_prices() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut app = planner(dir.path());
+    let mut cli = planner(dir.path());
+    let plan = hours_plan("autodl", "rtx3090", 10);
+    let before = app.quote(&plan).expect("quote").cash_total;
+    // The "CLI" writes while the "app" stays open with its user data cached.
+    cli.set_override("autodl", "rtx3090", "9.99", "seen today")
+        .expect("override");
+    let after = app.quote(&plan).expect("quote").cash_total;
+    assert!(
+        after > before,
+        "the open planner re-reads the price the other one wrote ({before} -> {after})"
+    );
+    assert_eq!(
+        after,
+        cli.quote(&plan).expect("quote").cash_total,
+        "both price the plan the same"
+    );
+    app.set_override("autodl", "rtx3090", "1.00", "")
+        .expect("override");
+    let rows = cli.overrides().expect("list");
+    assert_eq!(
+        rows.iter()
+            .map(|r| r.price_per_hour.to_string())
+            .collect::<Vec<_>>(),
+        vec!["1.00"],
+        "the reverse direction too"
+    );
+}
+
+#[test]
+fn saved_plans_are_plan_toml_that_reads_back_the_same() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = hours_plan("gpushare", "rtx3090", 6);
+    let id = p
+        .save_plan(None, &plan, Some(&defaults::situation()))
+        .expect("save");
+    let rows = p.plans().expect("list");
+    assert_eq!(rows.len(), 1, "one saved plan");
+    let row = &rows[0];
+    assert_eq!(row.id, id, "its id");
+    assert_eq!(row.plan.as_ref(), Some(&plan), "the plan reads back equal");
+    assert!(row.situation.is_some(), "with its situation");
+    let from_file = Plan::from_toml("exported.toml", &row.toml).expect("the text is a plan file");
+    assert_eq!(
+        p.quote(&from_file).expect("quote").cash_total,
+        p.quote(&plan).expect("quote").cash_total,
+        "the exported file quotes as the saved plan"
+    );
+}
+
+#[test]
+fn a_plan_that_no_longer_validates_is_listed_with_its_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    p.save_plan(None, &hours_plan("autodl", "rtx3090", 2), None)
+        .expect("save");
+    {
+        // Another writer (or an older build) left a plan this build rejects.
+        let mut store = Store::open(&dir.path().join(crate::home::DATABASE_FILE)).expect("open");
+        store
+            .save_plan(
+                "broken",
+                "name = \"broken\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = -5\n",
+                None,
+                "t",
+            )
+            .expect("insert");
+    }
+    let rows = p.plans().expect("list");
+    assert_eq!(rows.len(), 2, "both plans are listed, none hidden");
+    let broken = rows
+        .iter()
+        .find(|r| r.name == "broken")
+        .expect("the broken one");
+    assert!(broken.plan.is_none(), "it has no plan");
+    assert!(
+        broken.error.as_deref().is_some_and(|e| e.contains("hours")),
+        "its error names the field: {:?}",
+        broken.error
+    );
+}
+
+#[test]
+fn plans_saved_by_the_first_app_release_are_converted_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join(crate::home::DATABASE_FILE);
+    let old = r#"{"name":"old","platform":"autodl","gpu":"rtx3090","budget":150.0,"start_date":null,"student":true,"payment":"on-demand","runs":2,"hours":3.0,"job":{"model":"resnet18","batch":128.0,"resolution":32.0,"seq_len":null,"classes":10.0,"precision":"fp32","optimizer":"sgd","mode":"train","lora_rank":null,"grad_checkpointing":false,"dataset_samples":50000.0,"epochs":50.0},"storage_gb":20.0,"storage_days":7.0,"stops":0,"stop_hours":0.0,"data_gb":1.0,"forgotten_shutdown_hours":0.0,"checkpoint_every_epochs":5,"situation":null}"#;
+    {
+        let mut store = Store::open(&path).expect("open");
+        store.save_plan("old", old, None, "t").expect("insert");
+    }
+    {
+        // Mark the row as the first release wrote it.
+        let conn = rusqlite_free_update(&path);
+        assert!(conn, "the row is marked as app JSON");
+    }
+    let mut p = planner(dir.path());
+    let rows = p.plans().expect("list");
+    let plan = rows[0].plan.clone().expect("the old plan converts");
+    assert_eq!(
+        (plan.runs[0].count, plan.job.hours, plan.setup_hours),
+        (2, Some(Decimal::from(3)), default_setup()),
+        "runs, hours and the setup default as the first release priced them"
+    );
+    let again = p.plans().expect("list again");
+    assert_eq!(again[0].toml, rows[0].toml, "the conversion is stored");
+}
+
+/// Sets the only plan's format back to the first release's, through the
+/// store's own conversion API in reverse (no SQL outside the store).
+fn rusqlite_free_update(path: &Path) -> bool {
+    let Ok(mut store) = Store::open(path) else {
+        return false;
+    };
+    let Ok(rows) = store.list_plans() else {
+        return false;
+    };
+    rows.first()
+        .map(|r| store.mark_plan_format(r.id, "app-json-v1").is_ok())
+        .unwrap_or(false)
+}
+
+#[test]
+fn the_earlier_clis_files_are_imported_once_and_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let legacy = dir.path().join("legacy");
+    std::fs::create_dir_all(legacy.join("packs")).expect("dirs");
+    std::fs::write(
+        legacy.join("overrides.toml"),
+        "[[price]]\nplatform = \"autodl\"\ngpu = \"rtx4090\"\nprice_per_hour = 2.05\nnote = \"old cli\"\n",
+    )
+    .expect("write");
+    std::fs::write(legacy.join("packs/broken.toml"), "not a pack").expect("write");
+    let mut p = planner(&dir.path().join("home"));
+    p.open().expect("open");
+    let note = p.import_legacy(&legacy).expect("import");
+    assert!(
+        note.as_deref()
+            .is_some_and(|n| n.contains("Imported 1") && n.contains("Not imported")),
+        "the user is told what came over and what did not: {note:?}"
+    );
+    assert_eq!(p.overrides().expect("list").len(), 1, "the price came over");
+    assert!(
+        legacy.join("overrides.toml").exists(),
+        "the original file is kept"
+    );
+    assert_eq!(
+        p.import_legacy(&legacy).expect("again"),
+        None,
+        "a second start imports nothing"
+    );
+}
+
+#[test]
+fn conflicting_inputs_are_errors_naming_the_fields() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = planner(dir.path());
+    let cases: [(gpuplan_core::job::JobSpec, &str, &str); 3] = [
+        (
+            gpuplan_core::job::JobSpec {
+                model: Some("resnet50".into()),
+                ..Default::default()
+            },
+            "model",
+            "a zoo model and a config.json",
+        ),
+        (
+            gpuplan_core::job::JobSpec {
+                model: Some("resnet50".into()),
+                hours: Some(Decimal::ONE),
+                ..Default::default()
+            },
+            "hours",
+            "hours given to the estimator",
+        ),
+        (Default::default(), "model", "no model at all"),
+    ];
+    for (i, (job, field, why)) in cases.into_iter().enumerate() {
+        let config = (i == 0).then_some(crate::planning::CustomConfig {
+            name: "llama.json",
+            text: "{}",
+        });
+        match p.estimate(&job, None, config) {
+            Err(AppError::Input { field: f, .. }) => assert_eq!(f, field, "{why}"),
+            other => panic!("{why}: expected an input error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_app_gets_every_default_from_one_place() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let info = p.info().expect("info");
+    assert_eq!(
+        info.defaults.plan.setup_hours,
+        default_setup(),
+        "the plan's setup default is the core's"
+    );
+    assert_eq!(
+        info.presets.first().map(|x| x.key.as_str()),
+        Some("resnet18-cifar"),
+        "the bundled presets pack comes first"
+    );
+    assert_eq!(
+        info.defaults.situation.job, info.presets[0].job,
+        "a new situation starts from the first preset"
+    );
+}

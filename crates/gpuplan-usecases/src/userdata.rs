@@ -87,8 +87,8 @@ impl Planner {
         };
         let mut packs = Vec::new();
         for row in store.packs()? {
-            let parsed = CoursePack::from_toml(&row.name, &row.body, catalog)
-                .map_err(|e| e.to_string());
+            let parsed =
+                CoursePack::from_toml(&row.name, &row.body, catalog).map_err(|e| e.to_string());
             if let Ok(p) = &parsed {
                 p.merge_into(&mut platforms);
             }
@@ -141,8 +141,12 @@ impl Planner {
             }) {
                 Ok(o) => {
                     for p in o.prices {
-                        self.store()?
-                            .set_override(&p.platform, &p.gpu, p.price_per_hour, &p.note)?;
+                        self.store()?.set_override(
+                            &p.platform,
+                            &p.gpu,
+                            p.price_per_hour,
+                            &p.note,
+                        )?;
                         imported += 1;
                     }
                 }
@@ -150,11 +154,12 @@ impl Planner {
             }
         }
         for path in packs {
-            let result = files::read_text(&path, "pack", files::MAX_USER_FILE_BYTES).and_then(|t| {
-                CoursePack::from_toml(&path.display().to_string(), &t, &self.bundled.catalog)
-                    .map(|p| (p, t))
-                    .map_err(AppError::from)
-            });
+            let result =
+                files::read_text(&path, "pack", files::MAX_USER_FILE_BYTES).and_then(|t| {
+                    CoursePack::from_toml(&path.display().to_string(), &t, &self.bundled.catalog)
+                        .map(|p| (p, t))
+                        .map_err(AppError::from)
+                });
             match result {
                 Ok((p, text)) => {
                     self.store()?.save_pack(&p.pack.name, &text, &now)?;
@@ -324,7 +329,9 @@ impl Planner {
         // What is stored must read back as the same plan, validated.
         let back = Plan::from_toml("plan", &body)?;
         if &back != plan {
-            return Err(AppError::io("the plan does not survive a round trip through TOML"));
+            return Err(AppError::io(
+                "the plan does not survive a round trip through TOML",
+            ));
         }
         let situation = situation
             .map(serde_json::to_string)

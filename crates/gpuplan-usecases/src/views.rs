@@ -3,11 +3,11 @@
 //! is a decimal string with two places; ids are numbers.
 
 use gpuplan_core::estimate::EstimateReport;
-use gpuplan_core::job::JobSpec;
+use gpuplan_core::job::{JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::{Localized, PlatformKind};
 use gpuplan_core::quote::Quote;
-use gpuplan_core::recommend::{Recommendation, Situation};
+use gpuplan_core::recommend::{Recommendation, Situation, Stage};
 use gpuplan_core::Message;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -108,6 +108,21 @@ pub struct Defaults {
     pub command: String,
 }
 
+/// The values each choice in the forms offers, in order (the UI lists none
+/// of its own).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Choices {
+    /// Stages.
+    pub stage: Vec<Stage>,
+    /// Precisions.
+    pub precision: Vec<Precision>,
+    /// Optimizers.
+    pub optimizer: Vec<Optimizer>,
+    /// Modes.
+    pub mode: Vec<Mode>,
+}
+
 /// Everything the UI needs at start.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -124,6 +139,8 @@ pub struct AppInfo {
     pub course: Option<CourseInfo>,
     /// Defaults of a new plan.
     pub defaults: Defaults,
+    /// What each choice offers.
+    pub choices: Choices,
     /// Something to tell the user at start (a database set aside).
     pub notice: Option<String>,
 }
@@ -154,6 +171,8 @@ pub struct RecommendationView {
 pub struct QuoteView {
     /// The bill.
     pub quote: Quote,
+    /// The quote's warnings as catalog messages, in the quote's order.
+    pub warnings: Vec<Message>,
     /// Cumulative spend against the budget.
     pub chart: Chart,
 }

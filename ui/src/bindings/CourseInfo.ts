@@ -13,9 +13,9 @@ name: string,
  */
 instructor: string, 
 /**
- * Budget cap, CNY.
+ * Budget cap per student, CNY.
  */
-budget_cap: number | null, 
+budget_cap: string | null, 
 /**
  * Platform to start on.
  */

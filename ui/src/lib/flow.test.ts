@@ -1,12 +1,17 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, quoteCsv, quoteHtml, svgDataUrl, defaultJob, defaultSituation, defaultPlan } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm } from "./flow";
 import { makeApi, isAppError } from "./api";
-import zh from "../locales/zh.json";
-import en from "../locales/en.json";
+import type { Plan } from "../bindings/Plan";
 
-function keys(o: Record<string, unknown>, prefix = ""): string[] {
-  return Object.entries(o).flatMap(([k, v]) => (typeof v === "object" && v !== null ? keys(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k}`]));
-}
+// A plan as Rust's defaults send it (the shape is checked by the compiler
+// against the generated bindings).
+const plan: Plan = {
+  version: 1, name: "", platform: "autodl", gpu: "rtx3090", budget: "150", start_date: null, student: true, payment: "on-demand",
+  own_time_per_hour: "0", forgotten_shutdown_hours: "0", setup_hours: "0.25",
+  job: { model: "resnet18", hours: null, batch: 128, resolution: 32, seq_len: null, classes: 10, precision: "fp32", optimizer: "sgd", mode: "train", lora_rank: null, lora_targets: null, grad_checkpointing: null, dataset_samples: 50000, epochs: 50 },
+  run: [{ name: "run", count: 1, hours: null, epochs: null }], debug: null, data: { size_gb: "1", upload_mbps: "20" }, storage: { gb: "20", days: "7" }, stops: null, spot: null,
+  prices: { gpu_per_hour: null, debug_gpu_per_hour: null, spot_per_hour: null, stopped_fee_per_hour: null, storage_per_gb_day: null, storage_per_gb_month: null, free_storage_gb: null, minimum_charge_minutes: null, granularity: null, package_price: null },
+};
 
 describe("flow navigation", () => {
   it("walks forward and back without leaving the six steps", () => {
@@ -14,6 +19,26 @@ describe("flow navigation", () => {
     expect(nextStep("before")).toBe("before");
     expect(prevStep("situation")).toBe("situation");
     expect(STEPS.length).toBe(6);
+  });
+});
+
+describe("plan form", () => {
+  it("shows a plan and gives the same plan back when nothing changed", () => {
+    expect(applyForm(plan, formOf(plan)), "a round trip keeps every field").toEqual(plan);
+  });
+  it.each([
+    [{ storageGb: "0" }, (p: Plan) => p.storage === null, "no storage kept means no storage table"],
+    [{ stops: "3", stopHours: "10" }, (p: Plan) => p.stops?.count === 3 && p.stops.hours_each === "10", "stops become a stops table"],
+    [{ hours: "6" }, (p: Plan) => p.job.hours === "6" && p.job.model === null, "hours given replace the estimate"],
+    [{ budget: "" }, (p: Plan) => p.budget === null, "an empty budget is no budget"],
+    [{ runs: "-3" }, (p: Plan) => p.run[0].count === -3, "a bad run count is sent as typed, so Rust names the field (never silently 1)"],
+  ] as [Record<string, string>, (p: Plan) => boolean, string][])("%j", (change, check, why) => {
+    expect(check(applyForm(plan, { ...formOf(plan), ...change })), why).toBe(true);
+  });
+  it("keeps a spot checkpoint interval only for spot plans", () => {
+    const spot = applyForm({ ...plan, payment: "spot" }, { ...formOf(plan), checkpoint: "3" });
+    expect(spot.spot?.checkpoint_every_epochs, "spot plans checkpoint every N epochs").toBe("3");
+    expect(applyForm(plan, formOf(plan)).spot, "on-demand plans have no spot table").toBeNull();
   });
 });
 
@@ -30,8 +55,8 @@ describe("form numbers", () => {
 
 describe("money", () => {
   it("formats CNY for zh-CN with the yuan sign and two decimals", () => {
-    expect(formatCny("16", "zh")).toBe("¥16.00");
-    expect(formatCny(1234.5, "en")).toContain("1,234.50");
+    expect(formatCny("16", "zh"), "yuan sign, two places").toBe("¥16.00");
+    expect(formatCny(1234.5, "en"), "grouping in English").toContain("1,234.50");
   });
 });
 
@@ -39,30 +64,31 @@ describe("errors", () => {
   const t = (k: string, o?: Record<string, unknown>) => `${k}:${JSON.stringify(o)}`;
   it("names the field of an input error", () => {
     const e = { kind: "input", detail: { field: "batch", message: "0 is out of range", allowed: "1..=1000000" } };
-    expect(isAppError(e)).toBe(true);
-    expect(errorText(e, t)).toContain('"field":"batch"');
+    expect(isAppError(e), "the tagged error is recognised").toBe(true);
+    expect(errorText(e, t), "the field is named").toContain('"field":"batch"');
   });
   it("survives a non-app error", () => {
-    expect(errorText(new Error("boom"), t)).toContain("error.unknown");
+    expect(errorText(new Error("boom"), t), "unknown errors still get a sentence").toContain("error.unknown");
   });
 });
 
 describe("exports", () => {
-  const q = { platform: "autodl", gpu: "rtx3090", lines: [{ category: "gpu-compute", key: "runs", label: "=HYPERLINK(\"x\")", hours: 6, amount: "15.00" }], cash_total: "15.00", total: "15.00", time_to_result_hours: 6, warnings: [], timeline: [], chart_svg: "" };
-  it("CSV quotes cells and defuses formulas", () => {
-    const csv = quoteCsv(q);
-    expect(csv).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(csv.trim().split("\n").length).toBe(3);
+  const rows = [{ category: "GPU 计算", text: '=HYPERLINK("x")', amount: "15.00" }, { category: "credit", text: "credit", amount: "-5.00" }];
+  it("CSV quotes cells and defuses formulas, but keeps negative amounts numbers", () => {
+    const csv = billCsv(rows, "10.00", ["category", "line", "amount"], "total");
+    expect(csv, "a formula is defused").toContain(`"'=HYPERLINK(""x"")"`);
+    expect(csv, "a credit stays a number").toContain(`"-5.00"`);
+    expect(csv.trim().split("\n").length, "header, two lines, total").toBe(4);
   });
   it("HTML report escapes a plan named <script>", () => {
-    const plan = { ...defaultPlan(defaultJob(), defaultSituation()), name: "<script>alert(1)</script>" };
-    const html = quoteHtml(plan, q, "Report", "en", ["<b>x</b>"]);
-    expect(html).not.toContain("<script>alert");
-    expect(html).toContain("&lt;script&gt;");
-    expect(html).toContain("&lt;b&gt;");
+    const html = billHtml("Report", "<script>alert(1)</script>", rows, "Total", "10.00", ["<b>x</b>"], "en");
+    expect(html, "no live script").not.toContain("<script>alert");
+    expect(html, "escaped as text").toContain("&lt;script&gt;");
+    expect(html, "warnings escaped").toContain("&lt;b&gt;");
   });
-  it("SVG is shown through a data URL, never as markup", () => {
-    expect(svgDataUrl("<svg><text>&lt;script&gt;</text></svg>")).toMatch(/^data:image\/svg\+xml/);
+  it("SVG is shown through a data URL, never as markup, in the UI language", () => {
+    expect(svgDataUrl("<svg><text>&lt;script&gt;</text></svg>"), "a data URL").toMatch(/^data:image\/svg\+xml/);
+    expect(decodeURIComponent(chartUrl({ zh: "<svg>中</svg>", en: "<svg>en</svg>" }, "zh")), "the Chinese rendering").toContain("中");
   });
 });
 
@@ -70,23 +96,9 @@ describe("api (mocked IPC)", () => {
   it("passes arguments by the command's parameter names", async () => {
     const call = vi.fn().mockResolvedValue(7);
     const api = makeApi(call);
-    await api.savePlan(null, defaultPlan(defaultJob(), defaultSituation()));
-    expect(call).toHaveBeenCalledWith("save_plan", expect.objectContaining({ id: null }));
-    await api.estimate(defaultJob(), "rtx3090", "zh");
-    expect(call).toHaveBeenLastCalledWith("estimate", { job: defaultJob(), gpu: "rtx3090", lang: "zh" });
-  });
-});
-
-describe("translations", () => {
-  it("zh and en have exactly the same keys", () => {
-    expect(keys(zh).sort()).toEqual(keys(en).sort());
-  });
-  it("no translation is empty", () => {
-    for (const [name, d] of [["zh", zh], ["en", en]] as const) {
-      for (const k of keys(d)) {
-        const v = k.split(".").reduce<unknown>((o, p) => (o as Record<string, unknown>)[p], d);
-        expect(typeof v === "string" && v.trim().length > 0, `${name}:${k}`).toBe(true);
-      }
-    }
+    await api.savePlan(null, plan, null);
+    expect(call, "save_plan gets id, plan and situation").toHaveBeenCalledWith("save_plan", { id: null, plan, situation: null });
+    await api.estimate(plan.job, "rtx3090");
+    expect(call, "estimate gets the job and the card, no language").toHaveBeenLastCalledWith("estimate", { job: plan.job, gpu: "rtx3090" });
   });
 });

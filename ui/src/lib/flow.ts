@@ -1,10 +1,9 @@
-// The flow's pure logic: default state, step navigation, formatting, error
-// text and exports. No Tauri, no DOM: unit-tested with Vitest.
+// The flow's pure logic: step navigation, the plan form's fields over the
+// Rust `Plan`, formatting, error text and exports. No Tauri, no DOM:
+// unit-tested with Vitest. Defaults come from Rust (`AppInfo.defaults`).
 import type { AppError } from "../bindings/AppError";
-import type { JobInput } from "../bindings/JobInput";
-import type { SituationInput } from "../bindings/SituationInput";
-import type { PlanInput } from "../bindings/PlanInput";
-import type { QuoteView } from "../bindings/QuoteView";
+import type { Plan } from "../bindings/Plan";
+import type { Chart } from "../bindings/Chart";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -19,22 +18,57 @@ export function prevStep(s: Step): Step {
   return STEPS[Math.max(i - 1, 0)];
 }
 
-export function defaultSituation(): SituationInput {
-  return { stage: "course-project", budget: 150, deadline_hours: null, linux: false, slurm: false, campus: false, abroad: false, persistence: false, interruptible: false, runs: 1 };
-}
+/** The plan screen's fields as the user types them (text), over a `Plan`. */
+export type PlanForm = {
+  runs: string;
+  hours: string;
+  storageGb: string;
+  storageDays: string;
+  stops: string;
+  stopHours: string;
+  dataGb: string;
+  forgotten: string;
+  checkpoint: string;
+  budget: string;
+};
 
-export function defaultJob(): JobInput {
+const text = (v: string | number | null | undefined): string => (v === null || v === undefined ? "" : String(v));
+
+/** The form showing `plan`. */
+export function formOf(plan: Plan): PlanForm {
   return {
-    model: "resnet18", batch: 128, resolution: 32, seq_len: null, classes: 10, precision: "fp32", optimizer: "sgd",
-    mode: "train", lora_rank: null, grad_checkpointing: false, dataset_samples: 50000, epochs: 50,
+    runs: text(plan.run.reduce((n, r) => n + r.count, 0) || 1),
+    hours: text(plan.job.hours),
+    storageGb: text(plan.storage?.gb ?? "0"),
+    storageDays: text(plan.storage?.days ?? "0"),
+    stops: text(plan.stops?.count ?? 0),
+    stopHours: text(plan.stops?.hours_each ?? "0"),
+    dataGb: text(plan.data?.size_gb ?? "0"),
+    forgotten: text(plan.forgotten_shutdown_hours),
+    checkpoint: text(plan.spot?.checkpoint_every_epochs ?? "5"),
+    budget: text(plan.budget),
   };
 }
 
-export function defaultPlan(job: JobInput, situation: SituationInput): PlanInput {
+const positive = (s: string): boolean => s.trim() !== "" && Number(s) > 0;
+const orZero = (s: string): string => (s.trim() === "" ? "0" : s.trim());
+
+/**
+ * The plan the form describes. Numbers stay text: Rust parses them as exact
+ * decimals and names the field when one is wrong.
+ */
+export function applyForm(plan: Plan, f: PlanForm): Plan {
+  const runs = Math.round(Number(f.runs));
   return {
-    name: "", platform: "autodl", gpu: "rtx3090", budget: situation.budget, start_date: null, student: true, payment: "on-demand",
-    runs: Math.max(1, situation.runs), hours: null, job, storage_gb: 20, storage_days: 7, stops: 0, stop_hours: 0, data_gb: 1,
-    forgotten_shutdown_hours: 0, checkpoint_every_epochs: 5, situation,
+    ...plan,
+    budget: f.budget.trim() === "" ? null : f.budget.trim(),
+    forgotten_shutdown_hours: orZero(f.forgotten),
+    job: { ...plan.job, hours: f.hours.trim() === "" ? null : f.hours.trim(), model: f.hours.trim() === "" ? plan.job.model : null },
+    run: [{ name: "run", count: Number.isFinite(runs) ? runs : 0, hours: null, epochs: null }],
+    storage: positive(f.storageGb) ? { gb: f.storageGb.trim(), days: orZero(f.storageDays) } : null,
+    stops: positive(f.stops) ? { count: Math.round(Number(f.stops)), hours_each: orZero(f.stopHours) } : null,
+    data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? "20" } : null,
+    spot: plan.payment === "spot" ? { ...(plan.spot ?? { checkpoint_every_hours: null, preemptions_per_day: "2", restart_minutes: "5" }), checkpoint_every_epochs: orZero(f.checkpoint) } : null,
   };
 }
 
@@ -78,34 +112,43 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
   return t("error.unknown", { message: String(e) });
 }
 
-/** An SVG string as an <img> source: shown as an image, never as markup. */
+/** A chart in the UI language, as an <img> source: shown as an image, never as markup. */
+export function chartUrl(chart: Chart, lang: string): string {
+  return svgDataUrl(lang === "zh" ? chart.zh : chart.en);
+}
+
+/** An SVG string as an <img> source. */
 export function svgDataUrl(svg: string): string {
   return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
 }
 
 function csvCell(s: string): string {
-  // Quote every cell and neutralise spreadsheet formulas in user text.
-  const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+  // Quote every cell and neutralise spreadsheet formulas in user text (but a
+  // plain negative number, such as a credit, stays a number).
+  const safe = /^[=+\-@]/.test(s) && !/^-\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
   return `"${safe.replace(/"/g, '""')}"`;
 }
 
-/** The quote as CSV (category, line, amount). */
-export function quoteCsv(q: QuoteView): string {
-  const rows = [["category", "line", "amount_cny"], ...q.lines.map((l) => [l.category, l.label, l.amount]), ["total", "cash total", q.cash_total]];
-  return rows.map((r) => r.map(csvCell).join(",")).join("\n") + "\n";
+/** A bill line as the exports show it: category and text already translated. */
+export type BillRow = { category: string; text: string; amount: string };
+
+/** The bill as CSV (category, line, amount). */
+export function billCsv(rows: BillRow[], total: string, header: [string, string, string], totalLabel: string): string {
+  const all = [header, ...rows.map((r) => [r.category, r.text, r.amount]), [totalLabel, "", total]];
+  return all.map((r) => r.map(csvCell).join(",")).join("\n") + "\n";
 }
 
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
-/** A printable, self-contained HTML report. Every user string is escaped. */
-export function quoteHtml(plan: PlanInput, q: QuoteView, title: string, lang: string, warnings: string[]): string {
-  const rows = q.lines.map((l) => `<tr><td>${esc(l.category)}</td><td>${esc(l.label)}</td><td class="n">${esc(formatCny(l.amount, lang))}</td></tr>`).join("");
+/** A printable, self-contained HTML report. Every string is escaped. */
+export function billHtml(title: string, subtitle: string, rows: BillRow[], totalLabel: string, total: string, warnings: string[], lang: string): string {
+  const body = rows.map((r) => `<tr><td>${esc(r.category)}</td><td>${esc(r.text)}</td><td class="n">${esc(r.amount)}</td></tr>`).join("");
   const warn = warnings.map((w) => `<li>${esc(w)}</li>`).join("");
   return `<!doctype html><html lang="${lang === "zh" ? "zh-CN" : "en"}"><head><meta charset="utf-8"><title>${esc(title)}</title>` +
     `<style>body{font-family:sans-serif;margin:2em}td{padding:4px 8px;border-bottom:1px solid #ddd}.n{text-align:right}</style></head><body>` +
-    `<h1>${esc(title)}</h1><p>${esc(plan.name)} · ${esc(q.platform)} · ${esc(q.gpu)}</p>` +
-    `<table>${rows}<tr><th colspan="2">${esc(lang === "zh" ? "合计" : "Total")}</th><th class="n">${esc(formatCny(q.cash_total, lang))}</th></tr></table>` +
+    `<h1>${esc(title)}</h1><p>${esc(subtitle)}</p>` +
+    `<table>${body}<tr><th colspan="2">${esc(totalLabel)}</th><th class="n">${esc(total)}</th></tr></table>` +
     (warn ? `<ul>${warn}</ul>` : "") + `</body></html>`;
 }

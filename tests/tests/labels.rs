@@ -1,0 +1,223 @@
+//! One message catalog (`data/locales/{zh,en}.json`) words everything the CLI
+//! and the app show. This test fails when a key is missing in either language,
+//! when a text's placeholders differ between languages, when code names a key
+//! the catalog lacks, or when a key is used nowhere.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use gpuplan_core::estimate::{Verdict, FIX_KINDS};
+use gpuplan_core::job::{Mode, Optimizer, Precision};
+use gpuplan_core::platform::{PackagePeriod, PlatformKind};
+use gpuplan_core::quote::{Category, LineKind, Warning};
+use gpuplan_core::recommend::Stage;
+use gpuplan_core::vram::Components;
+use gpuplan_usecases::planning::SCRIPT_KEYS;
+use gpuplan_usecases::{Catalog, Lang};
+use serde::Serialize;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn spelled<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .expect("serialises")
+        .as_str()
+        .expect("a plain string")
+        .to_owned()
+}
+
+fn placeholders(s: &str) -> BTreeSet<String> {
+    s.split("{{")
+        .skip(1)
+        .filter_map(|p| p.split("}}").next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Families of keys whose last segment is a value the code produces at run
+/// time; each maps to the values Rust (or the UI's step list) can produce.
+fn families() -> BTreeMap<&'static str, Vec<String>> {
+    let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+    BTreeMap::from([
+        (
+            "enum.precision.",
+            Precision::VALUES.iter().map(spelled).collect(),
+        ),
+        (
+            "enum.optimizer.",
+            Optimizer::VALUES.iter().map(spelled).collect(),
+        ),
+        ("enum.mode.", Mode::VALUES.iter().map(spelled).collect()),
+        ("enum.stage.", Stage::VALUES.iter().map(spelled).collect()),
+        ("enum.verdict.", Verdict::ALL.iter().map(spelled).collect()),
+        (
+            "enum.platform-kind.",
+            PlatformKind::ALL.iter().map(spelled).collect(),
+        ),
+        (
+            "enum.package-period.",
+            PackagePeriod::ALL.iter().map(spelled).collect(),
+        ),
+        ("enum.payment.", s(&["on-demand", "spot", "package"])),
+        (
+            "bill.category.",
+            Category::ALL.iter().map(spelled).collect(),
+        ),
+        ("bill.line.", LineKind::ALL.iter().map(spelled).collect()),
+        ("warning.", s(&Warning::KINDS)),
+        ("memory.components.", s(&Components::KEYS)),
+        ("memory.fixKinds.", s(&FIX_KINDS)),
+        ("before.scripts.", s(&SCRIPT_KEYS)),
+        (
+            "step.",
+            s(&["situation", "job", "memory", "options", "plan", "before"]),
+        ),
+    ])
+}
+
+fn sources() -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![
+        root().join("crates"),
+        root().join("src-tauri/src"),
+        root().join("ui/src"),
+    ];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.filter_map(Result::ok) {
+            let p = e.path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() {
+                if name != "bindings" && name != "target" && name != "node_modules" {
+                    stack.push(p);
+                }
+            } else if ["rs", "ts", "svelte"]
+                .iter()
+                .any(|x| p.extension().is_some_and(|e| e == *x))
+            {
+                let text = std::fs::read_to_string(&p).expect("source reads");
+                out.push((p, text));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn both_languages_have_the_same_keys_and_placeholders() {
+    let c = Catalog::bundled().expect("catalogs parse");
+    let zh: BTreeSet<&str> = c.keys(Lang::Zh).collect();
+    let en: BTreeSet<&str> = c.keys(Lang::En).collect();
+    assert_eq!(
+        zh.difference(&en).collect::<Vec<_>>(),
+        Vec::<&&str>::new(),
+        "keys only in Chinese"
+    );
+    assert_eq!(
+        en.difference(&zh).collect::<Vec<_>>(),
+        Vec::<&&str>::new(),
+        "keys only in English"
+    );
+    for k in &zh {
+        let (z, e) = (c.text(Lang::Zh, k), c.text(Lang::En, k));
+        assert!(
+            !z.trim().is_empty() && !e.trim().is_empty(),
+            "{k} is empty in a language"
+        );
+        assert_eq!(
+            placeholders(&z),
+            placeholders(&e),
+            "{k} has the same placeholders in both languages"
+        );
+    }
+}
+
+#[test]
+fn every_value_the_code_produces_has_a_text_and_no_family_key_is_dead() {
+    let c = Catalog::bundled().expect("catalogs parse");
+    let keys: BTreeSet<&str> = c.keys(Lang::En).collect();
+    for (prefix, values) in families() {
+        let want: BTreeSet<String> = values.iter().map(|v| format!("{prefix}{v}")).collect();
+        let have: BTreeSet<String> = keys
+            .iter()
+            .filter(|k| k.starts_with(prefix) && !k[prefix.len()..].contains('.'))
+            .map(|k| (*k).to_owned())
+            .collect();
+        assert_eq!(
+            want.difference(&have).collect::<Vec<_>>(),
+            Vec::<&String>::new(),
+            "values of {prefix}* the code produces but the catalog lacks"
+        );
+        assert_eq!(
+            have.difference(&want).collect::<Vec<_>>(),
+            Vec::<&String>::new(),
+            "{prefix}* keys no code produces"
+        );
+    }
+    let flow = std::fs::read_to_string(root().join("ui/src/lib/flow.ts")).expect("flow.ts");
+    assert!(
+        flow.contains(r#"["situation", "job", "memory", "options", "plan", "before"]"#),
+        "the step family above lists the UI's steps"
+    );
+}
+
+#[test]
+fn every_key_is_used_and_every_used_key_exists() {
+    let c = Catalog::bundled().expect("catalogs parse");
+    let keys: BTreeSet<&str> = c.keys(Lang::En).collect();
+    let families = families();
+    let sources = sources();
+    // A key is used when some source names it as a whole string literal.
+    for k in &keys {
+        if families
+            .keys()
+            .any(|p| k.starts_with(p) && !k[p.len()..].contains('.'))
+        {
+            continue;
+        }
+        let quoted = [format!("\"{k}\""), format!("`{k}`"), format!("'{k}'")];
+        assert!(
+            sources
+                .iter()
+                .any(|(_, text)| quoted.iter().any(|q| text.contains(q.as_str()))),
+            "catalog key {k} is used nowhere"
+        );
+    }
+    // Every literal key the code asks for exists.
+    let calls = [
+        "Message::new(\"",
+        "t(\"",
+        ".text(lang, \"",
+        "c.fill(\n            lang,\n            \"",
+        "fill(lang, \"",
+        "t(`",
+        "c.text(lang, \"",
+    ];
+    for (path, text) in &sources {
+        for call in calls {
+            for (at, _) in text.match_indices(call) {
+                // `t("` inside `split(".")` is not a call of `t`.
+                let before = text[..at].chars().next_back();
+                if call.starts_with('t') && before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                {
+                    continue;
+                }
+                let piece = &text[at + call.len()..];
+                let end = piece.find(['"', '`']).unwrap_or(0);
+                let key = &piece[..end];
+                if key.is_empty() || key.contains('{') || key.contains('$') || !key.contains('.') {
+                    continue;
+                }
+                assert!(
+                    keys.contains(key),
+                    "{} asks for {key}, which the catalog lacks",
+                    path.display()
+                );
+            }
+        }
+    }
+}

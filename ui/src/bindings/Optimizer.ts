@@ -3,4 +3,4 @@
 /**
  * Optimizer.
  */
-export type Optimizer = "sgd" | "adam" | "adamw" | "adamw8bit";
+export type Optimizer = "sgd" | "adam" | "adamw" | "adamw-8bit";

@@ -47,17 +47,7 @@ fn estimate_json_has_the_documented_fields() {
         v["peak_gib"]
     );
     let comps = v["components"].as_object().expect("components object");
-    for k in [
-        "weights",
-        "gradients",
-        "optimizer",
-        "activations",
-        "logits",
-        "kv_cache",
-        "workspace",
-        "allocator",
-        "context",
-    ] {
+    for k in gpuplan_core::vram::Components::KEYS {
         assert!(
             comps.get(k).and_then(|x| x.as_f64()).is_some(),
             "component {k} is a number"

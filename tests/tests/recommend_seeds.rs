@@ -13,20 +13,12 @@ fn situation(stage: Stage, hours: i64, runs: u32) -> Situation {
     Situation {
         stage,
         budget: None,
-        deadline_hours: None,
-        linux: false,
-        slurm: false,
-        mainland_china: true,
-        needs_persistence: false,
-        campus_access: false,
-        interruptible: false,
-        student: true,
         job: JobSpec {
             hours: Some(Decimal::from(hours)),
             ..Default::default()
         },
         runs,
-        storage_gb: Decimal::ZERO,
+        ..gpuplan_usecases::defaults::situation()
     }
 }
 

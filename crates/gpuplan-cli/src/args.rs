@@ -7,7 +7,9 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gpuplan_core::job::{JobSpec, LoraTarget, Mode, Optimizer, Precision};
+use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::{Situation, Stage};
+use gpuplan_usecases::planning::SlurmRequest;
 use gpuplan_usecases::{AppError, Lang};
 use rust_decimal::Decimal;
 
@@ -414,44 +416,7 @@ pub enum ScriptKind {
         destroy: bool,
     },
     /// Slurm sbatch script (with --requeue: resume after the walltime).
-    Slurm {
-        /// Job name.
-        #[arg(long)]
-        job_name: String,
-        /// Partition (default: gpu).
-        #[arg(long)]
-        partition: Option<String>,
-        /// GPUs (default 1).
-        #[arg(long)]
-        gpus: Option<u32>,
-        /// CPU cores (default 8).
-        #[arg(long)]
-        cpus: Option<u32>,
-        /// Memory, GB (default 32).
-        #[arg(long)]
-        mem_gb: Option<u32>,
-        /// Estimated hours of the run (walltime adds margin); or --plan.
-        #[arg(long, allow_hyphen_values = true)]
-        hours: Option<f64>,
-        /// A plan file whose longest run sets the walltime.
-        #[arg(long)]
-        plan: Option<PathBuf>,
-        /// The cluster's walltime cap in hours (default: the campus profile's).
-        #[arg(long, allow_hyphen_values = true)]
-        cap_hours: Option<f64>,
-        /// Log path (default: logs/%x-%j.out).
-        #[arg(long)]
-        output: Option<String>,
-        /// conda:ENV or module:NAME, repeatable, in order.
-        #[arg(long)]
-        activate: Vec<String>,
-        /// The training command.
-        #[arg(long)]
-        command: String,
-        /// Requeue-on-timeout variant.
-        #[arg(long)]
-        requeue: bool,
-    },
+    Slurm(Box<SlurmArgs>),
     /// Environment probe and install order.
     Probe,
     /// Offline wheel bundle: download where the network is good, install on the instance.
@@ -478,4 +443,65 @@ pub enum ScriptKind {
         #[arg(long)]
         plan: Option<PathBuf>,
     },
+}
+
+/// `gpuplan script slurm`; omitted options take the use cases' defaults.
+#[derive(Args)]
+pub struct SlurmArgs {
+    /// Job name.
+    #[arg(long)]
+    pub job_name: String,
+    /// Partition (default: gpu).
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// GPUs (default 1).
+    #[arg(long)]
+    pub gpus: Option<u32>,
+    /// CPU cores (default 8).
+    #[arg(long)]
+    pub cpus: Option<u32>,
+    /// Memory, GB (default 32).
+    #[arg(long)]
+    pub mem_gb: Option<u32>,
+    /// Estimated hours of the run (walltime adds margin); or --plan.
+    #[arg(long, allow_hyphen_values = true)]
+    pub hours: Option<f64>,
+    /// A plan file whose longest run sets the walltime.
+    #[arg(long)]
+    pub plan: Option<PathBuf>,
+    /// The cluster's walltime cap in hours (default: the campus profile's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cap_hours: Option<f64>,
+    /// Log path (default: logs/%x-%j.out).
+    #[arg(long)]
+    pub output: Option<String>,
+    /// conda:ENV or module:NAME, repeatable, in order.
+    #[arg(long)]
+    pub activate: Vec<String>,
+    /// The training command.
+    #[arg(long)]
+    pub command: String,
+    /// Requeue-on-timeout variant.
+    #[arg(long)]
+    pub requeue: bool,
+}
+
+impl SlurmArgs {
+    /// The use case's request, with the plan file already read.
+    pub fn request<'a>(&'a self, plan: Option<&'a Plan>) -> SlurmRequest<'a> {
+        SlurmRequest {
+            job_name: &self.job_name,
+            partition: self.partition.as_deref(),
+            gpus: self.gpus,
+            cpus: self.cpus,
+            mem_gb: self.mem_gb,
+            hours: self.hours,
+            plan,
+            cap_hours: self.cap_hours,
+            output: self.output.as_deref(),
+            activate: self.activate.clone(),
+            command: &self.command,
+            requeue: self.requeue,
+        }
+    }
 }

@@ -14,9 +14,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
-use gpuplan_usecases::planning::{
-    CustomConfig, PackExport, ShutdownRequest, SlurmRequest, MAX_CONFIG_BYTES,
-};
+use gpuplan_usecases::planning::{CustomConfig, PackExport, ShutdownRequest, MAX_CONFIG_BYTES};
 use gpuplan_usecases::{files, home, AppError, Bundled, Home, Lang, Planner};
 
 use crate::args::{Cli, Command, OverrideAction, PackAction, ScriptKind};
@@ -177,35 +175,9 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                     destroy: *destroy,
                 })
             }
-            ScriptKind::Slurm {
-                job_name,
-                partition,
-                gpus,
-                cpus,
-                mem_gb,
-                hours,
-                plan,
-                cap_hours,
-                output,
-                activate,
-                command,
-                requeue,
-            } => {
-                let plan = read_plan(planner, plan)?;
-                let s = planner.slurm_script(&SlurmRequest {
-                    job_name,
-                    partition: partition.as_deref(),
-                    gpus: *gpus,
-                    cpus: *cpus,
-                    mem_gb: *mem_gb,
-                    hours: *hours,
-                    plan: plan.as_ref(),
-                    cap_hours: *cap_hours,
-                    output: output.as_deref(),
-                    activate: activate.clone(),
-                    command,
-                    requeue: *requeue,
-                })?;
+            ScriptKind::Slurm(a) => {
+                let plan = read_plan(planner, &a.plan)?;
+                let s = planner.slurm_script(&a.request(plan.as_ref()))?;
                 for n in &s.notes {
                     eprintln!(
                         "gpuplan: {}: {}",

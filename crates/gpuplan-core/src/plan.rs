@@ -295,6 +295,21 @@ impl Plan {
         Ok(plan)
     }
 
+    /// Range checks as an input error naming the dotted field (`job.hours`).
+    pub fn check(&self) -> Result<(), crate::error::InputError> {
+        self.validate().map_err(|(t, k, m)| {
+            crate::error::InputError::new(
+                &if t.is_empty() {
+                    k.to_owned()
+                } else {
+                    format!("{t}.{k}")
+                },
+                m,
+                "see docs/plans.md",
+            )
+        })
+    }
+
     /// Range checks: (table, key, message) of the first problem.
     pub fn validate(&self) -> Result<(), (&'static str, &'static str, String)> {
         let max = Decimal::from(MAX_HOURS);

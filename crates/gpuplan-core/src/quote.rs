@@ -410,17 +410,7 @@ pub fn quote(
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
 ) -> Result<Quote, InputError> {
-    plan.validate().map_err(|(t, k, m)| {
-        InputError::new(
-            &if t.is_empty() {
-                k.to_owned()
-            } else {
-                format!("{t}.{k}")
-            },
-            m,
-            "see docs/plans.md",
-        )
-    })?;
+    plan.check()?;
     let offer = profile.offer(&plan.gpu, catalog)?;
     let gpu_id = offer.gpu.clone();
     let o = &plan.prices;

@@ -157,16 +157,6 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
         }),
         prices: Default::default(),
     };
-    plan.validate().map_err(|(t, k, m)| {
-        AppError::input(
-            &if t.is_empty() {
-                k.to_owned()
-            } else {
-                format!("{t}.{k}")
-            },
-            m,
-            "see docs/plans.md",
-        )
-    })?;
+    plan.check()?;
     Ok(plan)
 }

@@ -43,8 +43,16 @@ fn quote_json_matches_the_seed_case() {
         &["quote", "examples/seed003-autodl-resnet50.toml", "--json"],
     );
     assert_eq!(
-        q["cash_total"], "16.00",
-        "money is an exact decimal string in JSON"
+        q["cash_total"], "16.60",
+        "money is an exact decimal string with two places in JSON"
+    );
+    assert!(
+        q["lines"]
+            .as_array()
+            .is_some_and(|l| l.iter().all(|x| x["amount"]
+                .as_str()
+                .is_some_and(|a| a.split('.').nth(1).is_some_and(|f| f.len() == 2)))),
+        "every line's amount has two places"
     );
     assert!(
         q["lines"].as_array().is_some_and(|l| !l.is_empty()),
@@ -308,5 +316,60 @@ fn a_plan_saved_by_the_app_quotes_the_same_in_the_cli() {
         q.price_per_hour.to_string(),
         "both used the price set in the app"
     );
+    let _ = std::fs::remove_dir_all(&h);
+}
+
+#[test]
+fn a_chinese_bill_is_worded_in_chinese() {
+    let h = home("zh-bill");
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "zh",
+            "quote",
+            "examples/seed003-autodl-resnet50.toml",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("存储") && text.contains("现金合计"),
+        "Chinese labels:\n{text}"
+    );
+    for english in ["above the free", "each on", "Cash total", "storage"] {
+        assert!(
+            !text.contains(english),
+            "no English line label `{english}`:\n{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&h);
+}
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_no_crash() {
+    use std::io::Read as _;
+    let h = home("pipe");
+    let mut child = Command::new(binary())
+        // More than a pipe buffer (64 KiB) of output, so the write after
+        // the hang-up really meets a closed pipe.
+        .args(["platforms", "--json"])
+        .env("GPUPLAN_HOME", &h)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    // Read one byte and hang up, as `| head -c1` does.
+    let mut first = [0u8; 1];
+    let _ = child.stdout.as_mut().expect("stdout").read(&mut first);
+    drop(child.stdout.take());
+    let status = child.wait().expect("exits");
+    let mut err = String::new();
+    let _ = child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err);
+    assert_ne!(status.code(), Some(101), "no panic on a closed pipe: {err}");
+    assert!(!err.contains("panicked"), "no panic message: {err}");
     let _ = std::fs::remove_dir_all(&h);
 }

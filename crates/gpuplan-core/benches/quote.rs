@@ -20,7 +20,6 @@ fn bench(c: &mut Criterion) {
     let set = PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), &catalog)
         .expect("platforms");
     let base = Plan {
-        version: gpuplan_core::plan::PLAN_VERSION,
         name: "100 runs".into(),
         platform: String::new(),
         gpu: String::new(),
@@ -40,6 +39,7 @@ fn bench(c: &mut Criterion) {
                 name: format!("run {i}"),
                 count: 1,
                 hours: Some(Decimal::new(150 + i, 2)),
+                minutes: None,
                 epochs: None,
             })
             .collect(),
@@ -47,14 +47,14 @@ fn bench(c: &mut Criterion) {
         data: None,
         storage: Some(StorageSpec {
             gb: Decimal::from(80),
-            days: Decimal::from(30),
+            days: Some(Decimal::from(30)),
+            on: Default::default(),
         }),
         stops: Some(Stops {
             count: 10,
             hours_each: Decimal::from(12),
         }),
-        spot: None,
-        prices: Default::default(),
+        ..Plan::default()
     };
     let pairs: Vec<(usize, String)> = set
         .platforms

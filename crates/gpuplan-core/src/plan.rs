@@ -39,6 +39,10 @@ pub struct RunGroup {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub hours: Option<Decimal>,
+    /// Or minutes of each run (exact where hours would need many decimals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub minutes: Option<Decimal>,
     /// Epochs of each run, scaling the job's time per epoch.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
@@ -47,6 +51,10 @@ pub struct RunGroup {
 
 fn one() -> u32 {
     1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Debugging on a cheap card before the main runs (seed 000 §6.4).
@@ -73,13 +81,29 @@ pub struct DataSpec {
     #[serde(default = "default_mbps")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub upload_mbps: Decimal,
+    /// GB downloaded back at the end (results, checkpoints): egress traffic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub download_gb: Option<Decimal>,
 }
 
 fn default_mbps() -> Decimal {
     Decimal::from(20)
 }
 
-/// Persistent storage kept for the plan.
+/// Which disk a plan's data lives on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Disk {
+    /// The instance's own data disk: deleted when the instance is released.
+    #[default]
+    Instance,
+    /// Network or file storage that outlives instances.
+    Persistent,
+}
+
+/// Storage kept for the plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -87,9 +111,42 @@ pub struct StorageSpec {
     /// GB kept (dataset, checkpoints, environment).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub gb: Decimal,
-    /// Days it is kept.
+    /// Days it is kept from the first start; by default until the last run
+    /// (and any forgotten idle) ends, when the instance is released.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub days: Option<Decimal>,
+    /// Which disk holds it.
+    #[serde(default)]
+    pub on: Disk,
+}
+
+/// What the instance does between scheduled runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Between {
+    /// Stopped: the GPU stops billing where stopping ends it; disks keep billing.
+    #[default]
+    Stop,
+    /// Released: nothing bills; the instance disk is deleted.
+    Release,
+    /// Left running: the GPU bills idle.
+    KeepRunning,
+}
+
+/// When the runs happen: spread evenly over a number of days (sessions),
+/// with the instance stopped, released or left running in between.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Schedule {
+    /// Calendar days the runs are spread over.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub days: Decimal,
+    /// What the instance does in the gaps.
+    #[serde(default)]
+    pub between_runs: Between,
 }
 
 /// Stopping the instance between sessions.
@@ -187,6 +244,14 @@ pub struct PriceOverrides {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub free_storage_gb: Option<Decimal>,
+    /// CNY per GB-day of persistent storage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub persistent_per_gb_day: Option<Decimal>,
+    /// CNY per GB downloaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub egress_per_gb: Option<Decimal>,
     /// Minimum billed minutes per start.
     #[serde(default)]
     pub minimum_charge_minutes: Option<u32>,
@@ -218,9 +283,25 @@ pub struct Plan {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub budget: Option<Decimal>,
-    /// First day, for the timeline's dates.
+    /// First day, for the timeline's dates and package periods.
     #[serde(default)]
     pub start_date: Option<NaiveDate>,
+    /// Hour of the first start on the first day (0-23; 9 when absent): with a
+    /// start date, it places the runs in hours of the day for peak prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_hour: Option<u32>,
+    /// Instances rented at once, each running its share of the runs
+    /// (seed 000 §1.2: two single-card instances finish a sweep overnight).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub parallel: u32,
+    /// Free credit (CNY) the student holds on the platform (a coupon, a gift).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub credit: Option<Decimal>,
+    /// Prepaid balance (CNY): the platform stops the instance when it runs out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub balance: Option<Decimal>,
     /// Student certification done.
     #[serde(default)]
     pub student: bool,
@@ -257,6 +338,9 @@ pub struct Plan {
     /// Stops between sessions.
     #[serde(default)]
     pub stops: Option<Stops>,
+    /// Runs spread over days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
     /// Spot settings (with `payment = "spot"`).
     #[serde(default)]
     pub spot: Option<SpotSpec>,
@@ -272,6 +356,51 @@ pub fn default_setup() -> Decimal {
     Decimal::new(25, 2)
 }
 
+impl Default for Plan {
+    /// An empty plan with every default of the plan file filled in.
+    fn default() -> Self {
+        Self {
+            version: PLAN_VERSION,
+            name: String::new(),
+            platform: String::new(),
+            gpu: String::new(),
+            budget: None,
+            start_date: None,
+            start_hour: None,
+            parallel: 1,
+            credit: None,
+            balance: None,
+            student: false,
+            payment: Payment::OnDemand,
+            own_time_per_hour: Decimal::ZERO,
+            forgotten_shutdown_hours: Decimal::ZERO,
+            setup_hours: default_setup(),
+            job: JobSpec::default(),
+            runs: Vec::new(),
+            debug: None,
+            data: None,
+            storage: None,
+            stops: None,
+            schedule: None,
+            spot: None,
+            prices: PriceOverrides::default(),
+        }
+    }
+}
+
+impl RunGroup {
+    /// `count` runs of the job named `name`, lasting as long as the job.
+    pub fn of_job(name: &str, count: u32) -> Self {
+        Self {
+            name: name.to_owned(),
+            count,
+            hours: None,
+            minutes: None,
+            epochs: None,
+        }
+    }
+}
+
 /// The plan file format version this build writes and reads.
 pub const PLAN_VERSION: u32 = 1;
 
@@ -281,6 +410,16 @@ fn plan_version() -> u32 {
 
 /// Largest number of runs a plan (or a recommendation) may ask for.
 pub const MAX_RUNS: u32 = 87_600;
+/// Most instances a plan may rent at once.
+pub const MAX_PARALLEL: u32 = 64;
+/// Largest amount of money a plan may name, CNY: far beyond a student's means.
+pub const MAX_CNY: i64 = 10_000_000;
+/// Largest price per hour a plan may name, CNY.
+pub const MAX_PRICE_PER_HOUR: i64 = 10_000;
+/// Largest storage or dataset a plan may name, GB.
+pub const MAX_GB: i64 = 1_000_000;
+/// Longest period (storage kept, schedule) a plan may name, days: ten years.
+pub const MAX_DAYS: i64 = 3650;
 
 /// Largest number of hours, runs or days a plan may name: ten years of
 /// continuous running, far beyond any student plan.
@@ -310,22 +449,33 @@ impl Plan {
         })
     }
 
-    /// Range checks: (table, key, message) of the first problem.
+    /// Range checks: (table, key, message) of the first problem. Every field
+    /// has a range a student's plan can sit in; fields that would contradict
+    /// each other are refused together, naming both.
     pub fn validate(&self) -> Result<(), (&'static str, &'static str, String)> {
-        let max = Decimal::from(MAX_HOURS);
-        let check = |table: &'static str, key: &'static str, v: Decimal, positive: bool| {
-            if v < Decimal::ZERO || (positive && v.is_zero()) || v > max {
+        type Check = Result<(), (&'static str, &'static str, String)>;
+        let within = |table: &'static str,
+                      key: &'static str,
+                      v: Decimal,
+                      lo_open: bool,
+                      max: i64|
+         -> Check {
+            let max = Decimal::from(max);
+            if v < Decimal::ZERO || (lo_open && v.is_zero()) || v > max {
                 Err((
                     table,
                     key,
-                    format!(
-                        "{v} is outside {}0..={max}",
-                        if positive { "(" } else { "" }
-                    ),
+                    format!("{v} is outside {}0..={max}", if lo_open { "(" } else { "" }),
                 ))
             } else {
                 Ok(())
             }
+        };
+        let hours = |table: &'static str, key: &'static str, v: Decimal, lo_open: bool| {
+            within(table, key, v, lo_open, MAX_HOURS)
+        };
+        let money = |table: &'static str, key: &'static str, v: Decimal| {
+            within(table, key, v, false, MAX_CNY)
         };
         if self.version != PLAN_VERSION {
             return Err((
@@ -340,19 +490,43 @@ impl Plan {
         if self.name.chars().count() > 200 {
             return Err(("", "name", "longer than 200 characters".into()));
         }
-        if let Some(b) = self.budget {
-            check("", "budget", b, false)?;
+        for (key, v) in [
+            ("budget", self.budget),
+            ("credit", self.credit),
+            ("balance", self.balance),
+        ] {
+            if let Some(v) = v {
+                money("", key, v)?;
+            }
         }
-        check("", "own_time_per_hour", self.own_time_per_hour, false)?;
-        check(
+        within(
+            "",
+            "own_time_per_hour",
+            self.own_time_per_hour,
+            false,
+            MAX_PRICE_PER_HOUR,
+        )?;
+        hours(
             "",
             "forgotten_shutdown_hours",
             self.forgotten_shutdown_hours,
             false,
         )?;
-        check("", "setup_hours", self.setup_hours, false)?;
+        hours("", "setup_hours", self.setup_hours, false)?;
+        if let Some(h) = self.start_hour {
+            if h > 23 {
+                return Err(("", "start_hour", format!("{h} is outside 0..=23")));
+            }
+        }
+        if self.parallel == 0 || self.parallel > MAX_PARALLEL {
+            return Err((
+                "",
+                "parallel",
+                format!("{} is outside 1..={MAX_PARALLEL}", self.parallel),
+            ));
+        }
         if let Some(h) = self.job.hours {
-            check("job", "hours", h, true)?;
+            hours("job", "hours", h, true)?;
         }
         for r in &self.runs {
             if r.count == 0 || r.count > MAX_RUNS {
@@ -362,57 +536,128 @@ impl Plan {
                     format!("{} is outside 1..={MAX_RUNS}", r.count),
                 ));
             }
+            if r.hours.is_some() && r.minutes.is_some() {
+                return Err((
+                    "run",
+                    "minutes",
+                    "hours and minutes both give the run's length: keep one".into(),
+                ));
+            }
             if let Some(h) = r.hours {
-                check("run", "hours", h, true)?;
+                hours("run", "hours", h, true)?;
+            }
+            if let Some(m) = r.minutes {
+                within("run", "minutes", m, true, MAX_HOURS * 60)?;
             }
             if let Some(e) = r.epochs {
-                check("run", "epochs", e, true)?;
+                within("run", "epochs", e, true, 100_000)?;
             }
         }
+        let total_runs: u64 = self.runs.iter().map(|r| u64::from(r.count)).sum();
+        if total_runs > u64::from(MAX_RUNS) {
+            return Err((
+                "run",
+                "count",
+                format!("{total_runs} runs in all is more than {MAX_RUNS}"),
+            ));
+        }
         if let Some(d) = &self.debug {
-            check("debug", "hours", d.hours, false)?;
+            hours("debug", "hours", d.hours, false)?;
         }
         if let Some(d) = &self.data {
-            check("data", "size_gb", d.size_gb, false)?;
-            check("data", "upload_mbps", d.upload_mbps, true)?;
+            within("data", "size_gb", d.size_gb, false, MAX_GB)?;
+            within("data", "upload_mbps", d.upload_mbps, true, 1_000_000)?;
+            if let Some(g) = d.download_gb {
+                within("data", "download_gb", g, false, MAX_GB)?;
+            }
         }
         if let Some(s) = &self.storage {
-            check("storage", "gb", s.gb, false)?;
-            check("storage", "days", s.days, false)?;
+            within("storage", "gb", s.gb, false, MAX_GB)?;
+            if let Some(d) = s.days {
+                within("storage", "days", d, false, MAX_DAYS)?;
+            }
         }
         if let Some(s) = &self.stops {
-            check("stops", "hours_each", s.hours_each, false)?;
-            if i64::from(s.count) > MAX_HOURS {
+            hours("stops", "hours_each", s.hours_each, false)?;
+            if s.count > MAX_RUNS {
                 return Err((
                     "stops",
                     "count",
-                    format!("{} is outside 0..={MAX_HOURS}", s.count),
+                    format!("{} is outside 0..={MAX_RUNS}", s.count),
+                ));
+            }
+            if self.schedule.is_some() {
+                return Err((
+                    "stops",
+                    "count",
+                    "[stops] and [schedule] both say when the instance is stopped: keep one".into(),
                 ));
             }
         }
+        if let Some(s) = &self.schedule {
+            within("schedule", "days", s.days, true, MAX_DAYS)?;
+        }
         if let Some(s) = &self.spot {
             if let Some(h) = s.checkpoint_every_hours {
-                check("spot", "checkpoint_every_hours", h, true)?;
+                hours("spot", "checkpoint_every_hours", h, true)?;
             }
             if let Some(e) = s.checkpoint_every_epochs {
-                check("spot", "checkpoint_every_epochs", e, true)?;
+                within("spot", "checkpoint_every_epochs", e, true, 100_000)?;
             }
-            check("spot", "preemptions_per_day", s.preemptions_per_day, false)?;
-            check("spot", "restart_minutes", s.restart_minutes, false)?;
+            if s.checkpoint_every_hours.is_some() && s.checkpoint_every_epochs.is_some() {
+                return Err((
+                    "spot",
+                    "checkpoint_every_epochs",
+                    "checkpoint_every_hours and checkpoint_every_epochs both set the interval: keep one".into(),
+                ));
+            }
+            within(
+                "spot",
+                "preemptions_per_day",
+                s.preemptions_per_day,
+                false,
+                1000,
+            )?;
+            within(
+                "spot",
+                "restart_minutes",
+                s.restart_minutes,
+                false,
+                7 * 24 * 60,
+            )?;
         }
         let p = &self.prices;
-        for (key, v) in [
-            ("gpu_per_hour", p.gpu_per_hour),
-            ("debug_gpu_per_hour", p.debug_gpu_per_hour),
-            ("spot_per_hour", p.spot_per_hour),
-            ("stopped_fee_per_hour", p.stopped_fee_per_hour),
-            ("storage_per_gb_day", p.storage_per_gb_day),
-            ("storage_per_gb_month", p.storage_per_gb_month),
-            ("free_storage_gb", p.free_storage_gb),
-            ("package_price", p.package_price),
+        for (key, v, max) in [
+            ("gpu_per_hour", p.gpu_per_hour, MAX_PRICE_PER_HOUR),
+            (
+                "debug_gpu_per_hour",
+                p.debug_gpu_per_hour,
+                MAX_PRICE_PER_HOUR,
+            ),
+            ("spot_per_hour", p.spot_per_hour, MAX_PRICE_PER_HOUR),
+            (
+                "stopped_fee_per_hour",
+                p.stopped_fee_per_hour,
+                MAX_PRICE_PER_HOUR,
+            ),
+            ("storage_per_gb_day", p.storage_per_gb_day, 100),
+            ("storage_per_gb_month", p.storage_per_gb_month, 3000),
+            ("persistent_per_gb_day", p.persistent_per_gb_day, 100),
+            ("egress_per_gb", p.egress_per_gb, 100),
+            ("free_storage_gb", p.free_storage_gb, MAX_GB),
+            ("package_price", p.package_price, MAX_CNY),
         ] {
             if let Some(v) = v {
-                check("prices", key, v, false)?;
+                within("prices", key, v, false, max)?;
+            }
+        }
+        if let Some(m) = p.minimum_charge_minutes {
+            if m > 24 * 60 {
+                return Err((
+                    "prices",
+                    "minimum_charge_minutes",
+                    format!("{m} is outside 0..=1440"),
+                ));
             }
         }
         Ok(())

@@ -120,20 +120,64 @@ pub struct Billing {
     /// CNY per hour in a CPU-only mode for uploads and setup, if offered.
     #[serde(default)]
     pub no_gpu_mode_per_hour: Option<Sourced<Decimal>>,
+    /// Time-of-day prices (marketplaces whose hosts charge more at peak).
+    #[serde(default)]
+    pub peak: Option<PeakPricing>,
 }
 
-/// Persistent storage and traffic.
+/// A price multiplier during peak hours: seed 000 §3.4 saw an RTX 3090 on a
+/// marketplace double on weekend evenings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeakPricing {
+    /// Price multiplier in the window (2 = double).
+    pub multiplier: Sourced<Decimal>,
+    /// Only Saturdays and Sundays (else every day).
+    #[serde(default)]
+    pub weekends_only: bool,
+    /// First hour of the window, 0-23 (local time).
+    pub from_hour: u32,
+    /// Hour the window ends, 1-24.
+    pub to_hour: u32,
+}
+
+/// Storage and traffic. The fields at the top describe the instance's own
+/// disk: it exists from the first start until the instance is released (by
+/// the student, or by the platform's deadline, which deletes it), and bills
+/// per GB-day above its free amount. `persistent` is network or file storage
+/// that outlives instances, billed on its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Storage {
-    /// Free persistent GB.
+    /// GB of the instance disk included free.
+    pub free_gb: Sourced<Decimal>,
+    /// CNY per GB-day of the instance disk above the free amount.
+    pub price_per_gb_day: Sourced<Decimal>,
+    /// Whether the instance disk keeps billing while the instance is stopped
+    /// (false: it bills only while running).
+    pub bills_while_stopped: Sourced<bool>,
+    /// A disk size always billed, however little the plan keeps (a fixed
+    /// data-disk spec, such as 揽睿星舟's 200 GB).
+    #[serde(default)]
+    pub minimum_gb: Option<Sourced<Decimal>>,
+    /// CNY per GB transferred in.
+    pub traffic_per_gb: Sourced<Decimal>,
+    /// CNY per GB transferred out (downloading results), where billed.
+    #[serde(default)]
+    pub egress_per_gb: Option<Sourced<Decimal>>,
+    /// Network or file storage that outlives instances, where offered.
+    #[serde(default)]
+    pub persistent: Option<PersistentStorage>,
+}
+
+/// Storage that outlives instances (a netdisk, file storage).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersistentStorage {
+    /// GB included free.
     pub free_gb: Sourced<Decimal>,
     /// CNY per GB-day above the free amount.
     pub price_per_gb_day: Sourced<Decimal>,
-    /// Whether storage keeps billing while the instance is stopped.
-    pub bills_while_stopped: Sourced<bool>,
-    /// CNY per GB transferred in.
-    pub traffic_per_gb: Sourced<Decimal>,
 }
 
 /// Deadlines after which data disappears.
@@ -460,6 +504,54 @@ impl PlatformProfile {
             &s.bills_while_stopped.source,
             &s.bills_while_stopped.observed,
         )?;
+        if let Some(v) = &s.minimum_gb {
+            money("storage", "minimum_gb", v, Decimal::from(1_000_000))?;
+        }
+        if let Some(v) = &s.egress_per_gb {
+            money("storage", "egress_per_gb", v, Decimal::from(100))?;
+        }
+        if let Some(ps) = &s.persistent {
+            money(
+                "storage.persistent",
+                "free_gb",
+                &ps.free_gb,
+                Decimal::from(1_000_000),
+            )?;
+            money(
+                "storage.persistent",
+                "price_per_gb_day",
+                &ps.price_per_gb_day,
+                Decimal::from(100),
+            )?;
+        }
+        if let Some(pk) = &b.peak {
+            money(
+                "billing.peak",
+                "multiplier",
+                &pk.multiplier,
+                Decimal::from(10),
+            )?;
+            if pk.multiplier.value < Decimal::ONE {
+                return bad(
+                    "billing.peak",
+                    "multiplier",
+                    format!(
+                        "{} is below 1 (a peak never costs less)",
+                        pk.multiplier.value
+                    ),
+                );
+            }
+            if pk.from_hour > 23 || pk.to_hour > 24 || pk.from_hour >= pk.to_hour {
+                return bad(
+                    "billing.peak",
+                    "from_hour",
+                    format!(
+                        "{}..{} is not a window of hours in a day",
+                        pk.from_hour, pk.to_hour
+                    ),
+                );
+            }
+        }
         money(
             "timing",
             "startup_minutes",

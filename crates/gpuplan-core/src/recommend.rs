@@ -17,9 +17,7 @@ use crate::error::InputError;
 use crate::estimate::{self, Verdict};
 use crate::job::JobSpec;
 use crate::message::Message;
-use crate::plan::{
-    default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS, PLAN_VERSION,
-};
+use crate::plan::{default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS};
 use crate::platform::{Localized, PlatformKind, PlatformProfile, PlatformSet};
 use crate::quote::{quote, Quote, Warning};
 use crate::zoo::ModelZoo;
@@ -250,7 +248,6 @@ pub fn recommend(
             };
             for payment in payments {
                 let plan = Plan {
-                    version: PLAN_VERSION,
                     name: format!(
                         "{} on {} {}",
                         s.job.model.clone().unwrap_or_else(|| "job".into()),
@@ -260,35 +257,25 @@ pub fn recommend(
                     platform: p.id.clone(),
                     gpu: gpu.id.clone(),
                     budget: s.budget,
-                    start_date: None,
                     student: s.student,
                     payment,
-                    own_time_per_hour: Decimal::ZERO,
-                    forgotten_shutdown_hours: Decimal::ZERO,
                     setup_hours: if p.kind == PlatformKind::Marketplace {
                         Decimal::from(MARKETPLACE_SETUP_HOURS)
                     } else {
                         default_setup()
                     },
                     job: job.clone(),
-                    runs: vec![RunGroup {
-                        name: "run".into(),
-                        count: s.runs,
-                        hours: None,
-                        epochs: None,
-                    }],
-                    debug: None,
-                    data: None,
+                    runs: vec![RunGroup::of_job("run", s.runs)],
                     storage: (s.storage_gb > Decimal::ZERO).then(|| StorageSpec {
                         gb: s.storage_gb,
-                        days: Decimal::from(7),
+                        days: Some(Decimal::from(7)),
+                        on: Default::default(),
                     }),
-                    stops: None,
                     spot: (payment == Payment::Spot).then(|| SpotSpec {
                         checkpoint_every_hours: Some(Decimal::ONE),
                         ..SpotSpec::default()
                     }),
-                    prices: Default::default(),
+                    ..Plan::default()
                 };
                 let q = match quote(&plan, p, catalog, zoo) {
                     Ok(q) => q,

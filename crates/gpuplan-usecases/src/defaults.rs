@@ -3,9 +3,7 @@
 //! fills its omitted flags from here.
 
 use gpuplan_core::job::JobSpec;
-use gpuplan_core::plan::{
-    default_setup, DataSpec, Payment, Plan, RunGroup, StorageSpec, PLAN_VERSION,
-};
+use gpuplan_core::plan::{default_setup, DataSpec, Disk, Payment, Plan, RunGroup, StorageSpec};
 use gpuplan_core::recommend::{Situation, Stage};
 use rust_decimal::Decimal;
 
@@ -72,36 +70,25 @@ pub fn situation() -> Situation {
 /// A new plan for `job` on the default platform and card.
 pub fn plan(job: JobSpec) -> Plan {
     Plan {
-        version: PLAN_VERSION,
-        name: String::new(),
         platform: PLATFORM.into(),
         gpu: GPU.into(),
         budget: Some(Decimal::from(BUDGET_CNY)),
-        start_date: None,
         student: true,
         payment: Payment::OnDemand,
-        own_time_per_hour: Decimal::ZERO,
-        forgotten_shutdown_hours: Decimal::ZERO,
         setup_hours: default_setup(),
         job,
-        runs: vec![RunGroup {
-            name: "run".into(),
-            count: 1,
-            hours: None,
-            epochs: None,
-        }],
-        debug: None,
+        runs: vec![RunGroup::of_job("run", 1)],
         data: Some(DataSpec {
             size_gb: Decimal::from(DATA_GB),
             upload_mbps: Decimal::from(UPLOAD_MBPS),
+            download_gb: None,
         }),
         storage: Some(StorageSpec {
             gb: Decimal::from(STORAGE_GB),
-            days: Decimal::from(STORAGE_DAYS),
+            days: Some(Decimal::from(STORAGE_DAYS)),
+            on: Disk::Instance,
         }),
-        stops: None,
-        spot: None,
-        prices: Default::default(),
+        ..Plan::default()
     }
 }
 

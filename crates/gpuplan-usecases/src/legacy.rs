@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use gpuplan_core::job::{JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::plan::{
-    default_setup, DataSpec, Payment, Plan, RunGroup, SpotSpec, Stops, StorageSpec, PLAN_VERSION,
+    default_setup, DataSpec, Payment, Plan, RunGroup, SpotSpec, Stops, StorageSpec,
 };
 use rust_decimal::Decimal;
 use serde::Deserialize;
@@ -84,7 +84,6 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
     let estimated = p.hours.is_none();
     let spot = p.payment == "spot";
     let plan = Plan {
-        version: PLAN_VERSION,
         name: p.name.chars().take(200).collect(),
         platform: p.platform,
         gpu: p.gpu,
@@ -120,18 +119,13 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             dataset_samples: j.dataset_samples,
             epochs: j.epochs,
         },
-        runs: vec![RunGroup {
-            name: "run".into(),
-            count: p.runs.max(1),
-            hours: None,
-            epochs: None,
-        }],
-        debug: None,
+        runs: vec![RunGroup::of_job("run", p.runs.max(1))],
         data: (p.data_gb > 0.0)
             .then(|| {
                 Ok::<_, AppError>(DataSpec {
                     size_gb: dec("data_gb", p.data_gb)?,
                     upload_mbps: Decimal::from(20),
+                    download_gb: None,
                 })
             })
             .transpose()?,
@@ -139,7 +133,8 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             .then(|| {
                 Ok::<_, AppError>(StorageSpec {
                     gb: dec("storage_gb", p.storage_gb)?,
-                    days: dec("storage_days", p.storage_days)?,
+                    days: Some(dec("storage_days", p.storage_days)?),
+                    on: Default::default(),
                 })
             })
             .transpose()?,
@@ -155,7 +150,7 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             checkpoint_every_epochs: Some(Decimal::from(p.checkpoint_every_epochs.max(1))),
             ..SpotSpec::default()
         }),
-        prices: Default::default(),
+        ..Plan::default()
     };
     plan.check()?;
     Ok(plan)

@@ -1,0 +1,1 @@
+//! Bills computed by hand, one per rule, against the engine.

@@ -1,0 +1,277 @@
+//! Properties every bill must have, over random plans on every bundled
+//! platform and card: more GPU hours never cost less, a finer billing unit
+//! never costs more, checkpoints never make spot dearer, a longer stop never
+//! costs less, the printed lines add up to the total, and a package plan
+//! never costs less than the packages its GPU time needs.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use gpuplan_core::plan::{
+    Between, DataSpec, Disk, Payment, Plan, RunGroup, Schedule, SpotSpec, Stops, StorageSpec,
+};
+use gpuplan_core::platform::{Granularity, PlatformSet};
+use gpuplan_core::quote::{quote, Category, LineKind, Quote};
+use gpuplan_core::{GpuCatalog, ModelZoo};
+use proptest::prelude::*;
+use rust_decimal::Decimal;
+
+struct World {
+    platforms: PlatformSet,
+    catalog: GpuCatalog,
+    zoo: ModelZoo,
+    offers: Vec<(String, String)>,
+}
+
+fn world() -> &'static World {
+    static W: OnceLock<World> = OnceLock::new();
+    W.get_or_init(|| {
+        let platforms = common::platforms();
+        let offers = platforms
+            .platforms
+            .iter()
+            .flat_map(|p| p.offers.iter().map(move |o| (p.id.clone(), o.gpu.clone())))
+            .collect();
+        World {
+            platforms,
+            catalog: common::catalog(),
+            zoo: common::zoo(),
+            offers,
+        }
+    })
+}
+
+fn price(plan: &Plan) -> Quote {
+    let w = world();
+    let profile = w.platforms.get(&plan.platform).expect("platform");
+    quote(plan, profile, &w.catalog, &w.zoo).unwrap_or_else(|e| panic!("{e}: {plan:?}"))
+}
+
+/// Hundredths as a decimal.
+fn c(n: u32) -> Decimal {
+    Decimal::new(i64::from(n), 2)
+}
+
+/// A random plan's knobs.
+#[derive(Debug, Clone)]
+struct Knobs {
+    offer: usize,
+    runs: u32,
+    hours: u32,
+    parallel: u32,
+    stops: Option<(u32, u32)>,
+    schedule: Option<(u32, u8)>,
+    storage: Option<(u32, Option<u32>)>,
+    data: Option<u32>,
+    forgotten: u32,
+    student: bool,
+    credit: Option<u32>,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    (
+        0usize..1000,
+        1u32..12,
+        1u32..3000,
+        1u32..4,
+        proptest::option::of((0u32..4, 0u32..50_000)),
+        proptest::option::of((1u32..60, 0u8..3)),
+        (proptest::option::of((0u32..40_000, proptest::option::of(0u32..4000)))),
+        proptest::option::of(0u32..5000),
+        0u32..2000,
+        any::<bool>(),
+        proptest::option::of(0u32..5000),
+    )
+        .prop_map(
+            |(
+                offer,
+                runs,
+                hours,
+                parallel,
+                stops,
+                schedule,
+                storage,
+                data,
+                forgotten,
+                student,
+                credit,
+            )| Knobs {
+                offer,
+                runs,
+                hours,
+                parallel,
+                // [stops] and [schedule] exclude each other.
+                stops: if schedule.is_some() { None } else { stops },
+                schedule,
+                storage,
+                data,
+                forgotten,
+                student,
+                credit,
+            },
+        )
+}
+
+fn build(k: &Knobs) -> Plan {
+    let w = world();
+    let (platform, gpu) = w.offers[k.offer % w.offers.len()].clone();
+    Plan {
+        name: "random".into(),
+        platform,
+        gpu,
+        student: k.student,
+        parallel: k.parallel,
+        credit: k.credit.map(c),
+        forgotten_shutdown_hours: c(k.forgotten),
+        runs: vec![RunGroup {
+            hours: Some(c(k.hours)),
+            ..RunGroup::of_job("run", k.runs)
+        }],
+        stops: k.stops.map(|(count, h)| Stops {
+            count,
+            hours_each: c(h),
+        }),
+        schedule: k.schedule.map(|(days, b)| Schedule {
+            days: Decimal::from(days),
+            between_runs: [Between::Stop, Between::Release, Between::KeepRunning][usize::from(b)],
+        }),
+        storage: k.storage.map(|(gb, days)| StorageSpec {
+            gb: c(gb),
+            days: days.map(c),
+            on: Disk::Instance,
+        }),
+        data: k.data.map(|gb| DataSpec {
+            size_gb: c(gb),
+            upload_mbps: Decimal::from(20),
+            download_gb: None,
+        }),
+        ..Plan::default()
+    }
+}
+
+/// `more` costs at least `less`, up to the rounding of the printed lines:
+/// each line is rounded to the fen on its own, so when time moves from one
+/// line to another at the same rate (a shorter trailing stop on a platform
+/// that bills stops at the GPU price), the printed total can dip by at most
+/// half a fen per line while the exact cost does not fall.
+fn at_least(more: &Quote, less: &Quote) -> bool {
+    let slack = Decimal::new(5, 3) * Decimal::from((more.lines.len() + less.lines.len()) as u64);
+    more.cash_total + slack >= less.cash_total
+}
+
+fn cash_lines(q: &Quote) -> Decimal {
+    q.lines
+        .iter()
+        .filter(|l| l.category != Category::OwnTime)
+        .map(|l| l.amount)
+        .sum()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn the_printed_lines_add_up_and_more_hours_never_cost_less(k in knobs(), more in 1u32..2000) {
+        let base = build(&k);
+        let q = price(&base);
+        prop_assert_eq!(cash_lines(&q), q.cash_total, "the lines add up to the cash total");
+        prop_assert!(q.lines.iter().all(|l| l.amount.scale() == 2), "every amount has two places");
+        prop_assert_eq!(q.timeline.last().map(|d| d.cumulative), Some(q.cash_total), "the timeline ends at the total");
+        let longer = Plan {
+            runs: vec![RunGroup { hours: Some(c(k.hours + more)), ..RunGroup::of_job("run", k.runs) }],
+            ..base.clone()
+        };
+        prop_assert!(at_least(&price(&longer), &q), "longer runs never cost less");
+        let extra_run = Plan {
+            runs: vec![RunGroup { hours: Some(c(k.hours)), ..RunGroup::of_job("run", k.runs + 1) }],
+            ..base
+        };
+        prop_assert!(at_least(&price(&extra_run), &q), "another run never costs less");
+    }
+
+    #[test]
+    fn a_finer_billing_unit_never_costs_more(k in knobs(), minimum in 0u32..90) {
+        let at = |g: Granularity| {
+            let mut p = build(&k);
+            p.prices.granularity = Some(g);
+            p.prices.minimum_charge_minutes = Some(minimum);
+            price(&p).cash_total
+        };
+        let (s, m, h) = (at(Granularity::Second), at(Granularity::Minute), at(Granularity::Hour));
+        let slack = Decimal::new(5, 2);
+        prop_assert!(s <= m + slack && m <= h + slack, "second {s} <= minute {m} <= hour {h} (up to the lines' rounding)");
+    }
+
+    #[test]
+    fn a_longer_stop_never_costs_less(k in knobs(), longer in 1u32..100_000) {
+        let mut k = k;
+        k.schedule = None;
+        let (count, h) = k.stops.unwrap_or((1, 100));
+        let count = count.max(1);
+        k.stops = Some((count, h));
+        let short = price(&build(&k)).cash_total;
+        k.stops = Some((count, h + longer));
+        let long = price(&build(&k)).cash_total;
+        let slack = Decimal::new(5, 2);
+        prop_assert!(long + slack >= short, "stopped longer: {long} >= {short} (up to the lines' rounding)");
+    }
+
+    #[test]
+    fn checkpoints_never_make_spot_dearer(
+        hours in 10u32..5000,
+        rate in 0u32..400,
+        every in 1u32..2000,
+        smaller in 1u32..100,
+    ) {
+        let w = world();
+        let spot_offers: Vec<&(String, String)> = w.offers.iter().filter(|(p, g)| {
+            w.platforms.get(p).ok().and_then(|pp| pp.offers.iter().find(|o| &o.gpu == g)).is_some_and(|o| o.spot_per_hour.is_some())
+        }).collect();
+        for (platform, gpu) in spot_offers {
+            let plan = |ck: Option<Decimal>| Plan {
+                name: "spot".into(),
+                platform: platform.clone(),
+                gpu: gpu.clone(),
+                payment: Payment::Spot,
+                setup_hours: Decimal::ZERO,
+                runs: vec![RunGroup { hours: Some(c(hours)), ..RunGroup::of_job("run", 1) }],
+                spot: Some(SpotSpec {
+                    checkpoint_every_hours: ck,
+                    preemptions_per_day: c(rate),
+                    ..SpotSpec::default()
+                }),
+                ..Plan::default()
+            };
+            let none = price(&plan(None)).cash_total;
+            let some = price(&plan(Some(c(every)))).cash_total;
+            let finer = price(&plan(Some(c(every.saturating_sub(smaller).max(1))))).cash_total;
+            let slack = Decimal::new(5, 2);
+            prop_assert!(some <= none + slack, "{platform}/{gpu}: checkpoints {some} <= none {none}");
+            prop_assert!(finer <= some + slack, "{platform}/{gpu}: more often {finer} <= {some}");
+        }
+    }
+
+    #[test]
+    fn a_package_plan_pays_at_least_the_packages_its_gpu_time_needs(k in knobs()) {
+        let w = world();
+        let mut plan = build(&k);
+        let with_package = w.offers.iter().find_map(|(p, g)| {
+            w.platforms.get(p).ok()
+                .and_then(|pp| pp.offers.iter().find(|o| &o.gpu == g))
+                .and_then(|o| o.packages.first().map(|pk| (p.clone(), g.clone(), pk.period, pk.price)))
+        });
+        let Some((platform, gpu, period, unit)) = with_package else { return Ok(()) };
+        plan.platform = platform;
+        plan.gpu = gpu;
+        plan.payment = Payment::Package(period);
+        plan.student = false;
+        let q = price(&plan);
+        let packages = q.lines.iter().filter(|l| l.kind == LineKind::Package).map(|l| l.amount).sum::<Decimal>();
+        let count = q.packages.as_ref().map(|p| p.count).unwrap_or_default();
+        prop_assert_eq!(packages, unit * Decimal::from(count), "the package line is count x price");
+        // A package covers at most its period of one instance's GPU time.
+        let needed = (q.run_hours / period.hours()).ceil();
+        prop_assert!(Decimal::from(count) >= needed, "{} packages for {} GPU-hours", count, q.run_hours);
+    }
+}

@@ -1,0 +1,635 @@
+//! Billing truth: one named test per rule the cost engine once got wrong and
+//! per rule it could not express, each with its plan, the bill computed by
+//! hand in a comment, and the expected figure. Plans are written inline as the
+//! plan files students write (docs/plans.md); prices come from the bundled
+//! profiles unless the plan pins them.
+
+mod common;
+
+use gpuplan_core::plan::Plan;
+use gpuplan_core::quote::{quote, Category, LineKind, Quote, Warning};
+use rust_decimal::Decimal;
+
+fn plan(toml: &str) -> Plan {
+    Plan::from_toml("test plan", toml).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn priced(toml: &str) -> Quote {
+    let p = plan(toml);
+    let platforms = common::platforms();
+    let profile = platforms.get(&p.platform).expect("platform");
+    quote(&p, profile, &common::catalog(), &common::zoo()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn refused(toml: &str) -> gpuplan_core::InputError {
+    let p = plan(toml);
+    let platforms = common::platforms();
+    let profile = platforms.get(&p.platform).expect("platform");
+    match quote(&p, profile, &common::catalog(), &common::zoo()) {
+        Ok(q) => panic!("expected an error, got a bill of {}", q.cash_total),
+        Err(e) => e,
+    }
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().expect("decimal literal")
+}
+
+fn line(q: &Quote, kind: LineKind) -> Decimal {
+    q.lines
+        .iter()
+        .filter(|l| l.kind == kind)
+        .map(|l| l.amount)
+        .sum()
+}
+
+fn cat(q: &Quote, c: Category) -> Decimal {
+    q.by_category.get(&c).copied().unwrap_or_default()
+}
+
+// ---- Packages are calendar periods -------------------------------------
+
+#[test]
+fn packages_cover_calendar_periods_not_buckets_of_hours() {
+    // 50 runs of 10 h spread over 58 days on AutoDL's RTX 4090 month package
+    // (1,052): runs start every 58 x 24 / 50 = 27.84 h. The first package
+    // covers hours [0, 720): runs 0-25. Run 26 starts at 723.84 h, past it:
+    // a second package. 500 GPU-hours, but two months: 2 x 1052 = 2104.00.
+    let q = priced(
+        r#"name = "500 GPU-hours over 58 days"
+        platform = "autodl"
+        gpu = "rtx4090"
+        payment = { package = "month" }
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 50
+        hours = 10
+        [schedule]
+        days = 58"#,
+    );
+    assert_eq!(q.cash_total, d("2104.00"), "two month packages, not one");
+    assert_eq!(
+        q.packages.as_ref().map(|p| p.count),
+        Some(2),
+        "the quote says how many"
+    );
+    // The same schedule paid as you go: 500 h x 2.19 = 1095.00, and no
+    // "a package would be cheaper" (two months cost 2104).
+    let payg = priced(
+        r#"name = "the same, pay as you go"
+        platform = "autodl"
+        gpu = "rtx4090"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 50
+        hours = 10
+        [schedule]
+        days = 58"#,
+    );
+    assert_eq!(payg.cash_total, d("1095.00"), "500 h at 2.19");
+    assert!(
+        !payg
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::PackageCheaper { .. })),
+        "the packages the real span needs are dearer, so no package advice"
+    );
+}
+
+#[test]
+fn a_package_is_advised_only_when_the_packages_of_the_span_are_cheaper() {
+    // 30 runs of 20 h back to back: 600 h inside one month. Pay as you go
+    // 600 x 2.19 = 1314.00; one month package 1052.00 is cheaper.
+    let q = priced(
+        r#"name = "a month of solid work"
+        platform = "autodl"
+        gpu = "rtx4090"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 30
+        hours = 20"#,
+    );
+    assert!(
+        q.warnings.iter().any(|w| matches!(w, Warning::PackageCheaper { count: 1, cost, instead_of, .. } if *cost == d("1052.00") && *instead_of == d("1314.00"))),
+        "one month package for 1052.00 instead of 1314.00: {:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn a_day_package_with_runs_on_seven_days_needs_seven_days() {
+    // 7 runs of 2 h, one a day: each day's run needs that day's package.
+    // 7 x 20.00 = 140.00.
+    let q = priced(
+        r#"name = "a run a day"
+        platform = "autodl"
+        gpu = "rtx3090"
+        payment = { package = "day" }
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 7
+        hours = 2
+        [schedule]
+        days = 7
+        [prices]
+        package_price = 20"#,
+    );
+    assert_eq!(q.cash_total, d("140.00"), "seven day packages");
+}
+
+#[test]
+fn a_plans_package_price_is_used_even_when_the_profile_has_that_package() {
+    // AutoDL lists the RTX 4090 month at 1052; the plan saw 900.
+    let q = priced(
+        r#"name = "my package price"
+        platform = "autodl"
+        gpu = "rtx4090"
+        payment = { package = "month" }
+        setup_hours = 0
+        forgotten_shutdown_hours = 10
+        [job]
+        hours = 100
+        [prices]
+        package_price = 900"#,
+    );
+    assert_eq!(q.cash_total, d("900.00"), "the plan's price wins");
+    assert_eq!(
+        line(&q, LineKind::Forgotten),
+        Decimal::ZERO,
+        "idle time inside a paid month is not billed again"
+    );
+}
+
+// ---- What a stopped instance costs -------------------------------------
+
+#[test]
+fn a_stopped_autodl_instance_bills_its_disk_once_and_the_free_disk_is_free() {
+    // 6 h at 1.39 = 8.34; stopped 10 h in the middle; 30 GB kept, inside the
+    // free 50 GB data disk: the stop costs nothing.
+    let q = priced(
+        r#"name = "stopped overnight"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 6
+        [stops]
+        count = 1
+        hours_each = 10
+        [storage]
+        gb = 30"#,
+    );
+    assert_eq!(q.cash_total, d("8.34"), "only the GPU bills");
+    assert_eq!(
+        cat(&q, Category::StoppedIdle),
+        Decimal::ZERO,
+        "no second fee for being stopped"
+    );
+}
+
+#[test]
+fn storage_stops_billing_when_the_instance_is_released_and_a_stop_of_the_deadline_wipes() {
+    // Stopped exactly 15 days (360 h) in the middle of a 2 h run: AutoDL
+    // releases an instance stopped 15 days in a row.
+    let wiped = priced(
+        r#"name = "fifteen days"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 2
+        [stops]
+        count = 1
+        hours_each = 360
+        [storage]
+        gb = 70"#,
+    );
+    assert!(
+        wiped
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::DataWiped { .. })),
+        "a stop of exactly the deadline loses the data"
+    );
+    let kept = priced(
+        r#"name = "fourteen days"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 2
+        [storage]
+        gb = 70
+        days = 14"#,
+    );
+    assert!(
+        kept.warnings.is_empty(),
+        "two weeks stopped is fine: {:?}",
+        kept.warnings
+    );
+    // 20 GB above free x 14 days x 0.0066 = 1.848 -> 1.85.
+    assert_eq!(
+        cat(&kept, Category::Storage),
+        d("1.85"),
+        "the disk for the 14 days"
+    );
+}
+
+#[test]
+fn sessions_spread_over_a_month_do_not_raise_a_false_data_wiped_warning() {
+    // 10 runs of 2 h spread over 30 days: a 70 h gap between sessions, far
+    // under AutoDL's 15 days. The disk exists from the first start to the
+    // last run's end (run 9 starts at 9 x 72 = 648 h, ends at 650 h):
+    // 20 GB x 650/24 days x 0.0066 = 3.575 -> 3.58.
+    let q = priced(
+        r#"name = "a session every three days"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "session"
+        count = 10
+        hours = 2
+        [schedule]
+        days = 30
+        [storage]
+        gb = 70"#,
+    );
+    assert!(
+        !q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::DataWiped { .. })),
+        "no wipe: {:?}",
+        q.warnings
+    );
+    assert_eq!(
+        cat(&q, Category::Storage),
+        d("3.58"),
+        "the disk over the month's span"
+    );
+}
+
+// ---- Spot ---------------------------------------------------------------
+
+#[test]
+fn spot_without_checkpoints_grows_exponentially_with_the_run() {
+    // A 24 h run at 3 preemptions a day (λ = 0.125/h) and 5-minute restarts,
+    // never checkpointed: (1/λ + r)(e^{λT} − 1) = 8.083333 x 19.085537
+    // = 154.2748 h, 6.4 times the run. Billed at 1.00/h: 24.00 + 130.27.
+    let q = priced(
+        r#"name = "a day on spot, no checkpoints"
+        platform = "vast"
+        gpu = "rtx3090"
+        payment = "spot"
+        setup_hours = 0
+        [job]
+        hours = 24
+        [spot]
+        preemptions_per_day = 3
+        restart_minutes = 5
+        [prices]
+        spot_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::Reruns),
+        d("130.27"),
+        "the expected value, not half a run per preemption"
+    );
+    assert_eq!(q.cash_total, d("154.27"), "6.4 times the on-demand hours");
+    // Checkpoints every 6 h: four segments of (8.083333)(e^{0.75} − 1)
+    // = 9.029083 h: 36.116334 h, 12.12 redone.
+    let ck = priced(
+        r#"name = "a day on spot, checkpoints every 6 h"
+        platform = "vast"
+        gpu = "rtx3090"
+        payment = "spot"
+        setup_hours = 0
+        forgotten_shutdown_hours = 10
+        [job]
+        hours = 24
+        [spot]
+        checkpoint_every_hours = 6
+        preemptions_per_day = 3
+        restart_minutes = 5
+        [prices]
+        spot_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&ck, LineKind::Reruns),
+        d("12.12"),
+        "checkpoints cut the loss"
+    );
+    assert_eq!(
+        line(&ck, LineKind::Forgotten),
+        d("10.00"),
+        "a forgotten spot instance bills at the spot price"
+    );
+    let spot = ck.spot.as_ref().expect("a spot outlook");
+    assert!(
+        spot.p90_cash_total > ck.cash_total,
+        "the bad case is shown beside the expectation"
+    );
+}
+
+// ---- Time to result ------------------------------------------------------
+
+#[test]
+fn a_weekly_quota_pushes_results_into_the_next_week() {
+    // Two 20 h runs on Kaggle's 30 h/week: 30 h this week, 10 h after the
+    // reset: results after 168 + 10 h at the earliest.
+    let q = priced(
+        r#"name = "two long runs on Kaggle"
+        platform = "kaggle"
+        gpu = "t4"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 2
+        hours = 20"#,
+    );
+    assert!(
+        q.time_to_result_hours >= d("178"),
+        "week two: {}",
+        q.time_to_result_hours
+    );
+    assert!(
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::QuotaExhausted { weeks: 2, .. })),
+        "the quota warning says two weeks"
+    );
+    assert!(
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::RunExceedsCap { parts: 2, .. })),
+        "and each 20 h run needs two 12 h sessions"
+    );
+}
+
+#[test]
+fn a_run_over_the_walltime_queues_again_for_each_job() {
+    // A 60 h run on a 48 h walltime: two jobs, each waiting 4 h in the queue
+    // and 1 minute to start: 60 + 2 x (4 + 1/60) = 68.03 h.
+    let q = priced(
+        r#"name = "a long campus run"
+        platform = "campus-slurm"
+        gpu = "rtx4090"
+        setup_hours = 0
+        [job]
+        hours = 60"#,
+    );
+    assert_eq!(q.time_to_result_hours, d("68.03"), "two queue waits");
+    // Three 1 h jobs: each Slurm job queues: 3 x (4 h + 1 min) + 3 h = 15.05 h.
+    let three = priced(
+        r#"name = "three campus jobs"
+        platform = "campus-slurm"
+        gpu = "rtx4090"
+        setup_hours = 1
+        [[run]]
+        name = "job"
+        count = 3
+        hours = 1"#,
+    );
+    assert_eq!(
+        three.time_to_result_hours,
+        d("16.05"),
+        "15.05 h of jobs and queues after 1 h of setup"
+    );
+    assert_eq!(
+        line(&three, LineKind::Setup),
+        Decimal::ZERO,
+        "setup on the login node is not billed at the card price"
+    );
+}
+
+// ---- Money as a bill shows it ------------------------------------------------
+
+#[test]
+fn every_line_is_rounded_half_up_to_the_fen() {
+    // 8.17 h x 2.5 = 20.425 -> 20.43 (half up, as a bill shows it).
+    let q = priced(
+        r#"name = "half a fen"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 8.17
+        [prices]
+        gpu_per_hour = 2.5"#,
+    );
+    assert_eq!(q.cash_total.to_string(), "20.43", "half up, two places");
+    let json = serde_json::to_value(&q).expect("json");
+    assert_eq!(
+        json["cash_total"], "20.43",
+        "the JSON shows the same two places"
+    );
+    assert_eq!(json["lines"][0]["amount"], "20.43", "and so does the line");
+}
+
+#[test]
+fn sixty_one_minutes_bill_sixty_one_minutes() {
+    // Per-minute billing at 0.10/min: 1.0167 h is 3660 s, 61 minutes: 6.10.
+    for (how, runs) in [("hours", "hours = 1.0167"), ("minutes", "minutes = 61")] {
+        let q = priced(&format!(
+            r#"name = "61 minutes"
+            platform = "gpushare"
+            gpu = "rtx3090"
+            setup_hours = 0
+            [[run]]
+            name = "run"
+            {runs}
+            [prices]
+            gpu_per_hour = 6"#
+        ));
+        assert_eq!(
+            q.cash_total,
+            d("6.10"),
+            "written in {how}: 61 minutes, not 62"
+        );
+    }
+}
+
+// ---- Rules the engine could not express -------------------------------------
+
+#[test]
+fn parallel_instances_finish_sooner_and_set_up_each_instance() {
+    // 8 runs of 2 h on two instances: 16 GPU-hours either way (16 x 1.39 =
+    // 22.24); setup 0.25 h per instance in the no-GPU mode at 0.10:
+    // 2 x 0.025 = 0.05. Each instance: 10 min queue + 2 min startup, three
+    // more starts of 2 min, 0.25 h setup, 8 h of runs: 8.55 h.
+    let q = priced(
+        r#"name = "two instances"
+        platform = "autodl"
+        gpu = "rtx3090"
+        parallel = 2
+        [[run]]
+        name = "sweep"
+        count = 8
+        hours = 2"#,
+    );
+    assert_eq!(q.cash_total, d("22.29"), "the same GPU-hours, setup twice");
+    assert_eq!(q.time_to_result_hours, d("8.55"), "half the time");
+}
+
+#[test]
+fn persistent_storage_outlives_released_instances() {
+    // Five 2 h runs over 10 days, released between runs; 50 GB on 恒源云's
+    // /hy-nas (0.0168/GB-day, nothing free) for 20 days: 50 x 20 x 0.0168 =
+    // 16.80. GPU 10 h x 2.6 x 0.95... at the plan's 2.6: 26.00. Nothing bills
+    // in the gaps.
+    let q = priced(
+        r#"name = "data on the netdisk"
+        platform = "gpushare"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 5
+        hours = 2
+        [schedule]
+        days = 10
+        between_runs = "release"
+        [storage]
+        gb = 50
+        days = 20
+        on = "persistent"
+        [prices]
+        gpu_per_hour = 2.6"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::PersistentStorage),
+        d("16.80"),
+        "the netdisk for 20 days"
+    );
+    assert_eq!(
+        q.cash_total,
+        d("42.80"),
+        "26.00 of GPU and 16.80 of storage"
+    );
+    assert!(
+        !q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::ReleasedBetweenRuns)),
+        "the data is safe on the netdisk"
+    );
+}
+
+#[test]
+fn free_credit_and_a_prepaid_balance() {
+    // 10 h x 1.39 = 13.90, minus 10.00 of credit: 3.90; a 2.00 balance is
+    // 1.90 short, and that warning comes first.
+    let q = priced(
+        r#"name = "credit and balance"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        budget = 1
+        credit = 10
+        balance = 2
+        [job]
+        hours = 10"#,
+    );
+    assert_eq!(line(&q, LineKind::Credit), d("-10.00"), "the credit line");
+    assert_eq!(q.cash_total, d("3.90"), "paid after credit");
+    assert!(
+        matches!(q.warnings.first(), Some(Warning::BalanceRunsOut { short, .. }) if *short == d("1.90")),
+        "money the student lacks comes first: {:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn time_of_day_prices_and_egress_on_a_marketplace() {
+    // Saturday 2026-12-05 from 16:00, a 4 h run at 1.00/h: 18:00-20:00 is
+    // peak at 2x: 4.00 + 2.00. 10 GB downloaded at 0.10/GB: 1.00.
+    let q = priced(
+        r#"name = "Saturday evening"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        start_date = "2026-12-05"
+        start_hour = 16
+        [job]
+        hours = 4
+        [data]
+        size_gb = 0
+        download_gb = 10
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("2.00"),
+        "two peak hours at double"
+    );
+    assert_eq!(line(&q, LineKind::Egress), d("1.00"), "the download");
+    assert_eq!(q.cash_total, d("7.00"), "4 + 2 + 1");
+    let no_date = priced(
+        r#"name = "no date"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 4"#,
+    );
+    assert!(
+        no_date
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::TimeOfDayPrices { .. })),
+        "without a date the quote says prices vary"
+    );
+}
+
+#[test]
+fn autodl_offers_spot() {
+    // Seed 000 §4.4: platform A has spot instances (0.56/h on the RTX 3090).
+    let q = priced(
+        r#"name = "AutoDL spot"
+        platform = "autodl"
+        gpu = "rtx3090"
+        payment = "spot"
+        setup_hours = 0
+        [job]
+        hours = 1
+        [spot]
+        preemptions_per_day = 0"#,
+    );
+    assert_eq!(q.price_per_hour, d("0.56"), "the spot price");
+}
+
+#[test]
+fn contradicting_and_absurd_plans_are_refused_naming_the_field() {
+    // (plan body after the header, field named, why)
+    let header = "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n";
+    let cases = [
+        (
+            "[job]\nhours = 6\nepochs = 1e-9\n",
+            "job.epochs",
+            "a near-zero epoch count",
+        ),
+        ("[job]\nhours = 24\n", "", "a normal plan quotes"),
+    ];
+    for (body, field, why) in cases {
+        let text = format!("{header}{body}");
+        if field.is_empty() {
+            priced(&text);
+        } else {
+            assert_eq!(refused(&text).field, field, "{why}");
+        }
+    }
+    let stops_and_schedule = Plan::from_toml(
+        "x",
+        &format!(
+            "{header}[job]\nhours = 1\n[stops]\ncount = 1\nhours_each = 1\n[schedule]\ndays = 2\n"
+        ),
+    );
+    assert!(
+        stops_and_schedule.is_err_and(|e| e.field == "stops.count"),
+        "[stops] and [schedule] together are refused"
+    );
+}

@@ -10,7 +10,7 @@ use gpuplan_core::estimate::{Verdict, FIX_KINDS};
 use gpuplan_core::job::{Mode, Optimizer, Precision};
 use gpuplan_core::platform::{PackagePeriod, PlatformKind};
 use gpuplan_core::quote::{Category, LineKind, Warning};
-use gpuplan_core::recommend::Stage;
+use gpuplan_core::recommend::{Badge, Stage};
 use gpuplan_core::vram::Components;
 use gpuplan_usecases::planning::SCRIPT_KEYS;
 use gpuplan_usecases::{Catalog, Lang};
@@ -61,6 +61,7 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             PackagePeriod::ALL.iter().map(spelled).collect(),
         ),
         ("enum.payment.", s(&["on-demand", "spot", "package"])),
+        ("enum.badge.", Badge::ALL.iter().map(spelled).collect()),
         (
             "bill.category.",
             Category::ALL.iter().map(spelled).collect(),

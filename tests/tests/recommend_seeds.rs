@@ -191,3 +191,160 @@ fn stage_advice_6_1_to_6_4() {
         "options carry reasons and their quote"
     );
 }
+
+fn with_model(stage: Stage, toml_job: &str) -> Situation {
+    let job: JobSpec = toml::from_str(toml_job).expect("job");
+    Situation {
+        stage,
+        budget: Some(Decimal::from(150)),
+        job,
+        runs: 1,
+        ..gpuplan_usecases::defaults::situation()
+    }
+}
+
+#[test]
+fn reasons_only_where_they_apply() {
+    // A first demo: "a low-end instance as a complement" must not be said of
+    // an A800; on-demand advice must not be said of a spot option.
+    let mut demo = situation(Stage::FirstDemo, 1, 1);
+    demo.interruptible = true;
+    let r = run(&demo);
+    let catalog = common::catalog();
+    for o in &r.options {
+        let vram = catalog.get(&o.gpu).expect("card").vram_gib();
+        if o.reasons
+            .iter()
+            .any(|m| m.key == "reason.first-demo-low-end")
+        {
+            assert!(
+                vram <= 16.5,
+                "{} {} is not a low-end card",
+                o.platform,
+                o.gpu
+            );
+        }
+    }
+    let mut course = situation(Stage::CourseProject, 2, 8);
+    course.interruptible = true;
+    for o in run(&course)
+        .options
+        .iter()
+        .filter(|o| o.payment == Payment::Spot)
+    {
+        assert!(
+            !o.reasons.iter().any(|m| m.key == "reason.course-container"),
+            "{} {}: on-demand advice on a spot option",
+            o.platform,
+            o.gpu
+        );
+    }
+}
+
+#[test]
+fn memory_is_checked_whenever_the_model_is_known_even_with_hours() {
+    // Full training of a 7B model does not fit a 24 GB card; with the hours
+    // given, the cards it does not fit are still ruled out.
+    let s = with_model(
+        Stage::CompetitionSprint,
+        "model = \"llama-2-7b\"\nhours = \"2\"\nmode = \"lora\"\nseq_len = 1024\nbatch = 4",
+    );
+    let r = run(&s);
+    assert!(
+        r.ruled_out
+            .iter()
+            .any(|x| x.gpu == "rtx4090" && x.reason.key == "ruled.does-not-fit"),
+        "24 GB cards are ruled out by memory"
+    );
+    assert!(
+        r.options
+            .iter()
+            .all(|o| o.gpu != "rtx4090" && o.gpu != "rtx3090"),
+        "and none is offered"
+    );
+}
+
+#[test]
+fn when_nothing_fits_the_fixes_are_offered() {
+    let s = with_model(
+        Stage::CourseProject,
+        "model = \"llama-3-8b\"\nseq_len = 512\nbatch = 1\ndataset_samples = 1000\nepochs = 1\nprecision = \"fp32\"",
+    );
+    let r = run(&s);
+    assert!(
+        r.options.is_empty(),
+        "no rentable card holds full fp32 training of an 8B model (about 120 GB of states)"
+    );
+    assert!(
+        r.fixes_for.is_some(),
+        "the fixes name the card they are for"
+    );
+    assert!(
+        !r.fixes.is_empty(),
+        "and there are fixes (LoRA, QLoRA, checkpointing, a smaller batch)"
+    );
+}
+
+#[test]
+fn money_warnings_lead_and_the_ranking_says_what_each_option_is_best_at() {
+    let mut s = situation(Stage::CourseProject, 20, 8);
+    s.budget = Some(Decimal::from(50));
+    let r = run(&s);
+    for o in &r.options {
+        if o.quote.warnings.iter().any(|w| w.is_about_budget()) {
+            assert!(
+                o.watch_out
+                    .first()
+                    .is_some_and(|m| m.key == "warning.budget-exceeded"
+                        || m.key == "warning.balance-runs-out"),
+                "{} {}: the budget warning comes first: {:?}",
+                o.platform,
+                o.gpu,
+                o.watch_out
+            );
+        }
+    }
+    let cheapest = r.options.iter().map(|o| o.cost).min().expect("options");
+    assert!(
+        r.options
+            .iter()
+            .filter(|o| o.cost == cheapest)
+            .all(|o| o.badges.contains(&gpuplan_core::recommend::Badge::Cheapest)),
+        "the cheapest option is marked"
+    );
+}
+
+#[test]
+fn a_campus_account_surfaces_the_cluster_for_a_course_project() {
+    let mut s = situation(Stage::CourseProject, 2, 8);
+    s.campus_access = true;
+    let r = run(&s);
+    assert!(
+        r.options
+            .iter()
+            .take(3)
+            .any(|o| o.kind == PlatformKind::CampusHpc),
+        "the campus cluster is among the first three"
+    );
+}
+
+#[test]
+fn the_deadline_uses_the_whole_time_to_result() {
+    // Two 20 h runs: Kaggle's weekly quota pushes the second into week two.
+    let mut s = situation(Stage::FirstDemo, 20, 2);
+    s.mainland_china = false;
+    s.deadline_hours = Some(Decimal::from(100));
+    let r = run(&s);
+    assert!(
+        r.ruled_out
+            .iter()
+            .any(|x| x.platform == "kaggle" && x.reason.key == "ruled.after-deadline"),
+        "Kaggle misses a 100 h deadline once its quota resets are counted"
+    );
+    assert!(
+        r.options
+            .iter()
+            .all(|o| o.time_to_result_hours <= Decimal::from(100)),
+        "no option past the deadline"
+    );
+}

@@ -282,14 +282,9 @@ pub struct RecommendArgs {
 impl RecommendArgs {
     /// The situation these flags describe.
     pub fn situation(&self) -> Result<Situation, AppError> {
+        // With both, the model checks the memory on each card and the hours
+        // (for an RTX 3090) set the run's length.
         let job = self.job.spec()?;
-        if job.hours.is_some() && job.model.is_some() {
-            return Err(AppError::input(
-                "hours",
-                "--hours and --model both say how long a run takes",
-                "--hours of one run, or --model to estimate it",
-            ));
-        }
         let runs = number("runs", Some(&self.runs))?.unwrap_or(1.0);
         let max = gpuplan_core::plan::MAX_RUNS;
         if !(runs.is_finite() && runs >= 1.0 && runs <= f64::from(max) && runs.fract() == 0.0) {

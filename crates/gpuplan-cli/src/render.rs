@@ -323,7 +323,7 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         let text = c.fill(
             lang,
             &format!("bill.line.{}", key_of(&l.kind)),
-            l.params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            l.params.0.iter().map(|(k, v)| (*k, v.as_str())),
         );
         let _ = writeln!(
             o,
@@ -369,6 +369,37 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
 /// A recommendation as a ranked list.
 pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     let mut o = String::new();
+    if r.options.is_empty() {
+        let _ = writeln!(o, "{}", c.text(lang, "options.nothing"));
+        if let Some(card) = &r.fixes_for {
+            let _ = writeln!(
+                o,
+                "{}:",
+                c.fill(lang, "memory.fixes", [("gpu", card.as_str())])
+            );
+            for f in &r.fixes {
+                let kind = c.text(lang, &format!("memory.fixKinds.{}", f.kind));
+                let peak = format!("{:.2}", f.peak_gib);
+                let time = duration(f.step_seconds);
+                let _ = writeln!(
+                    o,
+                    "  - {}",
+                    c.fill(
+                        lang,
+                        "memory.fixLine",
+                        [
+                            ("kind", kind.as_str()),
+                            ("peak", peak.as_str()),
+                            ("time", time.as_str())
+                        ]
+                    )
+                );
+            }
+        }
+    }
+    if !r.options.is_empty() {
+        let _ = writeln!(o, "{}\n", c.text(lang, "options.ranking"));
+    }
     for (i, opt) in r.options.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -380,6 +411,14 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
             opt.cost.round_dp(2),
             opt.time_to_result_hours.round_dp(1)
         );
+        if !opt.badges.is_empty() {
+            let names: Vec<String> = opt
+                .badges
+                .iter()
+                .map(|b| c.text(lang, &format!("enum.badge.{}", key_of(b))))
+                .collect();
+            let _ = writeln!(o, "     * {}", names.join(" · "));
+        }
         for reason in &opt.reasons {
             let _ = writeln!(o, "     + {}", msg(c, lang, reason));
         }

@@ -125,6 +125,24 @@ fn one() -> u32 {
     1
 }
 
+/// What an option is best at among the shortlist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Badge {
+    /// The lowest cash cost.
+    Cheapest,
+    /// The shortest time to result.
+    Fastest,
+    /// The least hassle: quickest start, ready images, clear bills, easy data.
+    LeastHassle,
+}
+
+impl Badge {
+    /// Every badge.
+    pub const ALL: [Self; 3] = [Self::Cheapest, Self::Fastest, Self::LeastHassle];
+}
+
 /// One ranked option.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -145,11 +163,15 @@ pub struct RankedOption {
     /// Cash cost, CNY.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cost: Decimal,
-    /// Ranking score (higher is better).
+    /// Ranking score (higher is better; see docs/plans.md, "How options rank").
     pub score: f64,
-    /// Why it is recommended.
+    /// What it is best at among the options.
+    pub badges: Vec<Badge>,
+    /// Why it suits this situation (only reasons that apply to this platform,
+    /// card and payment).
     pub reasons: Vec<Message>,
-    /// What to watch for, from the quote and the student's skills.
+    /// What to watch for: the quote's warnings (money first), then what the
+    /// student's skills make hard.
     pub watch_out: Vec<Message>,
     /// The platform's own pitfalls (profile data, in both languages).
     pub pitfalls: Vec<Localized>,
@@ -177,7 +199,21 @@ pub struct Recommendation {
     pub options: Vec<RankedOption>,
     /// Options ruled out.
     pub ruled_out: Vec<RuledOut>,
+    /// When the job fits no rentable card: changes that would make it fit the
+    /// largest one (empty otherwise).
+    pub fixes: Vec<estimate::Fix>,
+    /// The card the fixes are for.
+    pub fixes_for: Option<String>,
 }
+
+/// Options the shortlist guarantees the campus cluster a place among, for a
+/// student with an account (seed 000 §6.2: queue non-urgent runs there too).
+const CAMPUS_PLACE: usize = 3;
+
+/// Card tiers the reasons talk about: a low-end card has at most this much
+/// memory (GiB); a high-end one at least the other.
+const LOW_END_MAX_GIB: f64 = 16.5;
+const HIGH_END_MIN_GIB: f64 = 31.0;
 
 /// Ranks every platform x GPU option for `s`.
 pub fn recommend(
@@ -201,6 +237,21 @@ pub fn recommend(
         ));
     }
     let reference = catalog.get("rtx3090")?;
+    // With a model, the estimator answers once for every card: whether the
+    // job fits, and (when hours are given for an RTX 3090) how much faster or
+    // slower each card runs it.
+    let estimated = match &s.job.model {
+        Some(model) => {
+            let entry = zoo.get(model)?;
+            let j = s.job.resolve(entry)?;
+            Some((
+                entry,
+                j.clone(),
+                estimate::estimate(entry, &j, catalog, None),
+            ))
+        }
+        None => None,
+    };
     let mut options = Vec::new();
     let mut ruled_out = Vec::new();
     for p in &platforms.platforms {
@@ -217,29 +268,47 @@ pub fn recommend(
                 out(Message::new("ruled.no-campus"), &mut ruled_out);
                 continue;
             }
-            // Fit and hours on this card.
             let mut job = s.job.clone();
-            if let Some(model) = &s.job.model {
-                let entry = zoo.get(model)?;
-                let j = s.job.resolve(entry)?;
-                let est = estimate::estimate(entry, &j, catalog, Some(gpu));
-                let row = est.gpus.iter().find(|g| g.id == gpu.id);
-                if !matches!(row.map(|r| r.verdict), Some(Verdict::Fits | Verdict::Tight)) {
-                    out(Message::new("ruled.does-not-fit"), &mut ruled_out);
-                    continue;
-                }
-            } else if let Some(h) = s.job.hours {
-                // Hours are given for an RTX 3090; carry them by measured throughput.
-                let rel = |g: &crate::catalog::Gpu| {
-                    [ThroughputClass::ConvAmp, ThroughputClass::TransformerAmp]
+            let row = estimated
+                .as_ref()
+                .and_then(|(_, _, est)| est.gpus.iter().find(|g| g.id == gpu.id));
+            if estimated.is_some()
+                && !matches!(row.map(|r| r.verdict), Some(Verdict::Fits | Verdict::Tight))
+            {
+                out(
+                    if row.is_some_and(|r| r.verdict == Verdict::Unsupported) {
+                        Message::new("ruled.no-bf16")
+                    } else {
+                        Message::new("ruled.does-not-fit")
+                    },
+                    &mut ruled_out,
+                );
+                continue;
+            }
+            if let Some(h) = s.job.hours {
+                // Hours are given for an RTX 3090; carry them to this card by
+                // the estimator's step times when the model is known, else by
+                // measured throughput.
+                let ratio = match (&estimated, row) {
+                    (Some((_, _, est)), Some(r)) => est
+                        .gpus
                         .iter()
-                        .map(|c| g.spec.relative_throughput(*c))
-                        .sum::<f64>()
+                        .find(|g| g.id == reference.id)
+                        .map(|base| r.step_seconds / base.step_seconds.max(1e-12))
+                        .unwrap_or(1.0),
+                    _ => {
+                        let rel = |g: &crate::catalog::Gpu| {
+                            [ThroughputClass::ConvAmp, ThroughputClass::TransformerAmp]
+                                .iter()
+                                .map(|c| g.spec.relative_throughput(*c))
+                                .sum::<f64>()
+                        };
+                        rel(reference) / rel(gpu)
+                    }
                 };
-                let ratio = Decimal::try_from(rel(reference) / rel(gpu))
-                    .unwrap_or(Decimal::ONE)
-                    .round_dp(4);
+                let ratio = Decimal::try_from(ratio).unwrap_or(Decimal::ONE).round_dp(4);
                 job.hours = Some((h * ratio).max(Decimal::new(1, 2)));
+                job.model = None;
             }
             let payments: Vec<Payment> = if s.interruptible && offer.spot_per_hour.is_some() {
                 vec![Payment::OnDemand, Payment::Spot]
@@ -299,12 +368,69 @@ pub fn recommend(
                         continue;
                     }
                 }
-                options.push(score(s, p, &gpu.id, payment, q));
+                options.push(score(s, p, gpu, payment, q));
             }
         }
     }
     options.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.cost.cmp(&b.cost)));
-    Ok(Recommendation { options, ruled_out })
+    // A student with a campus account should see the cluster for a course
+    // project or research beside the rented options (seed 000 §6.2-6.3).
+    if s.campus_access && matches!(s.stage, Stage::CourseProject | Stage::ThesisResearch) {
+        if let Some(i) = options
+            .iter()
+            .position(|o| o.kind == PlatformKind::CampusHpc)
+        {
+            if i >= CAMPUS_PLACE {
+                let campus = options.remove(i);
+                options.insert(CAMPUS_PLACE - 1, campus);
+            }
+        }
+    }
+    badge(&mut options);
+    // Nothing fits: the changes that would make the job fit the largest card
+    // rented anywhere here.
+    let (mut fixes, mut fixes_for) = (Vec::new(), None);
+    if options.is_empty() {
+        if let Some((entry, j, est)) = &estimated {
+            let largest = platforms
+                .platforms
+                .iter()
+                .filter(|p| p.kind != PlatformKind::CampusHpc || s.campus_access)
+                .flat_map(|p| p.offers.iter())
+                .filter_map(|o| catalog.get(&o.gpu).ok())
+                .max_by(|a, b| a.vram_gib().total_cmp(&b.vram_gib()));
+            if let Some(card) = largest {
+                let reference = estimate::reference_gpu(catalog);
+                fixes = estimate::fixes(&entry.model, j, &est.vram, card, reference);
+                fixes_for = Some(card.id.clone());
+            }
+        }
+    }
+    Ok(Recommendation {
+        options,
+        ruled_out,
+        fixes,
+        fixes_for,
+    })
+}
+
+/// Marks the cheapest, the fastest and the least-hassle options.
+fn badge(options: &mut [RankedOption]) {
+    let hassle = |o: &RankedOption| o.quote.time.waiting + o.quote.time.setup;
+    let cheapest = options.iter().map(|o| o.cost).min();
+    let fastest = options.iter().map(|o| o.time_to_result_hours).min();
+    let easiest = options.iter().map(hassle).min();
+    for o in options.iter_mut() {
+        if Some(o.cost) == cheapest {
+            o.badges.push(Badge::Cheapest);
+        }
+        if Some(o.time_to_result_hours) == fastest {
+            o.badges.push(Badge::Fastest);
+        }
+        if Some(hassle(o)) == easiest {
+            o.badges.push(Badge::LeastHassle);
+        }
+    }
 }
 
 /// Hours of setup a marketplace plan assumes: the student installs the
@@ -314,33 +440,52 @@ pub const MARKETPLACE_SETUP_HOURS: u32 = 1;
 fn score(
     s: &Situation,
     p: &PlatformProfile,
-    gpu: &str,
+    gpu: &crate::catalog::Gpu,
     payment: Payment,
     q: Quote,
 ) -> RankedOption {
+    use PlatformKind::*;
     let mut score = 0.0;
     let mut reasons = Vec::new();
-    let mut watch_out: Vec<Message> = Vec::new();
-    use PlatformKind::*;
-    // Seed 000 §6.1-6.4: which kind each stage should start with.
-    let (fit, why) = match (s.stage, p.kind) {
-        (Stage::FirstDemo, HostedNotebook) => (3.0, "reason.first-demo-notebook"),
-        (Stage::FirstDemo, ContainerCloud | CampusHpc) => (1.5, "reason.first-demo-low-end"),
-        (Stage::CourseProject, ContainerCloud) => (3.0, "reason.course-container"),
-        (Stage::CourseProject, CampusHpc) => (1.5, "reason.course-campus"),
-        (Stage::ThesisResearch, CampusHpc) => (3.0, "reason.thesis-campus"),
-        (Stage::ThesisResearch, ContainerCloud) => (2.0, "reason.thesis-container"),
-        (Stage::ThesisResearch, Marketplace) => (1.5, "reason.thesis-marketplace"),
-        (Stage::CompetitionSprint, ContainerCloud) => (2.5, "reason.sprint-container"),
-        (Stage::CompetitionSprint, Marketplace) => (1.5, "reason.sprint-marketplace"),
-        _ => (0.0, ""),
+    let vram = gpu.vram_gib();
+    let low_end = vram <= LOW_END_MAX_GIB;
+    let high_end = vram >= HIGH_END_MIN_GIB;
+    let on_demand = payment == Payment::OnDemand;
+    let spot = payment == Payment::Spot;
+    // Seed 000 §6.1-6.4: which kind each stage should start with, worded only
+    // for the options the advice is about.
+    let fit: Option<(f64, &str)> = match (s.stage, p.kind) {
+        (Stage::FirstDemo, HostedNotebook) => Some((3.0, "reason.first-demo-notebook")),
+        (Stage::FirstDemo, CampusHpc) => Some((1.5, "reason.first-demo-campus")),
+        (Stage::FirstDemo, ContainerCloud) if low_end => Some((1.5, "reason.first-demo-low-end")),
+        (Stage::FirstDemo, ContainerCloud) => Some((0.5, "")),
+        (Stage::CourseProject, ContainerCloud) if on_demand => {
+            Some((3.0, "reason.course-container"))
+        }
+        (Stage::CourseProject, ContainerCloud) => Some((1.5, "")),
+        (Stage::CourseProject, CampusHpc) => Some((1.5, "reason.course-campus")),
+        (Stage::ThesisResearch, CampusHpc) => Some((3.0, "reason.thesis-campus")),
+        (Stage::ThesisResearch, ContainerCloud) if on_demand => {
+            Some((2.0, "reason.thesis-container"))
+        }
+        (Stage::ThesisResearch, Marketplace) if spot => Some((1.5, "reason.thesis-marketplace")),
+        (Stage::CompetitionSprint, ContainerCloud) if high_end => {
+            Some((2.5, "reason.sprint-container"))
+        }
+        (Stage::CompetitionSprint, ContainerCloud) => Some((1.0, "")),
+        (Stage::CompetitionSprint, Marketplace) if high_end => {
+            Some((1.5, "reason.sprint-marketplace"))
+        }
+        _ => None,
     };
-    score += fit;
-    if fit > 0.0 {
-        reasons.push(Message::new(why));
+    if let Some((points, why)) = fit {
+        score += points;
+        if !why.is_empty() {
+            reasons.push(Message::new(why));
+        }
     }
     // §6.5: sweeps that tolerate interruption go to spot instances.
-    if payment == Payment::Spot {
+    if spot {
         score += if s.interruptible { 2.5 } else { -3.0 };
         reasons.push(Message::new("reason.spot-sweeps"));
     }
@@ -349,6 +494,16 @@ fn score(
         let hours = q.time_to_result_hours.to_f64().unwrap_or(0.0);
         score -= hours / 4.0;
         reasons.push(Message::new("reason.results-in").with("hours", format!("{hours:.1}")));
+    }
+    // What to watch for: the quote's own warnings first (money the student
+    // lacks leads), then what this student's skills make hard.
+    let mut watch_out: Vec<Message> = q.warnings.iter().map(|w| w.message()).collect();
+    for w in &q.warnings {
+        match w {
+            Warning::QuotaExhausted { .. } | Warning::RunExceedsCap { .. } => score -= 2.0,
+            Warning::BudgetExceeded { .. } | Warning::BalanceRunsOut { .. } => score -= 4.0,
+            _ => {}
+        }
     }
     if p.kind == CampusHpc && !s.slurm {
         score -= 2.0;
@@ -372,27 +527,6 @@ fn score(
     }
     if s.needs_persistence && p.kind == Marketplace {
         score -= 1.0;
-    }
-    for w in &q.warnings {
-        match w {
-            Warning::QuotaExhausted { .. } | Warning::RunExceedsCap { .. } => {
-                score -= 2.0;
-                watch_out.push(Message::new("watch.resumable"));
-            }
-            Warning::BudgetExceeded { total, budget } => {
-                score -= 4.0;
-                watch_out.push(
-                    Message::new("watch.over-budget")
-                        .with("total", total)
-                        .with("budget", budget),
-                );
-            }
-            Warning::DataWiped { .. } | Warning::ScratchWiped { .. } => {
-                watch_out.push(Message::new("watch.data-wiped"))
-            }
-            Warning::StopKeepsBilling => watch_out.push(Message::new("watch.stop-keeps-billing")),
-            _ => {}
-        }
     }
     watch_out.dedup();
     // Cost: cheaper is better, on the scale of the budget (or 100 CNY).
@@ -420,11 +554,12 @@ fn score(
         platform: p.id.clone(),
         platform_name: p.name.clone(),
         kind: p.kind,
-        gpu: gpu.to_owned(),
+        gpu: gpu.id.clone(),
         payment,
         time_to_result_hours: q.time_to_result_hours,
         cost: q.cash_total,
         score,
+        badges: Vec::new(),
         reasons,
         watch_out,
         pitfalls: p.pitfalls.clone(),

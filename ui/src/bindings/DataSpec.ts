@@ -11,4 +11,8 @@ size_gb: string,
 /**
  * Upload speed, Mbit/s.
  */
-upload_mbps: string, };
+upload_mbps: string, 
+/**
+ * GB downloaded back at the end (results, checkpoints): egress traffic.
+ */
+download_gb?: string | null, };

@@ -13,6 +13,6 @@ day: number,
  */
 date: string | null, 
 /**
- * Cumulative CNY (cash, own time excluded).
+ * Cumulative cash, CNY (own time excluded), to the fen.
  */
 cumulative: string, };

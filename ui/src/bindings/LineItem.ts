@@ -15,7 +15,7 @@ category: Category,
  */
 kind: LineKind, 
 /**
- * Values for the text's placeholders.
+ * Values for the text's placeholders (names are the catalog's).
  */
 params: { [key in string]: string }, 
 /**
@@ -23,6 +23,6 @@ params: { [key in string]: string },
  */
 hours: string | null, 
 /**
- * CNY.
+ * CNY, rounded to the fen.
  */
 amount: string, };

@@ -5,6 +5,7 @@ import type { JobSpec } from "./JobSpec";
 import type { Payment } from "./Payment";
 import type { PriceOverrides } from "./PriceOverrides";
 import type { RunGroup } from "./RunGroup";
+import type { Schedule } from "./Schedule";
 import type { SpotSpec } from "./SpotSpec";
 import type { Stops } from "./Stops";
 import type { StorageSpec } from "./StorageSpec";
@@ -35,9 +36,27 @@ gpu: string,
  */
 budget: string | null, 
 /**
- * First day, for the timeline's dates.
+ * First day, for the timeline's dates and package periods.
  */
 start_date: string | null, 
+/**
+ * Hour of the first start on the first day (0-23; 9 when absent): with a
+ * start date, it places the runs in hours of the day for peak prices.
+ */
+start_hour?: number | null, 
+/**
+ * Instances rented at once, each running its share of the runs
+ * (seed 000 §1.2: two single-card instances finish a sweep overnight).
+ */
+parallel?: number, 
+/**
+ * Free credit (CNY) the student holds on the platform (a coupon, a gift).
+ */
+credit?: string | null, 
+/**
+ * Prepaid balance (CNY): the platform stops the instance when it runs out.
+ */
+balance?: string | null, 
 /**
  * Student certification done.
  */
@@ -82,6 +101,10 @@ storage: StorageSpec | null,
  * Stops between sessions.
  */
 stops: Stops | null, 
+/**
+ * Runs spread over days.
+ */
+schedule?: Schedule | null, 
 /**
  * Spot settings (with `payment = "spot"`).
  */

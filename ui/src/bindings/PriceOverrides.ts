@@ -34,6 +34,14 @@ storage_per_gb_month: string | null,
  */
 free_storage_gb: string | null, 
 /**
+ * CNY per GB-day of persistent storage.
+ */
+persistent_per_gb_day?: string | null, 
+/**
+ * CNY per GB downloaded.
+ */
+egress_per_gb?: string | null, 
+/**
  * Minimum billed minutes per start.
  */
 minimum_charge_minutes: number | null, 

@@ -2,6 +2,9 @@
 import type { Category } from "./Category";
 import type { DayCost } from "./DayCost";
 import type { LineItem } from "./LineItem";
+import type { PackageUse } from "./PackageUse";
+import type { SpotOutlook } from "./SpotOutlook";
+import type { TimeToResult } from "./TimeToResult";
 import type { Warning } from "./Warning";
 
 /**
@@ -21,11 +24,12 @@ platform: string,
  */
 gpu: string, 
 /**
- * Price per GPU-hour used (after discount).
+ * Price per GPU-hour of the runs (after discount; the spot price on
+ * spot), a rate to four places.
  */
 price_per_hour: string, 
 /**
- * Bill lines.
+ * Bill lines, each rounded to the fen.
  */
 lines: Array<LineItem>, 
 /**
@@ -33,11 +37,11 @@ lines: Array<LineItem>,
  */
 by_category: { [key in Category]?: string }, 
 /**
- * Cash total (everything but own time), CNY.
+ * Cash total (everything but own time): the sum of the cash lines.
  */
 cash_total: string, 
 /**
- * Total including own time, CNY.
+ * Total including own time.
  */
 total: string, 
 /**
@@ -49,14 +53,26 @@ run_hours: string,
  */
 longest_run_hours: string, 
 /**
- * Hours from start to the last result: startup, queue, upload, debug, runs, reruns.
+ * Hours from the first start to the last result.
  */
 time_to_result_hours: string, 
+/**
+ * Where those hours go.
+ */
+time: TimeToResult, 
+/**
+ * The spread of a spot plan's cost.
+ */
+spot: SpotOutlook | null, 
+/**
+ * Packages bought by a package plan.
+ */
+packages: PackageUse | null, 
 /**
  * Day-by-day cumulative spend.
  */
 timeline: Array<DayCost>, 
 /**
- * Traps.
+ * Traps, budget and balance first.
  */
 warnings: Array<Warning>, };

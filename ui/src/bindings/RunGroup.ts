@@ -17,6 +17,10 @@ count: number,
  */
 hours: string | null, 
 /**
+ * Or minutes of each run (exact where hours would need many decimals).
+ */
+minutes?: string | null, 
+/**
  * Epochs of each run, scaling the job's time per epoch.
  */
 epochs: string | null, };

@@ -6,7 +6,7 @@ import type { PackagePeriod } from "./PackagePeriod";
  */
 export type Warning = { "kind": "data-wiped", 
 /**
- * Days stopped in the plan.
+ * Longest time the instance sits stopped, days.
  */
 idle_days: string, 
 /**
@@ -28,25 +28,37 @@ run_hours: string,
 /**
  * The cap, hours.
  */
-cap_hours: string, } | { "kind": "quota-exhausted", 
+cap_hours: string, 
+/**
+ * Parts (jobs or sessions) the longest run needs.
+ */
+parts: number, } | { "kind": "quota-exhausted", 
 /**
  * GPU hours in the plan.
  */
 hours: string, 
 /**
- * Hours the quota allows over the plan's weeks.
+ * Hours the quota allows per week.
  */
-quota_hours: string, } | { "kind": "package-cheaper", 
+quota_hours: string, 
+/**
+ * Weeks the plan needs.
+ */
+weeks: number, } | { "kind": "package-cheaper", 
 /**
  * Which package.
  */
 period: PackagePeriod, 
 /**
- * Its cost for the plan.
+ * How many the schedule needs.
+ */
+count: number, 
+/**
+ * Their cost.
  */
 cost: string, 
 /**
- * The pay-as-you-go compute cost it replaces.
+ * The pay-as-you-go cost they replace.
  */
 instead_of: string, } | { "kind": "minimum-charge-waste", 
 /**
@@ -68,4 +80,16 @@ idle: string,
 /**
  * Training compute cost.
  */
-training: string, } | { "kind": "stop-keeps-billing" } | { "kind": "spot-without-checkpoints" };
+training: string, } | { "kind": "stop-keeps-billing" } | { "kind": "spot-without-checkpoints" } | { "kind": "balance-runs-out", 
+/**
+ * The balance.
+ */
+balance: string, 
+/**
+ * What is missing.
+ */
+short: string, } | { "kind": "time-of-day-prices", 
+/**
+ * The peak multiplier.
+ */
+multiplier: string, } | { "kind": "released-between-runs" };

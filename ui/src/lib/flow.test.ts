@@ -6,11 +6,11 @@ import type { Plan } from "../bindings/Plan";
 // A plan as Rust's defaults send it (the shape is checked by the compiler
 // against the generated bindings).
 const plan: Plan = {
-  version: 1, name: "", platform: "autodl", gpu: "rtx3090", budget: "150", start_date: null, student: true, payment: "on-demand",
+  version: 1, name: "", platform: "autodl", gpu: "rtx3090", budget: "150", start_date: null, start_hour: null, parallel: 1, credit: null, balance: null, student: true, payment: "on-demand",
   own_time_per_hour: "0", forgotten_shutdown_hours: "0", setup_hours: "0.25",
   job: { model: "resnet18", hours: null, batch: 128, resolution: 32, seq_len: null, classes: 10, precision: "fp32", optimizer: "sgd", mode: "train", lora_rank: null, lora_targets: null, grad_checkpointing: null, dataset_samples: 50000, epochs: 50 },
-  run: [{ name: "run", count: 1, hours: null, epochs: null }], debug: null, data: { size_gb: "1", upload_mbps: "20" }, storage: { gb: "20", days: "7" }, stops: null, spot: null,
-  prices: { gpu_per_hour: null, debug_gpu_per_hour: null, spot_per_hour: null, stopped_fee_per_hour: null, storage_per_gb_day: null, storage_per_gb_month: null, free_storage_gb: null, minimum_charge_minutes: null, granularity: null, package_price: null },
+  run: [{ name: "run", count: 1, hours: null, minutes: null, epochs: null }], debug: null, data: { size_gb: "1", upload_mbps: "20", download_gb: null }, storage: { gb: "20", days: "7", on: "instance" }, stops: null, schedule: null, spot: null,
+  prices: { gpu_per_hour: null, debug_gpu_per_hour: null, spot_per_hour: null, stopped_fee_per_hour: null, storage_per_gb_day: null, storage_per_gb_month: null, persistent_per_gb_day: null, egress_per_gb: null, free_storage_gb: null, minimum_charge_minutes: null, granularity: null, package_price: null },
 };
 
 describe("flow navigation", () => {

@@ -40,7 +40,7 @@ export function formOf(plan: Plan): PlanForm {
     runs: text(plan.run.reduce((n, r) => n + r.count, 0) || 1),
     hours: text(plan.job.hours),
     storageGb: text(plan.storage?.gb ?? "0"),
-    storageDays: text(plan.storage?.days ?? "0"),
+    storageDays: text(plan.storage?.days ?? ""),
     stops: text(plan.stops?.count ?? 0),
     stopHours: text(plan.stops?.hours_each ?? "0"),
     dataGb: text(plan.data?.size_gb ?? "0"),
@@ -64,10 +64,12 @@ export function applyForm(plan: Plan, f: PlanForm): Plan {
     budget: f.budget.trim() === "" ? null : f.budget.trim(),
     forgotten_shutdown_hours: orZero(f.forgotten),
     job: { ...plan.job, hours: f.hours.trim() === "" ? null : f.hours.trim(), model: f.hours.trim() === "" ? plan.job.model : null },
-    run: [{ name: "run", count: Number.isFinite(runs) ? runs : 0, hours: null, epochs: null }],
-    storage: positive(f.storageGb) ? { gb: f.storageGb.trim(), days: orZero(f.storageDays) } : null,
+    // A plan with several run groups (from a plan file) keeps them; the form
+    // edits the count of a single group.
+    run: plan.run.length > 1 ? plan.run : [{ ...(plan.run[0] ?? { name: "run", hours: null, minutes: null, epochs: null }), count: Number.isFinite(runs) ? runs : 0 }],
+    storage: positive(f.storageGb) ? { gb: f.storageGb.trim(), days: f.storageDays.trim() === "" ? null : f.storageDays.trim(), on: plan.storage?.on ?? "instance" } : null,
     stops: positive(f.stops) ? { count: Math.round(Number(f.stops)), hours_each: orZero(f.stopHours) } : null,
-    data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? "20" } : null,
+    data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? "20", download_gb: plan.data?.download_gb ?? null } : null,
     spot: plan.payment === "spot" ? { ...(plan.spot ?? { checkpoint_every_hours: null, preemptions_per_day: "2", restart_minutes: "5" }), checkpoint_every_epochs: orZero(f.checkpoint) } : null,
   };
 }

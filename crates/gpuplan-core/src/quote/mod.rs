@@ -170,6 +170,34 @@ impl LineKind {
     }
 }
 
+/// A bill line's parameters: a few named values, kept as a small list (a
+/// quote of a hundred runs builds a hundred lines) and written as a map.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Params(pub Vec<(&'static str, String)>);
+
+impl Params {
+    /// The parameters as (name, value) pairs.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.0.iter().map(|(k, v)| (*k, v.as_str()))
+    }
+
+    /// The value of one parameter.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for Params {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
 /// One line of the bill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -178,8 +206,9 @@ pub struct LineItem {
     pub category: Category,
     /// What the line is for (the text is `bill.line.<kind>`).
     pub kind: LineKind,
-    /// Values for the text's placeholders.
-    pub params: BTreeMap<String, String>,
+    /// Values for the text's placeholders (names are the catalog's).
+    #[cfg_attr(feature = "ts", ts(type = "{ [key in string]: string }"))]
+    pub params: Params,
     /// Hours behind it, when it is time-based.
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub hours: Option<Decimal>,
@@ -486,7 +515,29 @@ fn h2(d: Decimal) -> Decimal {
 /// Whole seconds of `hours`: billing counts seconds, so 61 minutes written as
 /// 1.0167 h is 3660 s, not 3660.12.
 pub fn whole_seconds(hours: Decimal) -> Decimal {
-    (hours * Decimal::from(3600)).round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
+    let s = hours * Decimal::from(3600);
+    if s.fract().is_zero() {
+        s
+    } else {
+        s.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
+    }
+}
+
+/// `hours` as a whole number of seconds (at least one), in hours: exact hours
+/// such as 2.5 stay as they are.
+pub fn to_whole_seconds(hours: Decimal) -> Decimal {
+    let s = hours * Decimal::from(3600);
+    if s.fract().is_zero() && s >= Decimal::ONE {
+        hours
+    } else {
+        seconds_to_hours(whole_seconds(hours).max(Decimal::ONE))
+    }
+}
+
+/// Whole seconds as hours, to six places (a hundredth of a second's
+/// precision, far below a fen, keeps the arithmetic short).
+pub fn seconds_to_hours(seconds: Decimal) -> Decimal {
+    (seconds / Decimal::from(3600)).round_dp(6)
 }
 
 /// Hours billed for one start of `used` hours: rounded up to the billing unit,
@@ -499,7 +550,7 @@ pub fn billed_hours(used: Decimal, granularity: Granularity, minimum_minutes: u3
     } else {
         (seconds / unit).ceil() * unit
     };
-    rounded.max(Decimal::from(minimum_minutes) * Decimal::from(60)) / Decimal::from(3600)
+    seconds_to_hours(rounded.max(Decimal::from(minimum_minutes) * Decimal::from(60)))
 }
 
 fn dec(field: &str, x: f64) -> Result<Decimal, InputError> {
@@ -628,7 +679,7 @@ impl Bill {
     fn push(
         &mut self,
         kind: LineKind,
-        params: Vec<(&str, String)>,
+        params: Vec<(&'static str, String)>,
         hours: Option<Decimal>,
         amount: Decimal,
     ) {
@@ -638,7 +689,7 @@ impl Bill {
         self.lines.push(LineItem {
             category: kind.category(),
             kind,
-            params: params.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            params: Params(params),
             hours: hours.map(h2),
             amount: cny(amount),
         });
@@ -846,7 +897,7 @@ pub fn quote(
             .size_gb
             .checked_mul(Decimal::from(8192))
             .and_then(|x| x.checked_div(d.upload_mbps))
-            .map(|x| x / Decimal::from(3600))
+            .map(|x| (x / Decimal::from(3600)).round_dp(6))
             .ok_or_else(|| overflow("data.size_gb"))?,
         None => Decimal::ZERO,
     };

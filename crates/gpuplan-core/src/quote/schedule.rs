@@ -39,7 +39,7 @@ pub fn groups(
         return Ok(vec![Group {
             name: "run".into(),
             count: 1,
-            hours: super::whole_seconds(job_hours).max(Decimal::ONE) / Decimal::from(3600),
+            hours: super::to_whole_seconds(job_hours),
         }]);
     }
     plan.runs
@@ -74,7 +74,7 @@ pub fn groups(
             Ok(Group {
                 name: r.name.clone(),
                 count: r.count,
-                hours: super::whole_seconds(hours).max(Decimal::ONE) / Decimal::from(3600),
+                hours: super::to_whole_seconds(hours),
             })
         })
         .collect()
@@ -290,8 +290,8 @@ pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
             }
             // The run, split into pieces by extra stops.
             let pieces = splits.get(r).copied().unwrap_or(0) + 1;
-            let piece_used = run.used / Decimal::from(pieces as u64);
-            let piece_wall = run.wall / Decimal::from(pieces as u64);
+            let piece_used = (run.used / Decimal::from(pieces as u64)).round_dp(6);
+            let piece_wall = (run.wall / Decimal::from(pieces as u64)).round_dp(6);
             for piece in 0..pieces {
                 if piece > 0 {
                     lane.gaps.push(Gap {
@@ -541,22 +541,46 @@ fn spread(days: &mut [Decimal], amount: Decimal, spans: &[Interval], at: Decimal
         days[d] += amount;
         return;
     }
+    // Hours per day first (additions only), then one division per day.
     let day = Decimal::from(24);
+    let mut hours = vec![Decimal::ZERO; days.len()];
+    let mut idx = 0usize;
     for s in spans {
         let mut a = s.start;
         while a < s.end {
-            let idx = (a / day).floor().to_usize().unwrap_or(usize::MAX);
+            // Spans mostly come in time order: walk from the last day found.
+            idx = day_index(a, idx);
             if idx > last {
                 // Beyond the chart: the rest lands on its last day.
-                days[last] += amount * (s.end - a) / total;
+                hours[last] += s.end - a;
                 break;
             }
             let boundary = Decimal::from(idx as u64 + 1) * day;
             let b = s.end.min(boundary);
-            days[idx] += amount * (b - a) / total;
+            hours[idx] += b - a;
             a = b;
         }
     }
+    for (d, h) in days.iter_mut().zip(hours) {
+        if !h.is_zero() {
+            *d += amount * h / total;
+        }
+    }
+}
+
+/// The 0-based day `hours` falls on, walking from the day `from` (spans
+/// come mostly in time order, so this is a step or two of comparisons; a
+/// division of decimals costs far more).
+fn day_index(hours: Decimal, from: usize) -> usize {
+    let day = Decimal::from(24);
+    let mut idx = from;
+    while idx > 0 && Decimal::from(idx as u64) * day > hours {
+        idx -= 1;
+    }
+    while Decimal::from(idx as u64 + 1) * day <= hours {
+        idx += 1;
+    }
+    idx
 }
 
 /// Longest chart, days.
@@ -601,32 +625,61 @@ pub fn timeline(
     let forgotten = collect(&|l| l.forgotten.into_iter().collect());
     let disk = collect(&|l| l.disk.clone());
     let work_end = lanes.iter().map(|l| l.work_end).max().unwrap_or_default();
+    // Sum the lines per set of spans first, then spread each sum once: a plan
+    // with a hundred run groups spreads one amount over its runs, not a
+    // hundred.
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum When {
+        Runs,
+        Idle,
+        Stopped,
+        Forgotten,
+        Disk,
+        Whole,
+        WorkEnd,
+        Start,
+    }
+    let mut sums: std::collections::BTreeMap<When, Decimal> = Default::default();
     for l in lines {
-        let (spans, at): (Vec<Interval>, Decimal) = match l.kind {
-            LineKind::Runs | LineKind::Waste | LineKind::Reruns | LineKind::PeakSurcharge => {
-                (runs.clone(), Decimal::ZERO)
-            }
-            LineKind::Package => (runs.clone(), Decimal::ZERO),
-            LineKind::IdleBetween => (gaps_of(Between::KeepRunning), Decimal::ZERO),
-            LineKind::Stopped | LineKind::StoppedBilling => (gaps_of(Between::Stop), Decimal::ZERO),
-            LineKind::Forgotten => (forgotten.clone(), work_end),
-            LineKind::Storage => (disk.clone(), Decimal::ZERO),
-            LineKind::PersistentStorage => (
+        let when = match l.kind {
+            LineKind::Runs
+            | LineKind::Waste
+            | LineKind::Reruns
+            | LineKind::PeakSurcharge
+            | LineKind::Package => When::Runs,
+            LineKind::IdleBetween => When::Idle,
+            LineKind::Stopped | LineKind::StoppedBilling => When::Stopped,
+            LineKind::Forgotten => When::Forgotten,
+            LineKind::Storage => When::Disk,
+            LineKind::PersistentStorage => When::Whole,
+            LineKind::Egress => When::WorkEnd,
+            LineKind::Credit | LineKind::OwnTime => continue,
+            LineKind::Setup
+            | LineKind::Upload
+            | LineKind::Traffic
+            | LineKind::Debug
+            | LineKind::DebugWaste => When::Start,
+        };
+        *sums.entry(when).or_insert(Decimal::ZERO) += l.amount;
+    }
+    for (when, amount) in sums {
+        let (spans, at) = match when {
+            When::Runs => (runs.clone(), Decimal::ZERO),
+            When::Idle => (gaps_of(Between::KeepRunning), Decimal::ZERO),
+            When::Stopped => (gaps_of(Between::Stop), Decimal::ZERO),
+            When::Forgotten => (forgotten.clone(), work_end),
+            When::Disk => (disk.clone(), Decimal::ZERO),
+            When::Whole => (
                 vec![Interval {
                     start: Decimal::ZERO,
                     end,
                 }],
                 Decimal::ZERO,
             ),
-            LineKind::Egress => (Vec::new(), work_end),
-            LineKind::Credit | LineKind::OwnTime => continue,
-            LineKind::Setup
-            | LineKind::Upload
-            | LineKind::Traffic
-            | LineKind::Debug
-            | LineKind::DebugWaste => (Vec::new(), Decimal::ZERO),
+            When::WorkEnd => (Vec::new(), work_end),
+            When::Start => (Vec::new(), Decimal::ZERO),
         };
-        spread(&mut days, l.amount, &spans, at);
+        spread(&mut days, amount, &spans, at);
     }
     let mut gross = Decimal::ZERO;
     let mut out = Vec::with_capacity(days.len());

@@ -110,14 +110,14 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   await snap("job-resnet18");
   await click("#next");
   const peak = await text("#peak-gib");
-  const est = cli(["estimate", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset-samples", "50000", "--epochs", "50", "--gpu", "rtx3090", "--json"]);
+  const est = cli(["estimate", "--model", "resnet18-cifar", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset", "in-memory", "--num-workers", "4", "--dataset-samples", "50000", "--epochs", "50", "--gpu", "rtx3090", "--json"]);
   assert.equal(peak, est.peak_gib.toFixed(2), "the peak on screen is the CLI's");
   const row = await browser.$('tr[data-gpu="rtx3090"] .max-batch');
   assert.equal(await row.getText(), String(est.gpus.find((g) => g.id === "rtx3090").max_batch), "the RTX 3090's max batch is the CLI's");
   await snap("memory-resnet18");
   await click("#next");
   await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
-  const rec = cli(["recommend", "--stage", "course-project", "--budget", "150", "--model", "resnet18", "--resolution", "32", "--classes", "10", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--mode", "train", "--dataset-samples", "50000", "--epochs", "50", "--runs", "1", "--json"]);
+  const rec = cli(["recommend", "--stage", "course-project", "--budget", "150", "--model", "resnet18-cifar", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset", "in-memory", "--num-workers", "4", "--mode", "train", "--dataset-samples", "50000", "--epochs", "50", "--runs", "1", "--json"]);
   const first = await browser.$(".option");
   assert.equal(await first.getAttribute("data-platform"), rec.options[0].platform, "the top option's platform is the CLI's");
   assert.equal(await first.getAttribute("data-gpu"), rec.options[0].gpu, "and its GPU");

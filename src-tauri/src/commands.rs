@@ -19,14 +19,17 @@ pub fn app_info(state: State<'_, AppState>) -> Res<AppInfo> {
     state.planner().info()
 }
 
-/// Memory and time of a job on every card (step 3).
+/// Memory and time of a job on every card, timed on a platform's host (step 3).
 #[tauri::command]
 pub async fn estimate(
     state: State<'_, AppState>,
     job: JobSpec,
     gpu: Option<String>,
+    platform: Option<String>,
 ) -> Res<EstimateView> {
-    state.planner().estimate_view(&job, gpu.as_deref())
+    state
+        .planner()
+        .estimate_view(&job, gpu.as_deref(), platform.as_deref())
 }
 
 /// Ranked platform x GPU options (step 4).

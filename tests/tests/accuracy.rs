@@ -68,7 +68,7 @@ fn score() -> Vec<Scored> {
                 .resolve(entry)
                 .unwrap_or_else(|e| panic!("{}: {e}", row.name));
             let v = vram::estimate(&entry.model, &job);
-            let t = steptime::estimate(&entry.model, &job, &v, h200, h200);
+            let t = steptime::estimate(&entry.model, &job, &v, h200);
             out.push(Scored {
                 name: row.name.clone(),
                 truth_gib: (row.nvml_used_mib.expect("nvml figure") - baseline) / 1024.0,
@@ -164,7 +164,7 @@ fn print_terms_for_calibration() {
                 (v.peak_bytes - v.components.allocator - v.components.context) / 1048576.0
             );
             let h200 = common::catalog().get("h200").unwrap().clone();
-            let t = steptime::estimate(&entry.model, &job, &v, &h200, &h200);
+            let t = steptime::estimate(&entry.model, &job, &v, &h200);
             let w = steptime::work(&entry.model, &job, &v);
             println!(
                 "WORK {} {} {} {} {} {} {}",

@@ -249,13 +249,11 @@ fn estimate_report_snapshot() {
     let v = json(&[
         "estimate",
         "--model",
-        "resnet18",
-        "--resolution",
-        "32",
-        "--classes",
-        "10",
+        "resnet18-cifar",
         "--batch",
         "128",
+        "--precision",
+        "fp32",
         "--dataset-samples",
         "50000",
         "--epochs",
@@ -265,6 +263,29 @@ fn estimate_report_snapshot() {
         "--json",
     ]);
     assert_eq!(v["job"]["classes"], 10, "CIFAR-10 has 10 classes");
+    assert_eq!(
+        v["job"]["dataset"], "in-memory",
+        "32 px images load as in-memory arrays by default"
+    );
+    let run = &v["run"];
+    let parts = [
+        "compute_s",
+        "input_wait_s",
+        "eval_s",
+        "checkpoint_s",
+        "warmup_s",
+        "cold_cache_s",
+    ];
+    let sum: f64 = parts.iter().map(|k| run[k].as_f64().expect("a part")).sum();
+    let total = run["total_s"].as_f64().expect("a total");
+    assert!(
+        (sum - total).abs() <= 1e-6 * total,
+        "the parts add up to the run: {sum} vs {total}"
+    );
+    assert_eq!(
+        run["bound"], "gpu",
+        "four workers keep up with CIFAR on an RTX 3090"
+    );
     assert!(
         v["gpus"]
             .as_array()

@@ -51,6 +51,22 @@ fn every_data_file_in_the_repo_is_bundled_and_loads() {
             .resolve(entry)
             .unwrap_or_else(|e| panic!("preset {:?} resolves: {e}", p.id));
     }
+    let published = gpuplan_core::published::parse(
+        "data/benchmarks/published-training.toml",
+        gpuplan_data::PUBLISHED_TRAINING_TOML,
+    )
+    .expect("the published benchmarks load");
+    for run in &published {
+        let g = catalog
+            .get(&run.gpu)
+            .unwrap_or_else(|e| panic!("published card: {e}"));
+        let entry = zoo
+            .get(&run.model)
+            .unwrap_or_else(|e| panic!("published model: {e}"));
+        run.job()
+            .resolve(entry)
+            .unwrap_or_else(|e| panic!("published run on {} resolves: {e}", g.id));
+    }
     assert_eq!(
         catalog.gpus().len(),
         26,
@@ -181,10 +197,6 @@ vram_mib = { value = 24576, source = "s", observed = "2026-11", confidence = "hi
 fp32_tflops = { value = 35.6, source = "s", observed = "2026-11", confidence = "high" }
 tensor_tflops = { value = 71, source = "s", observed = "2026-11", confidence = "high" }
 bandwidth_gbs = { value = 936, source = "s", observed = "2026-11", confidence = "high" }
-rel_conv_amp = { value = 1, source = "s", observed = "2026-11", confidence = "high" }
-rel_conv_fp32 = { value = 1, source = "s", observed = "2026-11", confidence = "high" }
-rel_transformer_amp = { value = 1, source = "s", observed = "2026-11", confidence = "high" }
-rel_transformer_fp32 = { value = 1, source = "s", observed = "2026-11", confidence = "high" }
 "#;
 
 #[test]
@@ -322,4 +334,63 @@ fn broken_platform_files_fail_with_file_line_and_field() {
             "{why}: names `{field}` ({err})"
         );
     }
+}
+
+#[test]
+fn published_runs_are_checked_like_the_catalog() {
+    let good = gpuplan_data::PUBLISHED_TRAINING_TOML;
+    let first = good.find("[[run]]").expect("a run");
+    let end = good[first + 7..]
+        .find("[[run]]")
+        .map_or(good.len(), |i| first + 7 + i);
+    let one = &good[first..end];
+    // (edit of the first run, field the error must name, why)
+    let cases: [(&str, &str, &str, &str); 4] = [
+        (
+            "optimizer = \"sgd\"",
+            "optimizer = \"sgd\"\nspeed = 3",
+            "speed",
+            "unknown fields are rejected",
+        ),
+        (
+            "value = 513.0",
+            "value = 0.0",
+            "samples_per_s",
+            "a throughput must be positive",
+        ),
+        (
+            "observed = \"2025-12\", confidence = \"high\" }\nsamples",
+            "observed = \"last year\", confidence = \"high\" }\nsamples",
+            "batch",
+            "dates are checked",
+        ),
+        (
+            "precision = \"fp32\"",
+            "precision = \"fp64\"",
+            "precision",
+            "unknown precisions are rejected",
+        ),
+    ];
+    for (from, to, field, why) in cases {
+        assert!(
+            one.contains(from),
+            "{why}: the case edits text that exists ({from})"
+        );
+        let text = one.replacen(from, to, 1);
+        let err = gpuplan_core::published::parse("p.toml", &text)
+            .expect_err(why)
+            .to_string();
+        assert!(
+            err.contains(field),
+            "{why}: the error names `{field}`: {err}"
+        );
+    }
+    let twice = format!("{one}\n{one}");
+    let err = gpuplan_core::published::parse("p.toml", &twice)
+        .expect_err("duplicate")
+        .to_string();
+    assert!(
+        err.contains("repeats"),
+        "a run listed twice is rejected: {err}"
+    );
 }

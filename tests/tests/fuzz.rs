@@ -211,9 +211,16 @@ fn fuzz_estimator_inputs() {
                 grad_checkpointing: Some(*ck),
                 dataset_samples: *samples,
                 epochs: *epochs,
+                ..JobSpec::default()
             };
             if let Ok(job) = req.resolve(e) {
-                let est = gpuplan_core::estimate(e, &job, &catalog, None);
+                let est = gpuplan_core::estimate(
+                    e,
+                    &job,
+                    &catalog,
+                    None,
+                    &gpuplan_core::pipeline::Host::TYPICAL,
+                );
                 assert!(
                     est.vram.peak_bytes.is_finite(),
                     "finite peak for {}",

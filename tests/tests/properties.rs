@@ -142,7 +142,7 @@ proptest! {
         };
         match req.resolve(e) {
             Ok(job) => {
-                let est = estimate(e, &job, &catalog, None);
+                let est = estimate(e, &job, &catalog, None, &gpuplan_core::pipeline::Host::TYPICAL);
                 prop_assert!(est.vram.peak_bytes.is_finite() && est.vram.peak_bytes > 0.0, "a valid job has a finite positive peak");
                 prop_assert!(est.gpus.iter().all(|g| g.step_seconds.is_finite() && g.step_seconds > 0.0), "step times are finite");
             }
@@ -174,7 +174,13 @@ fn max_batch_is_the_boundary_of_fitting() {
     ] {
         let e = zoo.get(id).expect("id");
         let job = req.resolve(e).expect("valid");
-        let est = estimate(e, &job, &catalog, None);
+        let est = estimate(
+            e,
+            &job,
+            &catalog,
+            None,
+            &gpuplan_core::pipeline::Host::TYPICAL,
+        );
         for g in est.gpus.iter().filter(|g| g.max_batch > 0) {
             let card = catalog.get(&g.id).expect("card");
             let limit = gpuplan_core::estimate::usable_bytes(card);

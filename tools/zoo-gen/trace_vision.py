@@ -48,8 +48,90 @@ def timm_vit(name):
     return build
 
 
+def cifar_resnet(name):
+    """torchvision's ResNet with the CIFAR stem (He et al. 2016, §4.2, as in the
+    widely used kuangliu/pytorch-cifar): a 3x3 stride-1 first convolution and
+    no max-pool, so 32x32 inputs keep their resolution through the first stage."""
+    def build(num_classes, res):
+        import torchvision.models as m
+
+        model = getattr(m, name)(weights=None, num_classes=num_classes)
+        model.conv1 = nn.Conv2d(3, 64, kernel_size=3, stride=1, padding=1, bias=False)
+        model.maxpool = nn.Identity()
+        return model
+    return build
+
+
+class WideBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.bn1 = nn.BatchNorm2d(cin)
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.short = None if cin == cout and stride == 1 else nn.Conv2d(cin, cout, 1, stride, 0, bias=False)
+
+    def forward(self, x):
+        o = torch.relu(self.bn1(x))
+        y = self.conv1(o)
+        y = self.conv2(torch.relu(self.bn2(y)))
+        return y + (x if self.short is None else self.short(o))
+
+
+class WideResNet(nn.Module):
+    """WRN-depth-k of Zagoruyko & Komodakis 2016 (pre-activation blocks)."""
+
+    def __init__(self, depth, k, num_classes):
+        super().__init__()
+        n = (depth - 4) // 6
+        widths = [16, 16 * k, 32 * k, 64 * k]
+        self.conv = nn.Conv2d(3, widths[0], 3, 1, 1, bias=False)
+        layers = []
+        cin = widths[0]
+        for g, stride in zip(range(1, 4), (1, 2, 2)):
+            for i in range(n):
+                layers.append(WideBlock(cin, widths[g], stride if i == 0 else 1))
+                cin = widths[g]
+        self.blocks = nn.Sequential(*layers)
+        self.bn = nn.BatchNorm2d(cin)
+        self.fc = nn.Linear(cin, num_classes)
+
+    def forward(self, x):
+        x = self.blocks(self.conv(x))
+        x = torch.relu(self.bn(x))
+        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
+        return self.fc(x)
+
+
+def wrn(depth, k):
+    return lambda num_classes, res: WideResNet(depth, k, num_classes)
+
+
+def cifar_vgg16(num_classes, res):
+    """VGG-16 with batch norm and the CIFAR head (one linear layer on the
+    512-channel 1x1 map), as in kuangliu/pytorch-cifar and torchvision's
+    features."""
+    cfg = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"]
+    layers, cin = [], 3
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2d(2, 2))
+        else:
+            layers += [nn.Conv2d(cin, v, 3, padding=1), nn.BatchNorm2d(v), nn.ReLU(inplace=True)]
+            cin = v
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, num_classes))
+
+
+# Small-image models are traced at 32 and 48 pixels; the rest at 224 and 320.
+CIFAR = {"resnet18-cifar", "resnet34-cifar", "resnet50-cifar", "wrn-28-10", "vgg16-cifar"}
+
 # id, display name, builder, task, source of the architecture
 MODELS = [
+    ("resnet18-cifar", "ResNet-18 (CIFAR)", cifar_resnet("resnet18"), "classification", "torchvision.models.resnet18 with the CIFAR stem (3x3 stride-1 conv1, no max-pool)"),
+    ("resnet34-cifar", "ResNet-34 (CIFAR)", cifar_resnet("resnet34"), "classification", "torchvision.models.resnet34 with the CIFAR stem (3x3 stride-1 conv1, no max-pool)"),
+    ("resnet50-cifar", "ResNet-50 (CIFAR)", cifar_resnet("resnet50"), "classification", "torchvision.models.resnet50 with the CIFAR stem (3x3 stride-1 conv1, no max-pool)"),
+    ("wrn-28-10", "WideResNet-28-10", wrn(28, 10), "classification", "WideResNet-28-10 (Zagoruyko and Komodakis 2016), pre-activation blocks"),
+    ("vgg16-cifar", "VGG-16 (CIFAR)", cifar_vgg16, "classification", "VGG-16 with batch norm and a single linear CIFAR head"),
     ("resnet18", "ResNet-18", tv("resnet18"), "classification", "torchvision.models.resnet18"),
     ("resnet34", "ResNet-34", tv("resnet34"), "classification", "torchvision.models.resnet34"),
     ("resnet50", "ResNet-50", tv("resnet50"), "classification", "torchvision.models.resnet50"),
@@ -116,7 +198,7 @@ def saved_bytes(model, batch, res, task, classes, amp):
 def head_params(build, task):
     """Parameters that scale with the number of classes: (fixed, per_class)."""
     n = lambda m: sum(p.numel() for p in m.parameters())
-    a, b = n(build(1000, RES_A)), n(build(10, RES_A))
+    a, b = n(build(1000, 32)), n(build(10, 32))
     per_class = (a - b) // 990
     return a - 1000 * per_class, per_class
 
@@ -142,13 +224,14 @@ def main():
     for mid, name, build, task, arch_src in MODELS:
         if only and mid not in only:
             continue
-        classes = 21 if task == "segmentation" else 1000
+        classes = 21 if task == "segmentation" else (10 if mid in CIFAR else 1000)
+        res_a, res_b = (32, 48) if mid in CIFAR else (RES_A, RES_B)
         fixed, per_class = head_params(build, task)
         # DeepLab's image-pooling branch has batch norm on a 1x1 map, which needs
         # at least two samples in train mode.
         ba, bb = (2, 3) if task == "segmentation" else (BATCH_A, BATCH_B)
         res = {}
-        for r in (RES_A, RES_B):
+        for r in (res_a, res_b):
             model = build(classes, r).train()
             sa, la = saved_bytes(model, ba, r, task, classes, False)
             sb, lb = saved_bytes(model, bb, r, task, classes, False)
@@ -156,7 +239,7 @@ def main():
             ampb, _ = saved_bytes(model, bb, r, task, classes, True)
             res[r] = dict(per=(sb - sa) / (bb - ba), largest=(lb / bb),
                           amp_per=(ampb - ampa) / (bb - ba))
-            if r == RES_A:
+            if r == res_a:
                 x = torch.randn(ba, 3, r, r)
                 with FlopCounterMode(display=False) as fc:
                     run_forward(model, x, task, classes)
@@ -169,17 +252,17 @@ def main():
                     run_forward(model, torch.randn(ba, 3, r, r), task, classes)
                 ops = oc.n
             del model
-        exp = math.log(res[RES_B]["per"] / res[RES_A]["per"]) / math.log(RES_B / RES_A)
-        amp_ratio = res[RES_A]["amp_per"] / res[RES_A]["per"]
+        exp = math.log(res[res_b]["per"] / res[res_a]["per"]) / math.log(res_b / res_a)
+        amp_ratio = res[res_a]["amp_per"] / res[res_a]["per"]
         out.write(f'[model.{mid}]\nname = "{name}"\nfamily = "vision"\ntask = "{task}"\n')
         out.write(f'architecture = "{arch_src}"\n')
         out.write(f"params_fixed = {fixed}\nparams_per_class = {per_class}\ndefault_classes = {classes}\n")
-        out.write(f"ref_resolution = {RES_A}\n")
-        out.write(f"saved_bytes_per_sample = {res[RES_A]['per']:.0f}\n")
+        out.write(f"ref_resolution = {res_a}\n")
+        out.write(f"saved_bytes_per_sample = {res[res_a]['per']:.0f}\n")
         out.write(f"saved_resolution_exponent = {exp:.4f}\n")
-        out.write(f"largest_saved_bytes_per_sample = {res[RES_A]['largest']:.0f}\n")
+        out.write(f"largest_saved_bytes_per_sample = {res[res_a]['largest']:.0f}\n")
         out.write(f"amp_saved_ratio = {amp_ratio:.4f}\n")
-        out.write(f"forward_flops_per_sample = {flops}\n")
+        out.write(f"forward_flops_per_sample = {int(flops)}\n")
         out.write(f"conv_flop_fraction = {conv_fraction:.4f}\n")
         out.write(f"forward_ops = {ops}\n")
         out.write(f'source = "traced: {arch_src}, torch {torch.__version__}"\nobserved = "2026-11-30"\nconfidence = "high"\n\n')

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gpuplan_core::job::{JobSpec, LoraTarget, Mode, Optimizer, Precision};
+use gpuplan_core::job::{DatasetKind, JobSpec, LoraTarget, Mode, Optimizer, Precision};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::{Situation, Stage};
 use gpuplan_usecases::planning::SlurmRequest;
@@ -112,7 +112,7 @@ pub struct JobArgs {
     /// Samples (sequences) per step.
     #[arg(long, allow_hyphen_values = true)]
     pub batch: Option<String>,
-    /// Image side in pixels (vision models).
+    /// Image size in pixels (vision models): a side, or WIDTHxHEIGHT such as 512x256.
     #[arg(long, allow_hyphen_values = true)]
     pub resolution: Option<String>,
     /// Tokens per sequence (transformers).
@@ -145,6 +145,27 @@ pub struct JobArgs {
     /// Epochs (for time per run).
     #[arg(long, allow_hyphen_values = true)]
     pub epochs: Option<String>,
+    /// How the data is stored: in-memory (CIFAR-style arrays), jpeg-folder, text or packed.
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// DataLoader worker processes (default 4; 0 loads in the training process).
+    #[arg(long, allow_hyphen_values = true)]
+    pub num_workers: Option<String>,
+    /// Epochs between evaluation passes (default 1; 0: never).
+    #[arg(long, allow_hyphen_values = true)]
+    pub eval_every_epochs: Option<String>,
+    /// Validation samples (default a fifth of the dataset, at most 50,000).
+    #[arg(long, allow_hyphen_values = true)]
+    pub val_samples: Option<String>,
+    /// Epochs between checkpoint saves (default 1; 0: never).
+    #[arg(long, allow_hyphen_values = true)]
+    pub save_every_epochs: Option<String>,
+    /// torch.compile (a minute or two of compilation, faster steps after).
+    #[arg(long)]
+    pub compile: bool,
+    /// TF32 matmuls in FP32 (torch.backends.cuda.matmul.allow_tf32; Ampere and newer).
+    #[arg(long)]
+    pub tf32: bool,
 }
 
 /// A number the user typed.
@@ -184,11 +205,28 @@ pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError
 impl JobArgs {
     /// The job these flags describe.
     pub fn spec(&self) -> Result<JobSpec, AppError> {
+        // `--resolution 512x256` is width x height; a single number is square.
+        let resolution = match self
+            .resolution
+            .as_deref()
+            .map(|r| r.trim().to_ascii_lowercase())
+        {
+            Some(r) if r.contains('x') => {
+                let (w, h) = r.split_once('x').unwrap_or(("", ""));
+                (
+                    number("resolution", Some(w))?,
+                    number("image_height", Some(h))?,
+                )
+            }
+            Some(r) => (number("resolution", Some(&r))?, None),
+            None => (None, None),
+        };
         Ok(JobSpec {
             model: self.model.clone(),
             hours: decimal("hours", self.hours.as_deref())?,
             batch: number("batch", self.batch.as_deref())?,
-            resolution: number("resolution", self.resolution.as_deref())?,
+            resolution: resolution.0,
+            image_height: resolution.1,
             seq_len: number("seq_len", self.seq_len.as_deref())?,
             classes: number("classes", self.classes.as_deref())?,
             precision: self
@@ -211,6 +249,17 @@ impl JobArgs {
             grad_checkpointing: Some(self.grad_checkpointing),
             dataset_samples: number("dataset_samples", self.dataset_samples.as_deref())?,
             epochs: number("epochs", self.epochs.as_deref())?,
+            dataset: self
+                .dataset
+                .as_deref()
+                .map(DatasetKind::parse)
+                .transpose()?,
+            num_workers: number("num_workers", self.num_workers.as_deref())?,
+            eval_every_epochs: number("eval_every_epochs", self.eval_every_epochs.as_deref())?,
+            val_samples: number("val_samples", self.val_samples.as_deref())?,
+            save_every_epochs: number("save_every_epochs", self.save_every_epochs.as_deref())?,
+            compile: self.compile.then_some(true),
+            tf32: self.tf32.then_some(true),
         })
     }
 }
@@ -227,6 +276,10 @@ pub struct EstimateArgs {
     /// A GPU id to report on (and target fixes at).
     #[arg(long)]
     pub gpu: Option<String>,
+    /// A platform id: time the run on its host (CPU cores, disk); default a
+    /// typical 8-vCPU instance with a local SSD.
+    #[arg(long)]
+    pub platform: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

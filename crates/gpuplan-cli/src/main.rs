@@ -40,7 +40,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 .as_deref()
                 .zip(name.as_deref())
                 .map(|(text, name)| CustomConfig { name, text });
-            let report = planner.estimate(&job, a.gpu.as_deref(), config)?;
+            let report = planner.estimate(&job, a.gpu.as_deref(), config, a.platform.as_deref())?;
             Ok(if a.json {
                 render::json(&report)
             } else {

@@ -33,7 +33,15 @@ fn bench(c: &mut Criterion) {
         let entry = zoo.get(id).expect("zoo model");
         let job = req.resolve(entry).expect("valid job");
         c.bench_function(&format!("estimate_all_gpus/{id}"), |b| {
-            b.iter(|| estimate(black_box(entry), black_box(&job), &catalog, None))
+            b.iter(|| {
+                estimate(
+                    black_box(entry),
+                    black_box(&job),
+                    &catalog,
+                    None,
+                    &gpuplan_core::pipeline::Host::TYPICAL,
+                )
+            })
         });
     }
 }

@@ -61,7 +61,7 @@ pub const REFERENCE_TF32_FLOPS: f64 = 494.5e12;
 pub const REFERENCE_FP32_FLOPS: f64 = 67e12;
 /// Memory bandwidth of the reference card, bytes/s.
 pub const REFERENCE_BANDWIDTH: f64 = 4.8e12;
-/// Catalog id of the reference card; its `rel_*` figures divide every other card's.
+/// Catalog id of the reference card, whose peaks the fractions below are of.
 pub const REFERENCE_GPU: &str = "h200";
 
 /// Achieved fraction of the reference card's peak in one eager PyTorch training
@@ -74,8 +74,27 @@ pub const EFFICIENCY_CONV_FP32: f64 = 0.23;
 pub const EFFICIENCY_MATMUL_HALF: f64 = 0.60;
 /// Matmuls in FP32 (CUDA cores).
 pub const EFFICIENCY_MATMUL_FP32: f64 = 0.72;
-/// Achieved fraction of bandwidth in memory-bound kernels.
+/// Achieved fraction of bandwidth in memory-bound kernels. The same on every
+/// card: a per-card exponent fitted on the published runs came out at zero.
 pub const EFFICIENCY_MEMORY: f64 = 0.35;
+
+/// How much more of its compute peak a smaller card reaches than the H200:
+/// the fraction scales as `(peak_h200 / peak_card) ^ exponent`. Convolutions
+/// scale almost in full: cuDNN's kernels for a training batch cannot fill an
+/// H200's 132 SMs but do fill a 3090's 82 at a higher clock, so the achieved
+/// convolution rate differs far less between cards than their peaks. Fitted by
+/// `tools/calibrate/fit_cards.py` on the runs of half the cards in
+/// `data/benchmarks/published-training.toml` (Lambda's ResNet-50 and BERT-base
+/// training throughput); the other half is held out (`docs/accuracy.md`).
+pub const SIZE_EXPONENT_CONV: f64 = 0.93;
+/// The same for matmuls, which large GEMMs keep efficient on every card.
+/// Fitted with [`SIZE_EXPONENT_CONV`].
+pub const SIZE_EXPONENT_MATMUL: f64 = 0.04;
+/// No card's eager training step reaches more than this share of a compute
+/// peak (cuDNN and cuBLAS reach 70-80% on their best shapes, and a step mixes
+/// shapes). Chosen with the exponents: a ceiling of 0.75 fitted best among
+/// 0.6-0.95 on the fit cards.
+pub const EFFICIENCY_CEILING: f64 = 0.75;
 
 /// Times each saved activation byte crosses the memory bus in one training step
 /// (written in forward, read back in backward, gradients written and read).
@@ -102,3 +121,81 @@ pub const OPS_PER_TRANSFORMER_LAYER: f64 = 30.0;
 /// Slowdown of QLoRA against LoRA from dequantising the 4-bit weights on every
 /// use (bitsandbytes); literature reports 1.2-1.5x.
 pub const QLORA_SLOWDOWN: f64 = 1.3;
+
+// ---- The run around the GPU steps (pipeline.rs) ---------------------------
+// These are properties of PyTorch's DataLoader, image codecs and disks, not
+// of any job; each is a published or well-known figure, stated with its
+// source. They decide the input pipeline's speed and what a run spends
+// outside the training steps.
+
+/// Samples per second one DataLoader worker prepares from small in-memory
+/// images (CIFAR-10 with RandomCrop(32, padding=4), RandomHorizontalFlip,
+/// ToTensor, Normalize): about 100-200 µs of PIL and Python work per sample
+/// plus collation, so roughly 5,000-10,000 a second per worker; the lower end
+/// is used because a student's loop also pickles each batch to the main
+/// process. With the PyTorch tutorial's 2 workers that is ~10,000 images/s,
+/// which keeps a mid-range card busy on CIFAR ResNet-18 but not an H100.
+pub const IN_MEMORY_SAMPLES_PER_CORE: f64 = 5_000.0;
+/// ImageNet JPEGs per second one core decodes and augments with PIL
+/// (RandomResizedCrop(224), flip): 150-250 (the FFCV paper, Leclerc et al.,
+/// CVPR 2023, measures PyTorch's ImageNet loader at a few hundred images per
+/// second per core; NVIDIA's DALI documentation recommends 8-12 cores per
+/// V100 for ResNet-50 for the same reason). 200 used.
+pub const JPEG_SAMPLES_PER_CORE: f64 = 200.0;
+/// Average ImageNet training JPEG, bytes (the 1.28 million training images
+/// take about 140 GB: ~110 KB each).
+pub const JPEG_BYTES_AT_224: f64 = 110_000.0;
+/// Pre-decoded samples (FFCV, WebDataset of arrays) per core at 224 px: a
+/// crop and a flip on uint8 arrays, roughly ten times faster than decoding
+/// JPEG (the FFCV paper's ImageNet loader reaches thousands per core).
+pub const PACKED_SAMPLES_PER_CORE: f64 = 2_000.0;
+/// Tokenised 512-token sequences per second one worker collates and pads.
+pub const TEXT_SAMPLES_PER_CORE: f64 = 20_000.0;
+/// Read bandwidth of a local NVMe drive for a training loader's reads, bytes/s
+/// (datacenter NVMe reads 2-3 GB/s sequentially; file-per-sample reads reach
+/// less).
+pub const DISK_READ_NVME: f64 = 1.5e9;
+/// A local SATA SSD (550 MB/s sequential; ~400 MB/s for many files).
+pub const DISK_READ_SSD: f64 = 4.0e8;
+/// A network disk or shared file system (cloud block storage: 100-250 MB/s;
+/// small files far less).
+pub const DISK_READ_NETWORK: f64 = 1.2e8;
+/// An object store mounted as files (per-file latency dominates).
+pub const DISK_READ_OBJECT: f64 = 6.0e7;
+/// Checkpoint write bandwidth of each disk, bytes/s.
+pub const DISK_WRITE_NVME: f64 = 1.0e9;
+/// SATA SSD writes.
+pub const DISK_WRITE_SSD: f64 = 3.0e8;
+/// Network disk writes.
+pub const DISK_WRITE_NETWORK: f64 = 1.0e8;
+/// Object store writes.
+pub const DISK_WRITE_OBJECT: f64 = 5.0e7;
+/// Host-to-device copies from pageable memory (the DataLoader default,
+/// `pin_memory=False`), bytes/s: PCIe 4.0 x16 reaches ~25 GB/s pinned and
+/// about half that pageable.
+pub const HOST_TO_DEVICE_BYTES_PER_S: f64 = 1.2e10;
+/// Share of host memory the page cache can give a dataset so that epochs after
+/// the first read it from memory.
+pub const PAGE_CACHE_SHARE: f64 = 0.5;
+/// A training step does about three forward passes of work per sample; an
+/// evaluation pass one.
+pub const TRAIN_TO_EVAL_WORK: f64 = 3.0;
+/// Evaluation input is decoded but not augmented: about this share of the
+/// training decode cost.
+pub const EVAL_DECODE_SHARE: f64 = 0.7;
+/// Seconds of warm-up before steady steps: CUDA context and cuDNN handles,
+/// cuDNN's algorithm choice for each layer shape, the first iterations
+/// (10-30 s is typical on first use of a process).
+pub const WARMUP_S: f64 = 20.0;
+/// Seconds `torch.compile` spends compiling a model on first use (one to a few
+/// minutes for ResNets and BERT-sized models in PyTorch 2.x's release notes
+/// and tutorials).
+pub const COMPILE_S: f64 = 90.0;
+/// Step-time factor after `torch.compile` (PyTorch 2.0's announcement reports
+/// 1.3-2x training speed-ups on its model suites; 1.3x used).
+pub const COMPILE_SPEEDUP: f64 = 1.0 / 1.3;
+/// Unpacking a dataset archive on the instance (tar or unzip of many small
+/// image files onto a local disk), bytes of archive per second: single-threaded
+/// gzip and zip decompression runs at 100-300 MB/s, and creating tens of
+/// thousands of small files slows it; 150 MB/s used.
+pub const UNPACK_BYTES_PER_S: f64 = 1.5e8;

@@ -50,40 +50,6 @@ pub struct GpuSpec {
     pub tensor_tflops: Sourced<f64>,
     /// Memory bandwidth, GB/s.
     pub bandwidth_gbs: Sourced<f64>,
-    /// Training throughput relative to the RTX 3090: ResNet-50 with AMP.
-    pub rel_conv_amp: Sourced<f64>,
-    /// Relative throughput: ResNet-50 in FP32.
-    pub rel_conv_fp32: Sourced<f64>,
-    /// Relative throughput: BERT-base with AMP.
-    pub rel_transformer_amp: Sourced<f64>,
-    /// Relative throughput: BERT-base in FP32.
-    pub rel_transformer_fp32: Sourced<f64>,
-}
-
-/// Which measured throughput column a job follows across cards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ThroughputClass {
-    /// Convolution-dominated, 16-bit.
-    ConvAmp,
-    /// Convolution-dominated, FP32.
-    ConvFp32,
-    /// Matmul-dominated (transformers, ViTs), 16-bit.
-    TransformerAmp,
-    /// Matmul-dominated, FP32.
-    TransformerFp32,
-}
-
-impl GpuSpec {
-    /// Relative training throughput for a class of job (RTX 3090 = 1).
-    pub fn relative_throughput(&self, class: ThroughputClass) -> f64 {
-        match class {
-            ThroughputClass::ConvAmp => self.rel_conv_amp.value,
-            ThroughputClass::ConvFp32 => self.rel_conv_fp32.value,
-            ThroughputClass::TransformerAmp => self.rel_transformer_amp.value,
-            ThroughputClass::TransformerFp32 => self.rel_transformer_fp32.value,
-        }
-    }
 }
 
 /// A catalog card with its id.
@@ -154,25 +120,11 @@ impl GpuCatalog {
                     "ids are lowercase letters, digits and '-'",
                 ));
             }
-            let checks: [(&str, &Sourced<f64>, f64, f64); 8] = [
+            let checks: [(&str, &Sourced<f64>, f64, f64); 4] = [
                 ("vram_mib", &spec.vram_mib, 1024.0, 1_048_576.0),
                 ("fp32_tflops", &spec.fp32_tflops, 0.1, 10_000.0),
                 ("tensor_tflops", &spec.tensor_tflops, 0.1, 100_000.0),
                 ("bandwidth_gbs", &spec.bandwidth_gbs, 10.0, 100_000.0),
-                ("rel_conv_amp", &spec.rel_conv_amp, 0.01, 100.0),
-                ("rel_conv_fp32", &spec.rel_conv_fp32, 0.01, 100.0),
-                (
-                    "rel_transformer_amp",
-                    &spec.rel_transformer_amp,
-                    0.01,
-                    100.0,
-                ),
-                (
-                    "rel_transformer_fp32",
-                    &spec.rel_transformer_fp32,
-                    0.01,
-                    100.0,
-                ),
             ];
             for (key, v, lo, hi) in checks {
                 if !(v.value.is_finite() && v.value >= lo && v.value <= hi) {

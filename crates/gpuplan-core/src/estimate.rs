@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::calibration as cal;
 use crate::catalog::{Gpu, GpuCatalog};
 use crate::job::{Job, Mode, Optimizer, Precision, MAX_BATCH};
+use crate::pipeline::{self, Host, RunParts};
 use crate::steptime::{self, StepTime};
 use crate::vram::{self, VramEstimate};
 use crate::zoo::{Model, ZooEntry};
@@ -64,12 +65,15 @@ pub struct GpuFit {
     pub verdict: Verdict,
     /// Largest batch that fits (0 when not even batch 1 fits or unsupported).
     pub max_batch: u32,
-    /// Seconds per step at the job's batch.
+    /// Seconds the GPU needs per step at the job's batch.
     pub step_seconds: f64,
-    /// Seconds per epoch, when the dataset size is known.
+    /// Seconds per epoch with the input pipeline, when the dataset size is known.
     pub epoch_seconds: Option<f64>,
-    /// Seconds for the whole run, when dataset size and epochs are known.
+    /// Seconds for the whole run (steps, input waits, evaluation,
+    /// checkpoints, warm-up), when the dataset size is known.
     pub run_seconds: Option<f64>,
+    /// What bounds the steps on this card, when the dataset size is known.
+    pub bound: Option<crate::pipeline::Bound>,
 }
 
 /// A change to the job that makes it fit the target card.
@@ -105,6 +109,10 @@ pub struct Estimate {
     pub target_gpu: String,
     /// Step time on the target card.
     pub target_step: StepTime,
+    /// The whole run on the target card, when the dataset size is known.
+    pub target_run: Option<RunParts>,
+    /// The host the run was timed on.
+    pub host: Host,
     /// Fixes, empty when the job fits the target card.
     pub fixes: Vec<Fix>,
 }
@@ -170,14 +178,6 @@ pub fn max_batch(model: &Model, job: &Job, limit: f64) -> u32 {
     lo
 }
 
-fn run_times(job: &Job, step: f64) -> (Option<f64>, Option<f64>) {
-    let epoch = job
-        .dataset_samples
-        .map(|n| (n as f64 / f64::from(job.batch)).ceil() * step);
-    let run = epoch.and_then(|e| job.epochs.map(|n| e * n));
-    (epoch, run)
-}
-
 /// Estimates `job` for `entry` on every card of `catalog`; fixes target `target`
 /// (an id or alias), or [`DEFAULT_TARGET_GPU`] when it is `None`.
 pub fn estimate(
@@ -185,6 +185,7 @@ pub fn estimate(
     job: &Job,
     catalog: &GpuCatalog,
     target: Option<&Gpu>,
+    host: &Host,
 ) -> Estimate {
     let model = &entry.model;
     let vram = vram::estimate(model, job);
@@ -199,17 +200,18 @@ pub fn estimate(
             } else {
                 max_batch(model, job, usable_bytes(g))
             };
-            let step = steptime::estimate(model, job, &vram, g, reference).seconds;
-            let (epoch_seconds, run_seconds) = run_times(job, step);
+            let step = steptime::estimate(model, job, &vram, g);
+            let run = pipeline::run(job, model, &vram, &step, host);
             GpuFit {
                 id: g.id.clone(),
                 name: g.spec.name.clone(),
                 vram_gib: g.vram_gib(),
                 verdict: v,
                 max_batch,
-                step_seconds: step,
-                epoch_seconds,
-                run_seconds,
+                step_seconds: step.seconds,
+                epoch_seconds: run.map(|r| r.epoch_s),
+                run_seconds: run.map(|r| r.total_s),
+                bound: run.map(|r| r.bound),
             }
         })
         .collect();
@@ -219,15 +221,16 @@ pub fn estimate(
     let (target_gpu, target_step, fixes) = match target {
         Some(g) => (
             g.id.clone(),
-            steptime::estimate(model, job, &vram, g, reference),
-            fixes(model, job, &vram, g, reference),
+            steptime::estimate(model, job, &vram, g),
+            fixes(model, job, &vram, g),
         ),
         None => (
             String::new(),
-            steptime::estimate(model, job, &vram, reference, reference),
+            steptime::estimate(model, job, &vram, reference),
             Vec::new(),
         ),
     };
+    let target_run = pipeline::run(job, model, &vram, &target_step, host);
     Estimate {
         model: entry.id.clone(),
         job: job.clone(),
@@ -235,18 +238,14 @@ pub fn estimate(
         gpus,
         target_gpu,
         target_step,
+        target_run,
+        host: *host,
         fixes,
     }
 }
 
 /// Concrete changes that make `job` fit `gpu`, cheapest in accuracy first.
-pub fn fixes(
-    model: &Model,
-    job: &Job,
-    current: &VramEstimate,
-    gpu: &Gpu,
-    reference: &Gpu,
-) -> Vec<Fix> {
+pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec<Fix> {
     let limit = usable_bytes(gpu);
     if (gpu.supports_bf16() || !job.precision.needs_bf16()) && current.peak_bytes <= limit {
         return Vec::new();
@@ -342,7 +341,7 @@ pub fn fixes(
         let v = vram::estimate(model, &j);
         if v.peak_bytes <= limit {
             // Per effective step: accumulation runs the micro-batch several times.
-            let step = steptime::estimate(model, &j, &v, gpu, reference).seconds
+            let step = steptime::estimate(model, &j, &v, gpu).seconds
                 * f64::from(accumulation.unwrap_or(1));
             out.push(Fix {
                 kind: kind.to_owned(),
@@ -418,6 +417,12 @@ pub struct EstimateReport {
     pub step_seconds: Option<f64>,
     /// Card the fixes are for.
     pub target_gpu: String,
+    /// Where the whole run's seconds go on the target card, when the dataset
+    /// size is known: GPU compute, input waits, evaluation, checkpoints,
+    /// warm-up.
+    pub run: Option<RunParts>,
+    /// The host the run is timed on (vCPUs, memory, disk).
+    pub host: Host,
     /// Fixes for the target card (empty when the job fits it).
     pub fixes: Vec<Fix>,
 }
@@ -445,6 +450,8 @@ impl Estimate {
             gpu: named_gpu.map(str::to_owned),
             step_seconds: named_gpu.map(|_| self.target_step.seconds),
             target_gpu: self.target_gpu.clone(),
+            run: self.target_run,
+            host: self.host,
             fixes: self.fixes.clone(),
         }
     }

@@ -290,6 +290,67 @@ pub struct JobSpec {
     /// Epochs of one run (for run time).
     #[serde(default)]
     pub epochs: Option<f64>,
+    /// Image height in pixels when it differs from `resolution` (the width).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_height: Option<f64>,
+    /// How the data reaches the GPU (sets the input pipeline's speed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<DatasetKind>,
+    /// DataLoader worker processes (`num_workers`; 0 loads in the training process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_workers: Option<f64>,
+    /// Epochs between evaluation passes (0: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval_every_epochs: Option<f64>,
+    /// Samples in the validation set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub val_samples: Option<f64>,
+    /// Epochs between checkpoint saves (0: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub save_every_epochs: Option<f64>,
+    /// `torch.compile` (minutes of compilation at the start, faster steps after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile: Option<bool>,
+    /// TF32 for FP32 matmuls (`torch.backends.cuda.matmul.allow_tf32 = True`,
+    /// Hugging Face `tf32=True`); off by default in PyTorch. Ampere and newer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tf32: Option<bool>,
+}
+
+/// How a dataset reaches the GPU: decides how many samples a CPU core can
+/// prepare per second and how many bytes each sample reads from disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum DatasetKind {
+    /// Small images held in memory as arrays (CIFAR, MNIST): augment only.
+    InMemory,
+    /// A folder of JPEG files (ImageNet style): decode and augment each image.
+    JpegFolder,
+    /// Tokenised text: collate and pad.
+    Text,
+    /// Pre-decoded, packed samples (FFCV, WebDataset of arrays, DALI-ready).
+    Packed,
+}
+
+impl DatasetKind {
+    /// Every kind, in the order forms list them.
+    pub const VALUES: [Self; 4] = [Self::InMemory, Self::JpegFolder, Self::Text, Self::Packed];
+
+    /// Parses the CLI spelling.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s {
+            "in-memory" => Ok(Self::InMemory),
+            "jpeg-folder" | "jpeg" => Ok(Self::JpegFolder),
+            "text" => Ok(Self::Text),
+            "packed" => Ok(Self::Packed),
+            _ => Err(InputError::new(
+                "dataset",
+                format!("unknown dataset kind `{s}`"),
+                "in-memory, jpeg-folder, text or packed",
+            )),
+        }
+    }
 }
 
 /// A fully specified, validated job.
@@ -320,7 +381,43 @@ pub struct Job {
     pub dataset_samples: Option<u64>,
     /// Epochs, if given.
     pub epochs: Option<f64>,
+    /// Image height (vision; equals `resolution` for square images).
+    pub height: u32,
+    /// How the data reaches the GPU.
+    pub dataset: DatasetKind,
+    /// DataLoader workers.
+    pub num_workers: u32,
+    /// Epochs between evaluation passes (0: never).
+    pub eval_every_epochs: f64,
+    /// Validation samples.
+    pub val_samples: u64,
+    /// Epochs between checkpoint saves (0: never).
+    pub save_every_epochs: f64,
+    /// `torch.compile`.
+    pub compile: bool,
+    /// TF32 matmuls in FP32 training.
+    pub tf32: bool,
 }
+
+impl Job {
+    /// The side of a square image with the same number of pixels: what
+    /// activations and FLOPs scale with (0 for transformers).
+    pub fn side(&self) -> f64 {
+        (f64::from(self.resolution) * f64::from(self.height)).sqrt()
+    }
+}
+
+/// DataLoader workers when the job names none: PyTorch's ImageNet example and
+/// most course templates use 4.
+pub const DEFAULT_NUM_WORKERS: u32 = 4;
+/// Validation set as a share of the training set when the job names none
+/// (CIFAR-10's 10,000 test images against 50,000), capped at ImageNet's 50,000.
+pub const DEFAULT_VAL_SHARE: f64 = 0.2;
+/// Largest default validation set.
+pub const DEFAULT_VAL_MAX: u64 = 50_000;
+/// Vision jobs at or below this side read small in-memory images by default
+/// (CIFAR, MNIST, Tiny-ImageNet); larger ones read JPEG folders.
+pub const IN_MEMORY_MAX_SIDE: u32 = 64;
 
 /// Largest batch accepted: far beyond any card, small enough to keep arithmetic exact.
 pub const MAX_BATCH: u32 = 1_000_000;
@@ -458,7 +555,58 @@ impl JobSpec {
             }
             e => e,
         };
+        let height = match (self.image_height, resolution) {
+            (_, 0) => {
+                if self.image_height.is_some() {
+                    return Err(InputError::new(
+                        "image_height",
+                        format!("`{}` is a transformer and takes no image size", entry.id),
+                        "omit it",
+                    ));
+                }
+                0
+            }
+            (Some(h), _) => whole("image_height", h, 16, MAX_RESOLUTION)?,
+            (None, r) => r,
+        };
+        let dataset = match self.dataset {
+            Some(d) => d,
+            None if resolution == 0 => DatasetKind::Text,
+            None if resolution.max(height) <= IN_MEMORY_MAX_SIDE => DatasetKind::InMemory,
+            None => DatasetKind::JpegFolder,
+        };
+        let num_workers = match self.num_workers {
+            Some(n) => whole("num_workers", n, 0, 256)?,
+            None => DEFAULT_NUM_WORKERS,
+        };
+        let epochs_like = |field: &str, v: Option<f64>, default: f64| -> Result<f64, InputError> {
+            match v {
+                None => Ok(default),
+                Some(e) if e.is_finite() && (0.0..=100_000.0).contains(&e) => Ok(e),
+                Some(e) => Err(InputError::new(
+                    field,
+                    format!("{e} is out of range"),
+                    "epochs in 0..=100000 (0: never)",
+                )),
+            }
+        };
+        let eval_every_epochs = epochs_like("eval_every_epochs", self.eval_every_epochs, 1.0)?;
+        let save_every_epochs = epochs_like("save_every_epochs", self.save_every_epochs, 1.0)?;
+        let val_samples = match self.val_samples {
+            Some(n) => u64::from(whole("val_samples", n, 0, u32::MAX)?),
+            None => dataset_samples
+                .map(|n| ((n as f64 * DEFAULT_VAL_SHARE).round() as u64).min(DEFAULT_VAL_MAX))
+                .unwrap_or(0),
+        };
         Ok(Job {
+            height,
+            dataset,
+            num_workers,
+            eval_every_epochs,
+            val_samples,
+            save_every_epochs,
+            compile: self.compile.unwrap_or(false),
+            tf32: self.tf32.unwrap_or(false),
             batch,
             resolution,
             seq_len,

@@ -14,6 +14,8 @@
 //! - [`vram`]: the peak-memory model ([`vram::VramEstimate`]).
 //! - [`steptime`]: the step-time model ([`steptime::StepTime`]).
 //! - [`estimate`]: the whole estimate over the catalog: verdicts, max batch, fixes.
+//! - [`pipeline`]: the whole run around the steps: input pipeline, evaluation, checkpoints, warm-up.
+//! - [`published`]: published training throughput of real cards, the cross-card check.
 //! - [`calibration`]: the few constants fitted on measured jobs, each documented.
 //! - [`error`]: data and input errors that name the offending field.
 
@@ -24,8 +26,10 @@ pub mod estimate;
 pub mod job;
 pub mod message;
 pub mod pack;
+pub mod pipeline;
 pub mod plan;
 pub mod platform;
+pub mod published;
 pub mod quote;
 pub mod recommend;
 pub mod scripts;

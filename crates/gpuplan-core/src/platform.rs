@@ -213,6 +213,18 @@ pub struct Quota {
     pub walltime_max_hours: Option<Sourced<Decimal>>,
 }
 
+/// The machine around each GPU on a platform.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostProfile {
+    /// vCPUs per GPU.
+    pub vcpus_per_gpu: Sourced<u32>,
+    /// Host memory per GPU, GB.
+    pub ram_gb_per_gpu: Sourced<u32>,
+    /// Where the data disk is.
+    pub disk: Sourced<crate::pipeline::DiskKind>,
+}
+
 /// Typical waiting before work starts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -360,6 +372,10 @@ pub struct PlatformProfile {
     pub quota: Quota,
     /// Waiting.
     pub timing: Timing,
+    /// The machine around each GPU (CPU cores, memory, disk), where known:
+    /// it decides how fast the input pipeline runs.
+    #[serde(default)]
+    pub host: Option<HostProfile>,
     /// Student terms.
     pub student: Student,
     /// GPUs offered.
@@ -374,6 +390,19 @@ impl PlatformProfile {
             toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
         p.validate(file, text, catalog)?;
         Ok(p)
+    }
+
+    /// The machine a job runs on here (a typical one where the profile does
+    /// not say).
+    pub fn host(&self) -> crate::pipeline::Host {
+        match &self.host {
+            Some(h) => crate::pipeline::Host {
+                vcpus: h.vcpus_per_gpu.value,
+                ram_gb: f64::from(h.ram_gb_per_gpu.value),
+                disk: h.disk.value,
+            },
+            None => crate::pipeline::Host::TYPICAL,
+        }
     }
 
     /// The offer of `gpu` (id or alias), or an error listing what is offered.
@@ -551,6 +580,39 @@ impl PlatformProfile {
                     ),
                 );
             }
+        }
+        if let Some(h) = &self.host {
+            if !(1..=256).contains(&h.vcpus_per_gpu.value) {
+                return bad(
+                    "host",
+                    "vcpus_per_gpu",
+                    format!("{} is outside 1..=256", h.vcpus_per_gpu.value),
+                );
+            }
+            if !(1..=4096).contains(&h.ram_gb_per_gpu.value) {
+                return bad(
+                    "host",
+                    "ram_gb_per_gpu",
+                    format!("{} is outside 1..=4096", h.ram_gb_per_gpu.value),
+                );
+            }
+            check_source(
+                file,
+                text,
+                "host",
+                "vcpus_per_gpu",
+                &h.vcpus_per_gpu.source,
+                &h.vcpus_per_gpu.observed,
+            )?;
+            check_source(
+                file,
+                text,
+                "host",
+                "ram_gb_per_gpu",
+                &h.ram_gb_per_gpu.source,
+                &h.ram_gb_per_gpu.observed,
+            )?;
+            check_source(file, text, "host", "disk", &h.disk.source, &h.disk.observed)?;
         }
         money(
             "timing",

@@ -12,7 +12,7 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{GpuCatalog, ThroughputClass};
+use crate::catalog::GpuCatalog;
 use crate::error::InputError;
 use crate::estimate::{self, Verdict};
 use crate::job::JobSpec;
@@ -20,6 +20,7 @@ use crate::message::Message;
 use crate::plan::{default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS};
 use crate::platform::{Localized, PlatformKind, PlatformProfile, PlatformSet};
 use crate::quote::{quote, Quote, Warning};
+use crate::steptime;
 use crate::zoo::ModelZoo;
 
 /// Where the student is (seed 000 §6).
@@ -247,7 +248,7 @@ pub fn recommend(
             Some((
                 entry,
                 j.clone(),
-                estimate::estimate(entry, &j, catalog, None),
+                estimate::estimate(entry, &j, catalog, None, &crate::pipeline::Host::TYPICAL),
             ))
         }
         None => None,
@@ -288,7 +289,7 @@ pub fn recommend(
             if let Some(h) = s.job.hours {
                 // Hours are given for an RTX 3090; carry them to this card by
                 // the estimator's step times when the model is known, else by
-                // measured throughput.
+                // the cards' times for typical training steps.
                 let ratio = match (&estimated, row) {
                     (Some((_, _, est)), Some(r)) => est
                         .gpus
@@ -297,13 +298,8 @@ pub fn recommend(
                         .map(|base| r.step_seconds / base.step_seconds.max(1e-12))
                         .unwrap_or(1.0),
                     _ => {
-                        let rel = |g: &crate::catalog::Gpu| {
-                            [ThroughputClass::ConvAmp, ThroughputClass::TransformerAmp]
-                                .iter()
-                                .map(|c| g.spec.relative_throughput(*c))
-                                .sum::<f64>()
-                        };
-                        rel(reference) / rel(gpu)
+                        steptime::typical_seconds(gpu)
+                            / steptime::typical_seconds(reference).max(1e-12)
                     }
                 };
                 let ratio = Decimal::try_from(ratio).unwrap_or(Decimal::ONE).round_dp(4);
@@ -400,8 +396,7 @@ pub fn recommend(
                 .filter_map(|o| catalog.get(&o.gpu).ok())
                 .max_by(|a, b| a.vram_gib().total_cmp(&b.vram_gib()));
             if let Some(card) = largest {
-                let reference = estimate::reference_gpu(catalog);
-                fixes = estimate::fixes(&entry.model, j, &est.vram, card, reference);
+                fixes = estimate::fixes(&entry.model, j, &est.vram, card);
                 fixes_for = Some(card.id.clone());
             }
         }

@@ -7,16 +7,18 @@
 //! operators, which bounds small jobs. Launches are asynchronous, so the step
 //! takes the longer clock plus a share of the shorter.
 //!
-//! The device clock is computed on the calibration card (H200) with fractions
-//! fitted there, then carried to any other card by the ratio of their measured
-//! relative training throughput (Lambda's benchmark, `data/gpus.toml`
-//! `rel_*`), which captures what specs alone get wrong: small cards reach a
-//! larger share of their peak than big ones.
+//! The device clock runs on each card's own specs: its tensor, TF32 and FP32
+//! peaks (by generation: TF32 from Ampere on, tensor cores from Volta on) and
+//! its bandwidth. The achieved fractions were fitted on the calibration card
+//! (H200); smaller cards reach a larger share of their compute peak, up to a
+//! ceiling, by an exponent fitted on half of the published training runs in
+//! `data/benchmarks/published-training.toml` and checked on the other half
+//! (`docs/accuracy.md`). No card's measured row is looked up.
 
 use serde::Serialize;
 
 use crate::calibration as cal;
-use crate::catalog::{Gpu, ThroughputClass};
+use crate::catalog::Gpu;
 use crate::job::{Job, Mode, Precision};
 use crate::vram::{block_saved_bytes_per_token, vision_saved_bytes, VramEstimate};
 use crate::zoo::{Model, TransformerKind};
@@ -32,8 +34,6 @@ pub struct StepTime {
     pub host_s: f64,
     /// FLOPs of one step.
     pub flops: f64,
-    /// Measured-throughput column used to carry the time across cards.
-    pub class: ThroughputClass,
 }
 
 /// Work of one step, independent of the card.
@@ -80,8 +80,7 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
     };
     match model {
         Model::Vision(v) => {
-            let fwd =
-                v.forward_flops_per_sample * v.flop_scale(job.resolution) * f64::from(job.batch);
+            let fwd = v.forward_flops_per_sample * v.flop_scale(job.side()) * f64::from(job.batch);
             // Traffic follows the full activation volume: checkpointing keeps less
             // but recomputes (and rewrites) the rest.
             let saved = vision_saved_bytes(v, job) * recompute;
@@ -140,38 +139,68 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
     }
 }
 
-/// The measured-throughput column a job follows across cards.
-pub fn throughput_class(model: &Model, precision: Precision) -> ThroughputClass {
-    let conv = matches!(model, Model::Vision(v) if v.conv_flop_fraction >= 0.5);
-    match (conv, precision.is_half()) {
-        (true, true) => ThroughputClass::ConvAmp,
-        (true, false) => ThroughputClass::ConvFp32,
-        (false, true) => ThroughputClass::TransformerAmp,
-        (false, false) => ThroughputClass::TransformerFp32,
-    }
+/// Achieved fraction of `peak` on `gpu`: the reference card's fraction,
+/// raised for smaller cards (a step that leaves an H200's many SMs partly idle
+/// keeps a small card's few busy), up to a ceiling no eager kernel mix passes.
+fn efficiency(reference_fraction: f64, reference_peak: f64, peak: f64, exponent: f64) -> f64 {
+    (reference_fraction * (reference_peak / peak.max(1.0)).powf(exponent))
+        .min(cal::EFFICIENCY_CEILING)
 }
 
-/// Device seconds of the step's work on the reference (calibration) card.
-pub fn reference_device_seconds(w: &StepWork, precision: Precision) -> f64 {
-    let (compute, memory) = reference_split(w, precision);
+/// Compute-bound and memory-bound device seconds of `w` on `gpu`, from the
+/// card's own peaks: tensor cores for 16-bit math; TF32 tensor cores for FP32
+/// convolutions on Ampere and newer (cuDNN's default) and for FP32 matmuls
+/// when the job turns TF32 on; CUDA cores otherwise.
+fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f64, f64) {
+    let s = &gpu.spec;
+    let tensor = s.tensor_tflops.value * 1e12;
+    let fp32 = s.fp32_tflops.value * 1e12;
+    let tf32_peak = gpu.tf32_tflops().map(|t| t * 1e12);
+    let (conv_peak, conv_ref_peak, conv_ref_eff, mm_peak, mm_ref_peak, mm_ref_eff) =
+        if precision.is_half() {
+            (
+                tensor,
+                cal::REFERENCE_TENSOR_FLOPS,
+                cal::EFFICIENCY_CONV_HALF,
+                tensor,
+                cal::REFERENCE_TENSOR_FLOPS,
+                cal::EFFICIENCY_MATMUL_HALF,
+            )
+        } else {
+            let (conv_peak, conv_ref_peak) = match tf32_peak {
+                Some(p) => (p, cal::REFERENCE_TF32_FLOPS),
+                None => (fp32, cal::REFERENCE_FP32_FLOPS),
+            };
+            let (mm_peak, mm_ref_peak) = match tf32_peak {
+                Some(p) if tf32 => (p, cal::REFERENCE_TF32_FLOPS),
+                _ => (fp32, cal::REFERENCE_FP32_FLOPS),
+            };
+            (
+                conv_peak,
+                conv_ref_peak,
+                cal::EFFICIENCY_CONV_FP32,
+                mm_peak,
+                mm_ref_peak,
+                cal::EFFICIENCY_MATMUL_FP32,
+            )
+        };
+    let conv_eff = efficiency(
+        conv_ref_eff,
+        conv_ref_peak,
+        conv_peak,
+        cal::SIZE_EXPONENT_CONV,
+    );
+    let mm_eff = efficiency(mm_ref_eff, mm_ref_peak, mm_peak, cal::SIZE_EXPONENT_MATMUL);
+    let compute = w.conv_flops / (conv_peak * conv_eff).max(1.0)
+        + w.matmul_flops / (mm_peak * mm_eff).max(1.0);
+    let memory = w.traffic_bytes / (s.bandwidth_gbs.value * 1e9 * cal::EFFICIENCY_MEMORY).max(1.0);
+    (compute, memory)
+}
+
+/// Device seconds of the step's work on `gpu`.
+pub fn device_seconds(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> f64 {
+    let (compute, memory) = device_split(w, precision, tf32, gpu);
     compute + memory
-}
-
-/// Compute-bound and memory-bound device seconds on the reference card.
-fn reference_split(w: &StepWork, precision: Precision) -> (f64, f64) {
-    let compute = if precision.is_half() {
-        w.conv_flops / (cal::REFERENCE_TENSOR_FLOPS * cal::EFFICIENCY_CONV_HALF)
-            + w.matmul_flops / (cal::REFERENCE_TENSOR_FLOPS * cal::EFFICIENCY_MATMUL_HALF)
-    } else {
-        // PyTorch lets cuDNN use TF32 for FP32 convolutions by default but keeps
-        // FP32 matmuls on CUDA cores (`allow_tf32` is false for matmul).
-        w.conv_flops / (cal::REFERENCE_TF32_FLOPS * cal::EFFICIENCY_CONV_FP32)
-            + w.matmul_flops / (cal::REFERENCE_FP32_FLOPS * cal::EFFICIENCY_MATMUL_FP32)
-    };
-    (
-        compute,
-        w.traffic_bytes / (cal::REFERENCE_BANDWIDTH * cal::EFFICIENCY_MEMORY),
-    )
 }
 
 /// Host seconds: Python, autograd and kernel launches, independent of the card.
@@ -184,30 +213,11 @@ pub fn host_seconds(w: &StepWork, precision: Precision) -> f64 {
     cal::STEP_OVERHEAD_S + w.ops * cal::OP_OVERHEAD_S * factor
 }
 
-/// Step time of `job` on `gpu`. Device time is computed on the calibration
-/// card and carried to `gpu` by the ratio of their measured relative training
-/// throughput for the job's class; host time does not depend on the card.
-/// `reference` is the calibration card's catalog entry.
-pub fn estimate(
-    model: &Model,
-    job: &Job,
-    vram: &VramEstimate,
-    gpu: &Gpu,
-    reference: &Gpu,
-) -> StepTime {
+/// Step time of `job` on `gpu`: device time from the card's own peaks and
+/// bandwidth, host time (independent of the card), overlapped.
+pub fn estimate(model: &Model, job: &Job, vram: &VramEstimate, gpu: &Gpu) -> StepTime {
     let w = work(model, job, vram);
-    let class = throughput_class(model, job.precision);
-    let device = if class == ThroughputClass::TransformerFp32 {
-        // The measured FP32 transformer column was taken with TF32 matmuls, which
-        // PyTorch leaves off by default; carry FP32 matmuls by the cards' FP32
-        // peak and bandwidth instead, weighted by this job's own split.
-        let (compute, memory) = reference_split(&w, job.precision);
-        compute * cal::REFERENCE_FP32_FLOPS / (gpu.spec.fp32_tflops.value * 1e12)
-            + memory * cal::REFERENCE_BANDWIDTH / (gpu.spec.bandwidth_gbs.value * 1e9)
-    } else {
-        let scale = reference.spec.relative_throughput(class) / gpu.spec.relative_throughput(class);
-        reference_device_seconds(&w, job.precision) * scale
-    };
+    let device = device_seconds(&w, job.precision, job.tf32, gpu);
     let host = host_seconds(&w, job.precision);
     let seconds = device.max(host) + cal::OVERLAP_SHARE * device.min(host);
     StepTime {
@@ -215,6 +225,33 @@ pub fn estimate(
         device_s: device,
         host_s: host,
         flops: w.conv_flops + w.matmul_flops,
-        class,
     }
+}
+
+/// Work of two typical 16-bit training steps, for carrying hours a student
+/// measured on one card to another when the model is unknown: ResNet-50 at
+/// batch 256 (224 px) and BERT-base at batch 32 (384 tokens), as [`work`]
+/// counts them (a test keeps them equal).
+pub const TYPICAL_STEPS: [StepWork; 2] = [
+    StepWork {
+        conv_flops: 6.278e12,
+        matmul_flops: 3.14e9,
+        traffic_bytes: 6.814e10,
+        ops: 1008.0,
+    },
+    StepWork {
+        conv_flops: 0.0,
+        matmul_flops: 6.836e12,
+        traffic_bytes: 3.020e10,
+        ops: 1080.0,
+    },
+];
+
+/// Seconds `gpu` takes for the [`TYPICAL_STEPS`] together: a card's speed when
+/// no model is named.
+pub fn typical_seconds(gpu: &Gpu) -> f64 {
+    TYPICAL_STEPS
+        .iter()
+        .map(|w| device_seconds(w, Precision::Fp16Amp, false, gpu))
+        .sum()
 }

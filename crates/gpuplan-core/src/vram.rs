@@ -193,13 +193,13 @@ pub fn vision_saved_bytes(v: &VisionModel, job: &Job) -> f64 {
     } else {
         1.0
     };
-    v.saved_bytes_per_sample * v.activation_scale(job.resolution) * ratio * f64::from(job.batch)
+    v.saved_bytes_per_sample * v.activation_scale(job.side()) * ratio * f64::from(job.batch)
 }
 
 fn vision_live(v: &VisionModel, job: &Job) -> Live {
     let p = v.params(job.classes) as f64;
     let b = f64::from(job.batch);
-    let scale = v.activation_scale(job.resolution);
+    let scale = v.activation_scale(job.side());
     let half = job.precision.is_half();
     let wb = if job.precision == Precision::Bf16 {
         2.0

@@ -73,14 +73,13 @@ impl VisionModel {
     }
 
     /// Resolution scale factor for per-sample activation bytes.
-    pub fn activation_scale(&self, resolution: u32) -> f64 {
-        (f64::from(resolution) / f64::from(self.ref_resolution))
-            .powf(self.saved_resolution_exponent)
+    pub fn activation_scale(&self, side: f64) -> f64 {
+        (side / f64::from(self.ref_resolution)).powf(self.saved_resolution_exponent)
     }
 
     /// Resolution scale factor for FLOPs (convolutions and token counts grow with area).
-    pub fn flop_scale(&self, resolution: u32) -> f64 {
-        (f64::from(resolution) / f64::from(self.ref_resolution)).powi(2)
+    pub fn flop_scale(&self, side: f64) -> f64 {
+        (side / f64::from(self.ref_resolution)).powi(2)
     }
 }
 

@@ -16,6 +16,11 @@ pub const TRANSFORMER_MODELS_TOML: &str = include_str!("../../../data/models/tra
 /// The bundled presets, a course pack loaded like any other, `data/packs/presets.toml`.
 pub const PRESETS_PACK_TOML: &str = include_str!("../../../data/packs/presets.toml");
 
+/// Published training throughput of real cards, the cross-card check,
+/// `data/benchmarks/published-training.toml`.
+pub const PUBLISHED_TRAINING_TOML: &str =
+    include_str!("../../../data/benchmarks/published-training.toml");
+
 /// The message catalog in Simplified Chinese, `data/locales/zh.json` (the UI
 /// bundles the same file).
 pub const LOCALE_ZH_JSON: &str = include_str!("../../../data/locales/zh.json");
@@ -29,6 +34,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("data/models/vision.toml", VISION_MODELS_TOML),
     ("data/models/transformers.toml", TRANSFORMER_MODELS_TOML),
     ("data/packs/presets.toml", PRESETS_PACK_TOML),
+    (
+        "data/benchmarks/published-training.toml",
+        PUBLISHED_TRAINING_TOML,
+    ),
 ];
 
 /// The bundled platform profiles, `platforms/*.toml`, as (repository path, text).

@@ -118,6 +118,7 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             grad_checkpointing: Some(j.grad_checkpointing),
             dataset_samples: j.dataset_samples,
             epochs: j.epochs,
+            ..JobSpec::default()
         },
         runs: vec![RunGroup::of_job("run", p.runs.max(1))],
         data: (p.data_gb > 0.0)

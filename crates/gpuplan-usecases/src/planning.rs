@@ -234,11 +234,18 @@ impl Planner {
     /// Peak memory and time of a job on every card, fixes for `gpu` (or the
     /// default target). A custom `config.json` stands in for a zoo model.
     pub fn estimate(
-        &self,
+        &mut self,
         job: &JobSpec,
         gpu: Option<&str>,
         config: Option<CustomConfig<'_>>,
+        platform: Option<&str>,
     ) -> Result<EstimateReport> {
+        // The run is timed on the platform's host (CPU cores for the input
+        // pipeline, its disk), or a typical one.
+        let host = match platform.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(id) => self.platforms()?.get(id)?.host(),
+            None => gpuplan_core::pipeline::Host::TYPICAL,
+        };
         let b = &self.bundled;
         if job.hours.is_some() {
             return Err(AppError::input(
@@ -298,13 +305,18 @@ impl Planner {
                 ));
             }
         }
-        let est = estimate(entry, &j, &b.catalog, target);
+        let est = estimate(entry, &j, &b.catalog, target, &host);
         Ok(est.report(entry.model.name(), target.map(|g| g.id.as_str())))
     }
 
-    /// The memory screen: the estimate and its chart.
-    pub fn estimate_view(&self, job: &JobSpec, gpu: Option<&str>) -> Result<EstimateView> {
-        let report = self.estimate(job, gpu, None)?;
+    /// The memory screen: the estimate (timed on `platform`'s host) and its chart.
+    pub fn estimate_view(
+        &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        platform: Option<&str>,
+    ) -> Result<EstimateView> {
+        let report = self.estimate(job, gpu, None, platform)?;
         let chart = self.vram_chart(&report)?;
         Ok(EstimateView { report, chart })
     }

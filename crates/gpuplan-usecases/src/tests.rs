@@ -197,7 +197,7 @@ fn the_earlier_clis_files_are_imported_once_and_kept() {
 #[test]
 fn conflicting_inputs_are_errors_naming_the_fields() {
     let dir = tempfile::tempdir().expect("tmp");
-    let p = planner(dir.path());
+    let mut p = planner(dir.path());
     let cases: [(gpuplan_core::job::JobSpec, &str, &str); 3] = [
         (
             gpuplan_core::job::JobSpec {
@@ -223,7 +223,7 @@ fn conflicting_inputs_are_errors_naming_the_fields() {
             name: "llama.json",
             text: "{}",
         });
-        match p.estimate(&job, None, config) {
+        match p.estimate(&job, None, config, None) {
             Err(AppError::Input { field: f, .. }) => assert_eq!(f, field, "{why}"),
             other => panic!("{why}: expected an input error, got {other:?}"),
         }

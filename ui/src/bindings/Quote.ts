@@ -3,6 +3,7 @@ import type { Category } from "./Category";
 import type { DayCost } from "./DayCost";
 import type { LineItem } from "./LineItem";
 import type { PackageUse } from "./PackageUse";
+import type { RunParts } from "./RunParts";
 import type { SpotOutlook } from "./SpotOutlook";
 import type { TimeToResult } from "./TimeToResult";
 import type { Warning } from "./Warning";
@@ -60,6 +61,12 @@ time_to_result_hours: string,
  * Where those hours go.
  */
 time: TimeToResult, 
+/**
+ * Where one estimated run's seconds go on the platform's host (GPU
+ * compute, input pipeline, evaluation, checkpoints, warm-up); absent
+ * when the plan gives hours.
+ */
+run_parts: RunParts | null, 
 /**
  * The spread of a spot plan's cost.
  */

@@ -23,7 +23,7 @@ export type Invoke = (cmd: string, args?: Record<string, unknown>) => Promise<un
 export function makeApi(call: Invoke = invoke) {
   return {
     appInfo: () => call("app_info") as Promise<AppInfo>,
-    estimate: (job: JobSpec, gpu: string | null) => call("estimate", { job, gpu }) as Promise<EstimateView>,
+    estimate: (job: JobSpec, gpu: string | null, platform: string | null) => call("estimate", { job, gpu, platform }) as Promise<EstimateView>,
     recommend: (situation: Situation) => call("recommend", { situation }) as Promise<RecommendationView>,
     quote: (plan: Plan) => call("quote", { plan }) as Promise<QuoteView>,
     kit: (plan: Plan, command: string) => call("kit", { plan, command }) as Promise<KitView>,

@@ -98,7 +98,7 @@ describe("api (mocked IPC)", () => {
     const api = makeApi(call);
     await api.savePlan(null, plan, null);
     expect(call, "save_plan gets id, plan and situation").toHaveBeenCalledWith("save_plan", { id: null, plan, situation: null });
-    await api.estimate(plan.job, "rtx3090");
-    expect(call, "estimate gets the job and the card, no language").toHaveBeenLastCalledWith("estimate", { job: plan.job, gpu: "rtx3090" });
+    await api.estimate(plan.job, "rtx3090", "autodl");
+    expect(call, "estimate gets the job, the card and the platform, no language").toHaveBeenLastCalledWith("estimate", { job: plan.job, gpu: "rtx3090", platform: "autodl" });
   });
 });

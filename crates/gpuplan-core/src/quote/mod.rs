@@ -38,6 +38,7 @@ use crate::catalog::GpuCatalog;
 use crate::error::InputError;
 use crate::estimate;
 use crate::message::Message;
+use crate::pipeline::RunParts;
 use crate::plan::{Between, Disk, Payment, Plan, MAX_CNY, MAX_HOURS};
 use crate::platform::{Granularity, PackagePeriod, PlatformKind, PlatformProfile};
 use crate::zoo::ModelZoo;
@@ -489,6 +490,10 @@ pub struct Quote {
     pub time_to_result_hours: Decimal,
     /// Where those hours go.
     pub time: TimeToResult,
+    /// Where one estimated run's seconds go on the platform's host (GPU
+    /// compute, input pipeline, evaluation, checkpoints, warm-up); absent
+    /// when the plan gives hours.
+    pub run_parts: Option<RunParts>,
     /// The spread of a spot plan's cost.
     pub spot: Option<SpotOutlook>,
     /// Packages bought by a package plan.
@@ -574,13 +579,17 @@ fn overflow(fields: &str) -> InputError {
     )
 }
 
-/// Hours of one run and hours per epoch (if known) for the plan's job on `gpu`.
+/// Hours of one run, hours per epoch (if known) and, for an estimated job,
+/// where the run's seconds go, for the plan's job on `gpu`.
+type JobHours = (Decimal, Option<Decimal>, Option<RunParts>);
+
 fn job_hours(
     plan: &Plan,
     gpu: &str,
+    host: &crate::pipeline::Host,
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
-) -> Result<(Decimal, Option<Decimal>), InputError> {
+) -> Result<JobHours, InputError> {
     let epochs = match plan.job.epochs {
         Some(e) if !(e.is_finite() && e > 0.0 && e <= 100_000.0) => {
             return Err(InputError::new(
@@ -606,7 +615,7 @@ fn job_hours(
             ),
             None => None,
         };
-        return Ok((h, per_epoch));
+        return Ok((h, per_epoch, None));
     }
     let Some(model) = &plan.job.model else {
         if !plan.runs.is_empty()
@@ -615,7 +624,7 @@ fn job_hours(
                 .iter()
                 .all(|r| r.hours.is_some() || r.minutes.is_some())
         {
-            return Ok((Decimal::ZERO, None));
+            return Ok((Decimal::ZERO, None, None));
         }
         return Err(InputError::new(
             "job",
@@ -626,32 +635,31 @@ fn job_hours(
     let entry = zoo.get(model)?;
     let job = plan.job.resolve(entry)?;
     let card = catalog.get(gpu)?;
-    let est = estimate::estimate(entry, &job, catalog, Some(card));
-    let row = est.gpus.iter().find(|g| g.id == card.id);
-    let epoch_s = row.and_then(|r| r.epoch_seconds).ok_or_else(|| {
+    let est = estimate::estimate(entry, &job, catalog, Some(card), host);
+    // The whole run: steps with the input pipeline, evaluation, checkpoints
+    // and warm-up, as the platform's host runs them.
+    let run_s = est.target_run.map(|r| r.total_s).ok_or_else(|| {
         InputError::new(
             "job.dataset_samples",
             "an estimated job needs the dataset size to time an epoch",
             "a whole number of samples",
         )
     })?;
-    let per_epoch = dec("job.dataset_samples", epoch_s / 3600.0)?;
-    let n = job
-        .epochs
-        .map(|e| dec("job.epochs", e))
-        .transpose()?
-        .unwrap_or(Decimal::ONE);
-    let hours = per_epoch
-        .checked_mul(n)
-        .filter(|h| *h <= Decimal::from(MAX_HOURS))
-        .ok_or_else(|| {
-            InputError::new(
-                "job.epochs",
-                "one run would take more than ten years",
-                "fewer epochs or samples",
-            )
-        })?;
-    Ok((hours.max(Decimal::new(1, 6)), Some(per_epoch)))
+    if !(run_s.is_finite() && run_s <= MAX_HOURS as f64 * 3600.0) {
+        return Err(InputError::new(
+            "job.epochs",
+            "one run would take more than ten years",
+            "fewer epochs or samples",
+        ));
+    }
+    let hours = dec("job.dataset_samples", run_s / 3600.0)?;
+    let n = job.epochs.unwrap_or(1.0).max(1e-6);
+    let per_epoch = dec("job.epochs", run_s / 3600.0 / n)?;
+    Ok((
+        hours.max(Decimal::new(1, 6)),
+        Some(per_epoch),
+        est.target_run,
+    ))
 }
 
 /// The prices that apply to this plan: the profile's, replaced by the plan's
@@ -845,7 +853,8 @@ pub fn quote(
     }
 
     // The runs.
-    let (job_hours, per_epoch) = job_hours(plan, &gpu_id, catalog, zoo)?;
+    let (job_hours, per_epoch, run_parts) =
+        job_hours(plan, &gpu_id, &profile.host(), catalog, zoo)?;
     let groups = schedule::groups(plan, job_hours, per_epoch)?;
 
     // Spot: the expected hours of each run as a renewal process.
@@ -897,6 +906,11 @@ pub fn quote(
             .size_gb
             .checked_mul(Decimal::from(8192))
             .and_then(|x| x.checked_div(d.upload_mbps))
+            .and_then(|x| {
+                // Unpacking the archive on the instance follows the upload.
+                let unpack = d.size_gb.checked_mul(unpack_seconds_per_gb())?;
+                x.checked_add(unpack)
+            })
             .map(|x| (x / Decimal::from(3600)).round_dp(6))
             .ok_or_else(|| overflow("data.size_gb"))?,
         None => Decimal::ZERO,
@@ -1429,11 +1443,19 @@ pub fn quote(
         longest_run_hours: longest.round_dp(4),
         time_to_result_hours: h2(time.total),
         time,
+        run_parts,
         spot,
         packages,
         timeline,
         warnings,
     })
+}
+
+/// Seconds to unpack one GB of dataset archive on the instance.
+fn unpack_seconds_per_gb() -> Decimal {
+    Decimal::from_f64(1e9 / crate::calibration::UNPACK_BYTES_PER_S)
+        .unwrap_or(Decimal::ZERO)
+        .round_dp(3)
 }
 
 /// The day `hours` after the plan's start falls on (1-based).

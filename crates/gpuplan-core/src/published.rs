@@ -1,0 +1,119 @@
+//! Published training throughput of real cards: the check on how step time is
+//! carried from the calibration card to every other card.
+//!
+//! The file (`data/benchmarks/published-training.toml`) is reviewed like the
+//! catalog: unknown fields are rejected and every number carries its source,
+//! date and confidence. Each run becomes a [`JobSpec`] the estimator times, so
+//! the check goes through the same code a student's job does.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::DataError;
+use crate::job::{JobSpec, Optimizer, Precision};
+use crate::sourced::{valid_observed, Sourced};
+
+/// One published single-GPU training run.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedRun {
+    /// Catalog id of the card.
+    pub gpu: String,
+    /// Model zoo id.
+    pub model: String,
+    /// Precision the run used.
+    pub precision: Precision,
+    /// Image side in pixels (vision models).
+    #[serde(default)]
+    pub resolution: Option<u32>,
+    /// Tokens per sequence (transformers).
+    #[serde(default)]
+    pub seq_len: Option<u32>,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Whether FP32 matmuls ran as TF32.
+    #[serde(default)]
+    pub tf32: bool,
+    /// Samples per step.
+    pub batch: Sourced<u32>,
+    /// Published training throughput, samples (images or sequences) per second.
+    pub samples_per_s: Sourced<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PublishedFile {
+    run: Vec<PublishedRun>,
+}
+
+impl PublishedRun {
+    /// The run as a job the estimator takes.
+    pub fn job(&self) -> JobSpec {
+        JobSpec {
+            model: Some(self.model.clone()),
+            batch: Some(f64::from(self.batch.value)),
+            resolution: self.resolution.map(f64::from),
+            seq_len: self.seq_len.map(f64::from),
+            precision: Some(self.precision),
+            optimizer: Some(self.optimizer),
+            tf32: self.tf32.then_some(true),
+            ..JobSpec::default()
+        }
+    }
+
+    /// Published seconds per step.
+    pub fn step_seconds(&self) -> f64 {
+        f64::from(self.batch.value) / self.samples_per_s.value
+    }
+}
+
+/// Parses and checks a published-throughput file. `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Vec<PublishedRun>, DataError> {
+    let parsed: PublishedFile =
+        toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+    let mut seen = BTreeMap::new();
+    for (i, run) in parsed.run.iter().enumerate() {
+        let table = format!("run[{i}]");
+        let bad = |key: &str, why: String| {
+            DataError::invalid(file, text, "run", key, format!("{table}: {why}"))
+        };
+        if !(run.samples_per_s.value.is_finite() && run.samples_per_s.value > 0.0) {
+            return Err(bad("samples_per_s", "must be a positive number".into()));
+        }
+        if run.batch.value == 0 {
+            return Err(bad("batch", "must be at least 1".into()));
+        }
+        for (key, source, observed) in [
+            ("batch", &run.batch.source, &run.batch.observed),
+            (
+                "samples_per_s",
+                &run.samples_per_s.source,
+                &run.samples_per_s.observed,
+            ),
+        ] {
+            if source.trim().is_empty() {
+                return Err(bad(key, "source must not be empty".into()));
+            }
+            if !valid_observed(observed) {
+                return Err(bad(
+                    key,
+                    format!("observed `{observed}` is not YYYY-MM or YYYY-MM-DD"),
+                ));
+            }
+        }
+        let key = (
+            run.gpu.clone(),
+            run.model.clone(),
+            run.precision.to_string(),
+            run.batch.value,
+        );
+        if let Some(other) = seen.insert(key, i) {
+            return Err(bad(
+                "gpu",
+                format!("repeats run[{other}] (same card, model, precision and batch)"),
+            ));
+        }
+    }
+    Ok(parsed.run)
+}

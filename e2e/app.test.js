@@ -114,6 +114,11 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   assert.equal(peak, est.peak_gib.toFixed(2), "the peak on screen is the CLI's");
   const row = await browser.$('tr[data-gpu="rtx3090"] .max-batch');
   assert.equal(await row.getText(), String(est.gpus.find((g) => g.id === "rtx3090").max_batch), "the RTX 3090's max batch is the CLI's");
+  const runTotal = Number(await (await browser.$("#run-total")).getAttribute("data-seconds"));
+  const cliRun = cli(["estimate", "--model", "resnet18-cifar", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset", "in-memory", "--num-workers", "4", "--dataset-samples", "50000", "--epochs", "50", "--gpu", "rtx3090", "--platform", "autodl", "--json"]);
+  assert.ok(Math.abs(runTotal - cliRun.run.total_s) < 1e-6 * cliRun.run.total_s, "the whole run on screen is the CLI's");
+  assert.equal((await browser.$$("#run-parts tr[data-part]")).length, 6, "the run is split into its six parts");
+  assert.ok(await (await browser.$("#run-chart")).isDisplayed(), "the run split is drawn");
   await snap("memory-resnet18");
   await click("#next");
   await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
@@ -130,7 +135,7 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   const planFile = path.join(DATA, "plan.toml");
   fs.writeFileSync(planFile, [
     'name = "same plan"', `platform = "${rec.options[0].platform}"`, `gpu = "${rec.options[0].gpu}"`, "budget = 150", "student = true", "setup_hours = 0.25",
-    "[job]", 'model = "resnet18"', "resolution = 32", "classes = 10", "batch = 128", 'precision = "fp32"', 'optimizer = "sgd"', 'mode = "train"',
+    "[job]", 'model = "resnet18-cifar"', "batch = 128", 'precision = "fp32"', 'optimizer = "sgd"', 'mode = "train"', 'dataset = "in-memory"', "num_workers = 4",
     "grad_checkpointing = false", "dataset_samples = 50000", "epochs = 50",
     "[[run]]", 'name = "run"', "count = 1", "[data]", "size_gb = 1", "upload_mbps = 20", "[storage]", "gb = 20", "days = 7", "",
   ].join("\n"));

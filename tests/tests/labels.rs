@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gpuplan_core::estimate::{Verdict, FIX_KINDS};
-use gpuplan_core::job::{Mode, Optimizer, Precision};
+use gpuplan_core::job::{DatasetKind, Mode, Optimizer, Precision};
+use gpuplan_core::pipeline::{Bound, DiskKind, RunParts};
 use gpuplan_core::platform::{PackagePeriod, PlatformKind};
 use gpuplan_core::quote::{Category, LineKind, Warning};
 use gpuplan_core::recommend::{Badge, Stage};
@@ -69,6 +70,17 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ("bill.line.", LineKind::ALL.iter().map(spelled).collect()),
         ("warning.", s(&Warning::KINDS)),
         ("memory.components.", s(&Components::KEYS)),
+        ("run.parts.", s(&RunParts::KEYS)),
+        (
+            "enum.dataset.",
+            DatasetKind::VALUES.iter().map(spelled).collect(),
+        ),
+        ("enum.disk.", DiskKind::ALL.iter().map(spelled).collect()),
+        ("enum.bound.", Bound::ALL.iter().map(spelled).collect()),
+        (
+            "enum.bound-short.",
+            Bound::ALL.iter().map(spelled).collect(),
+        ),
         ("memory.fixKinds.", s(&FIX_KINDS)),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (

@@ -68,6 +68,24 @@ pub fn vram_breakdown(
     parts: &[(String, f64)],
     cards: &[(String, f64)],
 ) -> Result<String, ChartError> {
+    stacked_bar(title, parts, cards, "GiB", (1.6, 2.4))
+}
+
+/// Where a run's time goes: one bar stacked by part. `parts`: (label,
+/// amount in `unit`, e.g. minutes). The bar sits low so the legend above it
+/// never covers its end.
+pub fn run_split(title: &str, parts: &[(String, f64)], unit: &str) -> Result<String, ChartError> {
+    stacked_bar(title, parts, &[], unit, (0.2, 0.9))
+}
+
+/// One horizontal bar stacked by part, with vertical marks (label, value).
+fn stacked_bar(
+    title: &str,
+    parts: &[(String, f64)],
+    cards: &[(String, f64)],
+    unit: &str,
+    bar: (f64, f64),
+) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -90,7 +108,7 @@ pub fn vram_breakdown(
             .configure_mesh()
             .disable_y_mesh()
             .disable_y_axis()
-            .x_desc("GiB")
+            .x_desc(unit)
             .draw()
             .map_err(err)?;
         let mut x = 0.0;
@@ -102,7 +120,7 @@ pub fn vram_breakdown(
             let color = PALETTE[i % PALETTE.len()];
             chart
                 .draw_series(std::iter::once(Rectangle::new(
-                    [(x, 1.6), (x + v, 2.4)],
+                    [(x, bar.0), (x + v, bar.1)],
                     color.filled(),
                 )))
                 .map_err(err)?
@@ -295,6 +313,7 @@ mod tests {
                 &hostile,
             ),
             spend_by_month(&hostile, &[(hostile.clone(), 4.0)]),
+            run_split(&hostile, &[(hostile.clone(), 4.0)], &hostile),
         ];
         for (i, c) in charts.into_iter().enumerate() {
             let svg = c.expect("draws");

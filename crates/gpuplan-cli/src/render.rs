@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use gpuplan_core::estimate::{EstimateReport, Verdict};
+use gpuplan_core::pipeline::{Host, RunParts};
 use gpuplan_core::platform::{Localized, PlatformSet};
 use gpuplan_core::quote::Quote;
 use gpuplan_core::recommend::Recommendation;
@@ -74,6 +75,57 @@ fn msg(c: &Catalog, lang: Lang, m: &Message) -> String {
     clean(&c.message(lang, m))
 }
 
+/// Where one run's seconds go, with what bounds it (and the host, when known).
+fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Host>) -> String {
+    let t = |k: &str| c.text(lang, k);
+    let mut o = String::new();
+    let _ = write!(o, "{}", c.fill(lang, "run.title", [("gpu", gpu)]));
+    if let Some(h) = host {
+        let disk = t(&format!("enum.disk.{}", key_of(&h.disk)));
+        let _ = write!(
+            o,
+            " {}",
+            c.fill(
+                lang,
+                "run.host",
+                [
+                    ("vcpus", h.vcpus.to_string().as_str()),
+                    ("ram", format!("{:.0}", h.ram_gb).as_str()),
+                    ("disk", disk.as_str()),
+                ],
+            )
+        );
+    }
+    let _ = writeln!(o, ":");
+    let total = r.total_s.max(f64::MIN_POSITIVE);
+    for (key, seconds) in r.parts() {
+        let _ = writeln!(
+            o,
+            "  {} {:>10} {:>4.0}%",
+            pad(&t(&format!("run.parts.{key}")), 28),
+            duration(seconds),
+            seconds / total * 100.0
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  {} {:>10}",
+        pad(&t("run.total"), 28),
+        duration(r.total_s)
+    );
+    let share = format!("{:.0}", r.input_share * 100.0);
+    let _ = writeln!(
+        o,
+        "  {}",
+        c.fill(
+            lang,
+            &format!("enum.bound.{}", key_of(&r.bound)),
+            [("share", share.as_str())]
+        )
+    );
+    o
+}
+
 /// The estimate as a table.
 pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let t = |k: &str| c.text(lang, k);
@@ -131,19 +183,20 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     }
     let _ = writeln!(
         o,
-        "\n{} {} {} {} {} {} {}",
+        "\n{} {} {} {} {} {} {} {}",
         pad(&t("memory.gpu"), 16),
         pad(&t("memory.vram"), 13),
         pad(&t("memory.verdict"), 14),
         pad(&t("memory.maxBatch"), 10),
         pad(&t("memory.step"), 10),
         pad(&t("memory.epoch"), 10),
-        t("memory.run")
+        pad(&t("memory.run"), 10),
+        t("memory.bound")
     );
     for g in &r.gpus {
         let _ = writeln!(
             o,
-            "{} {} {} {} {} {} {}",
+            "{} {} {} {} {} {} {} {}",
             pad(&g.id, 16),
             pad(&format!("{:.1}", g.vram_gib), 13),
             pad(&t(&format!("enum.verdict.{}", key_of(&g.verdict))), 14),
@@ -153,8 +206,18 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
                 &g.epoch_seconds.map(duration).unwrap_or_else(|| "-".into()),
                 10
             ),
-            g.run_seconds.map(duration).unwrap_or_else(|| "-".into())
+            pad(
+                &g.run_seconds.map(duration).unwrap_or_else(|| "-".into()),
+                10
+            ),
+            g.bound
+                .map(|b| t(&format!("enum.bound-short.{}", key_of(&b))))
+                .unwrap_or_else(|| "-".into())
         );
+    }
+    if let Some(parts) = &r.run {
+        let _ = writeln!(o);
+        o.push_str(&run_split(c, lang, &r.target_gpu, parts, Some(&r.host)));
     }
     let target = r.target_gpu.as_str();
     let _ = writeln!(o, "\n{}:", c.fill(lang, "memory.fixes", [("gpu", target)]));
@@ -357,6 +420,10 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         pad(&t("plan.timeToResult"), 30),
         q.time_to_result_hours
     );
+    if let Some(parts) = &q.run_parts {
+        let _ = writeln!(o);
+        o.push_str(&run_split(c, lang, &q.gpu, parts, None));
+    }
     if !q.warnings.is_empty() {
         let _ = writeln!(o, "\n{}:", t("plan.warnings"));
         for w in &q.warnings {

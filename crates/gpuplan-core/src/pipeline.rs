@@ -41,6 +41,14 @@ pub enum DiskKind {
 }
 
 impl DiskKind {
+    /// Every disk kind, for forms and label checks.
+    pub const ALL: [DiskKind; 4] = [
+        Self::LocalNvme,
+        Self::LocalSsd,
+        Self::Network,
+        Self::ObjectStore,
+    ];
+
     /// Read bandwidth for training reads, bytes per second.
     pub fn read_bytes_per_s(self) -> f64 {
         match self {
@@ -95,6 +103,11 @@ pub enum Bound {
     Input,
 }
 
+impl Bound {
+    /// Both bounds, for label checks.
+    pub const ALL: [Bound; 2] = [Self::Gpu, Self::Input];
+}
+
 /// Where a run's seconds go.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -126,6 +139,31 @@ pub struct RunParts {
     pub epoch_s: f64,
     /// The whole run, seconds.
     pub total_s: f64,
+}
+
+impl RunParts {
+    /// Keys of the parts of a run, in the order they are shown.
+    pub const KEYS: [&'static str; 6] = [
+        "compute",
+        "input",
+        "eval",
+        "checkpoint",
+        "warmup",
+        "cold-cache",
+    ];
+
+    /// The parts as (key, seconds), in [`RunParts::KEYS`] order; they add up
+    /// to `total_s`.
+    pub fn parts(&self) -> [(&'static str, f64); 6] {
+        [
+            ("compute", self.compute_s),
+            ("input", self.input_wait_s),
+            ("eval", self.eval_s),
+            ("checkpoint", self.checkpoint_s),
+            ("warmup", self.warmup_s),
+            ("cold-cache", self.cold_cache_s),
+        ]
+    }
 }
 
 /// CPU seconds to prepare one sample for training (decode and augment) on

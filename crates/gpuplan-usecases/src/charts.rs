@@ -4,6 +4,7 @@
 //! as `f64` only here, at the very end, for pixel positions.
 
 use gpuplan_core::estimate::{EstimateReport, Verdict};
+use gpuplan_core::pipeline::RunParts;
 use gpuplan_core::quote::{Category, Quote};
 use gpuplan_core::recommend::RankedOption;
 use gpuplan_store::MonthSpend;
@@ -76,6 +77,19 @@ fn vram(labels: &Catalog, lang: Lang, r: &EstimateReport) -> Result<String> {
     )?)
 }
 
+fn run(labels: &Catalog, lang: Lang, gpu: &str, r: &RunParts) -> Result<String> {
+    let parts: Vec<(String, f64)> = r
+        .parts()
+        .iter()
+        .map(|(k, s)| (labels.text(lang, &format!("run.parts.{k}")), s / 60.0))
+        .collect();
+    Ok(gpuplan_charts::run_split(
+        &labels.fill(lang, "run.title", [("gpu", gpu)]),
+        &parts,
+        &labels.text(lang, "chart.minutes"),
+    )?)
+}
+
 fn costs(labels: &Catalog, lang: Lang, options: &[RankedOption]) -> Result<String> {
     let top: Vec<&RankedOption> = options.iter().take(COST_CHART_OPTIONS).collect();
     let categories: Vec<Category> = Category::ALL
@@ -142,6 +156,10 @@ pub fn category_key(c: Category) -> String {
 impl Planner {
     pub(crate) fn vram_chart(&self, r: &EstimateReport) -> Result<Chart> {
         both(|lang| vram(&self.bundled.labels, lang, r))
+    }
+
+    pub(crate) fn run_chart(&self, gpu: &str, r: &RunParts) -> Result<Chart> {
+        both(|lang| run(&self.bundled.labels, lang, gpu, r))
     }
 
     pub(crate) fn cost_chart(&self, options: &[RankedOption]) -> Result<Chart> {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use gpuplan_core::estimate::{estimate, EstimateReport};
-use gpuplan_core::job::{JobSpec, Mode, Optimizer, Precision};
+use gpuplan_core::job::{DatasetKind, JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::pack::{CoursePack, PackInfo, Preset, PresetName};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::{PlatformKind, PlatformSet};
@@ -18,7 +18,7 @@ use rust_decimal::Decimal;
 
 use crate::views::{
     AppInfo, Choices, CourseInfo, EstimateView, GpuInfo, KitView, ModelInfo, PlatformInfo,
-    PresetView, QuoteView, RecommendationView, ScriptView,
+    PresetView, QuoteView, RecommendationView, RunPartRow, ScriptView,
 };
 use crate::{defaults, files, AppError, Planner, Result};
 
@@ -226,6 +226,7 @@ impl Planner {
                 precision: Precision::VALUES.to_vec(),
                 optimizer: Optimizer::VALUES.to_vec(),
                 mode: Mode::VALUES.to_vec(),
+                dataset: DatasetKind::VALUES.to_vec(),
             },
             notice: self.notice.clone(),
         })
@@ -318,7 +319,17 @@ impl Planner {
     ) -> Result<EstimateView> {
         let report = self.estimate(job, gpu, None, platform)?;
         let chart = self.vram_chart(&report)?;
-        Ok(EstimateView { report, chart })
+        let run_chart = match &report.run {
+            Some(r) => Some(self.run_chart(&report.target_gpu, r)?),
+            None => None,
+        };
+        let run_parts = RunPartRow::all(report.run.as_ref());
+        Ok(EstimateView {
+            report,
+            chart,
+            run_chart,
+            run_parts,
+        })
     }
 
     /// Ranked platform x GPU options for a situation.
@@ -371,10 +382,12 @@ impl Planner {
         let quote = self.quote(plan)?;
         let chart = self.spend_chart(&quote, plan.budget.and_then(|b| b.to_f64()))?;
         let warnings = quote.warnings.iter().map(|w| w.message()).collect();
+        let run_parts = RunPartRow::all(quote.run_parts.as_ref());
         Ok(QuoteView {
             quote,
             warnings,
             chart,
+            run_parts,
         })
     }
 

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use chrono::NaiveDateTime;
+use gpuplan_core::job::JobSpec;
 use gpuplan_core::plan::{default_setup, Plan};
 use gpuplan_store::Store;
 use rust_decimal::Decimal;
@@ -248,5 +249,52 @@ fn the_app_gets_every_default_from_one_place() {
     assert_eq!(
         info.defaults.situation.job, info.presets[0].job,
         "a new situation starts from the first preset"
+    );
+}
+
+#[test]
+fn the_estimate_and_the_quote_show_where_the_run_goes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut p = planner(dir.path());
+    let job = JobSpec {
+        model: Some("resnet18-cifar".into()),
+        batch: Some(128.0),
+        dataset_samples: Some(50_000.0),
+        epochs: Some(50.0),
+        ..JobSpec::default()
+    };
+    let view = p
+        .estimate_view(&job, Some("rtx3090"), Some("autodl"))
+        .expect("estimates");
+    let keys: Vec<&str> = view.run_parts.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        gpuplan_core::pipeline::RunParts::KEYS,
+        "every part, in the chart's order"
+    );
+    let total = view.report.run.expect("a run").total_s;
+    let sum: f64 = view.run_parts.iter().map(|r| r.seconds).sum();
+    assert!(
+        (sum - total).abs() < 1e-6 * total,
+        "the rows are the whole run"
+    );
+    let chart = view.run_chart.expect("a run chart");
+    assert!(
+        chart.zh.contains("GPU 计算") && chart.en.contains("GPU compute"),
+        "the chart is in both languages"
+    );
+
+    let mut plan = hours_plan("autodl", "rtx3090", 1);
+    plan.job = job.clone();
+    let q = p.quote_view(&plan).expect("quotes");
+    assert_eq!(
+        q.run_parts.len(),
+        6,
+        "the quote of an estimated job shows the split too"
+    );
+    let hours = hours_plan("autodl", "rtx3090", 1);
+    assert!(
+        p.quote_view(&hours).expect("quotes").run_parts.is_empty(),
+        "a plan with hours has no split to show"
     );
 }

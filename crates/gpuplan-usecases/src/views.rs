@@ -3,7 +3,7 @@
 //! is a decimal string with two places; ids are numbers.
 
 use gpuplan_core::estimate::EstimateReport;
-use gpuplan_core::job::{JobSpec, Mode, Optimizer, Precision};
+use gpuplan_core::job::{DatasetKind, JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::{Localized, PlatformKind};
 use gpuplan_core::quote::Quote;
@@ -121,6 +121,8 @@ pub struct Choices {
     pub optimizer: Vec<Optimizer>,
     /// Modes.
     pub mode: Vec<Mode>,
+    /// Dataset formats.
+    pub dataset: Vec<DatasetKind>,
 }
 
 /// Everything the UI needs at start.
@@ -153,6 +155,38 @@ pub struct EstimateView {
     pub report: EstimateReport,
     /// Memory breakdown against the cards around the peak.
     pub chart: Chart,
+    /// Where the whole run's time goes on the target card, when the dataset
+    /// size is known.
+    pub run_chart: Option<Chart>,
+    /// The same parts as rows, in the order the chart stacks them (empty when
+    /// the dataset size is unknown).
+    pub run_parts: Vec<RunPartRow>,
+}
+
+impl RunPartRow {
+    /// The rows of `run`, in the order the chart stacks them; none without a run.
+    pub fn all(run: Option<&gpuplan_core::pipeline::RunParts>) -> Vec<RunPartRow> {
+        run.map(|r| {
+            r.parts()
+                .iter()
+                .map(|(key, seconds)| RunPartRow {
+                    key: (*key).to_owned(),
+                    seconds: *seconds,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+}
+
+/// One part of a run: its catalog key under `run.parts.` and its seconds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RunPartRow {
+    /// `compute`, `input`, `eval`, `checkpoint`, `warmup` or `cold-cache`.
+    pub key: String,
+    /// Seconds of the run spent on it.
+    pub seconds: f64,
 }
 
 /// The options screen.
@@ -175,6 +209,9 @@ pub struct QuoteView {
     pub warnings: Vec<Message>,
     /// Cumulative spend against the budget.
     pub chart: Chart,
+    /// Where one estimated run's time goes on the platform's host (empty
+    /// when the plan gives hours).
+    pub run_parts: Vec<RunPartRow>,
 }
 
 /// A saved plan in lists. A plan that no longer validates is listed with its

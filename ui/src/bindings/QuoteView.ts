@@ -2,6 +2,7 @@
 import type { Chart } from "./Chart";
 import type { Message } from "./Message";
 import type { Quote } from "./Quote";
+import type { RunPartRow } from "./RunPartRow";
 
 /**
  * The plan and budget screen.
@@ -18,4 +19,9 @@ warnings: Array<Message>,
 /**
  * Cumulative spend against the budget.
  */
-chart: Chart, };
+chart: Chart, 
+/**
+ * Where one estimated run's time goes on the platform's host (empty
+ * when the plan gives hours).
+ */
+run_parts: Array<RunPartRow>, };

@@ -42,6 +42,7 @@ fn every_data_file_in_the_repo_is_bundled_and_loads() {
         "data/packs/presets.toml",
         gpuplan_data::PRESETS_PACK_TOML,
         &catalog,
+        &zoo,
     )
     .expect("the bundled presets load like any course pack");
     for p in &presets.presets {

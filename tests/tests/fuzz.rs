@@ -113,6 +113,7 @@ fn fuzz_plans_and_quotes() {
 #[ignore = "long-running fuzz target"]
 fn fuzz_course_packs() {
     let catalog = common::catalog();
+    let zoo = common::zoo();
     // A valid pack: one bundled profile under [[platform]], plus a preset.
     let profile: toml::Value = toml::from_str(gpuplan_data::PLATFORMS[1].1).expect("profile");
     let pack = toml::toml! { [pack] name = "CV 101" budget_cap = 150 };
@@ -122,11 +123,11 @@ fn fuzz_course_packs() {
     }
     let base: &'static str = Box::leak(toml::to_string(&v).expect("pack text").into_boxed_str());
     assert!(
-        CoursePack::from_toml("pack.toml", base, &catalog).is_ok(),
+        CoursePack::from_toml("pack.toml", base, &catalog, &zoo).is_ok(),
         "the base pack is valid"
     );
     fuzz("course pack", edits(base), |t| {
-        let _ = CoursePack::from_toml("pack.toml", t, &catalog);
+        let _ = CoursePack::from_toml("pack.toml", t, &catalog, &zoo);
     });
 }
 

@@ -61,7 +61,7 @@ proptest! {
     #[test]
     fn pack_and_override_parsers_survive_random_text(text in "[ -~\\n]{0,300}") {
         let catalog = common::catalog();
-        let _ = CoursePack::from_toml("pack.toml", &text, &catalog);
+        let _ = CoursePack::from_toml("pack.toml", &text, &catalog, &common::zoo());
         let _ = Overrides::from_toml("o.toml", &text);
         let _ = from_hf_config(&text);
     }
@@ -97,8 +97,8 @@ fn a_pack_with_several_bad_profiles_lists_them_all() {
     );
     pack.insert("platform".into(), toml::Value::Array(profiles));
     let text = toml::to_string(&toml::Value::Table(pack)).expect("text");
-    let err =
-        CoursePack::from_toml("pack.toml", &text, &catalog).expect_err("both profiles are invalid");
+    let err = CoursePack::from_toml("pack.toml", &text, &catalog, &common::zoo())
+        .expect_err("both profiles are invalid");
     assert!(
         err.message.contains("2 platforms rejected"),
         "the message counts the rejected profiles: {err}"

@@ -35,11 +35,11 @@ impl DataError {
             .map(|s| enclosing_key(text, s.start))
             .unwrap_or_default();
         Self {
-            file: file.to_owned(),
+            file: short(file),
             line,
             column,
-            field,
-            message: err.message().trim().to_owned(),
+            field: short(&field),
+            message: short(err.message().trim()),
         }
     }
 
@@ -59,11 +59,11 @@ impl DataError {
             format!("{table}.{key}")
         };
         Self {
-            file: file.to_owned(),
+            file: short(file),
             line,
             column,
-            field,
-            message: message.into(),
+            field: short(&field),
+            message: short(&message.into()),
         }
     }
 }
@@ -153,16 +153,101 @@ impl InputError {
     /// Shorthand constructor.
     pub fn new(field: &str, message: impl Into<String>, allowed: impl Into<String>) -> Self {
         Self {
-            field: field.to_owned(),
-            message: message.into(),
-            allowed: allowed.into(),
+            field: short(field),
+            message: short(&message.into()),
+            allowed: short(&allowed.into()),
         }
     }
+}
+
+/// Longest error text kept, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 240;
+/// Longest run of digits kept in an error text.
+const MAX_DIGITS: usize = 16;
+
+/// An error text that cannot flood or attack a terminal: control characters
+/// become visible escapes, a long run of digits (a value such as 1e300
+/// printed in full) is cut to its first digits and a count, and the whole is
+/// cut to [`MAX_MESSAGE_CHARS`]. Every error built here goes through it, so
+/// user text echoed in a message is always a short, inert excerpt.
+pub fn short(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut kept = 0usize;
+    while let Some(c) = chars.next() {
+        if kept >= MAX_MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_ascii_digit() {
+            let mut run = String::from(c);
+            while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                run.push(d);
+                chars.next();
+            }
+            if run.len() > MAX_DIGITS {
+                let head: String = run.chars().take(6).collect();
+                out.push_str(&format!("{head}… ({} digits)", run.len()));
+            } else {
+                out.push_str(&run);
+            }
+            kept = kept.saturating_add(run.len().min(MAX_DIGITS));
+            continue;
+        }
+        if c.is_control() && c != '\n' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        kept = kept.saturating_add(1);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_texts_are_short_and_inert() {
+        let long = "1".repeat(300);
+        let flood = "a".repeat(100_000);
+        let escape = "name \u{1b}[2J\u{1b}]0;owned\u{7}";
+        // (input, must contain, must not contain, why)
+        let cases: [(&str, &str, &str, &str); 4] = [
+            (
+                &long,
+                "111111… (300 digits)",
+                "1111111",
+                "a huge number is cut",
+            ),
+            (&flood, "…", &flood[..300], "a flood of text is cut"),
+            (
+                escape,
+                "\\u{1b}[2J",
+                "\u{1b}",
+                "escape sequences become visible text",
+            ),
+            (
+                "12.5 is out of range",
+                "12.5 is out of range",
+                "…",
+                "ordinary text is kept",
+            ),
+        ];
+        for (input, has, lacks, why) in cases {
+            let out = short(input);
+            assert!(out.contains(has), "{why}: {out:?} should contain {has:?}");
+            assert!(
+                !out.contains(lacks),
+                "{why}: {out:?} should not contain {lacks:?}"
+            );
+            assert!(
+                out.chars().count() <= MAX_MESSAGE_CHARS + 30,
+                "{why}: at most a short excerpt"
+            );
+        }
+    }
 
     #[test]
     fn offsets_become_lines_and_columns() {

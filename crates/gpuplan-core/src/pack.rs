@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::GpuCatalog;
 use crate::error::DataError;
 use crate::job::JobSpec;
+use crate::plan::MAX_RUNS;
 use crate::platform::Localized;
 use crate::platform::{PlatformProfile, PlatformSet};
+use crate::zoo::ModelZoo;
 
 /// One overridden price.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,11 +186,20 @@ pub struct CoursePack {
 
 /// Largest pack accepted, bytes: packs are handed around a class.
 pub const MAX_PACK_BYTES: usize = 1_048_576;
+/// Most platforms one pack may define (a class uses a handful).
+pub const MAX_PACK_PLATFORMS: usize = 64;
+/// Most presets one pack may define.
+pub const MAX_PACK_PRESETS: usize = 256;
 
 impl CoursePack {
     /// Parses and validates a pack: size limit, every profile validated like
     /// bundled data, ids unique, presets' jobs range-checked.
-    pub fn from_toml(file: &str, text: &str, catalog: &GpuCatalog) -> Result<Self, DataError> {
+    pub fn from_toml(
+        file: &str,
+        text: &str,
+        catalog: &GpuCatalog,
+        zoo: &ModelZoo,
+    ) -> Result<Self, DataError> {
         if text.len() > MAX_PACK_BYTES {
             return Err(DataError {
                 file: file.into(),
@@ -222,6 +233,19 @@ impl CoursePack {
                     format!("{b} is outside 0..=1000000"),
                 ));
             }
+        }
+        if pack.platforms.len() > MAX_PACK_PLATFORMS || pack.presets.len() > MAX_PACK_PRESETS {
+            return Err(DataError::invalid(
+                file,
+                text,
+                "pack",
+                "",
+                format!(
+                    "{} platforms and {} presets; a pack holds at most {MAX_PACK_PLATFORMS} and {MAX_PACK_PRESETS}",
+                    pack.platforms.len(),
+                    pack.presets.len()
+                ),
+            ));
         }
         // Re-validate every profile through the same path as bundled files,
         // collecting every rejected profile so the instructor sees them all.
@@ -275,13 +299,39 @@ impl CoursePack {
             }
         }
         for preset in &pack.presets {
-            if preset.runs == 0 || preset.runs > 100_000 {
+            if preset.runs == 0 || preset.runs > MAX_RUNS {
                 return Err(DataError::invalid(
                     file,
                     text,
                     "preset",
                     "runs",
-                    format!("{} is outside 1..=100000", preset.runs),
+                    format!("{} is outside 1..={MAX_RUNS}", preset.runs),
+                ));
+            }
+            // A preset's job is validated as the estimator would take it: the
+            // model exists and every field is in range (a NaN batch is not a
+            // preset a student can start from).
+            if let Some(model) = &preset.job.model {
+                let resolved = zoo
+                    .get(model)
+                    .map_err(|e| (String::from("model"), e))
+                    .and_then(|entry| preset.job.resolve(entry).map_err(|e| (e.field.clone(), e)));
+                if let Err((field, e)) = resolved {
+                    return Err(DataError::invalid(
+                        file,
+                        text,
+                        "preset.job",
+                        &field,
+                        format!("preset `{}`: {}", preset.name.localized().en, e.message),
+                    ));
+                }
+            } else if preset.job.hours.is_none() {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "preset.job",
+                    "model",
+                    "a preset names a model or gives hours",
                 ));
             }
             if let Some(h) = preset.job.hours {

@@ -708,14 +708,18 @@ impl PlatformProfile {
                 money(table, "spot_per_hour", sp, pr.high)?;
             }
             for p in &o.packages {
-                if p.price <= Decimal::ZERO {
+                // A package costs no more than running the card on demand for
+                // its whole period at the highest price any profile may carry.
+                if p.price <= Decimal::ZERO || p.price > Decimal::from(crate::plan::MAX_CNY) {
                     return bad(
                         table,
                         "packages",
                         format!(
-                            "offer {} ({}): package price must be positive",
+                            "offer {} ({}): package price {} is outside (0, {}]",
                             i + 1,
-                            o.gpu
+                            o.gpu,
+                            p.price,
+                            crate::plan::MAX_CNY
                         ),
                     );
                 }

@@ -17,7 +17,10 @@ use crate::error::InputError;
 use crate::estimate::{self, Verdict};
 use crate::job::JobSpec;
 use crate::message::Message;
-use crate::plan::{default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_RUNS};
+use crate::plan::{
+    default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_CNY, MAX_GB, MAX_HOURS,
+    MAX_RUNS,
+};
 use crate::platform::{Localized, PlatformKind, PlatformProfile, PlatformSet};
 use crate::quote::{quote, Quote, Warning};
 use crate::steptime;
@@ -122,6 +125,46 @@ fn yes() -> bool {
     true
 }
 
+impl Situation {
+    /// Every value checked with its neighbours' bounds before anything is
+    /// computed from it: the same ranges a plan file allows.
+    pub fn check(&self) -> Result<(), InputError> {
+        if self.runs == 0 || self.runs > MAX_RUNS {
+            return Err(InputError::new(
+                "runs",
+                format!("{} is out of range", self.runs),
+                format!("1..={MAX_RUNS}"),
+            ));
+        }
+        let range = |field: &str, v: Decimal, open_zero: bool, max: i64| {
+            let low_ok = if open_zero {
+                v > Decimal::ZERO
+            } else {
+                v >= Decimal::ZERO
+            };
+            if low_ok && v <= Decimal::from(max) {
+                Ok(())
+            } else {
+                Err(InputError::new(
+                    field,
+                    format!("{v} is out of range"),
+                    format!("{}0, {max}]", if open_zero { "(" } else { "[" }),
+                ))
+            }
+        };
+        if let Some(h) = self.job.hours {
+            range("job.hours", h, true, MAX_HOURS)?;
+        }
+        if let Some(b) = self.budget {
+            range("budget", b, false, MAX_CNY)?;
+        }
+        if let Some(d) = self.deadline_hours {
+            range("deadline_hours", d, true, MAX_HOURS)?;
+        }
+        range("storage_gb", self.storage_gb, false, MAX_GB)
+    }
+}
+
 fn one() -> u32 {
     1
 }
@@ -223,13 +266,7 @@ pub fn recommend(
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
 ) -> Result<Recommendation, InputError> {
-    if s.runs == 0 || s.runs > MAX_RUNS {
-        return Err(InputError::new(
-            "runs",
-            format!("{} is out of range", s.runs),
-            format!("1..={MAX_RUNS}"),
-        ));
-    }
+    s.check()?;
     if s.job.hours.is_none() && s.job.model.is_none() {
         return Err(InputError::new(
             "job",
@@ -302,8 +339,20 @@ pub fn recommend(
                             / steptime::typical_seconds(reference).max(1e-12)
                     }
                 };
-                let ratio = Decimal::try_from(ratio).unwrap_or(Decimal::ONE).round_dp(4);
-                job.hours = Some((h * ratio).max(Decimal::new(1, 2)));
+                // The ratio of two cards' speeds is bounded (no card is a
+                // thousand times slower than another), and `h` was checked,
+                // so the product is too; it is checked all the same.
+                let ratio = Decimal::try_from(ratio.clamp(1e-3, 1e3))
+                    .unwrap_or(Decimal::ONE)
+                    .round_dp(4);
+                let scaled = h.checked_mul(ratio).ok_or_else(|| {
+                    InputError::new(
+                        "job.hours",
+                        format!("{h} hours cannot be carried to {}", gpu.id),
+                        format!("(0, {MAX_HOURS}]"),
+                    )
+                })?;
+                job.hours = Some(scaled.max(Decimal::new(1, 2)));
                 job.model = None;
             }
             let payments: Vec<Payment> = if s.interruptible && offer.spot_per_hour.is_some() {

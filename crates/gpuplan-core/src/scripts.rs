@@ -446,19 +446,32 @@ PY
 /// Seed 000 §5.3's offline wheel bundle: download on a machine with good
 /// network, install on the instance without touching PyPI.
 pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
-    if !python_version
-        .chars()
-        .all(|c| c.is_ascii_digit() || c == '.')
-        || python_version.is_empty()
-        || python_version.len() > 6
-    {
-        return Err(InputError::new(
+    // MAJOR.MINOR or MAJOR.MINOR.PATCH; wheels are tagged by major and minor
+    // only, so 3.10.0 and 3.10 both ask pip for 3.10 (never a tag "3100").
+    let bad = || {
+        InputError::new(
             "python_version",
-            format!("`{python_version}` is not a version"),
-            "e.g. 3.10",
-        ));
+            format!("`{python_version}` is not a Python version"),
+            "3.MINOR or 3.MINOR.PATCH, e.g. 3.10",
+        )
+    };
+    let parts: Vec<&str> = python_version.trim().split('.').collect();
+    let number = |s: &str| -> Option<u32> {
+        (!s.is_empty() && s.len() <= 3 && s.chars().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let (major, minor) = match parts.as_slice() {
+        [ma, mi] | [ma, mi, _] => (number(ma).ok_or_else(bad)?, number(mi).ok_or_else(bad)?),
+        _ => return Err(bad()),
+    };
+    if let [_, _, patch] = parts.as_slice() {
+        number(patch).ok_or_else(bad)?;
     }
-    let tag = python_version.replace('.', "");
+    if major != 3 || minor > 99 {
+        return Err(bad());
+    }
+    let tag = format!("{major}.{minor}");
     let text = format!(
         r#"#!/usr/bin/env bash
 # gpuplan offline install (seed 000 §5.3): pip on rented instances often times
@@ -482,7 +495,7 @@ case "${{1:-}}" in
     ;;
 esac
 "#,
-        py = python_version,
+        py = tag,
         tag = tag
     );
     Ok(Script {

@@ -489,7 +489,7 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
 /// Range checks shared by bundled data, custom models and imported configs.
 /// Returns the offending key and a message.
 pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, String)> {
-    let ranges: [(&'static str, u32, u32, u32); 7] = [
+    let ranges: [(&'static str, u32, u32, u32); 8] = [
         ("layers", m.layers, 1, 1024),
         ("hidden", m.hidden, 8, 65_536),
         ("heads", m.heads, 1, 1024),
@@ -497,6 +497,8 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
         ("intermediate", m.intermediate, 8, 1_048_576),
         ("vocab", m.vocab, 2, 4_194_304),
         ("max_positions", m.max_positions, 1, 16_777_216),
+        // BERT's token types: 2 in every released config; a few hundred at most.
+        ("type_vocab", m.type_vocab, 0, 1024),
     ];
     for (key, v, lo, hi) in ranges {
         if !(lo..=hi).contains(&v) {
@@ -569,14 +571,19 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
     let layers = need(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let hidden = need(&["hidden_size", "n_embd", "d_model"])?;
     let heads = need(&["num_attention_heads", "n_head", "num_heads"])?;
-    let kv_heads = get(&["num_key_value_heads", "multi_query_group_num"])
-        .map(|n| n as u32)
-        .unwrap_or(heads);
-    let intermediate = match get(&["intermediate_size", "n_inner", "ffn_hidden_size"]) {
-        Some(n) => u32::try_from(n)
-            .map_err(|_| InputError::new("intermediate_size", "too large", "at most 1048576"))?,
-        None => hidden.saturating_mul(4),
+    // Optional keys are converted as strictly as required ones: a value past
+    // u32 is an error, never truncated into a small valid-looking number.
+    let optional = |keys: &[&str]| -> Result<Option<u32>, InputError> {
+        match get(keys) {
+            None => Ok(None),
+            Some(n) => u32::try_from(n).map(Some).map_err(|_| {
+                InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295")
+            }),
+        }
     };
+    let kv_heads = optional(&["num_key_value_heads", "multi_query_group_num"])?.unwrap_or(heads);
+    let intermediate = optional(&["intermediate_size", "n_inner", "ffn_hidden_size"])?
+        .unwrap_or_else(|| hidden.saturating_mul(4));
     let vocab = need(&["vocab_size", "padded_vocab_size"])?;
     let max_positions = need(&["max_position_embeddings", "n_positions", "seq_length"])?;
     let tied = obj
@@ -642,7 +649,7 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
         vocab,
         max_positions,
         type_vocab: if is_bert {
-            get(&["type_vocab_size"]).unwrap_or(2) as u32
+            optional(&["type_vocab_size"])?.unwrap_or(2)
         } else {
             0
         },

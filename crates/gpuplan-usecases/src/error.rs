@@ -2,6 +2,7 @@
 //! enum (`kind` + `detail`) the UI branches on, and the CLI maps its kinds to
 //! exit codes (2 for bad input or a bad file, 1 for anything else).
 
+use gpuplan_core::error::short;
 use serde::Serialize;
 
 /// Every way a use case can fail.
@@ -49,16 +50,16 @@ impl AppError {
     /// An input error naming `field`.
     pub fn input(field: &str, message: impl Into<String>, allowed: impl Into<String>) -> Self {
         Self::Input {
-            field: field.to_owned(),
-            message: message.into(),
-            allowed: allowed.into(),
+            field: short(field),
+            message: short(&message.into()),
+            allowed: short(&allowed.into()),
         }
     }
 
-    /// An IO error with a message.
+    /// An IO error with a message (kept short and inert like every error).
     pub fn io(message: impl Into<String>) -> Self {
         Self::Io {
-            message: message.into(),
+            message: short(&message.into()),
         }
     }
 
@@ -93,23 +94,19 @@ impl From<gpuplan_core::DataError> for AppError {
 impl From<gpuplan_store::StoreError> for AppError {
     fn from(e: gpuplan_store::StoreError) -> Self {
         Self::Store {
-            message: e.to_string(),
+            message: short(&e.to_string()),
         }
     }
 }
 
 impl From<gpuplan_charts::ChartError> for AppError {
     fn from(e: gpuplan_charts::ChartError) -> Self {
-        Self::Io {
-            message: e.to_string(),
-        }
+        Self::io(e.to_string())
     }
 }
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
-        Self::Io {
-            message: e.to_string(),
-        }
+        Self::io(e.to_string())
     }
 }

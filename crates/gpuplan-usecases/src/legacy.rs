@@ -76,7 +76,9 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
         file: "saved plan".into(),
         line: u32::try_from(e.line()).unwrap_or(0),
         field: String::new(),
-        message: format!("saved by an older gpuplan and unreadable: {e}"),
+        message: gpuplan_core::error::short(&format!(
+            "saved by an older gpuplan and unreadable: {e}"
+        )),
     })?;
     let j = &p.job;
     let mode = parse(j.mode.as_deref(), Mode::parse)?;

@@ -81,6 +81,7 @@ impl Bundled {
             "data/packs/presets.toml",
             gpuplan_data::PRESETS_PACK_TOML,
             &catalog,
+            &zoo,
         )?;
         let labels = Catalog::bundled()?;
         Ok(Self {

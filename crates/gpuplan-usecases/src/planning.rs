@@ -618,6 +618,38 @@ impl Planner {
             .budget_cap
             .map(|t| crate::userdata::parse_amount("budget_cap", t, 1_000_000))
             .transpose()?;
+        // Each plan is checked whole before it becomes a preset, so its run
+        // count is within the plan format's bounds.
+        let mut presets = Vec::with_capacity(e.presets.len());
+        for plan in &e.presets {
+            plan.check()?;
+            let runs = plan
+                .runs
+                .iter()
+                .try_fold(0u32, |n, r| n.checked_add(r.count))
+                .ok_or_else(|| {
+                    AppError::input(
+                        "run.count",
+                        "the runs add up past any count",
+                        format!("1..={}", gpuplan_core::plan::MAX_RUNS),
+                    )
+                })?;
+            // A plan that gives hours on its runs rather than on its job
+            // hands its first run's length to the preset.
+            let mut job = plan.job.clone();
+            if job.model.is_none() && job.hours.is_none() {
+                job.hours = plan.runs.iter().find_map(|r| {
+                    r.hours
+                        .or_else(|| r.minutes.map(|m| (m / Decimal::from(60)).round_dp(4)))
+                });
+            }
+            presets.push(Preset {
+                id: None,
+                name: PresetName::Text(plan.name.clone()),
+                job,
+                runs: runs.max(1),
+            });
+        }
         let pack = CoursePack {
             pack: PackInfo {
                 name: e.name.to_owned(),
@@ -626,19 +658,15 @@ impl Planner {
                 default_platform: profiles.first().map(|p| p.id.clone()),
             },
             platforms: profiles,
-            presets: e
-                .presets
-                .iter()
-                .map(|plan| Preset {
-                    id: None,
-                    name: PresetName::Text(plan.name.clone()),
-                    job: plan.job.clone(),
-                    runs: plan.runs.iter().map(|r| r.count).sum::<u32>().max(1),
-                })
-                .collect(),
+            presets,
         };
         let text = pack.to_toml();
-        CoursePack::from_toml("exported pack", &text, &self.bundled.catalog)?;
+        CoursePack::from_toml(
+            "exported pack",
+            &text,
+            &self.bundled.catalog,
+            &self.bundled.zoo,
+        )?;
         Ok(text)
     }
 }

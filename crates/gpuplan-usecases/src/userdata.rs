@@ -55,6 +55,9 @@ pub fn parse_amount(field: &str, text: &str, max: u32) -> Result<Decimal> {
     Ok(d)
 }
 
+/// Most course packs a user can have imported at once.
+pub const MAX_PACKS: usize = 32;
+
 /// At most 40 characters of user text for an error message.
 pub fn excerpt(text: &str) -> String {
     let mut s: String = text.chars().take(40).collect();
@@ -87,8 +90,8 @@ impl Planner {
         };
         let mut packs = Vec::new();
         for row in store.packs()? {
-            let parsed =
-                CoursePack::from_toml(&row.name, &row.body, catalog).map_err(|e| e.to_string());
+            let parsed = CoursePack::from_toml(&row.name, &row.body, catalog, &self.bundled.zoo)
+                .map_err(|e| e.to_string());
             if let Ok(p) = &parsed {
                 p.merge_into(&mut platforms);
             }
@@ -156,9 +159,14 @@ impl Planner {
         for path in packs {
             let result =
                 files::read_text(&path, "pack", files::MAX_USER_FILE_BYTES).and_then(|t| {
-                    CoursePack::from_toml(&path.display().to_string(), &t, &self.bundled.catalog)
-                        .map(|p| (p, t))
-                        .map_err(AppError::from)
+                    CoursePack::from_toml(
+                        &path.display().to_string(),
+                        &t,
+                        &self.bundled.catalog,
+                        &self.bundled.zoo,
+                    )
+                    .map(|p| (p, t))
+                    .map_err(AppError::from)
                 });
             match result {
                 Ok((p, text)) => {
@@ -251,7 +259,17 @@ impl Planner {
 
     /// Validates and imports a course pack's text (`file` names it in errors).
     pub fn import_pack(&mut self, file: &str, text: &str) -> Result<CoursePack> {
-        let pack = CoursePack::from_toml(file, text, &self.bundled.catalog)?;
+        let pack = CoursePack::from_toml(file, text, &self.bundled.catalog, &self.bundled.zoo)?;
+        // Every command loads every pack, so their number is capped; a pack
+        // with the name of an imported one replaces it and does not count.
+        let stored = self.store()?.packs()?;
+        if stored.len() >= MAX_PACKS && !stored.iter().any(|p| p.name == pack.pack.name) {
+            return Err(AppError::input(
+                "pack",
+                format!("{} packs are imported already", stored.len()),
+                format!("at most {MAX_PACKS}; remove one with `gpuplan pack remove`"),
+            ));
+        }
         let now = self.now();
         self.store()?.save_pack(&pack.pack.name, text, &now)?;
         self.invalidate();

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use gpuplan_core::job::{LoraTarget, Mode, Optimizer, Precision};
 use gpuplan_core::{GpuCatalog, JobSpec, ModelZoo};
 use serde::Deserialize;

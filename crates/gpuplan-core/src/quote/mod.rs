@@ -856,6 +856,29 @@ pub fn quote(
     let (job_hours, per_epoch, run_parts) =
         job_hours(plan, &gpu_id, &profile.host(), catalog, zoo)?;
     let groups = schedule::groups(plan, job_hours, per_epoch)?;
+    // The runs alone, spread over every parallel instance, must end within
+    // ten years; checked before laying the plan out in time, whose cost
+    // grows with the plan's length.
+    let run_hours = groups
+        .iter()
+        .try_fold(Decimal::ZERO, |sum, g| {
+            g.hours
+                .checked_mul(Decimal::from(g.count))
+                .and_then(|h| sum.checked_add(h))
+        })
+        .ok_or_else(|| overflow("run"))?;
+    if run_hours > Decimal::from(MAX_HOURS) * Decimal::from(plan.parallel) {
+        return Err(InputError::new(
+            "run",
+            format!(
+                "the runs add up to {} GPU-hours: {} years on {} instance(s)",
+                run_hours.round_dp(0),
+                (run_hours / Decimal::from(plan.parallel) / Decimal::from(8760)).round_dp(1),
+                plan.parallel
+            ),
+            "fewer or shorter runs, or more parallel instances",
+        ));
+    }
 
     // Spot: the expected hours of each run as a renewal process.
     let spot_spec = plan.spot.clone().unwrap_or_default();
@@ -1255,11 +1278,21 @@ pub fn quote(
         own_hours * plan.own_time_per_hour,
     );
     let total = bill.sum(|_| true);
-    if cash_total > Decimal::from(MAX_CNY) {
+    if cash_total > Decimal::from(MAX_CNY) || total > Decimal::from(MAX_CNY) {
+        // Name the fields behind the largest line: that is what to change.
+        let largest = bill
+            .lines
+            .iter()
+            .max_by(|a, b| a.amount.cmp(&b.amount))
+            .map(|l| l.kind)
+            .unwrap_or(LineKind::Runs);
         return Err(InputError::new(
-            "prices",
-            format!("the plan would cost {cash_total} CNY"),
-            "prices, hours and runs a student plan can have",
+            fields_of(largest),
+            format!(
+                "the plan would cost {} CNY, more than any student plan (at most {MAX_CNY})",
+                total.max(cash_total).round_dp(0)
+            ),
+            "fewer or shorter runs, lower prices or less storage",
         ));
     }
     let mut by_category = BTreeMap::new();
@@ -1456,6 +1489,27 @@ fn unpack_seconds_per_gb() -> Decimal {
     Decimal::from_f64(1e9 / crate::calibration::UNPACK_BYTES_PER_S)
         .unwrap_or(Decimal::ZERO)
         .round_dp(3)
+}
+
+/// The plan fields behind a bill line, for errors that ask the user to
+/// change them.
+fn fields_of(kind: LineKind) -> &'static str {
+    match kind {
+        LineKind::Runs | LineKind::PeakSurcharge | LineKind::Waste | LineKind::Package => {
+            "run.count, job.hours, prices.gpu_per_hour"
+        }
+        LineKind::Debug | LineKind::DebugWaste => "debug.hours",
+        LineKind::Setup => "setup_hours",
+        LineKind::Upload | LineKind::Traffic => "data.size_gb",
+        LineKind::Egress => "data.download_gb",
+        LineKind::Stopped | LineKind::StoppedBilling => "stops",
+        LineKind::IdleBetween => "schedule",
+        LineKind::Forgotten => "forgotten_shutdown_hours",
+        LineKind::Reruns => "spot",
+        LineKind::Storage | LineKind::PersistentStorage => "storage.gb, storage.days",
+        LineKind::Credit => "credit",
+        LineKind::OwnTime => "own_time_per_hour",
+    }
 }
 
 /// The day `hours` after the plan's start falls on (1-based).

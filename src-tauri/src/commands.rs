@@ -6,7 +6,7 @@ use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::Situation;
 use gpuplan_usecases::views::*;
 use gpuplan_usecases::AppError;
-use tauri::State;
+use tauri::{AppHandle, State};
 
 use crate::dto::ExportKind;
 use crate::state::AppState;
@@ -118,12 +118,16 @@ pub fn list_overrides(state: State<'_, AppState>) -> Res<Vec<OverrideRow>> {
     state.planner().overrides()
 }
 
-/// Imports a course pack from a file the user opened; returns the new start-up data.
+/// Imports the course pack the user picks in the open dialog; returns the
+/// new start-up data, or `None` when the dialog was cancelled.
 #[tauri::command]
-pub fn import_pack(state: State<'_, AppState>, path: String) -> Res<AppInfo> {
+pub async fn import_pack(app: AppHandle, state: State<'_, AppState>) -> Res<Option<AppInfo>> {
+    let Some(path) = crate::export::pick_pack(&app)? else {
+        return Ok(None);
+    };
     let mut planner = state.planner();
-    planner.import_pack_file(std::path::Path::new(&path))?;
-    planner.info()
+    planner.import_pack_file(&path)?;
+    planner.info().map(Some)
 }
 
 /// Imported course packs.
@@ -138,14 +142,21 @@ pub fn remove_pack(state: State<'_, AppState>, name: String) -> Res<()> {
     state.planner().remove_pack(&name)
 }
 
-/// Writes an export to the path the user chose in the save dialog.
+/// Asks where to save and writes the export there; returns the path, or
+/// `None` when the dialog was cancelled.
 #[tauri::command]
-pub fn export_file(path: String, kind: ExportKind, content: String) -> Res<()> {
-    crate::export::write(&path, kind.extensions(), content.as_bytes())
+pub async fn export_file(
+    app: AppHandle,
+    kind: ExportKind,
+    file_name: String,
+    content: String,
+) -> Res<Option<String>> {
+    crate::export::save_with_dialog(&app, kind, &file_name, content.as_bytes())
 }
 
-/// Exports a chart as PNG to the path the user chose.
+/// Renders a chart to PNG, asks where to save it and writes it there.
 #[tauri::command]
-pub async fn export_png(path: String, svg: String) -> Res<()> {
-    crate::export::write(&path, &["png"], &crate::export::svg_to_png(&svg)?)
+pub async fn export_png(app: AppHandle, file_name: String, svg: String) -> Res<Option<String>> {
+    let png = crate::export::svg_to_png(&svg)?;
+    crate::export::save_with_dialog(&app, ExportKind::Png, &file_name, &png)
 }

@@ -20,6 +20,8 @@ pub enum ExportKind {
     Script,
     /// A plan file (.toml).
     Plan,
+    /// A chart rendered to PNG.
+    Png,
 }
 
 impl ExportKind {
@@ -31,6 +33,19 @@ impl ExportKind {
             Self::Csv => &["csv"],
             Self::Script => &["sh", "sbatch", "py"],
             Self::Plan => &["toml"],
+            Self::Png => &["png"],
+        }
+    }
+
+    /// The filter's name in the save dialog.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Svg => "SVG",
+            Self::Html => "HTML",
+            Self::Csv => "CSV",
+            Self::Script => "Script",
+            Self::Plan => "Plan (TOML)",
+            Self::Png => "PNG",
         }
     }
 }

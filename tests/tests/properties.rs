@@ -85,6 +85,8 @@ proptest! {
         p in precision(), o in optimizer(), mode in text_mode(), ck in any::<bool>(), rank in 1u32..128,
     ) {
         let lora = matches!(mode, Mode::Lora | Mode::Qlora);
+        // Checkpointing is a training option: inference refuses it.
+        let ck = ck && mode != Mode::Infer;
         let base = JobSpec { batch: Some(f64::from(b)), seq_len: Some(f64::from(s)), precision: Some(p), optimizer: Some(o), mode: Some(mode), grad_checkpointing: Some(ck), lora_rank: lora.then_some(f64::from(rank)), ..Default::default() };
         let bigger_batch = JobSpec { batch: Some(f64::from(b + db)), ..base.clone() };
         let bigger_seq = JobSpec { seq_len: Some(f64::from(s + ds)), ..base.clone() };

@@ -53,6 +53,22 @@ fn legend<'a, CT: plotters::coord::CoordTranslate>(
         .map_err(err)
 }
 
+/// The SVG with every control character but tab and newline removed: XML
+/// forbids them, and a label carrying one (from a plan or pack name) would
+/// make the whole chart invalid and its PNG export fail.
+fn inert(svg: String) -> String {
+    if svg
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    {
+        svg.chars()
+            .filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
+            .collect()
+    } else {
+        svg
+    }
+}
+
 fn finite(x: f64) -> f64 {
     if x.is_finite() {
         x.max(0.0)
@@ -117,7 +133,7 @@ fn stacked_bar(
             if v <= 0.0 {
                 continue;
             }
-            let color = PALETTE[i % PALETTE.len()];
+            let color = PALETTE[i.checked_rem(PALETTE.len()).unwrap_or(0)];
             chart
                 .draw_series(std::iter::once(Rectangle::new(
                     [(x, bar.0), (x + v, bar.1)],
@@ -126,7 +142,13 @@ fn stacked_bar(
                 .map_err(err)?
                 .label(format!("{label} {v:.2}"))
                 .legend(move |(lx, ly)| {
-                    Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], color.filled())
+                    Rectangle::new(
+                        [
+                            (lx, ly.saturating_sub(5)),
+                            (lx.saturating_add(10), ly.saturating_add(5)),
+                        ],
+                        color.filled(),
+                    )
                 });
             x += v;
         }
@@ -149,7 +171,7 @@ fn stacked_bar(
         legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(err)?;
     }
-    Ok(svg)
+    Ok(inert(svg))
 }
 
 /// Cost per option stacked by category. `options`: (label, [(category, CNY)]).
@@ -187,7 +209,7 @@ pub fn cost_breakdown(
             .draw()
             .map_err(err)?;
         for (c, name) in categories.iter().enumerate() {
-            let color = PALETTE[c % PALETTE.len()];
+            let color = PALETTE[c.checked_rem(PALETTE.len()).unwrap_or(0)];
             let bars: Vec<Rectangle<(SegmentValue<usize>, f64)>> = options
                 .iter()
                 .enumerate()
@@ -197,7 +219,7 @@ pub fn cost_breakdown(
                     let mut r = Rectangle::new(
                         [
                             (SegmentValue::Exact(i), below),
-                            (SegmentValue::Exact(i + 1), below + v),
+                            (SegmentValue::Exact(i.saturating_add(1)), below + v),
                         ],
                         color.filled(),
                     );
@@ -210,13 +232,19 @@ pub fn cost_breakdown(
                 .map_err(err)?
                 .label(name.clone())
                 .legend(move |(lx, ly)| {
-                    Rectangle::new([(lx, ly - 5), (lx + 10, ly + 5)], color.filled())
+                    Rectangle::new(
+                        [
+                            (lx, ly.saturating_sub(5)),
+                            (lx.saturating_add(10), ly.saturating_add(5)),
+                        ],
+                        color.filled(),
+                    )
                 });
         }
         legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(err)?;
     }
-    Ok(svg)
+    Ok(inert(svg))
 }
 
 /// Cumulative spend by day against a budget line.
@@ -258,7 +286,10 @@ pub fn cumulative_spend(
             .map_err(err)?
             .label(title.to_owned())
             .legend(|(lx, ly)| {
-                PathElement::new(vec![(lx, ly), (lx + 12, ly)], PALETTE[0].stroke_width(2))
+                PathElement::new(
+                    vec![(lx, ly), (lx.saturating_add(12), ly)],
+                    PALETTE[0].stroke_width(2),
+                )
             });
         if let Some(b) = budget {
             let b = finite(b);
@@ -270,13 +301,16 @@ pub fn cumulative_spend(
                 .map_err(err)?
                 .label(format!("{budget_label} {b:.0}"))
                 .legend(|(lx, ly)| {
-                    PathElement::new(vec![(lx, ly), (lx + 12, ly)], PALETTE[5].stroke_width(2))
+                    PathElement::new(
+                        vec![(lx, ly), (lx.saturating_add(12), ly)],
+                        PALETTE[5].stroke_width(2),
+                    )
                 });
         }
         legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(err)?;
     }
-    Ok(svg)
+    Ok(inert(svg))
 }
 
 /// Ledger spend by month: (YYYY-MM, CNY).
@@ -327,6 +361,26 @@ mod tests {
                 "chart {i}: it shows as text"
             );
         }
+    }
+
+    #[test]
+    fn control_characters_in_labels_leave_a_valid_svg() {
+        let label = "plan\u{1b}[2J\u{0}\u{7}name".to_owned();
+        let svg = cost_breakdown(
+            &label,
+            std::slice::from_ref(&label),
+            &[(label.clone(), vec![5.0])],
+        )
+        .expect("draws");
+        assert!(
+            !svg.chars()
+                .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')),
+            "no character XML forbids is left"
+        );
+        assert!(
+            svg.contains("plan[2Jname"),
+            "the printable rest of the label is kept"
+        );
     }
 
     #[test]

@@ -203,8 +203,48 @@ pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError
 }
 
 impl JobArgs {
+    /// Flags that describe a job for the estimator: with `--hours` and no
+    /// `--model` nothing would read them, so giving them is an error rather
+    /// than a silently ignored flag.
+    fn estimator_flags(&self) -> Vec<&'static str> {
+        let given = [
+            ("--batch", self.batch.is_some()),
+            ("--resolution", self.resolution.is_some()),
+            ("--seq-len", self.seq_len.is_some()),
+            ("--classes", self.classes.is_some()),
+            ("--precision", self.precision.is_some()),
+            ("--optimizer", self.optimizer.is_some()),
+            ("--mode", self.mode.is_some()),
+            ("--lora-rank", self.lora_rank.is_some()),
+            ("--lora-targets", self.lora_targets.is_some()),
+            ("--grad-checkpointing", self.grad_checkpointing),
+            ("--dataset-samples", self.dataset_samples.is_some()),
+            ("--dataset", self.dataset.is_some()),
+            ("--num-workers", self.num_workers.is_some()),
+            ("--eval-every-epochs", self.eval_every_epochs.is_some()),
+            ("--val-samples", self.val_samples.is_some()),
+            ("--save-every-epochs", self.save_every_epochs.is_some()),
+            ("--compile", self.compile),
+            ("--tf32", self.tf32),
+        ];
+        given
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(f, _)| *f)
+            .collect()
+    }
+
     /// The job these flags describe.
     pub fn spec(&self) -> Result<JobSpec, AppError> {
+        if self.hours.is_some() && self.model.is_none() {
+            if let Some(flag) = self.estimator_flags().first() {
+                return Err(AppError::input(
+                    flag,
+                    format!("describes a job for the estimator, but --hours without --model estimates nothing, so {flag} would be ignored"),
+                    format!("omit {flag}, or give --model (with --hours, the model is checked for memory)"),
+                ));
+            }
+        }
         // `--resolution 512x256` is width x height; a single number is square.
         let resolution = match self
             .resolution

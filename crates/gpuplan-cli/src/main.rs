@@ -179,11 +179,11 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 let plan = read_plan(planner, &a.plan)?;
                 let s = planner.slurm_script(&a.request(plan.as_ref()))?;
                 for n in &s.notes {
-                    eprintln!(
+                    note(&format!(
                         "gpuplan: {}: {}",
                         planner.labels().text(lang, "cli.note"),
                         planner.labels().message(lang, n)
-                    );
+                    ));
                 }
                 Ok(s.text)
             }
@@ -204,11 +204,18 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
     }
 }
 
+/// Prints a line to stderr, escaped like everything printed.
+fn note(text: &str) {
+    eprintln!("{}", render::clean(text));
+}
+
 /// Prints to stdout; a reader that went away (`gpuplan quote … | head`) ends
-/// the output quietly instead of a panic.
+/// the output quietly instead of a panic. Everything printed passes through
+/// [`render::clean`], so no text from a plan, pack or config file can reach
+/// the terminal as an escape sequence, whichever renderer built it.
 fn print(text: &str) -> bool {
     let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+    match writeln!(out, "{}", render::clean(text)).and_then(|()| out.flush()) {
         Ok(()) => true,
         Err(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
     }
@@ -231,15 +238,15 @@ fn main() -> ExitCode {
     let mut planner = Planner::new(bundled, Home::Folder(home::data_home()), clock);
     let result = run(&cli, lang, &mut planner);
     if let Some(n) = planner.notice() {
-        eprintln!(
+        note(&format!(
             "gpuplan: {}: {}",
             planner.labels().text(lang, "cli.note"),
-            render::clean(n)
-        );
+            n
+        ));
     }
     if let Ok(unmatched) = planner.unmatched_overrides() {
         for o in unmatched {
-            eprintln!(
+            note(&format!(
                 "gpuplan: {}: {}",
                 planner.labels().text(lang, "cli.note"),
                 planner.labels().fill(
@@ -247,7 +254,7 @@ fn main() -> ExitCode {
                     "cli.overrideUnmatched",
                     [("platform", o.platform.as_str()), ("gpu", o.gpu.as_str())]
                 )
-            );
+            ));
         }
     }
     match result {
@@ -259,11 +266,11 @@ fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!(
+            note(&format!(
                 "gpuplan: {}: {}",
                 planner.labels().text(lang, "error.prefix"),
-                render::clean(&e.to_string())
-            );
+                e
+            ));
             ExitCode::from(if e.is_user_error() { 2 } else { 1 })
         }
     }

@@ -471,7 +471,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
         let _ = writeln!(
             o,
             "{}. {} · {} · {} · {} CNY · {} h",
-            i + 1,
+            i.saturating_add(1),
             lz(lang, &opt.platform_name),
             opt.gpu,
             c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),

@@ -2,6 +2,12 @@
 //! fixes and the whole run with its input pipeline included). The issues'
 //! budget is 1 ms.
 
+#![allow(
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "a benchmark on fixed bundled data: a failure should stop it loudly"
+)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use gpuplan_core::{estimate, GpuCatalog, JobSpec, ModelZoo};
 use std::hint::black_box;

@@ -1,6 +1,12 @@
 //! Criterion benchmark: a 100-run plan quoted on every platform x GPU offer
 //! (the budget: under 5 ms for all of them).
 
+#![allow(
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "a benchmark on fixed bundled data: a failure should stop it loudly"
+)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use gpuplan_core::job::JobSpec;
 use gpuplan_core::plan::{Plan, RunGroup, Stops, StorageSpec};

@@ -72,11 +72,11 @@ impl DataError {
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
+    let line = before.matches('\n').count().saturating_add(1);
     let column = before
         .rsplit('\n')
         .next()
-        .map(|l| l.chars().count() + 1)
+        .map(|l| l.chars().count().saturating_add(1))
         .unwrap_or(1);
     (line, column)
 }
@@ -84,7 +84,10 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// The key on the line holding `offset` (`key = ...`), or the table header above it.
 fn enclosing_key(text: &str, offset: usize) -> String {
     let offset = offset.min(text.len());
-    let start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let start = text[..offset]
+        .rfind('\n')
+        .map(|i| i.saturating_add(1))
+        .unwrap_or(0);
     let line = text[start..].lines().next().unwrap_or("");
     let table = text[..offset]
         .lines()
@@ -122,14 +125,17 @@ fn locate(text: &str, table: &str, key: &str) -> (usize, usize) {
                     .trim_matches(|c| c == '[' || c == ']')
                     .ends_with(last);
             if in_table && key.is_empty() {
-                return (i + 1, 1);
+                return (i.saturating_add(1), 1);
             }
             continue;
         }
         if in_table && !key.is_empty() {
             if let Some((k, _)) = t.split_once('=') {
                 if k.trim().trim_matches('"') == key {
-                    return (i + 1, l.find(key).unwrap_or(0) + 1);
+                    return (
+                        i.saturating_add(1),
+                        l.find(key).unwrap_or(0).saturating_add(1),
+                    );
                 }
             }
         }

@@ -167,8 +167,9 @@ pub fn max_batch(model: &Model, job: &Job, limit: f64) -> u32 {
     if peak(hi) <= limit {
         return hi;
     }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
+    // Bisection on 1 <= lo < hi <= MAX_BATCH: the differences never go below zero.
+    while hi.saturating_sub(lo) > 1 {
+        let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
         if peak(mid) <= limit {
             lo = mid;
         } else {

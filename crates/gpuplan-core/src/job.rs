@@ -534,13 +534,26 @@ impl JobSpec {
             }
             (false, None) => 0,
         };
-        let lora_targets = if lora {
-            self.lora_targets
+        let lora_targets = match (lora, &self.lora_targets) {
+            (true, t) => t
                 .clone()
-                .unwrap_or_else(|| vec![LoraTarget::Q, LoraTarget::V])
-        } else {
-            Vec::new()
+                .unwrap_or_else(|| vec![LoraTarget::Q, LoraTarget::V]),
+            (false, Some(_)) => {
+                return Err(InputError::new(
+                    "lora_targets",
+                    "only applies to --mode lora or qlora",
+                    "omit it, or set --mode lora",
+                ))
+            }
+            (false, None) => Vec::new(),
         };
+        if mode == Mode::Infer && self.grad_checkpointing == Some(true) {
+            return Err(InputError::new(
+                "grad_checkpointing",
+                "saves memory in the backward pass, which inference does not run",
+                "omit it, or train",
+            ));
+        }
         let dataset_samples = match self.dataset_samples {
             Some(n) => Some(u64::from(whole("dataset_samples", n, 1, u32::MAX)?)),
             None => None,
@@ -570,6 +583,25 @@ impl JobSpec {
             (None, r) => r,
         };
         let dataset = match self.dataset {
+            // Images and text each have their own formats; packed arrays
+            // serve both.
+            Some(DatasetKind::Text) if resolution > 0 => {
+                return Err(InputError::new(
+                    "dataset",
+                    format!(
+                        "`{}` is a vision model; its data is not tokenised text",
+                        entry.id
+                    ),
+                    "in-memory, jpeg-folder or packed",
+                ))
+            }
+            Some(DatasetKind::InMemory | DatasetKind::JpegFolder) if resolution == 0 => {
+                return Err(InputError::new(
+                    "dataset",
+                    format!("`{}` is a transformer; its data is text", entry.id),
+                    "text or packed",
+                ))
+            }
             Some(d) => d,
             None if resolution == 0 => DatasetKind::Text,
             None if resolution.max(height) <= IN_MEMORY_MAX_SIDE => DatasetKind::InMemory,

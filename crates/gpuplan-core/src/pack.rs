@@ -367,6 +367,6 @@ impl CoursePack {
 fn locate_id(text: &str, id: &str) -> usize {
     text.lines()
         .position(|l| l.trim_start().starts_with("id") && l.contains(&format!("\"{id}\"")))
-        .map(|i| i + 1)
+        .map(|i| i.saturating_add(1))
         .unwrap_or(0)
 }

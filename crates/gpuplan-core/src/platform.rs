@@ -677,7 +677,11 @@ impl PlatformProfile {
                 return bad(
                     table,
                     "gpu",
-                    format!("offer {}: `{}` is not a catalog id", i + 1, o.gpu),
+                    format!(
+                        "offer {}: `{}` is not a catalog id",
+                        i.saturating_add(1),
+                        o.gpu
+                    ),
                 );
             }
             let pr = &o.price_per_hour;
@@ -691,7 +695,7 @@ impl PlatformProfile {
                     "price_per_hour",
                     format!(
                         "offer {} ({}): need 0 <= low <= typical <= high <= 10000",
-                        i + 1,
+                        i.saturating_add(1),
                         o.gpu
                     ),
                 );
@@ -716,7 +720,7 @@ impl PlatformProfile {
                         "packages",
                         format!(
                             "offer {} ({}): package price {} is outside (0, {}]",
-                            i + 1,
+                            i.saturating_add(1),
                             o.gpu,
                             p.price,
                             crate::plan::MAX_CNY

@@ -460,7 +460,13 @@ pub fn recommend(
 
 /// Marks the cheapest, the fastest and the least-hassle options.
 fn badge(options: &mut [RankedOption]) {
-    let hassle = |o: &RankedOption| o.quote.time.waiting + o.quote.time.setup;
+    let hassle = |o: &RankedOption| {
+        o.quote
+            .time
+            .waiting
+            .checked_add(o.quote.time.setup)
+            .unwrap_or(Decimal::MAX)
+    };
     let cheapest = options.iter().map(|o| o.cost).min();
     let fastest = options.iter().map(|o| o.time_to_result_hours).min();
     let easiest = options.iter().map(hassle).min();
@@ -588,12 +594,15 @@ fn score(
     score -= weight * cost / scale;
     let m = &p.metrics;
     score += 0.1
-        * f64::from(
-            m.startup_speed.value
-                + m.environment.value
-                + m.billing_transparency.value
-                + m.data_transfer.value,
-        );
+        * [
+            m.startup_speed.value,
+            m.environment.value,
+            m.billing_transparency.value,
+            m.data_transfer.value,
+        ]
+        .iter()
+        .map(|v| f64::from(*v))
+        .sum::<f64>();
     RankedOption {
         platform: p.id.clone(),
         platform_name: p.name.clone(),

@@ -69,7 +69,9 @@ pub struct VisionModel {
 impl VisionModel {
     /// Exact parameter count for `classes` outputs.
     pub fn params(&self, classes: u32) -> u64 {
-        self.params_fixed + self.params_per_class * u64::from(classes)
+        self.params_per_class
+            .saturating_mul(u64::from(classes))
+            .saturating_add(self.params_fixed)
     }
 
     /// Resolution scale factor for per-sample activation bytes.
@@ -205,19 +207,25 @@ pub struct TransformerModel {
 }
 
 impl TransformerModel {
+    // Parameter counts are sums of products of the architecture's sizes.
+    // `validate_transformer` bounds every size (the largest product, a
+    // 65,536-wide GLU MLP of 1,048,576 in 1,024 layers, is about 2e14), so
+    // saturating arithmetic is exact for every model that loads; it only
+    // keeps a hand-built, unvalidated model from panicking.
+
     /// Width of one attention head.
     pub fn head_dim(&self) -> u64 {
-        u64::from(self.hidden / self.heads.max(1))
+        u64::from(self.hidden.checked_div(self.heads).unwrap_or(0))
     }
 
     /// Width of the key (or value) projection: `kv_heads * head_dim`.
     pub fn kv_width(&self) -> u64 {
-        u64::from(self.kv_heads) * self.head_dim()
+        u64::from(self.kv_heads).saturating_mul(self.head_dim())
     }
 
     fn norm_params(&self) -> u64 {
         match self.norm {
-            NormKind::Layernorm => 2 * u64::from(self.hidden),
+            NormKind::Layernorm => u64::from(self.hidden).saturating_mul(2),
             NormKind::Rmsnorm => u64::from(self.hidden),
         }
     }
@@ -226,43 +234,54 @@ impl TransformerModel {
     fn attention_params(&self) -> u64 {
         let h = u64::from(self.hidden);
         let kv = self.kv_width();
-        let inner = u64::from(self.heads) * self.head_dim();
-        let qkv = h * (inner + 2 * kv) + if self.qkv_bias { inner + 2 * kv } else { 0 };
+        let inner = u64::from(self.heads).saturating_mul(self.head_dim());
+        let qkv_width = inner.saturating_add(kv.saturating_mul(2));
+        let qkv = h
+            .saturating_mul(qkv_width)
+            .saturating_add(if self.qkv_bias { qkv_width } else { 0 });
         // GPT-2 and BERT-style models also bias the output projection; Llama-style
         // models (RMSNorm) and T5 do not, and ChatGLM follows the Llama layout.
         let o_bias = matches!(self.norm, NormKind::Layernorm) && self.qkv_bias;
-        qkv + inner * h + if o_bias { h } else { 0 } + self.norm_params()
+        qkv.saturating_add(inner.saturating_mul(h))
+            .saturating_add(if o_bias { h } else { 0 })
+            .saturating_add(self.norm_params())
     }
 
     fn mlp_params(&self) -> u64 {
         let h = u64::from(self.hidden);
         let i = u64::from(self.intermediate);
         let bias = matches!(self.norm, NormKind::Layernorm) && self.qkv_bias;
-        let weights = match self.mlp {
-            MlpKind::Gelu => 2 * h * i,
-            MlpKind::Glu => 3 * h * i,
+        let matrices: u64 = match self.mlp {
+            MlpKind::Gelu => 2,
+            MlpKind::Glu => 3,
         };
-        weights + if bias { i + h } else { 0 } + self.norm_params()
+        matrices
+            .saturating_mul(h)
+            .saturating_mul(i)
+            .saturating_add(if bias { i.saturating_add(h) } else { 0 })
+            .saturating_add(self.norm_params())
     }
 
     /// Parameters of the matrices that take part in matmuls per token (for FLOPs):
     /// every block's projections plus the LM head or classifier, embeddings excluded.
     pub fn matmul_params(&self) -> u64 {
         let h = u64::from(self.hidden);
-        let block = self.attention_params() + self.mlp_params();
+        let l = u64::from(self.layers);
+        let block = self.attention_params().saturating_add(self.mlp_params());
         let stacks = match self.kind {
             TransformerKind::EncoderDecoder => {
                 // Decoder blocks add cross-attention.
-                2 * u64::from(self.layers) * block
-                    + u64::from(self.layers) * self.attention_params()
+                l.saturating_mul(2)
+                    .saturating_mul(block)
+                    .saturating_add(l.saturating_mul(self.attention_params()))
             }
-            _ => u64::from(self.layers) * block,
+            _ => l.saturating_mul(block),
         };
         let head = match self.kind {
-            TransformerKind::Encoder => h * h,
-            _ => u64::from(self.vocab) * h,
+            TransformerKind::Encoder => h.saturating_mul(h),
+            _ => u64::from(self.vocab).saturating_mul(h),
         };
-        stacks + head
+        stacks.saturating_add(head)
     }
 
     /// Exact parameter count, following the Hugging Face implementation of `hf_class`.
@@ -270,43 +289,55 @@ impl TransformerModel {
         let h = u64::from(self.hidden);
         let v = u64::from(self.vocab);
         let l = u64::from(self.layers);
-        let embed = v * h;
-        let block = self.attention_params() + self.mlp_params();
+        let embed = v.saturating_mul(h);
+        let block = self.attention_params().saturating_add(self.mlp_params());
+        let lm_head = if self.tied_embeddings { 0 } else { embed };
         match self.kind {
             TransformerKind::Encoder => {
-                let pos = u64::from(self.max_positions)
-                    + if self.hf_class.starts_with("Roberta") {
+                let pos = u64::from(self.max_positions).saturating_add(
+                    if self.hf_class.starts_with("Roberta") {
                         2
                     } else {
                         0
-                    };
-                let embeddings = embed + pos * h + u64::from(self.type_vocab) * h + 2 * h;
+                    },
+                );
+                let embeddings = embed
+                    .saturating_add(pos.saturating_mul(h))
+                    .saturating_add(u64::from(self.type_vocab).saturating_mul(h))
+                    .saturating_add(h.saturating_mul(2));
                 // Heads: BERT has a pooler (h*h + h) and a 2-way classifier;
                 // RoBERTa and DistilBERT a dense layer (h*h + h) and a 2-way projection.
-                let head = h * h + h + 2 * h + 2;
-                embeddings + l * block + head
+                let head = h
+                    .saturating_mul(h)
+                    .saturating_add(h.saturating_mul(3))
+                    .saturating_add(2);
+                embeddings
+                    .saturating_add(l.saturating_mul(block))
+                    .saturating_add(head)
             }
             TransformerKind::Decoder => {
                 let pos = if self.positions == Positions::Learned {
-                    u64::from(self.max_positions) * h
+                    u64::from(self.max_positions).saturating_mul(h)
                 } else {
                     0
                 };
-                let lm_head = if self.tied_embeddings { 0 } else { v * h };
-                embed + pos + l * block + self.norm_params() + lm_head
+                embed
+                    .saturating_add(pos)
+                    .saturating_add(l.saturating_mul(block))
+                    .saturating_add(self.norm_params())
+                    .saturating_add(lm_head)
             }
             TransformerKind::EncoderDecoder => {
                 // T5: shared embedding, relative-position tables in the first block
                 // of each stack (32 buckets x heads), a final norm per stack, and the
                 // decoder blocks' cross-attention.
-                let rel = 2 * 32 * u64::from(self.heads);
-                let lm_head = if self.tied_embeddings { 0 } else { v * h };
+                let rel = u64::from(self.heads).saturating_mul(64);
                 embed
-                    + 2 * l * block
-                    + l * self.attention_params()
-                    + rel
-                    + 2 * self.norm_params()
-                    + lm_head
+                    .saturating_add(l.saturating_mul(2).saturating_mul(block))
+                    .saturating_add(l.saturating_mul(self.attention_params()))
+                    .saturating_add(rel)
+                    .saturating_add(self.norm_params().saturating_mul(2))
+                    .saturating_add(lm_head)
             }
         }
     }

@@ -1,6 +1,12 @@
 //! Load: with 100,000 ledger entries and 1,000 saved plans, opening the
 //! database and listing them stays under 200 ms (issue 6).
 
+#![allow(
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "a benchmark on fixed bundled data: a failure should stop it loudly"
+)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use gpuplan_store::Store;
 use std::hint::black_box;

@@ -41,6 +41,12 @@ pub enum StoreError {
         /// Why.
         detail: String,
     },
+    /// Another process holds the database longer than the wait allows.
+    #[error("the database is busy (another gpuplan is using it) and stayed busy for {waited_s} s; nothing was changed, try again")]
+    Busy {
+        /// Seconds waited.
+        waited_s: u64,
+    },
     /// No such row.
     #[error("{what} {id} does not exist")]
     NotFound {
@@ -49,6 +55,61 @@ pub enum StoreError {
         /// Its id.
         id: i64,
     },
+}
+
+/// How long a command waits for another process's lock on the database.
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why a database could not be opened, for deciding what to do with it.
+enum Unusable {
+    /// Locked by another process: wait and retry, never touch it.
+    Busy,
+    /// Not a database, structurally broken, or from a newer gpuplan: kept
+    /// aside and replaced.
+    Corrupt,
+    /// Anything else (permissions, a full disk): reported, file untouched.
+    Other,
+}
+
+fn sqlite_class(e: &rusqlite::Error) -> Unusable {
+    use rusqlite::ErrorCode;
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Unusable::Busy,
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Unusable::Corrupt,
+        _ => Unusable::Other,
+    }
+}
+
+fn classify(e: &StoreError) -> Unusable {
+    match e {
+        StoreError::TooNew { .. } | StoreError::Corrupt { .. } => Unusable::Corrupt,
+        StoreError::Busy { .. } => Unusable::Busy,
+        StoreError::Sqlite(s) => sqlite_class(s),
+        StoreError::Migration(rusqlite_migration::Error::RusqliteError { err, .. }) => {
+            sqlite_class(err)
+        }
+        _ => Unusable::Other,
+    }
+}
+
+/// `path` with `.db.unreadable-TAG` (then `-2`, `-3`, ...) as its extension:
+/// the first name no file has, so a second set-aside never overwrites the first.
+fn free_aside_name(path: &Path, tag: &str) -> std::path::PathBuf {
+    let mut n: u32 = 1;
+    loop {
+        let suffix = if n == 1 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let candidate = path.with_extension(format!("db.unreadable-{tag}{suffix}"));
+        let taken = candidate.exists()
+            || std::path::PathBuf::from(format!("{}-wal", candidate.display())).exists();
+        if !taken || n == u32::MAX {
+            return candidate;
+        }
+        n = n.saturating_add(1);
+    }
 }
 
 /// The schema, one migration per version. Never edit a released migration:
@@ -204,50 +265,71 @@ fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Self::init(Connection::open(path)?)
+        Self::init(Connection::open(path)?, BUSY_WAIT)
     }
 
     /// An in-memory database (tests, or when the file cannot be used).
     pub fn open_in_memory() -> Result<Self, StoreError> {
-        Self::init(Connection::open_in_memory()?)
+        Self::init(Connection::open_in_memory()?, BUSY_WAIT)
     }
 
     /// Opens the database at `path`; if it cannot be used (corrupt, or written
-    /// by a newer gpuplan), renames it (and its WAL files) aside with `tag` in
-    /// the name, never deleting it, and starts a fresh one. Returns the store
-    /// and, when something was set aside, a sentence for the user.
+    /// by a newer gpuplan), renames it (and its WAL files) aside under a name
+    /// no other set-aside file has, never deleting it, and starts a fresh one.
+    /// A database that is merely busy (locked by another process for longer
+    /// than the wait) or unreadable for another reason (permissions) is left
+    /// alone and the error returned. Returns the store and, when something
+    /// was set aside, a sentence for the user naming the copy.
     pub fn open_or_set_aside(path: &Path, tag: &str) -> Result<(Self, Option<String>), StoreError> {
-        match Self::open(path) {
-            Ok(s) => Ok((s, None)),
-            Err(e) => {
-                let aside = path.with_extension(format!("db.unreadable-{tag}"));
-                std::fs::rename(path, &aside).map_err(|io| StoreError::Corrupt {
-                    what: "database file".into(),
-                    detail: format!("{e}; and it could not be set aside: {io}"),
-                })?;
-                for ext in ["-wal", "-shm"] {
-                    let from = std::path::PathBuf::from(format!("{}{ext}", path.display()));
-                    if from.exists() {
-                        let _ = std::fs::rename(&from, format!("{}{ext}", aside.display()));
-                    }
-                }
-                let fresh = Self::open(path)?;
-                Ok((
-                    fresh,
-                    Some(format!(
-                        "{e}. The old database was kept as {}; a new one was started.",
-                        aside.display()
-                    )),
-                ))
-            }
-        }
+        Self::open_or_set_aside_waiting(path, tag, BUSY_WAIT)
     }
 
-    fn init(mut conn: Connection) -> Result<Self, StoreError> {
+    /// [`Store::open_or_set_aside`] with the time to wait for a lock.
+    pub fn open_or_set_aside_waiting(
+        path: &Path,
+        tag: &str,
+        wait: std::time::Duration,
+    ) -> Result<(Self, Option<String>), StoreError> {
+        let e = match Self::init(Connection::open(path)?, wait) {
+            Ok(s) => return Ok((s, None)),
+            Err(e) => e,
+        };
+        match classify(&e) {
+            Unusable::Busy => {
+                return Err(StoreError::Busy {
+                    waited_s: wait.as_secs(),
+                })
+            }
+            Unusable::Other => return Err(e),
+            Unusable::Corrupt => {}
+        }
+        let aside = free_aside_name(path, tag);
+        std::fs::rename(path, &aside).map_err(|io| StoreError::Corrupt {
+            what: "database file".into(),
+            detail: format!("{e}; and it could not be set aside: {io}"),
+        })?;
+        for ext in ["-wal", "-shm"] {
+            let from = std::path::PathBuf::from(format!("{}{ext}", path.display()));
+            if from.exists() {
+                let _ = std::fs::rename(&from, format!("{}{ext}", aside.display()));
+            }
+        }
+        let fresh = Self::init(Connection::open(path)?, wait)?;
+        Ok((
+            fresh,
+            Some(format!(
+                "{e}. The old database was kept as {}; a new one was started.",
+                aside.display()
+            )),
+        ))
+    }
+
+    fn init(mut conn: Connection, wait: std::time::Duration) -> Result<Self, StoreError> {
+        // The wait is set first, so every statement below waits for a lock.
+        conn.busy_timeout(wait)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if found > SCHEMA_VERSION {
             return Err(StoreError::TooNew {
@@ -495,8 +577,13 @@ impl Store {
             let month: String = r.get(0)?;
             let cost: String = r.get(1)?;
             let t = totals.entry(month).or_insert((Decimal::ZERO, 0));
-            t.0 += dec("ledger.cost", &cost)?;
-            t.1 += 1;
+            t.0 =
+                t.0.checked_add(dec("ledger.cost", &cost)?)
+                    .ok_or_else(|| StoreError::Corrupt {
+                        what: "ledger.cost".into(),
+                        detail: "the month's total overflows".into(),
+                    })?;
+            t.1 = t.1.saturating_add(1);
         }
         Ok(totals
             .into_iter()
@@ -736,6 +823,76 @@ mod tests {
             assert!(aside.exists(), "{why}: the old file is kept aside");
             s.save_plan("new", "{}", None, "t")
                 .expect("the fresh database works");
+        }
+    }
+
+    #[test]
+    fn a_busy_database_is_waited_for_and_never_set_aside() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("busy.db");
+        {
+            let (mut s, _) = Store::open_or_set_aside(&path, "t").expect("create");
+            s.save_plan("kept", "{}", None, "t").expect("a row");
+        }
+        // Another process holds the write lock (rollback journal, so even a
+        // reader must wait) for longer than the wait.
+        let holder = Connection::open(&path).expect("open");
+        holder
+            .pragma_update(None, "journal_mode", "DELETE")
+            .expect("rollback journal");
+        holder.execute_batch("BEGIN EXCLUSIVE").expect("lock");
+        let got =
+            Store::open_or_set_aside_waiting(&path, "t", std::time::Duration::from_millis(200));
+        assert!(
+            matches!(got, Err(StoreError::Busy { .. })),
+            "a locked database is reported busy: {:?}",
+            got.err()
+        );
+        let asides = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().contains("unreadable"))
+            })
+            .count();
+        assert_eq!(asides, 0, "nothing was set aside");
+        holder.execute_batch("COMMIT").expect("unlock");
+        drop(holder);
+        let s = Store::open(&path).expect("usable again");
+        assert_eq!(
+            s.list_plans().expect("plans").len(),
+            1,
+            "with the user's data"
+        );
+    }
+
+    #[test]
+    fn two_set_asides_in_the_same_second_keep_both_copies() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("gpuplan.db");
+        for round in 0..2 {
+            std::fs::write(&path, format!("garbage {round}")).expect("write");
+            let (_, notice) = Store::open_or_set_aside(&path, "same-second").expect("usable");
+            let notice = notice.expect("told");
+            let expected = if round == 0 {
+                "db.unreadable-same-second"
+            } else {
+                "db.unreadable-same-second-2"
+            };
+            assert!(
+                notice.contains(expected),
+                "round {round}: the notice names the copy: {notice}"
+            );
+        }
+        for (name, content) in [
+            ("gpuplan.db.unreadable-same-second", "garbage 0"),
+            ("gpuplan.db.unreadable-same-second-2", "garbage 1"),
+        ] {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(name)).expect("kept"),
+                content,
+                "each set-aside copy is kept as it was"
+            );
         }
     }
 

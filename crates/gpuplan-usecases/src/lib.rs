@@ -179,6 +179,9 @@ impl Planner {
                     let tag = (self.clock)().format("%Y%m%d-%H%M%S").to_string();
                     match Store::open_or_set_aside(&dir.join(home::DATABASE_FILE), &tag) {
                         Ok(pair) => pair,
+                        // Another gpuplan holds it: say so and change
+                        // nothing; the next command finds it free.
+                        Err(e @ gpuplan_store::StoreError::Busy { .. }) => return Err(e.into()),
                         // The file could not even be set aside (a read-only
                         // folder): keep working in memory and say so.
                         Err(e) => (

@@ -639,8 +639,11 @@ impl Planner {
             let mut job = plan.job.clone();
             if job.model.is_none() && job.hours.is_none() {
                 job.hours = plan.runs.iter().find_map(|r| {
-                    r.hours
-                        .or_else(|| r.minutes.map(|m| (m / Decimal::from(60)).round_dp(4)))
+                    r.hours.or_else(|| {
+                        r.minutes
+                            .and_then(|m| m.checked_div(Decimal::from(60)))
+                            .map(|h| h.round_dp(4))
+                    })
                 });
             }
             presets.push(Preset {

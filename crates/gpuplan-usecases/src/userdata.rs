@@ -150,7 +150,7 @@ impl Planner {
                             p.price_per_hour,
                             &p.note,
                         )?;
-                        imported += 1;
+                        imported = imported.saturating_add(1);
                     }
                 }
                 Err(e) => failed.push(e.to_string()),
@@ -171,7 +171,7 @@ impl Planner {
             match result {
                 Ok((p, text)) => {
                     self.store()?.save_pack(&p.pack.name, &text, &now)?;
-                    imported += 1;
+                    imported = imported.saturating_add(1);
                 }
                 Err(e) => failed.push(e.to_string()),
             }

@@ -36,11 +36,13 @@ export function makeApi(call: Invoke = invoke) {
     setSetting: (key: string, value: string) => call("set_setting", { key, value }) as Promise<null>,
     setOverride: (platform: string, gpu: string, price: string, note: string) => call("set_override", { platform, gpu, price, note }) as Promise<OverrideRow>,
     listOverrides: () => call("list_overrides") as Promise<OverrideRow[]>,
-    importPack: (path: string) => call("import_pack", { path }) as Promise<AppInfo>,
+    /** Opens the native dialog in Rust and imports the chosen pack; null when cancelled. */
+    importPack: () => call("import_pack") as Promise<AppInfo | null>,
     listPacks: () => call("list_packs") as Promise<PackRow[]>,
     removePack: (name: string) => call("remove_pack", { name }) as Promise<null>,
-    exportFile: (path: string, kind: ExportKind, content: string) => call("export_file", { path, kind, content }) as Promise<null>,
-    exportPng: (path: string, svg: string) => call("export_png", { path, svg }) as Promise<null>,
+    /** Asks where to save (the native dialog, opened in Rust) and writes there; the written path, or null when cancelled. */
+    exportFile: (kind: ExportKind, fileName: string, content: string) => call("export_file", { kind, fileName, content }) as Promise<string | null>,
+    exportPng: (fileName: string, svg: string) => call("export_png", { fileName, svg }) as Promise<string | null>,
   };
 }
 

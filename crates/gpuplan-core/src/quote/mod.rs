@@ -24,6 +24,24 @@
 //! cluster), startups, walltime requeues and session restarts, weekly quota
 //! resets, and the gaps of the schedule.
 
+// Operators on `Decimal` and counters are allowed in the cost engine, on one
+// proven bound rather than a checked call at each of its ~140 operations:
+// `quote` runs only after `Plan::check` and profile validation have bounded
+// every input (hours per run, stop, setup or idle <= 87,600; run and stop
+// counts <= 87,600; parallel <= 64; prices <= 10,000 CNY/h; money <= 1e7
+// CNY; storage <= 1e6 GB; days <= 3,650; preemptions <= 1,000 a day), and a
+// check before the layout refuses runs past ten years on all instances. The
+// largest product the engine forms (GB x days x price per GB-day) stays
+// below 1e12, seventeen orders of magnitude under `Decimal::MAX` (7.9e28);
+// every divisor is a constant, a count of at least one, or guarded with
+// `max(ONE)`/`checked_div`. `tests/tests/hostile.rs` draws whole plans with
+// every field at these edges through the engine; a total past 1e7 CNY or
+// ten years is an error naming the fields.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "inputs bounded by Plan::check and profile validation; see the bound above"
+)]
+
 mod schedule;
 pub mod spot;
 

@@ -11,6 +11,13 @@
 //! last run comes any forgotten idle time, then, when the plan keeps its data
 //! on the instance disk longer, a trailing stop until the disk is released.
 
+// Operators allowed on the bound stated in `quote/mod.rs`: every input is
+// validated before the cost engine runs.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "inputs bounded by Plan::check and profile validation; see quote/mod.rs"
+)]
+
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 

@@ -16,6 +16,13 @@
 //! `mean + 1.2816·sd`, which is what a student budgeting for a bad week needs
 //! without a simulation.
 
+// Operators allowed on the bound stated in `quote/mod.rs`: every input is
+// validated before the cost engine runs.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "inputs bounded by Plan::check and profile validation; see quote/mod.rs"
+)]
+
 /// The z-score of the 90th percentile of a normal distribution.
 pub const Z90: f64 = 1.281_551_565_5;
 

@@ -231,3 +231,114 @@ fn fuzz_estimator_inputs() {
         },
     );
 }
+
+/// Runs whole drawn plans through the cost engine and the use-case layer,
+/// checking the answer's limits (issue 12): the long-run form of
+/// `hostile.rs`.
+fn whole_plans(name: &str, strategy: impl Strategy<Value = gpuplan_core::plan::Plan>) {
+    use common::hostile::{named, sane_quote};
+    let dir = tempfile::tempdir().expect("tmp");
+    let planner = std::cell::RefCell::new(gpuplan_usecases::Planner::new(
+        gpuplan_usecases::Bundled::load().expect("bundled"),
+        gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
+        || {
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+                .and_then(|d| d.and_hms_opt(9, 0, 0))
+                .unwrap_or_default()
+        },
+    ));
+    fuzz(name, strategy, |plan| {
+        let mut p = planner.borrow_mut();
+        match p.quote_view(plan) {
+            Ok(v) => sane_quote(&v.quote).expect("a sane bill"),
+            Err(e) => named(&e).expect("refused naming a field"),
+        }
+        if let Err(e) = p.kit(plan, "python train.py") {
+            named(&e).expect("the kit refuses naming a field");
+        }
+    });
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_whole_hostile_plans() {
+    whole_plans("whole hostile plans", common::hostile::plan());
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_whole_plans_at_their_edges() {
+    whole_plans(
+        "whole plans at their edges",
+        common::hostile::plan_in_range(),
+    );
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_whole_situations() {
+    use common::hostile::{named, sane_quote};
+    let dir = tempfile::tempdir().expect("tmp");
+    let planner = std::cell::RefCell::new(gpuplan_usecases::Planner::new(
+        gpuplan_usecases::Bundled::load().expect("bundled"),
+        gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
+        || {
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+                .and_then(|d| d.and_hms_opt(9, 0, 0))
+                .unwrap_or_default()
+        },
+    ));
+    fuzz(
+        "whole situations",
+        common::hostile::situation(),
+        |s| match planner.borrow_mut().recommend(s) {
+            Ok(r) => {
+                for o in &r.options {
+                    sane_quote(&o.quote).expect("a sane bill per option");
+                }
+            }
+            Err(e) => named(&e).expect("refused naming a field"),
+        },
+    );
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_whole_packs() {
+    use common::hostile::{named, sane_quote};
+    let dir = tempfile::tempdir().expect("tmp");
+    let planner = std::cell::RefCell::new(gpuplan_usecases::Planner::new(
+        gpuplan_usecases::Bundled::load().expect("bundled"),
+        gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
+        || {
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+                .and_then(|d| d.and_hms_opt(9, 0, 0))
+                .unwrap_or_default()
+        },
+    ));
+    let autodl = gpuplan_data::PLATFORMS
+        .iter()
+        .find(|(f, _)| f.ends_with("autodl.toml"))
+        .map(|(_, t)| *t)
+        .expect("autodl");
+    let strategy = (
+        common::hostile::pack_text(autodl),
+        common::hostile::plan_in_range(),
+    );
+    fuzz("whole packs", strategy, |(text, plan)| {
+        let mut p = planner.borrow_mut();
+        match p.import_pack("pack.toml", text) {
+            Err(e) => named(&e).expect("refused naming a field"),
+            Ok(pack) => {
+                let mut plan = plan.clone();
+                plan.platform = "class-platform".into();
+                match p.quote_view(&plan) {
+                    Ok(v) => sane_quote(&v.quote).expect("a sane bill on the pack's platform"),
+                    Err(e) => named(&e).expect("refused naming a field"),
+                }
+                p.info().expect("start-up data after a pack");
+                p.remove_pack(&pack.pack.name).expect("removed");
+            }
+        }
+    });
+}

@@ -13,9 +13,8 @@ mod common;
 use std::cell::RefCell;
 use std::path::Path;
 
-use common::hostile;
-use gpuplan_core::plan::{Plan, MAX_CNY, MAX_HOURS};
-use gpuplan_core::quote::Quote;
+use common::hostile::{self, named, sane_quote};
+use gpuplan_core::plan::Plan;
 use gpuplan_usecases::planning::{PackExport, ShutdownRequest, SlurmRequest};
 use gpuplan_usecases::{AppError, Bundled, Home, Planner};
 use proptest::prelude::*;
@@ -39,53 +38,6 @@ fn planner(dir: &Path) -> Planner {
                 .unwrap_or_default()
         },
     )
-}
-
-/// The limits a figure shown to a student stays within; past them the
-/// answer must be an error instead.
-fn sane_quote(q: &Quote) -> Result<(), String> {
-    let cny = Decimal::from(MAX_CNY);
-    let hours = Decimal::from(MAX_HOURS);
-    if q.cash_total.abs() > cny || q.total.abs() > cny {
-        return Err(format!(
-            "a bill of {} CNY ({} with own time) was printed",
-            q.cash_total, q.total
-        ));
-    }
-    if let Some(l) = q.lines.iter().find(|l| l.amount.abs() > cny) {
-        return Err(format!("a bill line of {} CNY was printed", l.amount));
-    }
-    if q.longest_run_hours > hours {
-        return Err(format!("a run of {} h was printed", q.longest_run_hours));
-    }
-    if q.time_to_result_hours > hours {
-        return Err(format!(
-            "a time to result of {} h was printed",
-            q.time_to_result_hours
-        ));
-    }
-    let sum: Decimal = q
-        .lines
-        .iter()
-        .filter(|l| l.category != gpuplan_core::quote::Category::OwnTime)
-        .map(|l| l.amount)
-        .sum();
-    if sum != q.cash_total {
-        return Err(format!(
-            "lines add to {sum}, the total says {}",
-            q.cash_total
-        ));
-    }
-    Ok(())
-}
-
-/// An error a user can act on: bad input or a bad file, naming something.
-fn named(e: &AppError) -> Result<(), String> {
-    match e {
-        AppError::Input { field, .. } if !field.is_empty() => Ok(()),
-        AppError::Data { .. } => Ok(()),
-        other => Err(format!("refused without naming a field: {other}")),
-    }
 }
 
 /// Runs `check` over drawn plans; `check` says whether the plan was

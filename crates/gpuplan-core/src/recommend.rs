@@ -154,6 +154,9 @@ impl Situation {
         };
         if let Some(h) = self.job.hours {
             range("job.hours", h, true, MAX_HOURS)?;
+            if let Some(e) = self.job.epochs {
+                crate::quote::per_epoch_hours(h, e)?;
+            }
         }
         if let Some(b) = self.budget {
             range("budget", b, false, MAX_CNY)?;

@@ -29,6 +29,15 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
     let file = std::fs::File::open(path).map_err(|e| {
         AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
     })?;
+    // Checked again on the open handle: the path may have been swapped
+    // between the two calls.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(AppError::input(
+            what,
+            format!("{shown} is not a regular file"),
+            "a regular file",
+        ));
+    }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)

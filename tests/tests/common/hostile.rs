@@ -731,3 +731,50 @@ pub fn plan_in_range() -> BoxedStrategy<Plan> {
         )
         .boxed()
 }
+
+/// The limits a figure shown to a student stays within; past them the
+/// answer must be an error instead.
+pub fn sane_quote(q: &gpuplan_core::quote::Quote) -> Result<(), String> {
+    let cny = Decimal::from(gpuplan_core::plan::MAX_CNY);
+    let hours = Decimal::from(gpuplan_core::plan::MAX_HOURS);
+    if q.cash_total.abs() > cny || q.total.abs() > cny {
+        return Err(format!(
+            "a bill of {} CNY ({} with own time) was printed",
+            q.cash_total, q.total
+        ));
+    }
+    if let Some(l) = q.lines.iter().find(|l| l.amount.abs() > cny) {
+        return Err(format!("a bill line of {} CNY was printed", l.amount));
+    }
+    if q.longest_run_hours > hours {
+        return Err(format!("a run of {} h was printed", q.longest_run_hours));
+    }
+    if q.time_to_result_hours > hours {
+        return Err(format!(
+            "a time to result of {} h was printed",
+            q.time_to_result_hours
+        ));
+    }
+    let sum: Decimal = q
+        .lines
+        .iter()
+        .filter(|l| l.category != gpuplan_core::quote::Category::OwnTime)
+        .map(|l| l.amount)
+        .sum();
+    if sum != q.cash_total {
+        return Err(format!(
+            "lines add to {sum}, the total says {}",
+            q.cash_total
+        ));
+    }
+    Ok(())
+}
+
+/// An error a user can act on: bad input or a bad file, naming something.
+pub fn named(e: &gpuplan_usecases::AppError) -> Result<(), String> {
+    match e {
+        gpuplan_usecases::AppError::Input { field, .. } if !field.is_empty() => Ok(()),
+        gpuplan_usecases::AppError::Data { .. } => Ok(()),
+        other => Err(format!("refused without naming a field: {other}")),
+    }
+}

@@ -597,6 +597,29 @@ fn overflow(fields: &str) -> InputError {
     )
 }
 
+/// Hours of one epoch when a run of `hours` covers `epochs`: at least a
+/// second and at most a run's ten years, or an error naming `job.epochs`.
+pub fn per_epoch_hours(hours: Decimal, epochs: f64) -> Result<Decimal, InputError> {
+    let refuse = || {
+        InputError::new(
+            "job.epochs",
+            format!("{hours} hours over {epochs} epochs is not a usable time per epoch"),
+            "epochs in (0, 100000] with at least a second per epoch",
+        )
+    };
+    if !(epochs.is_finite() && epochs > 0.0 && epochs <= 100_000.0) {
+        return Err(refuse());
+    }
+    let per = hours
+        .checked_div(dec("job.epochs", epochs)?)
+        .ok_or_else(refuse)?;
+    let second = Decimal::ONE / Decimal::from(3600);
+    if per < second || per > Decimal::from(MAX_HOURS) {
+        return Err(refuse());
+    }
+    Ok(per)
+}
+
 /// Hours of one run, hours per epoch (if known) and, for an estimated job,
 /// where the run's seconds go, for the plan's job on `gpu`.
 type JobHours = (Decimal, Option<Decimal>, Option<RunParts>);
@@ -620,17 +643,7 @@ fn job_hours(
     };
     if let Some(h) = plan.job.hours {
         let per_epoch = match epochs {
-            Some(e) => Some(
-                h.checked_div(dec("job.epochs", e)?)
-                    .filter(|pe| *pe > Decimal::ZERO)
-                    .ok_or_else(|| {
-                        InputError::new(
-                            "job.epochs",
-                            format!("{h} hours over {e} epochs is not a usable time per epoch"),
-                            "epochs in (0, 100000] with hours of at least a second per epoch",
-                        )
-                    })?,
-            ),
+            Some(e) => Some(per_epoch_hours(h, e)?),
             None => None,
         };
         return Ok((h, per_epoch, None));

@@ -1,0 +1,536 @@
+//! One named regression test per case issue 12 reported, each run the way a
+//! student or an attacker would: through the released CLI binary where the
+//! case was a command, through the use-case layer where it was the app.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gpuplan_usecases::{AppError, Bundled, Home, Planner};
+
+fn home(tag: &str) -> PathBuf {
+    let h = std::env::temp_dir().join(format!("gpuplan-hostile-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&h);
+    std::fs::create_dir_all(&h).expect("home");
+    h
+}
+
+fn run(home: &Path, args: &[&str]) -> Output {
+    Command::new(common::gpuplan_binary())
+        .args(args)
+        .env("GPUPLAN_HOME", home)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("runs")
+}
+
+/// The command was refused as bad input (exit 2) with an error naming
+/// `field`, short, without a panic.
+fn refused(out: &Output, field: &str, why: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{why}: exit 2 (bad input), got {:?}: {err}",
+        out.status.code()
+    );
+    assert!(!err.contains("panicked"), "{why}: no panic: {err}");
+    assert!(
+        err.contains(field),
+        "{why}: the error names `{field}`: {err}"
+    );
+    assert!(
+        err.len() < 1000,
+        "{why}: the error is short ({} bytes)",
+        err.len()
+    );
+}
+
+fn planner(dir: &Path) -> Planner {
+    Planner::new(
+        Bundled::load().expect("bundled"),
+        Home::Folder(dir.to_path_buf()),
+        || {
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+                .and_then(|d| d.and_hms_opt(10, 0, 0))
+                .unwrap_or_default()
+        },
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn hours_with_tiny_huge_or_infinite_epochs_are_refused_everywhere() {
+    let h = home("epochs");
+    for epochs in ["1e-9", "1e300", "inf", "nan"] {
+        let plan = write(
+            &h,
+            "plan.toml",
+            &format!("name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 6\nepochs = {epochs}\n"),
+        );
+        let why = format!("epochs = {epochs}");
+        refused(&run(&h, &["quote", &plan]), "epochs", &why);
+        refused(
+            &run(
+                &h,
+                &[
+                    "script",
+                    "checklist",
+                    "--platform",
+                    "autodl",
+                    "--plan",
+                    &plan,
+                ],
+            ),
+            "epochs",
+            &why,
+        );
+        refused(
+            &run(
+                &h,
+                &[
+                    "script",
+                    "shutdown",
+                    "--platform",
+                    "autodl",
+                    "--command",
+                    "python t.py",
+                    "--plan",
+                    &plan,
+                ],
+            ),
+            "epochs",
+            &why,
+        );
+        refused(
+            &run(
+                &h,
+                &[
+                    "script",
+                    "slurm",
+                    "--job-name",
+                    "t",
+                    "--command",
+                    "python t.py",
+                    "--plan",
+                    &plan,
+                ],
+            ),
+            "epochs",
+            &why,
+        );
+    }
+    refused(
+        &run(
+            &h,
+            &[
+                "recommend",
+                "--stage",
+                "first-demo",
+                "--hours",
+                "2",
+                "--epochs",
+                "1e-9",
+            ],
+        ),
+        "epochs",
+        "recommend with hours over a billionth of an epoch",
+    );
+}
+
+#[test]
+fn a_spot_plan_with_every_field_in_range_is_answered_or_refused_not_overflowed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    // A large model, the most runs, the most preemptions, checkpoints every
+    // millionth of an epoch: each field in range, together the old overflow.
+    let text = "name = \"spot\"\nplatform = \"autodl\"\ngpu = \"h800\"\npayment = \"spot\"\nparallel = 64\n\
+        [job]\nmodel = \"llama-2-13b\"\nmode = \"qlora\"\nbatch = 1\nseq_len = 4096\ndataset_samples = 4000000000\nepochs = 100000\n\
+        [[run]]\nname = \"r\"\ncount = 87600\n\
+        [spot]\ncheckpoint_every_epochs = \"0.000001\"\npreemptions_per_day = \"1000\"\nrestart_minutes = \"1440\"\n";
+    let plan = p.parse_plan("spot.toml", text).expect("the plan parses");
+    match p.quote(&plan) {
+        Ok(q) => assert!(
+            q.cash_total <= rust_decimal::Decimal::from(gpuplan_core::plan::MAX_CNY),
+            "a sane bill"
+        ),
+        Err(AppError::Input { field, .. }) => assert!(!field.is_empty(), "refused by field"),
+        Err(e) => panic!("refused without a field: {e}"),
+    }
+}
+
+#[test]
+fn an_absurd_package_price_is_refused_and_a_broken_stored_pack_stops_nothing() {
+    let h = home("pack-price");
+    let autodl = gpuplan_data::PLATFORMS
+        .iter()
+        .find(|(f, _)| f.ends_with("autodl.toml"))
+        .map(|(_, t)| *t)
+        .expect("autodl");
+    let mut profile: toml::Value = toml::from_str(autodl).expect("profile");
+    // Put a 7.9e28 CNY package on the first offer.
+    if let Some(offer) = profile
+        .get_mut("offer")
+        .and_then(|o| o.as_array_mut())
+        .and_then(|a| a.first_mut())
+    {
+        let package = toml::toml! { period = "month" price = 7.9e28 source = "s" observed = "2026-11" confidence = "low" };
+        if let Some(t) = offer.as_table_mut() {
+            t.insert(
+                "packages".into(),
+                toml::Value::Array(vec![toml::Value::Table(package)]),
+            );
+        }
+    }
+    if let Some(t) = profile.as_table_mut() {
+        t.insert("id".into(), toml::Value::String("cheap-cloud".into()));
+    }
+    let mut pack = toml::Table::new();
+    pack.insert(
+        "pack".into(),
+        toml::Value::Table(toml::toml! { name = "Greedy" }),
+    );
+    pack.insert("platform".into(), toml::Value::Array(vec![profile]));
+    let file = write(&h, "greedy.toml", &toml::to_string(&pack).expect("pack"));
+    refused(
+        &run(&h, &["pack", "import", &file]),
+        "packages",
+        "a package price no student could pay",
+    );
+
+    // A pack stored by an older build that no longer validates: listed with
+    // its error, and every other command keeps working.
+    {
+        let mut store =
+            gpuplan_store::Store::open(&h.join(gpuplan_usecases::home::DATABASE_FILE)).expect("db");
+        store
+            .save_pack(
+                "Broken",
+                "[pack]\nname = \"Broken\"\n[[platform]]\nid = 1\n",
+                "2026-11-30",
+            )
+            .expect("stored");
+    }
+    let list = run(&h, &["pack", "list"]);
+    assert!(
+        list.status.success(),
+        "pack list works: {}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains("Broken"),
+        "the broken pack is listed"
+    );
+    for args in [
+        vec!["platforms"],
+        vec!["recommend", "--stage", "first-demo", "--hours", "2"],
+        vec!["quote", "examples/seed003-autodl-resnet50.toml"],
+        vec!["override", "list"],
+    ] {
+        let out = run(&h, &args);
+        assert!(
+            out.status.success(),
+            "{args:?} works beside a broken pack: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(
+        run(&h, &["pack", "remove", "Broken"]).status.success(),
+        "and it can be removed"
+    );
+}
+
+#[test]
+fn packs_whose_names_differ_only_in_script_or_case_are_kept_apart() {
+    let h = home("pack-names");
+    let names = ["深度学习", "计算机视觉", "CV 101", "cv-101"];
+    for n in names {
+        let file = write(&h, "pack.toml", &format!("[pack]\nname = \"{n}\"\n"));
+        let out = run(&h, &["pack", "import", &file]);
+        assert!(
+            out.status.success(),
+            "{n} imports: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let list = run(&h, &["pack", "list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&list.stdout).expect("json");
+    let listed: Vec<String> = v
+        .as_array()
+        .or_else(|| v.get("packs").and_then(|p| p.as_array()))
+        .expect("a list")
+        .iter()
+        .filter_map(|p| p.get("name").and_then(|n| n.as_str()).map(str::to_owned))
+        .collect();
+    for n in names {
+        assert!(
+            listed.iter().any(|l| l == n),
+            "{n} is kept beside the others: {listed:?}"
+        );
+    }
+}
+
+#[test]
+fn the_number_of_packs_is_capped() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    for i in 0..gpuplan_usecases::userdata::MAX_PACKS {
+        p.import_pack("p.toml", &format!("[pack]\nname = \"course {i}\"\n"))
+            .expect("within the cap");
+    }
+    let err = p
+        .import_pack("p.toml", "[pack]\nname = \"one more\"\n")
+        .expect_err("past the cap");
+    assert!(
+        matches!(err, AppError::Input { ref field, .. } if field == "pack"),
+        "refused naming the pack: {err}"
+    );
+    p.import_pack("p.toml", "[pack]\nname = \"course 0\"\n")
+        .expect("re-importing a known pack replaces it");
+}
+
+#[test]
+fn atomic_writes_never_follow_a_planted_link() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious").expect("victim");
+    // The temp names the old writer used, planted as links to the victim.
+    for planted in [".out.toml.tmp", "out.toml.tmp", ".out.toml"] {
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&victim, dir.path().join(planted)).expect("plant");
+    }
+    let out = dir.path().join("out.toml");
+    gpuplan_usecases::files::write_atomic(&out, b"the export").expect("written");
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("victim"),
+        "precious",
+        "the link's target is untouched"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("out"),
+        "the export",
+        "the file is written"
+    );
+}
+
+#[test]
+fn devices_and_fifos_are_refused_without_reading_or_hanging() {
+    let h = home("devices");
+    let zero = h.join("plan.toml");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/dev/zero", &zero).expect("link");
+    let started = std::time::Instant::now();
+    refused(
+        &run(&h, &["quote", &zero.to_string_lossy()]),
+        "regular file",
+        "a link to /dev/zero",
+    );
+    let fifo = h.join("pack.toml");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        refused(
+            &run(&h, &["pack", "import", &fifo.to_string_lossy()]),
+            "regular file",
+            "a FIFO pack",
+        );
+        refused(
+            &run(
+                &h,
+                &[
+                    "estimate",
+                    "--model",
+                    "custom",
+                    "--config",
+                    &fifo.to_string_lossy(),
+                ],
+            ),
+            "regular file",
+            "a FIFO config",
+        );
+    }
+    assert!(started.elapsed().as_secs() < 20, "nothing hung");
+}
+
+#[test]
+fn absurd_but_in_range_results_are_errors_not_figures() {
+    let h = home("absurd");
+    // 87,600 runs of 87,600 hours each: every field in range, the whole a
+    // million years.
+    let plan = write(
+        &h,
+        "plan.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[[run]]\nname = \"r\"\ncount = 87600\nhours = 87600\n",
+    );
+    refused(
+        &run(&h, &["quote", &plan]),
+        "run",
+        "a plan of a million years",
+    );
+    refused(
+        &run(
+            &h,
+            &[
+                "recommend",
+                "--stage",
+                "first-demo",
+                "--hours",
+                "2",
+                "--runs",
+                "100000",
+            ],
+        ),
+        "runs",
+        "the CLI allows no more runs than a quote",
+    );
+    // Hours that only a slow card stretches past ten years are ruled out
+    // there, never printed as a figure.
+    let out = run(
+        &h,
+        &[
+            "recommend",
+            "--stage",
+            "first-demo",
+            "--hours",
+            "87000",
+            "--json",
+        ],
+    );
+    if out.status.success() {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        for o in v["options"].as_array().expect("options") {
+            let t: f64 = o["quote"]["time_to_result_hours"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0.0);
+            assert!(
+                t <= 87_600.0,
+                "{} {}: time to result {t} h printed",
+                o["platform"],
+                o["gpu"]
+            );
+        }
+    }
+}
+
+#[test]
+fn terminal_escapes_in_user_files_never_reach_the_terminal() {
+    let h = home("escapes");
+    let plan = write(
+        &h,
+        "plan.toml",
+        "name = \"x\\u001b[2J\\u001b]0;owned\\u0007\\u001b]8;;http://evil\\u001b\\\\\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 1\n",
+    );
+    let out = run(&h, &["quote", &plan]);
+    assert!(
+        out.status.success(),
+        "quotes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.stdout.contains(&0x1b) && !out.stdout.contains(&0x07),
+        "no ESC or BEL reaches stdout"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\\u{1b}"),
+        "they show as visible text"
+    );
+    // A 100 KB value in an error is quoted as a short excerpt.
+    let flood = write(
+        &h,
+        "flood.toml",
+        &format!("name = \"{}\"\nplatform = 7\n", "A".repeat(100_000)),
+    );
+    let out = run(&h, &["quote", &flood]);
+    assert!(
+        out.stderr.len() < 1000,
+        "the error is short: {} bytes",
+        out.stderr.len()
+    );
+    assert!(!out.stderr.contains(&0x1b), "and inert");
+}
+
+#[test]
+fn config_import_never_truncates_or_mislabels() {
+    let h = home("config");
+    let llama = r#"{"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
+        "num_key_value_heads":4294967297,"intermediate_size":512,"vocab_size":1000,"max_position_embeddings":512}"#;
+    let cfg = write(&h, "config.json", llama);
+    refused(
+        &run(&h, &["estimate", "--model", "custom", "--config", &cfg]),
+        "num_key_value_heads",
+        "2^32+1 key/value heads",
+    );
+    let bert = r#"{"model_type":"bert","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
+        "intermediate_size":512,"vocab_size":1000,"max_position_embeddings":512,"type_vocab_size":68719476736}"#;
+    let cfg = write(&h, "bert.json", bert);
+    refused(
+        &run(&h, &["estimate", "--model", "custom", "--config", &cfg]),
+        "type_vocab",
+        "a trillion token types",
+    );
+    let ok = write(&h, "ok.json", &llama.replace("4294967297", "4"));
+    refused(
+        &run(&h, &["estimate", "--model", "resnet50", "--config", &ok]),
+        "config",
+        "a config under another model's name",
+    );
+    refused(
+        &run(
+            &h,
+            &[
+                "script",
+                "shutdown",
+                "--platform",
+                "autodl",
+                "--command",
+                "python t.py",
+                "--destroy",
+            ],
+        ),
+        "destroy",
+        "--destroy on a platform that cannot destroy",
+    );
+}
+
+#[test]
+fn small_items_each_fixed() {
+    let h = home("small");
+    // A 2.5-epoch checkpoint interval is not silently 2.
+    let plan = write(
+        &h,
+        "plan.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 6\nepochs = 10\n[spot]\ncheckpoint_every_epochs = \"2.5\"\n",
+    );
+    refused(
+        &run(&h, &["script", "resume", "--plan", &plan]),
+        "checkpoint_every_epochs",
+        "a fractional interval",
+    );
+    // Python 3.10.0 asks pip for 3.10, never a tag "3100".
+    let out = run(&h, &["script", "offline-install", "--python", "3.10.0"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("--python-version 3.10") && !text.contains("3100"),
+        "the wheel tag is the minor version"
+    );
+    // A pack preset with a NaN batch is refused at import.
+    let pack = write(
+        &h,
+        "pack.toml",
+        "[pack]\nname = \"NaN\"\n[[preset]]\nid = \"p\"\nname = \"p\"\nruns = 1\n[preset.job]\nmodel = \"resnet18-cifar\"\nbatch = nan\n",
+    );
+    refused(
+        &run(&h, &["pack", "import", &pack]),
+        "batch",
+        "a NaN batch in a preset",
+    );
+}

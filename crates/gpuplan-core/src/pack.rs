@@ -187,7 +187,7 @@ pub struct CoursePack {
 /// Largest pack accepted, bytes: packs are handed around a class.
 pub const MAX_PACK_BYTES: usize = 1_048_576;
 /// Most platforms one pack may define (a class uses a handful).
-pub const MAX_PACK_PLATFORMS: usize = 64;
+pub const MAX_PACK_PLATFORMS: usize = 16;
 /// Most presets one pack may define.
 pub const MAX_PACK_PRESETS: usize = 256;
 

@@ -56,7 +56,7 @@ pub fn parse_amount(field: &str, text: &str, max: u32) -> Result<Decimal> {
 }
 
 /// Most course packs a user can have imported at once.
-pub const MAX_PACKS: usize = 32;
+pub const MAX_PACKS: usize = 16;
 
 /// At most 40 characters of user text for an error message.
 pub fn excerpt(text: &str) -> String {

@@ -263,7 +263,8 @@ impl Planner {
         // Every command loads every pack, so their number is capped; a pack
         // with the name of an imported one replaces it and does not count.
         let stored = self.store()?.packs()?;
-        if stored.len() >= MAX_PACKS && !stored.iter().any(|p| p.name == pack.pack.name) {
+        let replaces = stored.iter().any(|p| p.name == pack.pack.name);
+        if stored.len() >= MAX_PACKS && !replaces {
             return Err(AppError::input(
                 "pack",
                 format!("{} packs are imported already", stored.len()),
@@ -273,6 +274,13 @@ impl Planner {
         let now = self.now();
         self.store()?.save_pack(&pack.pack.name, text, &now)?;
         self.invalidate();
+        if replaces {
+            // Same course, newer file: say so, since the old one is gone.
+            self.add_notice(&format!(
+                "the earlier import of `{}` was replaced by this one",
+                excerpt(&pack.pack.name)
+            ));
+        }
         Ok(pack)
     }
 

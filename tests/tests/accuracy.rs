@@ -187,3 +187,77 @@ fn print_terms_for_calibration() {
         }
     }
 }
+
+/// Published fine-tuning runs others measured (`data/benchmarks/published-memory.toml`):
+/// the estimate's allocated peak (without the CUDA context and the
+/// allocator's reserve, which `max_memory_allocated` does not count) against
+/// theirs, per mode; no mode may be under-estimated by more than 10% at the
+/// median (issue 13).
+#[test]
+fn published_memory_is_not_underestimated() {
+    let zoo = common::zoo();
+    let runs = gpuplan_core::published::parse_memory(
+        "data/benchmarks/published-memory.toml",
+        gpuplan_data::PUBLISHED_MEMORY_TOML,
+    )
+    .expect("valid file");
+    let mut table = String::from(
+        "| model | mode | precision | batch x seq | checkpointing | published GiB (max allocated) | estimated GiB | error |\n|---|---|---|---|---|---:|---:|---:|\n",
+    );
+    let mut by_mode: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    for r in &runs {
+        let entry = zoo.get(&r.model).expect("zoo model");
+        let job = r.job().expect("job").resolve(entry).expect("valid job");
+        let v = vram::estimate(&entry.model, &job);
+        let allocated = v.peak_bytes - v.components.context - v.components.allocator;
+        let err = allocated / r.peak_alloc_bytes.value - 1.0;
+        by_mode.entry(r.mode.to_string()).or_default().push(err);
+        writeln!(
+            table,
+            "| {} | {} | {} | {} x {} | {} | {:.2} | {:.2} | {:+.1}% |",
+            r.model,
+            r.mode,
+            r.precision,
+            r.batch,
+            r.seq_len,
+            if r.grad_checkpointing { "yes" } else { "no" },
+            r.peak_alloc_bytes.value / gpuplan_core::GIB,
+            allocated / gpuplan_core::GIB,
+            err * 100.0
+        )
+        .ok();
+    }
+    for (mode, errs) in &by_mode {
+        writeln!(
+            table,
+            "\n{mode}: median error {:+.1}% over {} runs.",
+            median(errs.clone()) * 100.0,
+            errs.len()
+        )
+        .ok();
+    }
+    println!("{table}");
+    if std::env::var_os("GPUPLAN_WRITE_ACCURACY").is_some() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/accuracy.md");
+        let text = std::fs::read_to_string(&path).expect("docs/accuracy.md");
+        let (head, rest) = text
+            .split_once("<!-- published-memory -->")
+            .expect("marker");
+        let (_, tail) = rest
+            .split_once("<!-- /published-memory -->")
+            .expect("end marker");
+        std::fs::write(
+            &path,
+            format!("{head}<!-- published-memory -->\n{table}<!-- /published-memory -->{tail}"),
+        )
+        .expect("write");
+    }
+    for (mode, errs) in &by_mode {
+        let m = median(errs.clone());
+        assert!(
+            m >= -0.10,
+            "{mode}: published memory under-estimated by {:.1}% at the median (limit 10%)",
+            -m * 100.0
+        );
+    }
+}

@@ -81,6 +81,13 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             "enum.bound-short.",
             Bound::ALL.iter().map(spelled).collect(),
         ),
+        (
+            "enum.attention.",
+            gpuplan_core::zoo::AttentionImpl::VALUES
+                .iter()
+                .map(spelled)
+                .collect(),
+        ),
         ("memory.fixKinds.", s(&FIX_KINDS)),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (

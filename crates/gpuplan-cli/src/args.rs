@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use gpuplan_core::job::{DatasetKind, JobSpec, LoraTarget, Mode, Optimizer, Precision};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::{Situation, Stage};
+use gpuplan_core::zoo::AttentionImpl;
 use gpuplan_usecases::planning::SlurmRequest;
 use gpuplan_usecases::{AppError, Lang};
 use rust_decimal::Decimal;
@@ -136,9 +137,12 @@ pub struct JobArgs {
     /// LoRA targets, e.g. `q,v` (default) or `all`.
     #[arg(long)]
     pub lora_targets: Option<String>,
-    /// Gradient checkpointing.
-    #[arg(long)]
+    /// Gradient checkpointing (on by default for QLoRA, as PEFT does).
+    #[arg(long, conflicts_with = "no_grad_checkpointing")]
     pub grad_checkpointing: bool,
+    /// No gradient checkpointing (turns off QLoRA's default).
+    #[arg(long)]
+    pub no_grad_checkpointing: bool,
     /// Samples in the dataset (for time per epoch).
     #[arg(long, allow_hyphen_values = true)]
     pub dataset_samples: Option<String>,
@@ -166,6 +170,9 @@ pub struct JobArgs {
     /// TF32 matmuls in FP32 (torch.backends.cuda.matmul.allow_tf32; Ampere and newer).
     #[arg(long)]
     pub tf32: bool,
+    /// Attention kernel for transformers: eager, sdpa or flash (default: what Transformers picks).
+    #[arg(long)]
+    pub attention: Option<String>,
 }
 
 /// A number the user typed.
@@ -218,6 +225,7 @@ impl JobArgs {
             ("--lora-rank", self.lora_rank.is_some()),
             ("--lora-targets", self.lora_targets.is_some()),
             ("--grad-checkpointing", self.grad_checkpointing),
+            ("--no-grad-checkpointing", self.no_grad_checkpointing),
             ("--dataset-samples", self.dataset_samples.is_some()),
             ("--dataset", self.dataset.is_some()),
             ("--num-workers", self.num_workers.is_some()),
@@ -226,6 +234,7 @@ impl JobArgs {
             ("--save-every-epochs", self.save_every_epochs.is_some()),
             ("--compile", self.compile),
             ("--tf32", self.tf32),
+            ("--attention", self.attention.is_some()),
         ];
         given
             .iter()
@@ -286,7 +295,11 @@ impl JobArgs {
                 .as_deref()
                 .map(LoraTarget::parse_list)
                 .transpose()?,
-            grad_checkpointing: Some(self.grad_checkpointing),
+            grad_checkpointing: match (self.grad_checkpointing, self.no_grad_checkpointing) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
             dataset_samples: number("dataset_samples", self.dataset_samples.as_deref())?,
             epochs: number("epochs", self.epochs.as_deref())?,
             dataset: self
@@ -300,6 +313,11 @@ impl JobArgs {
             save_every_epochs: number("save_every_epochs", self.save_every_epochs.as_deref())?,
             compile: self.compile.then_some(true),
             tf32: self.tf32.then_some(true),
+            attention: self
+                .attention
+                .as_deref()
+                .map(AttentionImpl::parse)
+                .transpose()?,
         })
     }
 }

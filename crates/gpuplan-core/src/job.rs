@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
-use crate::zoo::{Model, ZooEntry};
+use crate::zoo::{AttentionImpl, Model, ZooEntry};
 
 /// Numeric precision of training.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -315,6 +315,10 @@ pub struct JobSpec {
     /// Hugging Face `tf32=True`); off by default in PyTorch. Ampere and newer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tf32: Option<bool>,
+    /// Attention kernel (transformers): `eager`, `sdpa` or `flash`; default
+    /// what Hugging Face Transformers picks for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention: Option<crate::zoo::AttentionImpl>,
 }
 
 /// How a dataset reaches the GPU: decides how many samples a CPU core can
@@ -397,6 +401,8 @@ pub struct Job {
     pub compile: bool,
     /// TF32 matmuls in FP32 training.
     pub tf32: bool,
+    /// Attention kernel (transformers; the model's default when not given).
+    pub attention: crate::zoo::AttentionImpl,
 }
 
 impl Job {
@@ -630,6 +636,29 @@ impl JobSpec {
                 .map(|n| ((n as f64 * DEFAULT_VAL_SHARE).round() as u64).min(DEFAULT_VAL_MAX))
                 .unwrap_or(0),
         };
+        let precision = self.precision.unwrap_or(default_precision);
+        let attention = match (&entry.model, self.attention) {
+            (Model::Vision(_), Some(_)) => {
+                return Err(InputError::new(
+                    "attention",
+                    format!(
+                        "`{}` is a vision model, traced with its library's own attention",
+                        entry.id
+                    ),
+                    "omit it (the attention kernel is chosen for transformers)",
+                ))
+            }
+            (_, Some(AttentionImpl::Flash)) if !precision.is_half() => {
+                return Err(InputError::new(
+                    "attention",
+                    "flash-attention runs in fp16 or bf16 only",
+                    "eager or sdpa, or a 16-bit precision",
+                ))
+            }
+            (_, Some(a)) => a,
+            (Model::Transformer(t), None) => t.attention,
+            (Model::Vision(_), None) => AttentionImpl::Sdpa,
+        };
         Ok(Job {
             height,
             dataset,
@@ -639,16 +668,19 @@ impl JobSpec {
             save_every_epochs,
             compile: self.compile.unwrap_or(false),
             tf32: self.tf32.unwrap_or(false),
+            attention,
             batch,
             resolution,
             seq_len,
             classes,
-            precision: self.precision.unwrap_or(default_precision),
+            precision,
             optimizer: self.optimizer.unwrap_or(default_opt),
             mode,
             lora_rank,
             lora_targets,
-            grad_checkpointing: self.grad_checkpointing.unwrap_or(false),
+            // PEFT's `prepare_model_for_kbit_training` turns gradient
+            // checkpointing on for QLoRA unless told not to.
+            grad_checkpointing: self.grad_checkpointing.unwrap_or(mode == Mode::Qlora),
             dataset_samples,
             epochs,
         })

@@ -117,3 +117,88 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<PublishedRun>, DataError> {
     }
     Ok(parsed.run)
 }
+
+/// One published fine-tuning run's peak memory, with its settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedMemory {
+    /// Catalog id of the card it ran on.
+    pub gpu: String,
+    /// Model zoo id.
+    pub model: String,
+    /// Training mode.
+    pub mode: crate::job::Mode,
+    /// Precision.
+    pub precision: Precision,
+    /// Samples per step.
+    pub batch: u32,
+    /// Tokens per sequence.
+    pub seq_len: u32,
+    /// LoRA rank, for LoRA and QLoRA.
+    #[serde(default)]
+    pub lora_rank: Option<u32>,
+    /// LoRA targets (`q,k,v,o`).
+    #[serde(default)]
+    pub lora_targets: Option<String>,
+    /// Gradient checkpointing.
+    pub grad_checkpointing: bool,
+    /// `torch.cuda.max_memory_allocated`, bytes.
+    pub peak_alloc_bytes: Sourced<f64>,
+    /// What nvidia-smi (or the allocator's reserve) showed, MiB, when published.
+    #[serde(default)]
+    pub reserved_mib: Option<Sourced<f64>>,
+}
+
+impl PublishedMemory {
+    /// The run as a job the estimator takes.
+    pub fn job(&self) -> Result<JobSpec, crate::error::InputError> {
+        Ok(JobSpec {
+            model: Some(self.model.clone()),
+            batch: Some(f64::from(self.batch)),
+            seq_len: Some(f64::from(self.seq_len)),
+            precision: Some(self.precision),
+            mode: Some(self.mode),
+            lora_rank: self.lora_rank.map(f64::from),
+            lora_targets: self
+                .lora_targets
+                .as_deref()
+                .map(crate::job::LoraTarget::parse_list)
+                .transpose()?,
+            grad_checkpointing: Some(self.grad_checkpointing),
+            optimizer: Some(Optimizer::Adamw),
+            ..JobSpec::default()
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemoryFile {
+    run: Vec<PublishedMemory>,
+}
+
+/// Parses and checks a published-memory file. `file` names it in errors.
+pub fn parse_memory(file: &str, text: &str) -> Result<Vec<PublishedMemory>, DataError> {
+    let parsed: MemoryFile =
+        toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+    for (i, run) in parsed.run.iter().enumerate() {
+        let bad = |key: &str, why: &str| {
+            DataError::invalid(file, text, "run", key, format!("run[{i}]: {why}"))
+        };
+        if !(run.peak_alloc_bytes.value.is_finite() && run.peak_alloc_bytes.value > 0.0) {
+            return Err(bad("peak_alloc_bytes", "must be a positive number"));
+        }
+        for s in std::iter::once(&run.peak_alloc_bytes).chain(run.reserved_mib.iter()) {
+            if s.source.trim().is_empty() || !valid_observed(&s.observed) {
+                return Err(bad(
+                    "peak_alloc_bytes",
+                    "every number needs a source and a YYYY-MM date",
+                ));
+            }
+        }
+        if run.batch == 0 || run.seq_len == 0 {
+            return Err(bad("batch", "batch and seq_len must be at least 1"));
+        }
+    }
+    Ok(parsed.run)
+}

@@ -274,6 +274,18 @@ struct Dtypes {
     casts: bool,
 }
 
+/// The dtypes of `job`: its precision's, except that QLoRA as PEFT prepares
+/// it (`prepare_model_for_kbit_training`) upcasts every parameter it does not
+/// quantize (embeddings, norms, the LM head) to FP32, so the residual stream
+/// the blocks pass on, and keep at checkpoints, is FP32.
+fn dtypes_for(job: &Job) -> Dtypes {
+    let mut d = dtypes(job.precision);
+    if job.mode == Mode::Qlora {
+        d.residual = 4.0;
+    }
+    d
+}
+
 fn dtypes(p: Precision) -> Dtypes {
     match p {
         Precision::Fp32 => Dtypes {
@@ -329,18 +341,19 @@ pub fn block_saved_bytes_per_token(t: &TransformerModel, job: &Job) -> f64 {
     let h = f64::from(t.hidden);
     let k = t.kv_width() as f64;
     let i = f64::from(t.intermediate);
-    let d = dtypes(job.precision);
+    let d = dtypes_for(job);
     let a = d.act;
     let attention = a * (2.0 * h + 2.0 * k);
     let mask = if t.dropout { h } else { 0.0 };
-    let eager_scores = match t.attention {
+    let eager_scores = match job.attention {
         // Softmax output (FP32 under autocast), dropout mask and dropped probabilities.
         AttentionImpl::Eager => {
             f64::from(t.heads)
                 * f64::from(job.seq_len.max(1))
                 * (if d.casts { 4.0 } else { a } + if t.dropout { 1.0 + a } else { 0.0 })
         }
-        AttentionImpl::Sdpa => 0.0,
+        // Fused kernels recompute the scores in backward.
+        AttentionImpl::Sdpa | AttentionImpl::Flash => 0.0,
     };
     if matches!(job.mode, Mode::Lora | Mode::Qlora) {
         let norm = match t.norm {
@@ -415,7 +428,7 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     let i = f64::from(t.intermediate);
     let l = f64::from(t.layers);
     let tokens = f64::from(job.batch) * f64::from(job.seq_len);
-    let d = dtypes(job.precision);
+    let d = dtypes_for(job);
     let stacks = match t.kind {
         // The decoder stack has cross-attention on top of a normal block.
         TransformerKind::EncoderDecoder => 2.5,
@@ -442,7 +455,13 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
             MlpKind::Glu => 4.0,
             MlpKind::Gelu => 2.0,
         };
-        let transient = tokens * (mlp * i + 4.0 * h) * d.act;
+        // Eager attention materialises one layer's scores at a time.
+        let scores = if job.attention == AttentionImpl::Eager {
+            tokens * f64::from(t.heads) * f64::from(job.seq_len) * d.act
+        } else {
+            0.0
+        };
+        let transient = tokens * (mlp * i + 4.0 * h) * d.act + scores;
         let fb = Components {
             weights: params * wb,
             kv_cache,
@@ -483,8 +502,10 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     match job.mode {
         Mode::Lora | Mode::Qlora => {
             let (weights, dequant) = if job.mode == Mode::Qlora {
-                // Linear weights in NF4, embeddings/head/norms in 16-bit; each
-                // linear is dequantised to 16-bit when used.
+                // Linear weights in NF4; embeddings, head and norms, which
+                // bitsandbytes leaves unquantised, upcast to FP32 by
+                // `prepare_model_for_kbit_training`; each linear is
+                // dequantised to 16-bit when used.
                 let head = if t.tied_embeddings {
                     embed
                 } else {
@@ -492,7 +513,7 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
                 };
                 let linear = (params - head).max(0.0);
                 (
-                    linear * cal::NF4_BYTES_PER_PARAM + head * 2.0,
+                    linear * cal::NF4_BYTES_PER_PARAM + head * 4.0,
                     2.0 * h * i.max(h) * 2.0,
                 )
             } else {

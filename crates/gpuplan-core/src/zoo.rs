@@ -134,11 +134,35 @@ pub enum NormKind {
 /// Attention implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum AttentionImpl {
     /// PyTorch SDPA (flash / memory-efficient): no score matrix kept.
     Sdpa,
     /// Explicit softmax(QK^T): the score matrix is kept for backward.
     Eager,
+    /// flash-attn 2 (`attn_implementation="flash_attention_2"`): like SDPA's
+    /// flash kernel, only q, k, v, the output and a log-sum-exp per row are
+    /// kept; 16-bit only.
+    Flash,
+}
+
+impl AttentionImpl {
+    /// Every implementation, for forms and label checks.
+    pub const VALUES: [Self; 3] = [Self::Eager, Self::Sdpa, Self::Flash];
+
+    /// Parses `eager`, `sdpa` or `flash` (also `flash_attention_2`).
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "eager" => Ok(Self::Eager),
+            "sdpa" => Ok(Self::Sdpa),
+            "flash" | "flash-attention-2" | "flash_attention_2" | "fa2" => Ok(Self::Flash),
+            other => Err(InputError::new(
+                "attention",
+                format!("unknown attention `{other}`"),
+                "eager, sdpa or flash",
+            )),
+        }
+    }
 }
 
 /// Position encoding.

@@ -21,6 +21,11 @@ pub const PRESETS_PACK_TOML: &str = include_str!("../../../data/packs/presets.to
 pub const PUBLISHED_TRAINING_TOML: &str =
     include_str!("../../../data/benchmarks/published-training.toml");
 
+/// Published peak memory of fine-tuning runs, the memory check beyond our
+/// own measurements, `data/benchmarks/published-memory.toml`.
+pub const PUBLISHED_MEMORY_TOML: &str =
+    include_str!("../../../data/benchmarks/published-memory.toml");
+
 /// The message catalog in Simplified Chinese, `data/locales/zh.json` (the UI
 /// bundles the same file).
 pub const LOCALE_ZH_JSON: &str = include_str!("../../../data/locales/zh.json");
@@ -37,6 +42,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         "data/benchmarks/published-training.toml",
         PUBLISHED_TRAINING_TOML,
+    ),
+    (
+        "data/benchmarks/published-memory.toml",
+        PUBLISHED_MEMORY_TOML,
     ),
 ];
 

@@ -227,6 +227,7 @@ impl Planner {
                 optimizer: Optimizer::VALUES.to_vec(),
                 mode: Mode::VALUES.to_vec(),
                 dataset: DatasetKind::VALUES.to_vec(),
+                attention: gpuplan_core::zoo::AttentionImpl::VALUES.to_vec(),
             },
             notice: self.notice.clone(),
         })

@@ -123,6 +123,8 @@ pub struct Choices {
     pub mode: Vec<Mode>,
     /// Dataset formats.
     pub dataset: Vec<DatasetKind>,
+    /// Attention kernels (transformers).
+    pub attention: Vec<gpuplan_core::zoo::AttentionImpl>,
 }
 
 /// Everything the UI needs at start.

@@ -156,6 +156,9 @@ pub fn job() -> BoxedStrategy<JobSpec> {
         (
             proptest::option::of(any::<bool>()),
             proptest::option::of(any::<bool>()),
+            proptest::option::of(proptest::sample::select(
+                gpuplan_core::zoo::AttentionImpl::VALUES.to_vec(),
+            )),
         ),
     );
     (shape, run)
@@ -172,7 +175,7 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                     dataset,
                     workers,
                     (eval, val, save),
-                    (compile, tf32),
+                    (compile, tf32, attention),
                 ),
             )| JobSpec {
                 model,
@@ -197,6 +200,7 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 save_every_epochs: save,
                 compile,
                 tf32,
+                attention,
             },
         )
         .boxed()

@@ -125,7 +125,7 @@ pub struct JobArgs {
     /// fp32, fp16-amp, bf16-amp or bf16.
     #[arg(long)]
     pub precision: Option<String>,
-    /// sgd, adam, adamw or adamw-8bit.
+    /// sgd, sgd-plain (no momentum), adam, adamw, adamw-8bit, paged-adamw-8bit or adafactor.
     #[arg(long)]
     pub optimizer: Option<String>,
     /// train, lora, qlora or infer.
@@ -173,6 +173,15 @@ pub struct JobArgs {
     /// Attention kernel for transformers: eager, sdpa or flash (default: what Transformers picks).
     #[arg(long)]
     pub attention: Option<String>,
+    /// Gradients kept allocated between steps (zero_grad(set_to_none=False)).
+    #[arg(long)]
+    pub keep_grads: bool,
+    /// An FP32 EMA copy of the weights on the GPU.
+    #[arg(long)]
+    pub ema: bool,
+    /// A chunked (fused linear) cross-entropy (Liger, Unsloth).
+    #[arg(long)]
+    pub chunked_loss: bool,
 }
 
 /// A number the user typed.
@@ -235,6 +244,9 @@ impl JobArgs {
             ("--compile", self.compile),
             ("--tf32", self.tf32),
             ("--attention", self.attention.is_some()),
+            ("--keep-grads", self.keep_grads),
+            ("--ema", self.ema),
+            ("--chunked-loss", self.chunked_loss),
         ];
         given
             .iter()
@@ -318,6 +330,9 @@ impl JobArgs {
                 .as_deref()
                 .map(AttentionImpl::parse)
                 .transpose()?,
+            keep_grads: self.keep_grads.then_some(true),
+            ema: self.ema.then_some(true),
+            chunked_loss: self.chunked_loss.then_some(true),
         })
     }
 }

@@ -199,3 +199,14 @@ pub const COMPILE_SPEEDUP: f64 = 1.0 / 1.3;
 /// gzip and zip decompression runs at 100-300 MB/s, and creating tens of
 /// thousands of small files slows it; 150 MB/s used.
 pub const UNPACK_BYTES_PER_S: f64 = 1.5e8;
+
+/// Adafactor's factored second moments, as a share of one parameter-sized
+/// state: a `m x n` matrix keeps `m + n` values, `(m + n) / (m n)` of it
+/// (3e-4 for a 4,096 x 14,336 MLP weight, 5e-4 for 4,096 x 4,096); vectors
+/// (norms, biases) keep a full state. 1% covers both with room to spare.
+pub const ADAFACTOR_STATE_SHARE: f64 = 0.01;
+
+/// Chunks a chunked cross-entropy splits the tokens into (Liger's fused
+/// linear cross-entropy sizes its chunks to the hidden-to-vocabulary ratio,
+/// 8-32 chunks for current LLMs; the lower end is used).
+pub const LOSS_CHUNKS: f64 = 8.0;

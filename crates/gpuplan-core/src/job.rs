@@ -43,6 +43,9 @@ impl std::fmt::Display for Optimizer {
             Self::Adam => "adam",
             Self::Adamw => "adamw",
             Self::Adamw8bit => "adamw-8bit",
+            Self::PagedAdamw8bit => "paged-adamw-8bit",
+            Self::Adafactor => "adafactor",
+            Self::SgdPlain => "sgd-plain",
         })
     }
 }
@@ -106,14 +109,40 @@ pub enum Optimizer {
     /// everywhere, as the CLI's flag is; `adamw8bit` is read too.
     #[serde(rename = "adamw-8bit", alias = "adamw8bit")]
     Adamw8bit,
+    /// bitsandbytes paged 8-bit AdamW (`optim="paged_adamw_8bit"`): the same
+    /// states, in unified memory that pages to the host under pressure.
+    #[serde(rename = "paged-adamw-8bit")]
+    PagedAdamw8bit,
+    /// Adafactor (Transformers' default settings: no first moment, factored
+    /// second moments: one row and one column vector per matrix).
+    Adafactor,
+    /// Plain SGD without momentum: no state.
+    #[serde(rename = "sgd-plain")]
+    SgdPlain,
 }
 
 impl Optimizer {
     /// Every optimizer, in the order forms list them.
-    pub const VALUES: [Self; 4] = [Self::Sgd, Self::Adam, Self::Adamw, Self::Adamw8bit];
+    pub const VALUES: [Self; 7] = [
+        Self::Sgd,
+        Self::SgdPlain,
+        Self::Adam,
+        Self::Adamw,
+        Self::Adamw8bit,
+        Self::PagedAdamw8bit,
+        Self::Adafactor,
+    ];
 
     /// All values, for help texts.
-    pub const ALL: [&'static str; 4] = ["sgd", "adam", "adamw", "adamw-8bit"];
+    pub const ALL: [&'static str; 7] = [
+        "sgd",
+        "sgd-plain",
+        "adam",
+        "adamw",
+        "adamw-8bit",
+        "paged-adamw-8bit",
+        "adafactor",
+    ];
 
     /// Parses the CLI spelling.
     pub fn parse(s: &str) -> Result<Self, InputError> {
@@ -122,6 +151,9 @@ impl Optimizer {
             "adam" => Ok(Self::Adam),
             "adamw" => Ok(Self::Adamw),
             "adamw-8bit" | "adamw8bit" => Ok(Self::Adamw8bit),
+            "paged-adamw-8bit" | "paged_adamw_8bit" => Ok(Self::PagedAdamw8bit),
+            "adafactor" => Ok(Self::Adafactor),
+            "sgd-plain" | "sgd-no-momentum" => Ok(Self::SgdPlain),
             _ => Err(InputError::new(
                 "optimizer",
                 format!("unknown optimizer `{s}`"),
@@ -319,6 +351,16 @@ pub struct JobSpec {
     /// what Hugging Face Transformers picks for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention: Option<crate::zoo::AttentionImpl>,
+    /// Gradients kept allocated between steps (`zero_grad(set_to_none=False)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_grads: Option<bool>,
+    /// An exponential-moving-average copy of the weights (FP32) on the GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ema: Option<bool>,
+    /// A chunked (fused linear) cross-entropy that never holds all logits
+    /// (Liger, Unsloth, Apple's cut cross-entropy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunked_loss: Option<bool>,
 }
 
 /// How a dataset reaches the GPU: decides how many samples a CPU core can
@@ -403,6 +445,12 @@ pub struct Job {
     pub tf32: bool,
     /// Attention kernel (transformers; the model's default when not given).
     pub attention: crate::zoo::AttentionImpl,
+    /// Gradients kept between steps.
+    pub keep_grads: bool,
+    /// An FP32 EMA copy of the weights.
+    pub ema: bool,
+    /// Chunked cross-entropy.
+    pub chunked_loss: bool,
 }
 
 impl Job {
@@ -669,6 +717,9 @@ impl JobSpec {
             compile: self.compile.unwrap_or(false),
             tf32: self.tf32.unwrap_or(false),
             attention,
+            keep_grads: self.keep_grads.unwrap_or(false),
+            ema: self.ema.unwrap_or(false),
+            chunked_loss: self.chunked_loss.unwrap_or(false),
             batch,
             resolution,
             seq_len,

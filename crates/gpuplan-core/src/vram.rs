@@ -134,10 +134,11 @@ struct Live {
 
 /// Estimates peak memory of `job` on `model`.
 pub fn estimate(model: &Model, job: &Job) -> VramEstimate {
-    let live = match model {
+    let mut live = match model {
         Model::Vision(v) => vision_live(v, job),
         Model::Transformer(t) => transformer_live(t, job),
     };
+    apply_habits(&mut live, job);
     let fb_total = live.fb.total();
     let (mut c, phase) = match live.opt {
         Some(o) if o.total() > fb_total => (o, Phase::OptimizerStep),
@@ -173,6 +174,35 @@ pub fn estimate(model: &Model, job: &Job) -> VramEstimate {
     }
 }
 
+/// The training habits that change memory but not the model: gradients kept
+/// allocated between steps (`zero_grad(set_to_none=False)`) are live through
+/// the forward and backward passes too; an EMA copy of the trainable weights
+/// (FP32) is live throughout; a chunked cross-entropy holds one chunk of the
+/// logits at a time.
+fn apply_habits(live: &mut Live, job: &Job) {
+    if job.mode == Mode::Infer {
+        return;
+    }
+    if let Some(opt) = &live.opt {
+        if job.keep_grads {
+            live.fb.gradients = live.fb.gradients.max(opt.gradients);
+        }
+    }
+    if job.ema {
+        let copy = live.trainable as f64 * 4.0;
+        live.fb.weights += copy;
+        if let Some(opt) = &mut live.opt {
+            opt.weights += copy;
+        }
+    }
+    // Only a language-model loss has logits to chunk; its logits are then
+    // also the largest block the allocator must place.
+    if job.chunked_loss && live.fb.logits > 0.0 {
+        live.fb.logits /= cal::LOSS_CHUNKS;
+        live.largest_block /= cal::LOSS_CHUNKS;
+    }
+}
+
 /// Bytes per element of optimizer state for the trainable parameters.
 fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
     // (states per parameter in bytes, foreach temporary per parameter in bytes)
@@ -181,8 +211,15 @@ fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
         // torch.optim.Adam(W) with foreach=True materialises sqrt(exp_avg_sq) for
         // every parameter at once: one more parameter-sized buffer at the step.
         Optimizer::Adam | Optimizer::Adamw => (2.0 * state_bytes, state_bytes),
-        // bitsandbytes keeps two 8-bit states and updates them in one fused kernel.
-        Optimizer::Adamw8bit => (2.0, 0.0),
+        // bitsandbytes keeps two 8-bit states and updates them in one fused
+        // kernel; the paged variant holds them in unified memory, resident on
+        // the GPU until memory runs short (the estimate keeps them there).
+        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => (2.0, 0.0),
+        // Factored second moments: a row and a column vector per matrix,
+        // a sliver of a parameter-sized state (see ADAFACTOR_STATE_SHARE);
+        // the update is formed one parameter at a time, not foreach.
+        Optimizer::Adafactor => (state_bytes * cal::ADAFACTOR_STATE_SHARE, 0.0),
+        Optimizer::SgdPlain => (0.0, 0.0),
     }
 }
 

@@ -201,6 +201,9 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 compile,
                 tf32,
                 attention,
+                keep_grads: None,
+                ema: None,
+                chunked_loss: None,
             },
         )
         .boxed()

@@ -93,4 +93,16 @@ tf32: boolean,
 /**
  * Attention kernel (transformers; the model's default when not given).
  */
-attention: AttentionImpl, };
+attention: AttentionImpl, 
+/**
+ * Gradients kept between steps.
+ */
+keep_grads: boolean, 
+/**
+ * An FP32 EMA copy of the weights.
+ */
+ema: boolean, 
+/**
+ * Chunked cross-entropy.
+ */
+chunked_loss: boolean, };

@@ -110,4 +110,17 @@ tf32?: boolean | null,
  * Attention kernel (transformers): `eager`, `sdpa` or `flash`; default
  * what Hugging Face Transformers picks for the model.
  */
-attention?: AttentionImpl | null, };
+attention?: AttentionImpl | null, 
+/**
+ * Gradients kept allocated between steps (`zero_grad(set_to_none=False)`).
+ */
+keep_grads?: boolean | null, 
+/**
+ * An exponential-moving-average copy of the weights (FP32) on the GPU.
+ */
+ema?: boolean | null, 
+/**
+ * A chunked (fused linear) cross-entropy that never holds all logits
+ * (Liger, Unsloth, Apple's cut cross-entropy).
+ */
+chunked_loss?: boolean | null, };

@@ -534,3 +534,20 @@ fn small_items_each_fixed() {
         "a NaN batch in a preset",
     );
 }
+
+#[test]
+fn a_line_past_the_limit_is_refused_even_when_credit_brings_the_total_under() {
+    // Found by the long fuzz run: 15 M CNY of runs less 10 M of credit left
+    // a 5 M total, and the 15 M line was printed.
+    let h = home("credit-line");
+    let plan = write(
+        &h,
+        "plan.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\ncredit = 10000000\n[job]\nhours = 1500\n[prices]\ngpu_per_hour = 10000\n",
+    );
+    refused(
+        &run(&h, &["quote", &plan]),
+        "run.count",
+        "a 15 M CNY line behind a 10 M credit",
+    );
+}

@@ -1309,19 +1309,25 @@ pub fn quote(
         own_hours * plan.own_time_per_hour,
     );
     let total = bill.sum(|_| true);
-    if cash_total > Decimal::from(MAX_CNY) || total > Decimal::from(MAX_CNY) {
+    // Credit can bring a total under the limit while a line stays above it:
+    // every printed figure is held to the limit, not just the sum.
+    let line_over = bill
+        .lines
+        .iter()
+        .any(|l| l.amount.abs() > Decimal::from(MAX_CNY));
+    if line_over || cash_total > Decimal::from(MAX_CNY) || total > Decimal::from(MAX_CNY) {
         // Name the fields behind the largest line: that is what to change.
         let largest = bill
             .lines
             .iter()
-            .max_by(|a, b| a.amount.cmp(&b.amount))
+            .max_by(|a, b| a.amount.abs().cmp(&b.amount.abs()))
             .map(|l| l.kind)
             .unwrap_or(LineKind::Runs);
         return Err(InputError::new(
             fields_of(largest),
             format!(
-                "the plan would cost {} CNY, more than any student plan (at most {MAX_CNY})",
-                total.max(cash_total).round_dp(0)
+                "the plan would cost {} CNY, more than any student plan (at most {MAX_CNY} on any line or in total)",
+                bill.lines.iter().map(|l| l.amount.abs()).max().unwrap_or(Decimal::ZERO).max(total).max(cash_total).round_dp(0)
             ),
             "fewer or shorter runs, lower prices or less storage",
         ));

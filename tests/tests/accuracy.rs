@@ -202,22 +202,33 @@ fn published_memory_is_not_underestimated() {
     )
     .expect("valid file");
     let mut table = String::from(
-        "| model | mode | precision | batch x seq | checkpointing | published GiB (max allocated) | estimated GiB | error |\n|---|---|---|---|---|---:|---:|---:|\n",
+        "| model | mode | precision | GPUs | batch x seq per GPU | checkpointing | published GiB (max allocated, one GPU) | estimated GiB | error |\n|---|---|---|---|---|---|---:|---:|---:|\n",
     );
     let mut by_mode: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     for r in &runs {
         let entry = zoo.get(&r.model).expect("zoo model");
         let job = r.job().expect("job").resolve(entry).expect("valid job");
-        let v = vram::estimate(&entry.model, &job);
+        let v = gpuplan_core::estimate::job_peak(&entry.model, &job);
         let allocated = v.peak_bytes - v.components.context - v.components.allocator;
         let err = allocated / r.peak_alloc_bytes.value - 1.0;
         by_mode.entry(r.mode.to_string()).or_default().push(err);
         writeln!(
             table,
-            "| {} | {} | {} | {} x {} | {} | {:.2} | {:.2} | {:+.1}% |",
+            "| {} | {} | {} | {} | {} x {} | {} | {:.2} | {:.2} | {:+.1}% |",
             r.model,
             r.mode,
             r.precision,
+            match (r.gpus.unwrap_or(1), r.engine) {
+                (1, _) => "1".to_owned(),
+                (n, Some(e)) => format!(
+                    "{n} ({})",
+                    serde_json::to_value(e)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                ),
+                (n, None) => n.to_string(),
+            },
             r.batch,
             r.seq_len,
             if r.grad_checkpointing { "yes" } else { "no" },

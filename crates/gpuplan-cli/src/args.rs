@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use gpuplan_core::job::{DatasetKind, JobSpec, LoraTarget, Mode, Optimizer, Precision};
+use gpuplan_core::parallel::Engine;
 use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::{Situation, Stage};
 use gpuplan_core::zoo::AttentionImpl;
@@ -182,6 +183,15 @@ pub struct JobArgs {
     /// A chunked (fused linear) cross-entropy (Liger, Unsloth).
     #[arg(long)]
     pub chunked_loss: bool,
+    /// GPUs to train on (data parallel; --batch is per GPU). Default 1.
+    #[arg(long, allow_hyphen_values = true)]
+    pub gpus: Option<String>,
+    /// Multi-GPU engine: ddp, fsdp, fsdp-grad-op, zero1, zero2 or zero3 (default ddp).
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// Optimizer states on the CPU (zero2, zero3, fsdp).
+    #[arg(long)]
+    pub offload: bool,
 }
 
 /// A number the user typed.
@@ -247,6 +257,8 @@ impl JobArgs {
             ("--keep-grads", self.keep_grads),
             ("--ema", self.ema),
             ("--chunked-loss", self.chunked_loss),
+            ("--engine", self.engine.is_some()),
+            ("--offload", self.offload),
         ];
         given
             .iter()
@@ -333,6 +345,9 @@ impl JobArgs {
             keep_grads: self.keep_grads.then_some(true),
             ema: self.ema.then_some(true),
             chunked_loss: self.chunked_loss.then_some(true),
+            gpus: number("gpus", self.gpus.as_deref())?,
+            engine: self.engine.as_deref().map(Engine::parse).transpose()?,
+            offload: self.offload.then_some(true),
         })
     }
 }

@@ -210,3 +210,45 @@ pub const ADAFACTOR_STATE_SHARE: f64 = 0.01;
 /// linear cross-entropy sizes its chunks to the hidden-to-vocabulary ratio,
 /// 8-32 chunks for current LLMs; the lower end is used).
 pub const LOSS_CHUNKS: f64 = 8.0;
+
+// ---- Several GPUs (parallel.rs) --------------------------------------------
+
+/// NCCL all-reduce bus bandwidth between consumer GeForce cards of one
+/// instance, bytes/s: no peer-to-peer since the RTX 4090 (and disabled on
+/// most rented 3090 hosts), so traffic goes through host memory; nccl-tests
+/// on such machines report 5-12 GB/s.
+pub const BUS_PCIE_CONSUMER: f64 = 8.0e9;
+/// The same between data-center cards on PCIe 4.0 with peer-to-peer (A10,
+/// A40, L40S, A100 PCIe): 15-22 GB/s in nccl-tests.
+pub const BUS_PCIE: f64 = 1.8e10;
+/// NVLink 2 (V100 SXM2 in a DGX-1 hybrid cube mesh): ~130 GB/s bus bandwidth.
+pub const BUS_NVLINK_VOLTA: f64 = 1.3e11;
+/// NVLink 3 through NVSwitch (A100/A800 SXM, 600 GB/s bidirectional):
+/// nccl-tests all-reduce bus bandwidth ~230 GB/s on 8 GPUs.
+pub const BUS_NVLINK_AMPERE: f64 = 2.3e11;
+/// NVLink 4 through NVSwitch (H100/H800/H200 SXM, 900 GB/s): ~360 GB/s.
+pub const BUS_NVLINK_HOPPER: f64 = 3.6e11;
+/// Between nodes of a campus cluster (InfiniBand HDR 200 Gb/s, one NIC per
+/// node): ~20 GB/s.
+pub const BUS_INTER_NODE: f64 = 2.0e10;
+/// Fixed cost per collective call, seconds (NCCL ring latency on a few GPUs;
+/// one bucket or unit per layer).
+pub const COLLECTIVE_LATENCY_S: f64 = 50e-6;
+/// Share of the backward pass (or, for sharded engines, the whole step) that
+/// hides communication: DDP's buckets start reducing while backward runs, but
+/// the last bucket and kernel contention leave part exposed.
+pub const COMM_OVERLAP: f64 = 0.7;
+/// DeepSpeed's default `reduce_bucket_size` and `allgather_bucket_size`,
+/// elements (5e8).
+pub const ZERO_BUCKET_ELEMENTS: f64 = 5.0e8;
+/// DeepSpeed ZeRO-3's default `stage3_max_live_parameters` (1e9): parameters
+/// gathered at once.
+pub const ZERO3_LIVE_PARAMETERS: f64 = 1.0e9;
+/// Seconds per parameter of DeepSpeed's CPU Adam on a rented instance's
+/// cores: DeepSpeed's ZeRO-Offload paper reports about 1 ns per parameter on
+/// a full AVX-512 server; a rented instance's share of vCPUs is taken as
+/// half as fast, 2 ns.
+pub const CPU_ADAM_S_PER_PARAM: f64 = 2.0e-9;
+/// Units FSDP wraps in a CNN (its stages' blocks; ResNet-50 has 16
+/// bottlenecks): sizes the gathered unit of a full shard.
+pub const VISION_FSDP_UNITS: u32 = 16;

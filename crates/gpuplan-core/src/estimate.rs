@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::calibration as cal;
 use crate::catalog::{Gpu, GpuCatalog};
 use crate::job::{Job, Mode, Optimizer, Precision, MAX_BATCH};
+use crate::parallel::{self, Engine, Interconnect, Layout, ParallelEstimate};
 use crate::pipeline::{self, Host, RunParts};
 use crate::steptime::{self, StepTime};
 use crate::vram::{self, VramEstimate};
@@ -115,6 +116,11 @@ pub struct Estimate {
     pub host: Host,
     /// Fixes, empty when the job fits the target card.
     pub fixes: Vec<Fix>,
+    /// The multi-GPU layout on the target card, when the job asks for several GPUs.
+    pub parallel: Option<ParallelEstimate>,
+    /// The smallest multi-GPU layout of the target card that fits, when one
+    /// GPU does not.
+    pub fits_with: Option<ParallelEstimate>,
 }
 
 /// The calibration card from the catalog (the first card if it is missing,
@@ -147,11 +153,120 @@ pub fn verdict(gpu: &Gpu, job: &Job, peak_bytes: f64) -> Verdict {
     }
 }
 
+/// Layers FSDP wraps as units: a transformer's blocks, or a typical count
+/// of a CNN's stages and blocks.
+fn units(model: &Model) -> u32 {
+    match model {
+        Model::Transformer(t) => t.layers,
+        Model::Vision(_) => cal::VISION_FSDP_UNITS,
+    }
+}
+
+/// How `gpu`'s multi-GPU instances connect their cards: NVLink on SXM
+/// modules (the catalog's `-sxm` cards and the SXM-only H800 and H200),
+/// PCIe otherwise. Platform offers may say otherwise (`interconnect`).
+pub fn interconnect(gpu: &Gpu) -> Interconnect {
+    if gpu.id.contains("sxm") || matches!(gpu.id.as_str(), "h800" | "h200" | "a800") {
+        Interconnect::Nvlink
+    } else {
+        Interconnect::Pcie
+    }
+}
+
+/// The multi-GPU layout `job` asks for on `gpu`.
+pub fn layout(job: &Job, gpu: &Gpu) -> Layout {
+    Layout {
+        gpus: job.gpus,
+        engine: job.engine,
+        offload: job.offload,
+        interconnect: interconnect(gpu),
+    }
+}
+
+/// Peak memory of one GPU of `job` (its layout's per-GPU peak on several
+/// GPUs); it does not depend on the card.
+pub fn job_peak(model: &Model, job: &Job) -> VramEstimate {
+    if job.gpus > 1 {
+        let layout = Layout {
+            gpus: job.gpus,
+            engine: job.engine,
+            offload: job.offload,
+            interconnect: Interconnect::Pcie,
+        };
+        parallel::memory(job, &vram::live(model, job), &layout, units(model))
+    } else {
+        vram::estimate(model, job)
+    }
+}
+
+/// Step time of `job` on `gpu`: one GPU's, plus the exposed communication
+/// and offload work of its layout on several GPUs.
+pub fn step_on(model: &Model, job: &Job, single: &VramEstimate, gpu: &Gpu) -> StepTime {
+    let step = steptime::estimate(model, job, single, gpu);
+    if job.gpus <= 1 {
+        return step;
+    }
+    match parallel::estimate(
+        job,
+        &vram::live(model, job),
+        &step,
+        gpu,
+        &layout(job, gpu),
+        units(model),
+    ) {
+        Ok(p) => StepTime {
+            seconds: p.step_seconds,
+            ..step
+        },
+        Err(_) => step,
+    }
+}
+
+/// The fewest GPUs of `gpu` (2, 4 or 8 on one instance) and the least
+/// memory-hungry engine that make `job` fit, when one GPU does not: DDP,
+/// then ZeRO-2, then ZeRO-3, then ZeRO-3 with the optimizer on the CPU.
+pub fn smallest_layout(model: &Model, job: &Job, gpu: &Gpu) -> Option<ParallelEstimate> {
+    if job.mode == Mode::Infer || (job.precision.needs_bf16() && !gpu.supports_bf16()) {
+        return None;
+    }
+    let live = vram::live(model, job);
+    let single = vram::finish(live.clone(), job);
+    let step = steptime::estimate(model, job, &single, gpu);
+    let limit = usable_bytes(gpu);
+    for gpus in [2u32, 4, 8] {
+        for (engine, offload) in [
+            (Engine::Ddp, false),
+            (Engine::Zero2, false),
+            (Engine::Zero3, false),
+            (Engine::Zero3, true),
+        ] {
+            let l = Layout {
+                gpus,
+                engine,
+                offload,
+                interconnect: interconnect(gpu),
+            };
+            let j = Job {
+                gpus,
+                engine,
+                offload,
+                ..job.clone()
+            };
+            if parallel::memory(&j, &live, &l, units(model)).peak_bytes
+                <= limit * (1.0 - TIGHT_HEADROOM)
+            {
+                return parallel::estimate(&j, &live, &step, gpu, &l, units(model)).ok();
+            }
+        }
+    }
+    None
+}
+
 /// Largest batch whose peak fits in `limit` bytes (0 if none). Peak memory never
 /// falls as the batch grows, so a binary search is exact.
 pub fn max_batch(model: &Model, job: &Job, limit: f64) -> u32 {
     let peak = |b: u32| {
-        vram::estimate(
+        job_peak(
             model,
             &Job {
                 batch: b,
@@ -189,7 +304,9 @@ pub fn estimate(
     host: &Host,
 ) -> Estimate {
     let model = &entry.model;
-    let vram = vram::estimate(model, job);
+    // One GPU's tensors count the step's work; the peak is per GPU.
+    let single = vram::estimate(model, job);
+    let vram = job_peak(model, job);
     let reference = reference_gpu(catalog);
     let gpus: Vec<GpuFit> = catalog
         .gpus()
@@ -201,8 +318,8 @@ pub fn estimate(
             } else {
                 max_batch(model, job, usable_bytes(g))
             };
-            let step = steptime::estimate(model, job, &vram, g);
-            let run = pipeline::run(job, model, &vram, &step, host);
+            let step = step_on(model, job, &single, g);
+            let run = pipeline::run(job, model, &single, &step, host);
             GpuFit {
                 id: g.id.clone(),
                 name: g.spec.name.clone(),
@@ -222,16 +339,34 @@ pub fn estimate(
     let (target_gpu, target_step, fixes) = match target {
         Some(g) => (
             g.id.clone(),
-            steptime::estimate(model, job, &vram, g),
+            step_on(model, job, &single, g),
             fixes(model, job, &vram, g),
         ),
         None => (
             String::new(),
-            steptime::estimate(model, job, &vram, reference),
+            step_on(model, job, &single, reference),
             Vec::new(),
         ),
     };
-    let target_run = pipeline::run(job, model, &vram, &target_step, host);
+    let target_run = pipeline::run(job, model, &single, &target_step, host);
+    let target_card = target.unwrap_or(reference);
+    let parallel = (job.gpus > 1)
+        .then(|| {
+            let step = steptime::estimate(model, job, &single, target_card);
+            parallel::estimate(
+                job,
+                &vram::live(model, job),
+                &step,
+                target_card,
+                &layout(job, target_card),
+                units(model),
+            )
+            .ok()
+        })
+        .flatten();
+    let fits_with = (job.gpus == 1 && vram.peak_bytes > usable_bytes(target_card))
+        .then(|| smallest_layout(model, job, target_card))
+        .flatten();
     Estimate {
         model: entry.id.clone(),
         job: job.clone(),
@@ -242,6 +377,8 @@ pub fn estimate(
         target_run,
         host: *host,
         fixes,
+        parallel,
+        fits_with,
     }
 }
 
@@ -426,6 +563,12 @@ pub struct EstimateReport {
     pub host: Host,
     /// Fixes for the target card (empty when the job fits it).
     pub fixes: Vec<Fix>,
+    /// On several GPUs (when asked): per-GPU memory, step time and
+    /// communication on the target card.
+    pub parallel: Option<ParallelEstimate>,
+    /// When one target card is too small: the fewest GPUs and the engine
+    /// that fit.
+    pub fits_with: Option<ParallelEstimate>,
 }
 
 impl Estimate {
@@ -454,6 +597,8 @@ impl Estimate {
             run: self.target_run,
             host: self.host,
             fixes: self.fixes.clone(),
+            parallel: self.parallel.clone(),
+            fits_with: self.fits_with.clone(),
         }
     }
 }

@@ -361,6 +361,15 @@ pub struct JobSpec {
     /// (Liger, Unsloth, Apple's cut cross-entropy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunked_loss: Option<bool>,
+    /// GPUs the run trains on (data parallel; default 1). `batch` is per GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<f64>,
+    /// The multi-GPU engine (default `ddp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<crate::parallel::Engine>,
+    /// Optimizer states on the CPU (ZeRO-2/3, FSDP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offload: Option<bool>,
 }
 
 /// How a dataset reaches the GPU: decides how many samples a CPU core can
@@ -451,6 +460,12 @@ pub struct Job {
     pub ema: bool,
     /// Chunked cross-entropy.
     pub chunked_loss: bool,
+    /// GPUs in all (1: a single GPU).
+    pub gpus: u32,
+    /// The multi-GPU engine.
+    pub engine: crate::parallel::Engine,
+    /// Optimizer states offloaded to the CPU.
+    pub offload: bool,
 }
 
 impl Job {
@@ -685,6 +700,36 @@ impl JobSpec {
                 .unwrap_or(0),
         };
         let precision = self.precision.unwrap_or(default_precision);
+        let gpus = match self.gpus {
+            Some(g) => whole("gpus", g, 1, crate::parallel::MAX_GPUS)?,
+            None => 1,
+        };
+        if gpus > 1 && mode == Mode::Infer {
+            return Err(InputError::new(
+                "gpus",
+                "multi-GPU plans are for training",
+                "1 GPU for inference",
+            ));
+        }
+        if gpus == 1 && (self.engine.is_some() || self.offload == Some(true)) {
+            return Err(InputError::new(
+                "engine",
+                "an engine and offload apply to several GPUs",
+                "omit them, or give gpus of 2 or more",
+            ));
+        }
+        if self.offload == Some(true)
+            && matches!(
+                self.engine,
+                None | Some(crate::parallel::Engine::Ddp | crate::parallel::Engine::Zero1)
+            )
+        {
+            return Err(InputError::new(
+                "offload",
+                "CPU offload needs ZeRO-2, ZeRO-3 or FSDP",
+                "engine zero2, zero3, fsdp or fsdp-grad-op",
+            ));
+        }
         let attention = match (&entry.model, self.attention) {
             (Model::Vision(_), Some(_)) => {
                 return Err(InputError::new(
@@ -720,6 +765,9 @@ impl JobSpec {
             keep_grads: self.keep_grads.unwrap_or(false),
             ema: self.ema.unwrap_or(false),
             chunked_loss: self.chunked_loss.unwrap_or(false),
+            gpus,
+            engine: self.engine.unwrap_or(crate::parallel::Engine::Ddp),
+            offload: self.offload.unwrap_or(false),
             batch,
             resolution,
             seq_len,

@@ -14,6 +14,7 @@
 //! - [`vram`]: the peak-memory model ([`vram::VramEstimate`]).
 //! - [`steptime`]: the step-time model ([`steptime::StepTime`]).
 //! - [`estimate`]: the whole estimate over the catalog: verdicts, max batch, fixes.
+//! - [`parallel`]: several GPUs: DDP, FSDP, ZeRO; memory per GPU and step time.
 //! - [`pipeline`]: the whole run around the steps: input pipeline, evaluation, checkpoints, warm-up.
 //! - [`published`]: published training throughput of real cards, the cross-card check.
 //! - [`calibration`]: the few constants fitted on measured jobs, each documented.
@@ -26,6 +27,7 @@ pub mod estimate;
 pub mod job;
 pub mod message;
 pub mod pack;
+pub mod parallel;
 pub mod pipeline;
 pub mod plan;
 pub mod platform;

@@ -221,7 +221,10 @@ pub fn run(
     let samples = job.dataset_samples?;
     let epochs = job.epochs.unwrap_or(1.0);
     let batch = f64::from(job.batch.max(1));
-    let steps_per_epoch = (samples as f64 / batch).ceil().max(1.0);
+    // Every GPU takes its own batch each step; the input pipeline below is
+    // per GPU (each rank has its workers on its share of the host).
+    let gpus = f64::from(job.gpus.max(1));
+    let steps_per_epoch = (samples as f64 / (batch * gpus)).ceil().max(1.0);
     let train = job.mode != Mode::Infer;
     // Compilation makes the steps faster once it is done.
     let gpu_step = step.seconds
@@ -276,7 +279,7 @@ pub fn run(
     };
     let eval_per_sample = (gpu_step / batch / cal::TRAIN_TO_EVAL_WORK)
         .max(cpu_per_sample * cal::EVAL_DECODE_SHARE / workers.max(1.0));
-    let eval_s = evals * job.val_samples as f64 * eval_per_sample;
+    let eval_s = evals * job.val_samples as f64 * eval_per_sample / gpus;
     // Checkpoints: the weights and the optimizer states, as saved (FP32
     // master weights and states; adapters only for LoRA).
     let saves = if train && job.save_every_epochs > 0.0 {

@@ -142,7 +142,13 @@ pub struct PublishedMemory {
     pub lora_targets: Option<String>,
     /// Gradient checkpointing.
     pub grad_checkpointing: bool,
-    /// `torch.cuda.max_memory_allocated`, bytes.
+    /// GPUs the run used (default 1).
+    #[serde(default)]
+    pub gpus: Option<u32>,
+    /// Its multi-GPU engine.
+    #[serde(default)]
+    pub engine: Option<crate::parallel::Engine>,
+    /// `torch.cuda.max_memory_allocated` of one GPU, bytes.
     pub peak_alloc_bytes: Sourced<f64>,
     /// What nvidia-smi (or the allocator's reserve) showed, MiB, when published.
     #[serde(default)]
@@ -166,6 +172,8 @@ impl PublishedMemory {
                 .transpose()?,
             grad_checkpointing: Some(self.grad_checkpointing),
             optimizer: Some(Optimizer::Adamw),
+            gpus: self.gpus.map(f64::from),
+            engine: self.engine,
             ..JobSpec::default()
         })
     }

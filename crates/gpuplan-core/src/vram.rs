@@ -122,23 +122,42 @@ impl VramEstimate {
     }
 }
 
-/// Live tensors at each of the two peaks before the allocator and context.
-struct Live {
-    fb: Components,
-    opt: Option<Components>,
-    largest_block: f64,
-    vision: bool,
-    params: u64,
-    trainable: u64,
+/// Live tensors at each of the two peaks before the allocator and context:
+/// the forward/backward pass and the optimizer step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    /// At the end of the forward pass, when backward starts.
+    pub fb: Components,
+    /// At the optimizer step (absent for inference).
+    pub opt: Option<Components>,
+    /// The largest single block the allocator must place.
+    pub largest_block: f64,
+    /// A vision model (its allocator fragments more).
+    pub vision: bool,
+    /// Parameters of the model.
+    pub params: u64,
+    /// Parameters that learn.
+    pub trainable: u64,
 }
 
-/// Estimates peak memory of `job` on `model`.
-pub fn estimate(model: &Model, job: &Job) -> VramEstimate {
+/// The live tensors of `job` on `model` at each peak, habits applied.
+pub fn live(model: &Model, job: &Job) -> Live {
     let mut live = match model {
         Model::Vision(v) => vision_live(v, job),
         Model::Transformer(t) => transformer_live(t, job),
     };
     apply_habits(&mut live, job);
+    live
+}
+
+/// Estimates peak memory of `job` on `model`.
+pub fn estimate(model: &Model, job: &Job) -> VramEstimate {
+    finish(live(model, job), job)
+}
+
+/// The peak of `live`: the larger phase, plus the allocator's reserve and
+/// the CUDA context.
+pub fn finish(live: Live, job: &Job) -> VramEstimate {
     let fb_total = live.fb.total();
     let (mut c, phase) = match live.opt {
         Some(o) if o.total() > fb_total => (o, Phase::OptimizerStep),
@@ -317,10 +336,32 @@ struct Dtypes {
 /// the blocks pass on, and keep at checkpoints, is FP32.
 fn dtypes_for(job: &Job) -> Dtypes {
     let mut d = dtypes(job.precision);
-    if job.mode == Mode::Qlora {
+    if job.mode == Mode::Qlora && !qlora_sharded(job) {
         d.residual = 4.0;
     }
+    // FSDP's mixed-precision policy casts each unit's parameters to the
+    // 16-bit dtype, so the residual stream stays 16-bit even under autocast.
+    if job.gpus > 1
+        && matches!(
+            job.engine,
+            crate::parallel::Engine::FsdpFull | crate::parallel::Engine::FsdpGradOp
+        )
+    {
+        d.residual = d.act;
+    }
     d
+}
+
+/// QLoRA under a parameter-sharding engine (FSDP full shard, ZeRO-3): the
+/// recipe for it (Answer.AI's FSDP-QLoRA, Transformers' `bnb_4bit_quant_storage`)
+/// keeps every parameter in the one 16-bit dtype a flat shard needs, so
+/// nothing is upcast to FP32.
+fn qlora_sharded(job: &Job) -> bool {
+    job.gpus > 1
+        && matches!(
+            job.engine,
+            crate::parallel::Engine::FsdpFull | crate::parallel::Engine::Zero3
+        )
 }
 
 fn dtypes(p: Precision) -> Dtypes {
@@ -549,8 +590,9 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
                     2.0 * embed
                 };
                 let linear = (params - head).max(0.0);
+                let head_bytes = if qlora_sharded(job) { 2.0 } else { 4.0 };
                 (
-                    linear * cal::NF4_BYTES_PER_PARAM + head * 4.0,
+                    linear * cal::NF4_BYTES_PER_PARAM + head * head_bytes,
                     2.0 * h * i.max(h) * 2.0,
                 )
             } else {

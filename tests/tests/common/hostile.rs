@@ -204,6 +204,9 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 keep_grads: None,
                 ema: None,
                 chunked_loss: None,
+                gpus: None,
+                engine: None,
+                offload: None,
             },
         )
         .boxed()

@@ -3,6 +3,7 @@ import type { Fix } from "./Fix";
 import type { GpuFit } from "./GpuFit";
 import type { Host } from "./Host";
 import type { Job } from "./Job";
+import type { ParallelEstimate } from "./ParallelEstimate";
 import type { Phase } from "./Phase";
 import type { RunParts } from "./RunParts";
 
@@ -76,4 +77,14 @@ host: Host,
 /**
  * Fixes for the target card (empty when the job fits it).
  */
-fixes: Array<Fix>, };
+fixes: Array<Fix>, 
+/**
+ * On several GPUs (when asked): per-GPU memory, step time and
+ * communication on the target card.
+ */
+parallel: ParallelEstimate | null, 
+/**
+ * When one target card is too small: the fewest GPUs and the engine
+ * that fit.
+ */
+fits_with: ParallelEstimate | null, };

@@ -1,0 +1,457 @@
+//! Training on several GPUs of one instance (or nodes of a cluster) with
+//! the engines students use: PyTorch DDP, FSDP (full shard or shard-grad-op)
+//! and DeepSpeed ZeRO stages 1-3, optionally offloading optimizer states to
+//! the CPU.
+//!
+//! Memory per GPU: activations, logits and workspaces are the single-GPU
+//! job's at the same per-GPU batch; the model states (weights, gradients,
+//! optimizer states) are laid out the way each engine keeps them and divided
+//! by the data-parallel degree where the engine shards them, plus the
+//! engine's own buffers (DDP's gradient buckets, ZeRO's reduce and gather
+//! buckets, FSDP's gathered unit). DeepSpeed keeps 16-bit working weights
+//! and gradients with FP32 master weights inside the optimizer state, which
+//! gives its published per-GPU model-state formulas (ZeRO-1 `4Ψ + 12Ψ/N`,
+//! ZeRO-2 `2Ψ + 14Ψ/N`, ZeRO-3 `16Ψ/N` for mixed-precision Adam); PyTorch's
+//! DDP and FSDP keep FP32 parameters under autocast.
+//!
+//! Time per step: the single-GPU step at the per-GPU batch plus the
+//! collective communication the engine needs (ring all-reduce, reduce-scatter,
+//! all-gather: each moves `(N-1)/N` of the tensor per GPU) over the
+//! instance's interconnect, minus what overlaps with backward.
+
+use serde::{Deserialize, Serialize};
+
+use crate::calibration as cal;
+use crate::catalog::{Generation, Gpu};
+use crate::error::InputError;
+use crate::job::{Job, Mode, Optimizer, Precision};
+use crate::steptime::StepTime;
+use crate::vram::{self, Components, Live, VramEstimate};
+
+/// A multi-GPU training engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Engine {
+    /// PyTorch DistributedDataParallel: everything replicated.
+    Ddp,
+    /// FSDP `FULL_SHARD`: parameters, gradients and states sharded.
+    FsdpFull,
+    /// FSDP `SHARD_GRAD_OP`: gradients and states sharded.
+    FsdpGradOp,
+    /// DeepSpeed ZeRO-1: optimizer states sharded.
+    Zero1,
+    /// DeepSpeed ZeRO-2: gradients and optimizer states sharded.
+    Zero2,
+    /// DeepSpeed ZeRO-3: parameters, gradients and optimizer states sharded.
+    Zero3,
+}
+
+impl Engine {
+    /// Every engine, least memory-saving first.
+    pub const VALUES: [Self; 6] = [
+        Self::Ddp,
+        Self::Zero1,
+        Self::Zero2,
+        Self::FsdpGradOp,
+        Self::Zero3,
+        Self::FsdpFull,
+    ];
+
+    /// Parses `ddp`, `fsdp`, `fsdp-grad-op`, `zero1`, `zero2`, `zero3`.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ddp" => Ok(Self::Ddp),
+            "fsdp" | "fsdp-full" | "full_shard" => Ok(Self::FsdpFull),
+            "fsdp-grad-op" | "shard_grad_op" => Ok(Self::FsdpGradOp),
+            "zero1" | "zero-1" => Ok(Self::Zero1),
+            "zero2" | "zero-2" => Ok(Self::Zero2),
+            "zero3" | "zero-3" => Ok(Self::Zero3),
+            other => Err(InputError::new(
+                "engine",
+                format!("unknown engine `{other}`"),
+                "ddp, fsdp, fsdp-grad-op, zero1, zero2 or zero3",
+            )),
+        }
+    }
+
+    fn deepspeed(self) -> bool {
+        matches!(self, Self::Zero1 | Self::Zero2 | Self::Zero3)
+    }
+
+    fn shards_params(self) -> bool {
+        matches!(self, Self::Zero3 | Self::FsdpFull)
+    }
+
+    fn shards_grads(self) -> bool {
+        matches!(
+            self,
+            Self::Zero2 | Self::Zero3 | Self::FsdpFull | Self::FsdpGradOp
+        )
+    }
+
+    fn shards_states(self) -> bool {
+        self != Self::Ddp
+    }
+}
+
+/// How GPUs of one instance talk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Interconnect {
+    /// PCIe (through the host on consumer cards).
+    Pcie,
+    /// NVLink / NVSwitch.
+    Nvlink,
+}
+
+impl Interconnect {
+    /// Parses `pcie` or `nvlink`.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "pcie" => Ok(Self::Pcie),
+            "nvlink" | "nvswitch" => Ok(Self::Nvlink),
+            other => Err(InputError::new(
+                "interconnect",
+                format!("unknown interconnect `{other}`"),
+                "pcie or nvlink",
+            )),
+        }
+    }
+
+    /// Achieved NCCL bus bandwidth between the GPUs of one instance, bytes/s.
+    pub fn bus_bytes_per_s(self, gpu: &Gpu) -> f64 {
+        match self {
+            Self::Pcie => {
+                if gpu.spec.name.contains("GeForce") {
+                    cal::BUS_PCIE_CONSUMER
+                } else {
+                    cal::BUS_PCIE
+                }
+            }
+            Self::Nvlink => match gpu.spec.generation {
+                Generation::Pascal | Generation::Volta | Generation::Turing => {
+                    cal::BUS_NVLINK_VOLTA
+                }
+                Generation::Ampere | Generation::Ada => cal::BUS_NVLINK_AMPERE,
+                Generation::Hopper | Generation::Blackwell => cal::BUS_NVLINK_HOPPER,
+            },
+        }
+    }
+}
+
+/// Most GPUs one instance holds; more means several nodes (campus clusters).
+pub const MAX_GPUS_PER_NODE: u32 = 8;
+/// Most GPUs a plan may use in all.
+pub const MAX_GPUS: u32 = 64;
+
+/// A multi-GPU layout.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Layout {
+    /// GPUs in all (data-parallel degree).
+    pub gpus: u32,
+    /// The engine.
+    pub engine: Engine,
+    /// Optimizer states (and their update) on the CPU (ZeRO-2/3, FSDP).
+    pub offload: bool,
+    /// Between the GPUs of one node.
+    pub interconnect: Interconnect,
+}
+
+impl Layout {
+    /// Checks the layout's fields together.
+    pub fn check(&self) -> Result<(), InputError> {
+        if self.gpus == 0 || self.gpus > MAX_GPUS {
+            return Err(InputError::new(
+                "gpus",
+                format!("{} is out of range", self.gpus),
+                format!("1..={MAX_GPUS}"),
+            ));
+        }
+        if self.offload && matches!(self.engine, Engine::Ddp | Engine::Zero1) {
+            return Err(InputError::new(
+                "offload",
+                "CPU offload needs ZeRO-2, ZeRO-3 or FSDP",
+                "zero2, zero3, fsdp or fsdp-grad-op with --offload",
+            ));
+        }
+        Ok(())
+    }
+
+    fn nodes(&self) -> u32 {
+        self.gpus.div_ceil(MAX_GPUS_PER_NODE)
+    }
+}
+
+/// What one GPU of a multi-GPU run needs and how fast the run steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct ParallelEstimate {
+    /// The layout.
+    pub layout: Layout,
+    /// Peak memory of one GPU, GiB.
+    pub peak_gib: f64,
+    /// Its breakdown, GiB per component (as the single-GPU report).
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, number>"))]
+    pub components: std::collections::BTreeMap<String, f64>,
+    /// Samples per step across all GPUs.
+    pub global_batch: u64,
+    /// Seconds of one step: compute plus communication not hidden.
+    pub step_seconds: f64,
+    /// Seconds of collective communication per step.
+    pub comm_seconds: f64,
+    /// Seconds of it not overlapped with compute.
+    pub exposed_comm_seconds: f64,
+    /// Seconds of CPU offload work per step (transfers and the CPU update).
+    pub offload_seconds: f64,
+    /// Speed-up over one GPU at the same per-GPU batch.
+    pub speedup: f64,
+}
+
+/// Optimizer state bytes per parameter whose working copy has `working` bytes.
+fn state_bytes(optimizer: Optimizer, working: f64) -> f64 {
+    match optimizer {
+        Optimizer::Adam | Optimizer::Adamw => 2.0 * working,
+        Optimizer::Sgd => working,
+        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => 2.0,
+        Optimizer::Adafactor => working * cal::ADAFACTOR_STATE_SHARE,
+        Optimizer::SgdPlain => 0.0,
+    }
+}
+
+/// Bytes per parameter of working weights, gradients and optimizer state
+/// (master weights included) as `engine` keeps them for `job`.
+fn state_layout(job: &Job, engine: Engine) -> (f64, f64, f64) {
+    let half = job.precision.is_half();
+    let state = |working: f64| state_bytes(job.optimizer, working);
+    if engine.deepspeed() && half {
+        // 16-bit working copy and gradients; FP32 master weights live in
+        // the optimizer's partition with its FP32 states.
+        (2.0, 2.0, 4.0 + state(4.0))
+    } else if job.precision == Precision::Bf16 {
+        (2.0, 2.0, state(2.0))
+    } else {
+        (4.0, 4.0, state(4.0))
+    }
+}
+
+/// Frozen weights (LoRA's base) as the single-GPU estimate counts them.
+fn frozen_bytes(job: &Job, live: &Live) -> f64 {
+    match job.mode {
+        Mode::Lora | Mode::Qlora => (live.fb.weights - live.trainable as f64 * 4.0).max(0.0),
+        _ => 0.0,
+    }
+}
+
+/// Peak memory of one GPU of `layout` for `job`, from its single-GPU `live`
+/// tensors; `layers` sizes FSDP's unit. It does not depend on the card.
+pub fn memory(job: &Job, live: &Live, layout: &Layout, layers: u32) -> VramEstimate {
+    let (fb, opt) = phases(job, live, layout, layers);
+    vram::finish(
+        Live {
+            fb,
+            opt: Some(opt),
+            largest_block: live.largest_block,
+            vision: live.vision,
+            params: live.params,
+            trainable: live.trainable,
+        },
+        job,
+    )
+}
+
+/// What one GPU holds at the optimizer step: its model states (weights,
+/// gradients, optimizer states) as the engine shards them, and buffers.
+pub fn optimizer_step(job: &Job, live: &Live, layout: &Layout, layers: u32) -> Components {
+    phases(job, live, layout, layers).1
+}
+
+/// One GPU's live tensors when backward starts and at the optimizer step.
+fn phases(job: &Job, live: &Live, layout: &Layout, layers: u32) -> (Components, Components) {
+    let n = f64::from(layout.gpus);
+    let e = layout.engine;
+    let trainable = live.trainable as f64;
+    let (wb, gb, ob) = state_layout(job, e);
+    let frozen = frozen_bytes(job, live);
+    let (wt, gt, ot) = match job.mode {
+        // Adapters stay FP32 in PEFT whatever the engine.
+        Mode::Lora | Mode::Qlora => (
+            trainable * 4.0,
+            trainable * 4.0,
+            trainable * state_bytes(job.optimizer, 4.0),
+        ),
+        _ => (trainable * wb, trainable * gb, trainable * ob),
+    };
+    let shard = |x: f64, on: bool| if on { x / n } else { x };
+    let weights_sharded = shard(wt + frozen, e.shards_params());
+    let grads = shard(gt, e.shards_grads());
+    let states = if layout.offload {
+        0.0
+    } else {
+        shard(ot, e.shards_states())
+    };
+    // Engine buffers.
+    let buffers = match e {
+        // gradient_as_bucket_view=False (the default): buckets copy every gradient.
+        Engine::Ddp => gt,
+        Engine::Zero1 | Engine::Zero2 => (cal::ZERO_BUCKET_ELEMENTS.min(trainable) * gb) * 2.0,
+        Engine::Zero3 => {
+            cal::ZERO_BUCKET_ELEMENTS.min(trainable) * gb
+                + cal::ZERO3_LIVE_PARAMETERS.min(live.params as f64) * wb.min(2.0)
+        }
+        // Two units (the current block and the prefetched next) gathered.
+        Engine::FsdpFull => 2.0 * (wt + frozen) / f64::from(layers.max(1)),
+        Engine::FsdpGradOp => 0.0,
+    };
+    let grad_share_fb = if live.opt.as_ref().is_some_and(|o| o.gradients > 0.0) {
+        live.fb.gradients / live.opt.as_ref().map_or(1.0, |o| o.gradients)
+    } else {
+        0.0
+    };
+    let fb = Components {
+        weights: weights_sharded,
+        gradients: grads * grad_share_fb,
+        optimizer: states,
+        activations: live.fb.activations,
+        logits: live.fb.logits,
+        kv_cache: 0.0,
+        workspace: live.fb.workspace + buffers,
+        ..Components::default()
+    };
+    let temps = live.opt.as_ref().map_or(0.0, |o| o.workspace);
+    let opt = Components {
+        weights: weights_sharded,
+        gradients: grads,
+        optimizer: states,
+        workspace: if layout.offload {
+            buffers
+        } else {
+            shard(temps, e.shards_states()) + buffers
+        },
+        ..Components::default()
+    };
+    (fb, opt)
+}
+
+/// Per-GPU memory and step time of `job` on `layout`, from its single-GPU
+/// `live` tensors and `step` time on `gpu`; `layers` sizes FSDP's unit.
+pub fn estimate(
+    job: &Job,
+    live: &Live,
+    step: &StepTime,
+    gpu: &Gpu,
+    layout: &Layout,
+    layers: u32,
+) -> Result<ParallelEstimate, InputError> {
+    layout.check()?;
+    if job.mode == Mode::Infer {
+        return Err(InputError::new(
+            "gpus",
+            "multi-GPU plans are for training",
+            "1 GPU for inference",
+        ));
+    }
+    let per_gpu = memory(job, live, layout, layers);
+    let n = f64::from(layout.gpus);
+    let e = layout.engine;
+    let trainable = live.trainable as f64;
+    let (wb, gb, _) = state_layout(job, e);
+    let frozen = frozen_bytes(job, live);
+    let gt = match job.mode {
+        Mode::Lora | Mode::Qlora => trainable * 4.0,
+        _ => trainable * gb,
+    };
+    // Communication per step, bytes each GPU sends: ring collectives move
+    // (N-1)/N of the tensor (all-reduce twice that).
+    let ring = (n - 1.0) / n;
+    let grad_bytes = trainable
+        * if e.deepspeed() {
+            gb
+        } else {
+            gt / trainable.max(1.0)
+        };
+    let all_params = trainable * wb + frozen;
+    let bytes = ring
+        * match e {
+            Engine::Ddp => 2.0 * grad_bytes,
+            Engine::Zero1 => 2.0 * grad_bytes + trainable * wb,
+            Engine::Zero2 | Engine::FsdpGradOp => grad_bytes + trainable * wb,
+            Engine::Zero3 | Engine::FsdpFull => grad_bytes + 2.0 * all_params,
+        };
+    let intra = layout.interconnect.bus_bytes_per_s(gpu);
+    // Across nodes the slowest link decides.
+    let bus = if layout.nodes() > 1 {
+        intra.min(cal::BUS_INTER_NODE)
+    } else {
+        intra
+    };
+    let comm = if layout.gpus > 1 {
+        bytes / bus + cal::COLLECTIVE_LATENCY_S * f64::from(layers.max(1))
+    } else {
+        0.0
+    };
+    // Backward (about two thirds of the device's work) hides bucketed
+    // reductions; sharded engines also prefetch the forward's gathers.
+    let hideable = step.device_s
+        * match e {
+            Engine::Zero3 | Engine::FsdpFull => cal::COMM_OVERLAP,
+            _ => cal::COMM_OVERLAP * 2.0 / 3.0,
+        };
+    let exposed = (comm - hideable).max(0.0);
+    let offload_seconds = if layout.offload {
+        // Gradients to the host, updated weights back, the CPU's Adam.
+        let shard_params = trainable / n;
+        shard_params * (gb + wb) / cal::HOST_TO_DEVICE_BYTES_PER_S
+            + shard_params * cal::CPU_ADAM_S_PER_PARAM
+    } else {
+        0.0
+    };
+    let step_seconds = step.seconds + exposed + offload_seconds;
+    Ok(ParallelEstimate {
+        layout: *layout,
+        peak_gib: per_gpu.peak_gib(),
+        components: per_gpu
+            .components
+            .gib_entries()
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
+        global_batch: u64::from(job.batch).saturating_mul(u64::from(layout.gpus)),
+        step_seconds,
+        comm_seconds: comm,
+        exposed_comm_seconds: exposed,
+        offload_seconds,
+        speedup: n * step.seconds / step_seconds.max(1e-12),
+    })
+}
+
+/// Per-GPU model-state bytes (weights, gradients, optimizer states) of full
+/// mixed-precision Adam training of `params` parameters under `engine` on
+/// `gpus` GPUs, as the estimate lays them out: what DeepSpeed's published
+/// formulas give for its stages.
+pub fn model_state_bytes(params: f64, engine: Engine, gpus: u32) -> f64 {
+    let n = f64::from(gpus.max(1));
+    let (wb, gb, ob) = if engine.deepspeed() {
+        (2.0, 2.0, 12.0)
+    } else {
+        (4.0, 4.0, 8.0)
+    };
+    let w = if engine.shards_params() {
+        params * wb / n
+    } else {
+        params * wb
+    };
+    let g = if engine.shards_grads() {
+        params * gb / n
+    } else {
+        params * gb
+    };
+    let o = if engine.shards_states() {
+        params * ob / n
+    } else {
+        params * ob
+    };
+    w + g + o
+}

@@ -82,6 +82,13 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             Bound::ALL.iter().map(spelled).collect(),
         ),
         (
+            "enum.engine.",
+            gpuplan_core::parallel::Engine::VALUES
+                .iter()
+                .map(spelled)
+                .collect(),
+        ),
+        (
             "enum.attention.",
             gpuplan_core::zoo::AttentionImpl::VALUES
                 .iter()

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use gpuplan_core::estimate::{EstimateReport, Verdict};
+use gpuplan_core::parallel::ParallelEstimate;
 use gpuplan_core::pipeline::{Host, RunParts};
 use gpuplan_core::platform::{Localized, PlatformSet};
 use gpuplan_core::quote::Quote;
@@ -126,6 +127,30 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
     o
 }
 
+/// A multi-GPU layout in one sentence.
+fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEstimate) -> String {
+    let t = |k: &str| c.text(lang, k);
+    let engine = t(&format!("enum.engine.{}", key_of(&p.layout.engine)));
+    let offload = if p.layout.offload {
+        t("parallel.offload")
+    } else {
+        String::new()
+    };
+    let values = [
+        ("gpus", p.layout.gpus.to_string()),
+        ("gpu", gpu.to_owned()),
+        ("engine", engine),
+        ("offload", offload),
+        ("gib", format!("{:.1}", p.peak_gib)),
+        ("step", duration(p.step_seconds)),
+        ("comm", duration(p.comm_seconds)),
+        ("exposed", duration(p.exposed_comm_seconds)),
+        ("batch", p.global_batch.to_string()),
+        ("speedup", format!("{:.1}", p.speedup)),
+    ];
+    c.fill(lang, key, values.iter().map(|(k, v)| (*k, v.as_str())))
+}
+
 /// The estimate as a table.
 pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let t = |k: &str| c.text(lang, k);
@@ -218,6 +243,20 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     if let Some(parts) = &r.run {
         let _ = writeln!(o);
         o.push_str(&run_split(c, lang, &r.target_gpu, parts, Some(&r.host)));
+    }
+    if let Some(p) = &r.parallel {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            parallel_line(c, lang, "parallel.summary", &r.target_gpu, p)
+        );
+    }
+    if let Some(p) = &r.fits_with {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            parallel_line(c, lang, "parallel.fitsWith", &r.target_gpu, p)
+        );
     }
     let target = r.target_gpu.as_str();
     let _ = writeln!(o, "\n{}:", c.fill(lang, "memory.fixes", [("gpu", target)]));

@@ -222,9 +222,9 @@ pub fn step_on(model: &Model, job: &Job, single: &VramEstimate, gpu: &Gpu) -> St
     }
 }
 
-/// The fewest GPUs of `gpu` (2, 4 or 8 on one instance) and the least
-/// memory-hungry engine that make `job` fit, when one GPU does not: DDP,
-/// then ZeRO-2, then ZeRO-3, then ZeRO-3 with the optimizer on the CPU.
+/// The fewest GPUs of `gpu` (2, 4 or 8 on one instance) and the simplest
+/// engine that make `job` fit, when one GPU does not: DDP, then ZeRO-2, then
+/// ZeRO-3; only if none fits, ZeRO-3 with the optimizer on the CPU.
 pub fn smallest_layout(model: &Model, job: &Job, gpu: &Gpu) -> Option<ParallelEstimate> {
     if job.mode == Mode::Infer || (job.precision.needs_bf16() && !gpu.supports_bf16()) {
         return None;
@@ -233,13 +233,20 @@ pub fn smallest_layout(model: &Model, job: &Job, gpu: &Gpu) -> Option<ParallelEs
     let single = vram::finish(live.clone(), job);
     let step = steptime::estimate(model, job, &single, gpu);
     let limit = usable_bytes(gpu);
-    for gpus in [2u32, 4, 8] {
-        for (engine, offload) in [
-            (Engine::Ddp, false),
-            (Engine::Zero2, false),
-            (Engine::Zero3, false),
-            (Engine::Zero3, true),
-        ] {
+    // Offloading is a last resort: it runs the optimizer on the CPU and
+    // is several times slower, so every instance size is tried without it
+    // first.
+    for (engine, offload, gpus) in [false, true].into_iter().flat_map(|offload| {
+        [2u32, 4, 8].into_iter().flat_map(move |gpus| {
+            let engines: &[Engine] = if offload {
+                &[Engine::Zero3]
+            } else {
+                &[Engine::Ddp, Engine::Zero2, Engine::Zero3]
+            };
+            engines.iter().map(move |e| (*e, offload, gpus))
+        })
+    }) {
+        {
             let l = Layout {
                 gpus,
                 engine,

@@ -317,7 +317,13 @@ fn phases(job: &Job, live: &Live, layout: &Layout, layers: u32) -> (Components, 
         activations: live.fb.activations,
         logits: live.fb.logits,
         kv_cache: 0.0,
-        workspace: live.fb.workspace + buffers,
+        // DeepSpeed and FSDP compute with 16-bit working weights, so full
+        // training keeps none of autocast's 16-bit weight copies.
+        workspace: if job.mode == Mode::Train && (e.deepspeed() || !matches!(e, Engine::Ddp)) {
+            buffers
+        } else {
+            live.fb.workspace + buffers
+        },
         ..Components::default()
     };
     let temps = live.opt.as_ref().map_or(0.0, |o| o.workspace);

@@ -228,6 +228,7 @@ impl Planner {
                 mode: Mode::VALUES.to_vec(),
                 dataset: DatasetKind::VALUES.to_vec(),
                 attention: gpuplan_core::zoo::AttentionImpl::VALUES.to_vec(),
+                engine: gpuplan_core::parallel::Engine::VALUES.to_vec(),
             },
             notice: self.notice.clone(),
         })

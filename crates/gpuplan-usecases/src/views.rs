@@ -125,6 +125,8 @@ pub struct Choices {
     pub dataset: Vec<DatasetKind>,
     /// Attention kernels (transformers).
     pub attention: Vec<gpuplan_core::zoo::AttentionImpl>,
+    /// Multi-GPU engines.
+    pub engine: Vec<gpuplan_core::parallel::Engine>,
 }
 
 /// Everything the UI needs at start.

@@ -512,7 +512,20 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
             "{}. {} · {} · {} · {} CNY · {} h",
             i.saturating_add(1),
             lz(lang, &opt.platform_name),
-            opt.gpu,
+            match &opt.layout {
+                Some(l) => format!(
+                    "{} x {} ({}{})",
+                    l.gpus,
+                    opt.gpu,
+                    c.text(lang, &format!("enum.engine.{}", key_of(&l.engine))),
+                    if l.offload {
+                        c.text(lang, "parallel.offload")
+                    } else {
+                        String::new()
+                    }
+                ),
+                None => opt.gpu.clone(),
+            },
             c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),
             opt.cost.round_dp(2),
             opt.time_to_result_hours.round_dp(1)

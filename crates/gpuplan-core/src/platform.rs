@@ -329,6 +329,24 @@ pub struct Offer {
     /// Prepaid packages.
     #[serde(default)]
     pub packages: Vec<Package>,
+    /// Most GPUs of this card one instance (or one job, on a cluster) can
+    /// have; default 8 (1 on hosted notebooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gpus: Option<Sourced<u32>>,
+}
+
+impl Offer {
+    /// Most GPUs one instance of this offer has.
+    pub fn max_gpus(&self, kind: PlatformKind) -> u32 {
+        self.max_gpus.as_ref().map_or(
+            if kind == PlatformKind::HostedNotebook {
+                1
+            } else {
+                crate::parallel::MAX_GPUS_PER_NODE
+            },
+            |m| m.value,
+        )
+    }
 }
 
 /// One platform.
@@ -728,6 +746,16 @@ impl PlatformProfile {
                     );
                 }
                 check_source(file, text, table, "packages", &p.source, &p.observed)?;
+            }
+            if let Some(m) = &o.max_gpus {
+                if m.value == 0 || m.value > crate::parallel::MAX_GPUS {
+                    return bad(
+                        table,
+                        "max_gpus",
+                        format!("{} is outside 1..={}", m.value, crate::parallel::MAX_GPUS),
+                    );
+                }
+                check_source(file, text, table, "max_gpus", &m.source, &m.observed)?;
             }
         }
         Ok(())

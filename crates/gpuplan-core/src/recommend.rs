@@ -224,6 +224,8 @@ pub struct RankedOption {
     pub pitfalls: Vec<Localized>,
     /// The full quote.
     pub quote: Quote,
+    /// Several GPUs of the card on one instance, when one does not hold the job.
+    pub layout: Option<crate::parallel::Layout>,
 }
 
 /// An option that was ruled out, and why.
@@ -313,18 +315,39 @@ pub fn recommend(
             let row = estimated
                 .as_ref()
                 .and_then(|(_, _, est)| est.gpus.iter().find(|g| g.id == gpu.id));
+            let mut layout = None;
             if estimated.is_some()
                 && !matches!(row.map(|r| r.verdict), Some(Verdict::Fits | Verdict::Tight))
             {
-                out(
-                    if row.is_some_and(|r| r.verdict == Verdict::Unsupported) {
-                        Message::new("ruled.no-bf16")
-                    } else {
-                        Message::new("ruled.does-not-fit")
-                    },
-                    &mut ruled_out,
-                );
-                continue;
+                // Too big for one card: an instance of several of them, when
+                // the platform rents that many together and the student has
+                // not already asked for a layout.
+                let several = match (&estimated, row.map(|r| r.verdict)) {
+                    (Some((entry, j, _)), Some(Verdict::DoesNotFit)) if j.gpus == 1 => {
+                        estimate::smallest_layout(&entry.model, j, gpu)
+                            .filter(|l| l.layout.gpus <= offer.max_gpus(p.kind))
+                    }
+                    _ => None,
+                };
+                match several {
+                    Some(l) => {
+                        job.gpus = Some(f64::from(l.layout.gpus));
+                        job.engine = Some(l.layout.engine);
+                        job.offload = l.layout.offload.then_some(true);
+                        layout = Some(l.layout);
+                    }
+                    None => {
+                        out(
+                            if row.is_some_and(|r| r.verdict == Verdict::Unsupported) {
+                                Message::new("ruled.no-bf16")
+                            } else {
+                                Message::new("ruled.does-not-fit")
+                            },
+                            &mut ruled_out,
+                        );
+                        continue;
+                    }
+                }
             }
             if let Some(h) = s.job.hours {
                 // Hours are given for an RTX 3090; carry them to this card by
@@ -416,7 +439,9 @@ pub fn recommend(
                         continue;
                     }
                 }
-                options.push(score(s, p, gpu, payment, q));
+                let mut option = score(s, p, gpu, payment, q);
+                option.layout = layout;
+                options.push(option);
             }
         }
     }
@@ -620,5 +645,6 @@ fn score(
         watch_out,
         pitfalls: p.pitfalls.clone(),
         quote: q,
+        layout: None,
     }
 }

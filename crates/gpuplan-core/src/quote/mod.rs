@@ -801,12 +801,22 @@ pub fn quote(
         })?),
         None => None,
     };
-    let gpu_price = o.gpu_per_hour.unwrap_or(offer.price_per_hour.typical) * discount;
+    // An instance of several GPUs bills each of them: prices here are per
+    // instance-hour.
+    let gpus = instance_gpus(plan, offer, profile)?;
+    let per_instance = Decimal::from(gpus);
+    let instance_name = if gpus > 1 {
+        format!("{gpus} x {}", offer.gpu)
+    } else {
+        offer.gpu.clone()
+    };
+    let gpu_price =
+        o.gpu_per_hour.unwrap_or(offer.price_per_hour.typical) * discount * per_instance;
     let spot_price = match plan.payment {
         Payment::Spot => Some(
             o.spot_per_hour
                 .or(offer.spot_per_hour.as_ref().map(|s| s.value))
-                .map(|p| p * discount)
+                .map(|p| p * discount * per_instance)
                 .ok_or_else(|| {
                     InputError::new(
                         "payment",
@@ -867,7 +877,7 @@ pub fn quote(
                 .iter()
                 .find(|p| p.period == period)
                 .map(|p| p.price))
-            .map(|p| p * discount)
+            .map(|p| p * discount * per_instance)
     };
     if let Some(period) = package_period {
         if package_price(period).is_none() {
@@ -1107,7 +1117,7 @@ pub fn quote(
                     ("count", g.count.to_string()),
                     ("name", g.name.clone()),
                     ("hours", h2(g.hours).to_string()),
-                    ("gpu", gpu_id.clone()),
+                    ("gpu", instance_name.clone()),
                 ],
                 Some(hours),
                 hours * prices.run,
@@ -1442,7 +1452,7 @@ pub fn quote(
         });
         for pk in &offer.packages {
             let (count, _) = schedule::packages(&lanes, pk.period.hours(), stop_bills_gpu);
-            let cost = cny(pk.price * discount * Decimal::from(count));
+            let cost = cny(pk.price * discount * per_instance * Decimal::from(count));
             if cost < payg {
                 warnings.push(Warning::PackageCheaper {
                     period: pk.period,
@@ -1519,6 +1529,44 @@ pub fn quote(
         timeline,
         warnings,
     })
+}
+
+/// GPUs in one instance of the plan (its job's `gpus`, default 1), within
+/// what the offer provides.
+fn instance_gpus(
+    plan: &Plan,
+    offer: &crate::platform::Offer,
+    profile: &PlatformProfile,
+) -> Result<u32, InputError> {
+    let gpus = match plan.job.gpus {
+        None => 1,
+        Some(g)
+            if g.is_finite()
+                && g.fract() == 0.0
+                && (1.0..=f64::from(crate::parallel::MAX_GPUS)).contains(&g) =>
+        {
+            g as u32
+        }
+        Some(g) => {
+            return Err(InputError::new(
+                "job.gpus",
+                format!("{g} is not a whole number of GPUs"),
+                format!("1..={}", crate::parallel::MAX_GPUS),
+            ))
+        }
+    };
+    let max = offer.max_gpus(profile.kind);
+    if gpus > max {
+        return Err(InputError::new(
+            "job.gpus",
+            format!(
+                "{} gives at most {max} x {} to one instance",
+                profile.id, offer.gpu
+            ),
+            format!("1..={max}"),
+        ));
+    }
+    Ok(gpus)
 }
 
 /// Seconds to unpack one GB of dataset archive on the instance.

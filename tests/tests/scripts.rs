@@ -64,6 +64,19 @@ fn all_scripts() -> Vec<(String, String)> {
             scripts::slurm(&s).expect("slurm").text,
         ));
     }
+    for spec in launch_specs() {
+        let tag = format!("{:?}-{}-{}", spec.engine, spec.gpus, spec.offload);
+        out.push((
+            format!("launch-{tag}.sh"),
+            scripts::launch_script(&spec).expect("launch").text,
+        ));
+        out.push((
+            format!("multigpu-{tag}.sbatch"),
+            scripts::slurm_multigpu(&spec, "gpu", 12.0, 8)
+                .expect("slurm")
+                .text,
+        ));
+    }
     out.push(("probe.sh".into(), scripts::env_probe().text));
     out.push((
         "offline.sh".into(),
@@ -371,5 +384,151 @@ fn http_stop_reads_secrets_from_the_environment_only() {
         calls.contains("-X POST https://example.invalid/stop")
             && calls.contains("Bearer secret-token"),
         "the stop call is made with the environment's values: {calls}"
+    );
+}
+
+/// Every engine on one instance and across nodes, with and without offload
+/// where the engine allows it; the command has shell metacharacters.
+fn launch_specs() -> Vec<scripts::LaunchSpec> {
+    use gpuplan_core::parallel::Engine;
+    let mut out = Vec::new();
+    for engine in Engine::VALUES {
+        for gpus in [2u32, 8, 16] {
+            for offload in [false, true] {
+                if offload && matches!(engine, Engine::Ddp | Engine::Zero1) {
+                    continue;
+                }
+                out.push(scripts::LaunchSpec {
+                    job_name: "llama-ft".into(),
+                    command: "python train.py --out \"$HOME/run's dir\" --lr=1e-4; rm -rf /".into(),
+                    gpus,
+                    engine,
+                    offload,
+                    batch: 4,
+                    precision: gpuplan_core::job::Precision::Bf16Amp,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn launch_configs_are_valid_for_their_tools() {
+    use gpuplan_core::parallel::Engine;
+    // The keys `accelerate config` writes (accelerate's ClusterConfig and its
+    // FSDP and DeepSpeed sections): anything else Accelerate rejects.
+    let top = [
+        "compute_environment",
+        "distributed_type",
+        "mixed_precision",
+        "num_machines",
+        "num_processes",
+        "machine_rank",
+        "main_training_function",
+        "rdzv_backend",
+        "same_network",
+        "use_cpu",
+        "fsdp_config",
+        "deepspeed_config",
+    ];
+    let nested = [
+        "fsdp_auto_wrap_policy",
+        "fsdp_backward_prefetch",
+        "fsdp_cpu_ram_efficient_loading",
+        "fsdp_forward_prefetch",
+        "fsdp_offload_params",
+        "fsdp_sharding_strategy",
+        "fsdp_state_dict_type",
+        "fsdp_sync_module_states",
+        "fsdp_use_orig_params",
+        "deepspeed_config_file",
+        "zero3_init_flag",
+    ];
+    for spec in launch_specs() {
+        let yaml = scripts::accelerate_config(&spec).expect("accelerate").text;
+        for line in yaml
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+        {
+            let key = line.trim_start().split(':').next().unwrap_or("");
+            let allowed = if line.starts_with("  ") {
+                &nested[..]
+            } else {
+                &top[..]
+            };
+            assert!(
+                allowed.contains(&key),
+                "{:?}: `{key}` is not an Accelerate config key",
+                spec.engine
+            );
+            assert!(
+                line.contains(": ") || line.ends_with(':'),
+                "{:?}: `{line}` is a YAML key: value",
+                spec.engine
+            );
+        }
+        let processes: u32 = yaml
+            .lines()
+            .find_map(|l| l.strip_prefix("num_processes: "))
+            .and_then(|v| v.parse().ok())
+            .expect("num_processes");
+        assert_eq!(
+            processes, spec.gpus,
+            "{:?}: one process per GPU",
+            spec.engine
+        );
+        match spec.engine {
+            Engine::Zero1 | Engine::Zero2 | Engine::Zero3 => {
+                let json: serde_json::Value = serde_json::from_str(
+                    &scripts::deepspeed_config(&spec).expect("deepspeed").text,
+                )
+                .expect("valid JSON");
+                let stage = json["zero_optimization"]["stage"]
+                    .as_u64()
+                    .expect("a stage");
+                let want = match spec.engine {
+                    Engine::Zero1 => 1,
+                    Engine::Zero2 => 2,
+                    _ => 3,
+                };
+                assert_eq!(stage, want, "the ZeRO stage matches the engine");
+                assert_eq!(
+                    json["zero_optimization"]["offload_optimizer"]["device"].as_str()
+                        == Some("cpu"),
+                    spec.offload,
+                    "offload appears exactly when asked"
+                );
+                assert_eq!(
+                    json["train_batch_size"].as_u64(),
+                    Some(u64::from(spec.batch) * u64::from(spec.gpus)),
+                    "DeepSpeed checks train_batch_size = micro batch x GPUs x accumulation"
+                );
+                assert_eq!(json["bf16"]["enabled"], true, "bf16 mixed precision");
+            }
+            _ => assert!(
+                scripts::deepspeed_config(&spec).is_err(),
+                "no DeepSpeed config for {:?}",
+                spec.engine
+            ),
+        }
+    }
+    // The launcher runs the student's command as the shell would, once per
+    // GPU, from one quoted variable: never spliced into the script.
+    let spec = launch_specs().remove(0);
+    let text = scripts::launch_script(&spec).expect("launch").text;
+    assert!(
+        text.contains("--no-python bash -c \"$TRAIN_COMMAND\""),
+        "one process per GPU runs the command through bash"
+    );
+    assert!(
+        !text.contains("rm -rf /\n"),
+        "the command only appears inside its quoted assignment"
+    );
+    let mut empty = spec;
+    empty.command = "   ".into();
+    assert!(
+        scripts::launch_script(&empty).is_err(),
+        "an empty command is refused"
     );
 }

@@ -570,6 +570,19 @@ pub enum ScriptKind {
         #[arg(long)]
         plan: Option<PathBuf>,
     },
+    /// Multi-GPU launch configs for a plan whose job has `gpus` of 2 or more.
+    Launch {
+        /// The plan file.
+        #[arg(long)]
+        plan: PathBuf,
+        /// The training command as run on one GPU.
+        #[arg(long)]
+        command: String,
+        /// Which file: launch (torchrun/accelerate script), accelerate (config),
+        /// deepspeed (ZeRO JSON) or slurm (multi-GPU sbatch).
+        #[arg(long, default_value = "launch")]
+        config: String,
+    },
     /// Pre-rental checklist for a platform (and a plan).
     Checklist {
         /// Platform id.

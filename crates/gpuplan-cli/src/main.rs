@@ -195,6 +195,16 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 let plan = read_plan(planner, plan)?;
                 Ok(planner.resume_script(*every, plan.as_ref())?.text)
             }
+            ScriptKind::Launch {
+                plan,
+                command,
+                config,
+            } => {
+                let plan = read_plan(planner, &Some(plan.clone()))?.ok_or_else(|| {
+                    AppError::input("plan", "a plan file is needed", "--plan plan.toml")
+                })?;
+                Ok(planner.launch_config(&plan, command, config)?.text)
+            }
             ScriptKind::Checklist { platform, plan } => {
                 let plan = read_plan(planner, plan)?;
                 let items = planner.checklist(platform, plan.as_ref())?;

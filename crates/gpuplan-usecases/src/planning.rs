@@ -6,11 +6,12 @@ use std::path::Path;
 use gpuplan_core::estimate::{estimate, EstimateReport};
 use gpuplan_core::job::{DatasetKind, JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::pack::{CoursePack, PackInfo, Preset, PresetName};
+use gpuplan_core::parallel::Engine;
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::{PlatformKind, PlatformSet};
 use gpuplan_core::quote::{quote, Quote};
 use gpuplan_core::recommend::{recommend, Recommendation, Situation, Stage};
-use gpuplan_core::scripts::{self, Script, ShutdownSpec, SlurmSpec, StopMechanism};
+use gpuplan_core::scripts::{self, LaunchSpec, Script, ShutdownSpec, SlurmSpec, StopMechanism};
 use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
 use gpuplan_core::Message;
 use rust_decimal::prelude::ToPrimitive;
@@ -20,16 +21,20 @@ use crate::views::{
     AppInfo, Choices, CourseInfo, EstimateView, GpuInfo, KitView, ModelInfo, PlatformInfo,
     PresetView, QuoteView, RecommendationView, RunPartRow, ScriptView,
 };
-use crate::{defaults, files, AppError, Planner, Result};
+use crate::{defaults, files, userdata, AppError, Planner, Result};
 
 /// The keys of the kit's scripts (`before.scripts.<key>` in the catalog).
-pub const SCRIPT_KEYS: [&str; 6] = [
+pub const SCRIPT_KEYS: [&str; 10] = [
     "shutdown",
     "slurm",
     "slurm-requeue",
     "probe",
     "offline",
     "resume",
+    "launch",
+    "accelerate",
+    "deepspeed",
+    "slurm-multigpu",
 ];
 
 /// Options the app's options screen lists.
@@ -597,6 +602,33 @@ impl Planner {
                 out.push(view(if requeue { "slurm-requeue" } else { "slurm" }, s));
             }
         }
+        // Several GPUs: the launcher, its configs, and on a cluster the
+        // multi-GPU job script. Launchers start Python themselves, so a
+        // command that is not `python …` gets none (the single-GPU scripts
+        // above still apply).
+        if let Some(spec) = self.launch_spec(plan, &job_name, command)? {
+            if let Ok(s) = scripts::launch_script(&spec) {
+                out.push(view("launch", s));
+                out.push(view("accelerate", scripts::accelerate_config(&spec)?));
+                if !matches!(
+                    spec.engine,
+                    Engine::Ddp | Engine::FsdpFull | Engine::FsdpGradOp
+                ) {
+                    out.push(view("deepspeed", scripts::deepspeed_config(&spec)?));
+                }
+                if profile.kind == PlatformKind::CampusHpc {
+                    out.push(view(
+                        "slurm-multigpu",
+                        scripts::slurm_multigpu(
+                            &spec,
+                            defaults::SLURM_PARTITION,
+                            longest.clamp(0.01, 1440.0),
+                            defaults::SLURM_CPUS,
+                        )?,
+                    ));
+                }
+            }
+        }
         out.push(view("probe", self.probe_script()));
         out.push(view("offline", self.offline_script(None)?));
         out.push(view("resume", self.resume_script(None, Some(plan))?));
@@ -604,6 +636,82 @@ impl Planner {
             checklist: scripts::checklist(profile, Some(&q)),
             scripts: out,
         })
+    }
+
+    /// One multi-GPU launch config of `plan`: `launch`, `accelerate`,
+    /// `deepspeed` or `slurm`.
+    pub fn launch_config(&mut self, plan: &Plan, command: &str, which: &str) -> Result<Script> {
+        let spec = self
+            .launch_spec(plan, defaults::JOB_NAME, command)?
+            .ok_or_else(|| {
+                AppError::input(
+                    "job.gpus",
+                    "the plan's job runs on one GPU",
+                    "gpus = 2 or more in the plan's [job]",
+                )
+            })?;
+        let longest = self.quote(plan)?.longest_run_hours.to_f64().unwrap_or(1.0);
+        Ok(match which {
+            "launch" => scripts::launch_script(&spec)?,
+            "accelerate" => scripts::accelerate_config(&spec)?,
+            "deepspeed" => scripts::deepspeed_config(&spec)?,
+            "slurm" => scripts::slurm_multigpu(
+                &spec,
+                defaults::SLURM_PARTITION,
+                longest.clamp(0.01, 1440.0),
+                defaults::SLURM_CPUS,
+            )?,
+            other => {
+                return Err(AppError::input(
+                    "config",
+                    format!("unknown launch config `{}`", userdata::excerpt(other)),
+                    "launch, accelerate, deepspeed or slurm",
+                ))
+            }
+        })
+    }
+
+    /// What the multi-GPU launch configs of `plan` are generated for; `None`
+    /// on one GPU.
+    fn launch_spec(
+        &self,
+        plan: &Plan,
+        job_name: &str,
+        command: &str,
+    ) -> Result<Option<LaunchSpec>> {
+        let gpus = match plan.job.gpus {
+            Some(g) if g >= 2.0 => g,
+            _ => return Ok(None),
+        };
+        let (batch, precision, engine, offload) = match plan
+            .job
+            .model
+            .as_deref()
+            .and_then(|m| self.bundled.zoo.get(m).ok())
+        {
+            Some(entry) => {
+                let j = plan.job.resolve(entry)?;
+                (j.batch, j.precision, j.engine, j.offload)
+            }
+            None => (
+                plan.job
+                    .batch
+                    .filter(|b| *b >= 1.0 && *b <= 1e6)
+                    .map_or(1, |b| b as u32),
+                plan.job.precision.unwrap_or(Precision::Bf16Amp),
+                plan.job.engine.unwrap_or(Engine::Ddp),
+                plan.job.offload.unwrap_or(false),
+            ),
+        };
+        Ok(Some(LaunchSpec {
+            job_name: job_name.to_owned(),
+            command: command.to_owned(),
+            gpus: gpus.min(f64::from(gpuplan_core::parallel::MAX_GPUS)) as u32,
+            engine,
+            offload,
+            batch,
+            precision,
+        }))
     }
 
     /// A course pack's text for a class: the named platforms as this user

@@ -418,10 +418,13 @@ fn norm_and_linear_input(t: &TransformerModel, d: Dtypes) -> f64 {
 pub fn block_saved_bytes_per_token(t: &TransformerModel, job: &Job) -> f64 {
     let h = f64::from(t.hidden);
     let k = t.kv_width() as f64;
-    let i = f64::from(t.intermediate);
+    // A mixture's token keeps what its active experts save.
+    let i = t.active_intermediate() as f64;
+    // q and the attention output are heads x head_dim wide (not always h).
+    let inner = f64::from(t.heads) * t.head_dim() as f64;
     let d = dtypes_for(job);
     let a = d.act;
-    let attention = a * (2.0 * h + 2.0 * k);
+    let attention = a * (2.0 * inner + 2.0 * k);
     let mask = if t.dropout { h } else { 0.0 };
     let eager_scores = match job.attention {
         // Softmax output (FP32 under autocast), dropout mask and dropped probabilities.
@@ -503,7 +506,7 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     let params = t.params() as f64;
     let h = f64::from(t.hidden);
     let v = f64::from(t.vocab);
-    let i = f64::from(t.intermediate);
+    let i = t.active_intermediate() as f64;
     let l = f64::from(t.layers);
     let tokens = f64::from(job.batch) * f64::from(job.seq_len);
     let d = dtypes_for(job);

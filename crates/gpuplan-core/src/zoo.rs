@@ -175,6 +175,8 @@ pub enum Positions {
     Rope,
     /// T5 relative position buckets.
     Relative,
+    /// ALiBi (BLOOM): a bias on the scores, no parameters.
+    Alibi,
 }
 
 /// A transformer's architecture numbers (from its `config.json`).
@@ -219,6 +221,32 @@ pub struct TransformerModel {
     pub qkv_bias: bool,
     /// Whether dropout is active in training (its masks are saved).
     pub dropout: bool,
+    /// Width of one attention head when it is not `hidden / heads` (Gemma's
+    /// 256, T5's `d_kv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_dim: Option<u32>,
+    /// Normalisations per block when not two: one for parallel blocks
+    /// (Falcon-7B, Phi-2), four for Gemma-2's pre and post norms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norms_per_layer: Option<u32>,
+    /// A normalisation right after the embedding (BLOOM).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub embed_norm: bool,
+    /// A bias on the LM head (Phi-2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lm_head_bias: bool,
+    /// Mixture of experts: experts per MoE layer (all are held in memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experts: Option<u32>,
+    /// Experts each token is routed to (what the FLOPs count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experts_active: Option<u32>,
+    /// One expert's MLP width when it differs from `intermediate` (Qwen-MoE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expert_intermediate: Option<u32>,
+    /// A shared expert every token passes through, and its width (Qwen-MoE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_expert_intermediate: Option<u32>,
     /// Exact parameter count of `hf_class` (checked against [`TransformerModel::params`]).
     #[serde(default)]
     pub params_reference: Option<u64>,
@@ -231,6 +259,19 @@ pub struct TransformerModel {
 }
 
 impl TransformerModel {
+    /// MLP width a token passes through: the active experts' and a shared
+    /// expert's in a mixture, else `intermediate`.
+    pub fn active_intermediate(&self) -> u64 {
+        match self.experts {
+            Some(e) => u64::from(self.experts_active.unwrap_or(e).min(e))
+                .saturating_mul(u64::from(
+                    self.expert_intermediate.unwrap_or(self.intermediate),
+                ))
+                .saturating_add(u64::from(self.shared_expert_intermediate.unwrap_or(0))),
+            None => u64::from(self.intermediate),
+        }
+    }
+
     // Parameter counts are sums of products of the architecture's sizes.
     // `validate_transformer` bounds every size (the largest product, a
     // 65,536-wide GLU MLP of 1,048,576 in 1,024 layers, is about 2e14), so
@@ -239,7 +280,10 @@ impl TransformerModel {
 
     /// Width of one attention head.
     pub fn head_dim(&self) -> u64 {
-        u64::from(self.hidden.checked_div(self.heads).unwrap_or(0))
+        u64::from(
+            self.head_dim
+                .unwrap_or_else(|| self.hidden.checked_div(self.heads).unwrap_or(0)),
+        )
     }
 
     /// Width of the key (or value) projection: `kv_heads * head_dim`.
@@ -271,9 +315,9 @@ impl TransformerModel {
             .saturating_add(self.norm_params())
     }
 
-    fn mlp_params(&self) -> u64 {
+    /// One dense MLP of width `i` (its matrices and biases).
+    fn dense_mlp(&self, i: u64) -> u64 {
         let h = u64::from(self.hidden);
-        let i = u64::from(self.intermediate);
         let bias = matches!(self.norm, NormKind::Layernorm) && self.qkv_bias;
         let matrices: u64 = match self.mlp {
             MlpKind::Gelu => 2,
@@ -283,7 +327,39 @@ impl TransformerModel {
             .saturating_mul(h)
             .saturating_mul(i)
             .saturating_add(if bias { i.saturating_add(h) } else { 0 })
-            .saturating_add(self.norm_params())
+    }
+
+    /// Parameters of one block's MLP (every expert of a mixture, its router
+    /// and a shared expert with its gate), with the block's norms beyond the
+    /// attention's one. `active_only` counts the experts a token uses.
+    fn mlp_params_of(&self, active_only: bool) -> u64 {
+        let h = u64::from(self.hidden);
+        let mlp = match self.experts {
+            Some(e) => {
+                let each = self.dense_mlp(u64::from(
+                    self.expert_intermediate.unwrap_or(self.intermediate),
+                ));
+                let used = if active_only {
+                    u64::from(self.experts_active.unwrap_or(e).min(e))
+                } else {
+                    u64::from(e)
+                };
+                let shared = self
+                    .shared_expert_intermediate
+                    .map_or(0, |si| self.dense_mlp(u64::from(si)).saturating_add(h));
+                each.saturating_mul(used)
+                    .saturating_add(h.saturating_mul(u64::from(e)))
+                    .saturating_add(shared)
+            }
+            None => self.dense_mlp(u64::from(self.intermediate)),
+        };
+        // attention_params counts one norm; the rest of the block's go here.
+        let norms = u64::from(self.norms_per_layer.unwrap_or(2)).saturating_sub(1);
+        mlp.saturating_add(self.norm_params().saturating_mul(norms))
+    }
+
+    fn mlp_params(&self) -> u64 {
+        self.mlp_params_of(false)
     }
 
     /// Parameters of the matrices that take part in matmuls per token (for FLOPs):
@@ -291,7 +367,10 @@ impl TransformerModel {
     pub fn matmul_params(&self) -> u64 {
         let h = u64::from(self.hidden);
         let l = u64::from(self.layers);
-        let block = self.attention_params().saturating_add(self.mlp_params());
+        // A mixture's token passes through its active experts only.
+        let block = self
+            .attention_params()
+            .saturating_add(self.mlp_params_of(true));
         let stacks = match self.kind {
             TransformerKind::EncoderDecoder => {
                 // Decoder blocks add cross-attention.
@@ -315,7 +394,13 @@ impl TransformerModel {
         let l = u64::from(self.layers);
         let embed = v.saturating_mul(h);
         let block = self.attention_params().saturating_add(self.mlp_params());
-        let lm_head = if self.tied_embeddings { 0 } else { embed };
+        let lm_head = if self.tied_embeddings { 0 } else { embed }
+            .saturating_add(if self.lm_head_bias { v } else { 0 });
+        let embed = embed.saturating_add(if self.embed_norm {
+            self.norm_params()
+        } else {
+            0
+        });
         match self.kind {
             TransformerKind::Encoder => {
                 let pos = u64::from(self.max_positions).saturating_add(
@@ -560,7 +645,35 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
             return Err((key, format!("{v} is outside {lo}..={hi}")));
         }
     }
-    if !m.hidden.is_multiple_of(m.heads) {
+    if let Some(e) = m.experts {
+        if !(1..=1024).contains(&e) {
+            return Err(("experts", format!("{e} is outside 1..=1024")));
+        }
+        if m.experts_active.is_some_and(|k| k == 0 || k > e) {
+            return Err((
+                "experts_active",
+                format!("must be 1..={e} (the experts a token uses)"),
+            ));
+        }
+    }
+    for (key, v, hi) in [
+        ("head_dim", m.head_dim, 1024),
+        ("norms_per_layer", m.norms_per_layer, 8),
+        ("expert_intermediate", m.expert_intermediate, 1_048_576),
+        (
+            "shared_expert_intermediate",
+            m.shared_expert_intermediate,
+            1_048_576,
+        ),
+    ] {
+        if let Some(v) = v {
+            if !(1..=hi).contains(&v) {
+                return Err((key, format!("{v} is outside 1..={hi}")));
+            }
+        }
+    }
+    // An explicit head width decouples heads from the hidden size (Gemma, T5).
+    if m.head_dim.is_none() && !m.hidden.is_multiple_of(m.heads) {
         return Err((
             "heads",
             format!(
@@ -581,10 +694,14 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
     Ok(())
 }
 
-/// Builds a decoder from a pasted Hugging Face `config.json` (Llama, Mistral,
-/// Qwen2, GPT-2 and BERT-style keys). Unknown keys are ignored because real
-/// configs carry dozens of unrelated ones; the keys the estimator needs are
-/// required and range-checked, and errors name them.
+/// Builds a transformer from a pasted Hugging Face `config.json`: Llama,
+/// Mistral, Qwen2, Phi-3 and Gemma(-2) style decoders, Mixtral and Qwen-MoE
+/// mixtures of experts, GPT-2, GPT-NeoX, Falcon, Phi-2 and BLOOM, BERT and
+/// RoBERTa encoders, T5 and mT5 encoder-decoders; RoPE scaling lengthens the
+/// accepted sequence. Unknown keys are ignored because real configs carry
+/// dozens of unrelated ones; the keys the estimator needs are required and
+/// range-checked, and errors name them. Values past what a field can hold are
+/// errors, never truncated.
 pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
     let v: serde_json::Value = serde_json::from_str(json).map_err(|e| {
         InputError::new(
@@ -604,28 +721,8 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
         keys.iter()
             .find_map(|k| obj.get(*k).and_then(serde_json::Value::as_u64))
     };
-    let need = |keys: &[&str]| -> Result<u32, InputError> {
-        let n = get(keys).ok_or_else(|| {
-            InputError::new(
-                keys[0],
-                "missing or not a whole number",
-                "a positive integer",
-            )
-        })?;
-        u32::try_from(n).map_err(|_| {
-            InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295")
-        })
-    };
-    let model_type = obj
-        .get("model_type")
-        .and_then(|m| m.as_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let is_gpt2 = model_type == "gpt2";
-    let is_bert = matches!(model_type.as_str(), "bert" | "roberta");
-    let layers = need(&["num_hidden_layers", "n_layer", "num_layers"])?;
-    let hidden = need(&["hidden_size", "n_embd", "d_model"])?;
-    let heads = need(&["num_attention_heads", "n_head", "num_heads"])?;
+    let flag = |key: &str| obj.get(key).and_then(serde_json::Value::as_bool);
+    let text = |key: &str| obj.get(key).and_then(|a| a.as_str()).unwrap_or("");
     // Optional keys are converted as strictly as required ones: a value past
     // u32 is an error, never truncated into a small valid-looking number.
     let optional = |keys: &[&str]| -> Result<Option<u32>, InputError> {
@@ -636,36 +733,121 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
             }),
         }
     };
-    let kv_heads = optional(&["num_key_value_heads", "multi_query_group_num"])?.unwrap_or(heads);
-    let intermediate = optional(&["intermediate_size", "n_inner", "ffn_hidden_size"])?
+    let need = |keys: &[&str]| -> Result<u32, InputError> {
+        optional(keys)?.ok_or_else(|| {
+            InputError::new(
+                keys[0],
+                "missing or not a whole number",
+                "a positive integer",
+            )
+        })
+    };
+    let model_type = text("model_type").to_ascii_lowercase();
+    let mt = model_type.as_str();
+    let is_gpt2 = mt == "gpt2";
+    let is_bert = matches!(mt, "bert" | "roberta");
+    let is_t5 = matches!(mt, "t5" | "mt5" | "umt5");
+    let is_gemma = matches!(mt, "gemma" | "gemma2" | "gemma3_text");
+    let is_falcon = mt == "falcon";
+    let is_neox = mt == "gpt_neox";
+    let is_phi2 = mt == "phi";
+    let is_bloom = mt == "bloom";
+    let layernorm = is_gpt2 || is_bert || is_falcon || is_neox || is_phi2 || is_bloom;
+
+    let layers = need(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let hidden = need(&["hidden_size", "n_embd", "d_model", "n_embed"])?;
+    let heads = need(&["num_attention_heads", "n_head", "num_heads"])?;
+    let kv_heads = if is_falcon
+        && flag("multi_query").unwrap_or(true)
+        && !flag("new_decoder_architecture").unwrap_or(false)
+    {
+        1
+    } else {
+        optional(&[
+            "num_key_value_heads",
+            "multi_query_group_num",
+            "num_kv_heads",
+        ])?
+        .unwrap_or(heads)
+    };
+    let head_dim = optional(&["head_dim", "d_kv"])?;
+    let intermediate = optional(&["intermediate_size", "n_inner", "ffn_hidden_size", "d_ff"])?
         .unwrap_or_else(|| hidden.saturating_mul(4));
     let vocab = need(&["vocab_size", "padded_vocab_size"])?;
-    let max_positions = need(&["max_position_embeddings", "n_positions", "seq_length"])?;
-    let tied = obj
-        .get("tie_word_embeddings")
-        .and_then(serde_json::Value::as_bool)
-        .unwrap_or(is_gpt2 || is_bert);
+    // ALiBi and relative positions have no table; they accept what memory allows.
+    let positions_default = if is_bloom || is_t5 {
+        Some(65_536)
+    } else {
+        None
+    };
+    let max_positions = match optional(&["max_position_embeddings", "n_positions", "seq_length"])? {
+        Some(p) if !is_t5 => p,
+        other => other.or(positions_default).ok_or_else(|| {
+            InputError::new(
+                "max_position_embeddings",
+                "missing or not a whole number",
+                "a positive integer",
+            )
+        })?,
+    };
+    // RoPE scaling (linear, dynamic, YaRN, Llama 3): the model is trained or
+    // extended to accept `factor` times its table.
+    let rope_factor = obj
+        .get("rope_scaling")
+        .and_then(|r| r.get("factor"))
+        .and_then(serde_json::Value::as_f64)
+        .filter(|f| f.is_finite() && *f >= 1.0 && *f <= 1024.0)
+        .unwrap_or(1.0);
+    let max_positions = (f64::from(max_positions) * rope_factor).min(f64::from(u32::MAX)) as u32;
+    let experts = optional(&["num_local_experts", "num_experts", "n_routed_experts"])?;
+    let experts_active = optional(&["num_experts_per_tok", "moe_top_k"])?;
+    let expert_intermediate = optional(&["moe_intermediate_size"])?;
+    let shared_expert_intermediate = optional(&["shared_expert_intermediate_size"])?;
+    let tied = flag("tie_word_embeddings").unwrap_or(
+        is_gpt2
+            || is_bert
+            || is_gemma
+            || is_bloom
+            || is_falcon
+            || (is_t5 && !matches!(mt, "mt5" | "umt5")),
+    );
     let act = obj
         .get("hidden_act")
+        .or_else(|| obj.get("hidden_activation"))
         .or_else(|| obj.get("activation_function"))
+        .or_else(|| obj.get("feed_forward_proj"))
         .and_then(|a| a.as_str())
-        .unwrap_or(if is_gpt2 { "gelu_new" } else { "silu" });
+        .unwrap_or(if is_gpt2 {
+            "gelu_new"
+        } else if is_falcon || is_bloom {
+            "gelu"
+        } else {
+            "silu"
+        });
     let activation = match act {
         "gelu_new" => Activation::GeluNew,
-        "gelu" | "gelu_pytorch_tanh" | "gelu_fast" => Activation::Gelu,
+        "gelu" | "gelu_pytorch_tanh" | "gelu_fast" | "gated-gelu" => Activation::Gelu,
         "relu" => Activation::Relu,
         _ => Activation::Silu,
     };
-    let layernorm = is_gpt2 || is_bert;
+    // Gated MLPs: Llama-style SwiGLU, Gemma's GeGLU, T5 v1.1's gated-gelu.
+    let gated = if is_t5 {
+        act.starts_with("gated")
+    } else {
+        !layernorm
+    };
+    let biases = flag("bias").unwrap_or(!is_falcon)
+        && (is_gpt2 || is_bert || is_neox || is_phi2 || is_bloom);
+    let name: String = obj
+        .get("_name_or_path")
+        .and_then(|n| n.as_str())
+        .filter(|n| !n.is_empty())
+        .unwrap_or("custom transformer")
+        .chars()
+        .take(80)
+        .collect();
     let m = TransformerModel {
-        name: obj
-            .get("_name_or_path")
-            .and_then(|n| n.as_str())
-            .filter(|n| !n.is_empty())
-            .unwrap_or("custom transformer")
-            .chars()
-            .take(80)
-            .collect(),
+        name,
         hf_class: obj
             .get("architectures")
             .and_then(|a| a.get(0))
@@ -676,6 +858,8 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
             .collect(),
         kind: if is_bert {
             TransformerKind::Encoder
+        } else if is_t5 {
+            TransformerKind::EncoderDecoder
         } else {
             TransformerKind::Decoder
         },
@@ -684,20 +868,24 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
         heads,
         kv_heads,
         intermediate,
-        mlp: if layernorm {
-            MlpKind::Gelu
-        } else {
-            MlpKind::Glu
-        },
+        mlp: if gated { MlpKind::Glu } else { MlpKind::Gelu },
         activation,
         norm: if layernorm {
             NormKind::Layernorm
         } else {
             NormKind::Rmsnorm
         },
-        attention: AttentionImpl::Sdpa,
-        positions: if layernorm {
+        attention: if is_t5 {
+            AttentionImpl::Eager
+        } else {
+            AttentionImpl::Sdpa
+        },
+        positions: if is_gpt2 || is_bert {
             Positions::Learned
+        } else if is_t5 {
+            Positions::Relative
+        } else if is_bloom {
+            Positions::Alibi
         } else {
             Positions::Rope
         },
@@ -709,11 +897,24 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
             0
         },
         tied_embeddings: tied,
-        qkv_bias: obj
-            .get("attention_bias")
-            .and_then(|b| b.as_bool())
-            .unwrap_or(layernorm || model_type == "qwen2"),
-        dropout: layernorm,
+        qkv_bias: flag("attention_bias").unwrap_or(biases || mt == "qwen2" || mt == "qwen2_moe"),
+        dropout: is_gpt2 || is_bert || is_t5,
+        head_dim,
+        norms_per_layer: if (is_falcon && !flag("new_decoder_architecture").unwrap_or(false))
+            || is_phi2
+        {
+            Some(1)
+        } else if mt == "gemma2" || mt == "gemma3_text" {
+            Some(4)
+        } else {
+            None
+        },
+        embed_norm: is_bloom,
+        lm_head_bias: is_phi2,
+        experts,
+        experts_active,
+        expert_intermediate,
+        shared_expert_intermediate,
         params_reference: None,
         source: "imported Hugging Face config.json".into(),
         observed: "2026-01-01".into(),

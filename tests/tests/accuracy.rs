@@ -131,11 +131,19 @@ fn estimator_meets_accuracy_targets_on_real_measurements() {
     for (s, e) in scored.iter().zip(&mem_err) {
         groups.entry(s.group.as_str()).or_default().push(*e);
     }
-    writeln!(table, "\n| family and mode | jobs | memory median error |\n|---|---:|---:|").ok();
+    writeln!(
+        table,
+        "\n| family and mode | jobs | memory median error |\n|---|---:|---:|"
+    )
+    .ok();
     for (g, errs) in &groups {
         let m = median(errs.clone());
         writeln!(table, "| {g} | {} | {:+.1}% |", errs.len(), m * 100.0).ok();
-        assert!(m >= -0.10, "{g}: memory under-estimated by {:.1}% at the median", -m * 100.0);
+        assert!(
+            m >= -0.10,
+            "{g}: memory under-estimated by {:.1}% at the median",
+            -m * 100.0
+        );
     }
     println!("{table}");
     if std::env::var_os("GPUPLAN_WRITE_ACCURACY").is_some() {

@@ -108,3 +108,44 @@ fn habits_add_or_remove_what_they_keep() {
         "a CNN has no logits to chunk"
     );
 }
+
+#[test]
+fn quantised_bases_order_by_their_bits() {
+    let lora = |extra: fn(JobSpec) -> JobSpec| {
+        peak(&extra(JobSpec {
+            model: Some("llama-2-7b".into()),
+            batch: Some(4.0),
+            seq_len: Some(1024.0),
+            mode: Some(Mode::Lora),
+            grad_checkpointing: Some(true),
+            ..JobSpec::default()
+        }))
+    };
+    let sixteen = lora(|j| j);
+    let eight = lora(|j| JobSpec {
+        load_in_8bit: Some(true),
+        ..j
+    });
+    let four = lora(|j| JobSpec {
+        mode: Some(Mode::Qlora),
+        ..j
+    });
+    let four_single = lora(|j| JobSpec {
+        mode: Some(Mode::Qlora),
+        double_quant: Some(false),
+        ..j
+    });
+    assert!(
+        eight < sixteen,
+        "an 8-bit base needs less than a 16-bit one"
+    );
+    assert!(four < eight, "a 4-bit base less again");
+    assert!(
+        four_single > four,
+        "without double quantisation the NF4 scales take more"
+    );
+    assert!(
+        four_single - four < 0.5e9,
+        "but only the scales: 0.05 bytes per parameter"
+    );
+}

@@ -183,6 +183,12 @@ pub struct JobArgs {
     /// A chunked (fused linear) cross-entropy (Liger, Unsloth).
     #[arg(long)]
     pub chunked_loss: bool,
+    /// LoRA on a base loaded in 8 bits (bitsandbytes LLM.int8).
+    #[arg(long)]
+    pub load_in_8bit: bool,
+    /// QLoRA without double quantisation of the NF4 scales.
+    #[arg(long)]
+    pub no_double_quant: bool,
     /// GPUs to train on (data parallel; --batch is per GPU). Default 1.
     #[arg(long, allow_hyphen_values = true)]
     pub gpus: Option<String>,
@@ -258,6 +264,8 @@ impl JobArgs {
             ("--ema", self.ema),
             ("--chunked-loss", self.chunked_loss),
             ("--engine", self.engine.is_some()),
+            ("--load-in-8bit", self.load_in_8bit),
+            ("--no-double-quant", self.no_double_quant),
             ("--offload", self.offload),
         ];
         given
@@ -345,6 +353,8 @@ impl JobArgs {
             keep_grads: self.keep_grads.then_some(true),
             ema: self.ema.then_some(true),
             chunked_loss: self.chunked_loss.then_some(true),
+            load_in_8bit: self.load_in_8bit.then_some(true),
+            double_quant: self.no_double_quant.then_some(false),
             gpus: number("gpus", self.gpus.as_deref())?,
             engine: self.engine.as_deref().map(Engine::parse).transpose()?,
             offload: self.offload.then_some(true),

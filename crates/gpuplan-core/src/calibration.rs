@@ -46,6 +46,20 @@ pub const LOGITS_TRAIN_BYTES_PER_ENTRY: f64 = 12.0;
 /// a measurement (no calibration job checkpoints a CNN).
 pub const VISION_CHECKPOINT_SHARE: f64 = 0.35;
 
+/// Bytes per parameter of NF4 without double quantisation: 4 bits plus one
+/// FP32 scale per 64 weights.
+pub const NF4_SINGLE_BYTES_PER_PARAM: f64 = 0.5 + 4.0 / 64.0;
+
+/// Bytes per parameter of a base loaded in 8 bits (bitsandbytes LLM.int8):
+/// one byte per weight plus a row scale and the FP16 outlier columns it keeps
+/// (well under 1% of columns for trained LLMs); 1.02 covers both.
+pub const INT8_BYTES_PER_PARAM: f64 = 1.02;
+
+/// Slowdown of LoRA on an 8-bit base against a 16-bit one from LLM.int8's
+/// outlier decomposition and int8 matmuls (bitsandbytes reports 15-40% slower
+/// inference than FP16; training's extra backward matmuls more): 1.5.
+pub const INT8_SLOWDOWN: f64 = 1.5;
+
 /// Bytes per parameter of a 4-bit NF4 weight with double quantisation
 /// (bitsandbytes: 4 bits plus one FP8 scale per 64 weights plus one FP32 scale
 /// per 256 blocks).

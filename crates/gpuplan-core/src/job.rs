@@ -361,6 +361,13 @@ pub struct JobSpec {
     /// (Liger, Unsloth, Apple's cut cross-entropy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunked_loss: Option<bool>,
+    /// LoRA on a base loaded in 8 bits (bitsandbytes LLM.int8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_in_8bit: Option<bool>,
+    /// QLoRA's double quantisation of the NF4 scales (default on, as the
+    /// QLoRA recipe sets `bnb_4bit_use_double_quant=True`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub double_quant: Option<bool>,
     /// GPUs the run trains on (data parallel; default 1). `batch` is per GPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus: Option<f64>,
@@ -460,6 +467,10 @@ pub struct Job {
     pub ema: bool,
     /// Chunked cross-entropy.
     pub chunked_loss: bool,
+    /// LoRA's frozen base in 8 bits.
+    pub int8_base: bool,
+    /// NF4 scales quantised again (QLoRA).
+    pub double_quant: bool,
     /// GPUs in all (1: a single GPU).
     pub gpus: u32,
     /// The multi-GPU engine.
@@ -700,6 +711,21 @@ impl JobSpec {
                 .unwrap_or(0),
         };
         let precision = self.precision.unwrap_or(default_precision);
+        let int8_base = self.load_in_8bit.unwrap_or(false);
+        if int8_base && mode != Mode::Lora {
+            return Err(InputError::new(
+                "load_in_8bit",
+                "an 8-bit base is for LoRA (QLoRA's base is 4-bit)",
+                "omit it, or set --mode lora",
+            ));
+        }
+        if self.double_quant.is_some() && mode != Mode::Qlora {
+            return Err(InputError::new(
+                "double_quant",
+                "double quantisation is a QLoRA (NF4) setting",
+                "omit it, or set --mode qlora",
+            ));
+        }
         let gpus = match self.gpus {
             Some(g) => whole("gpus", g, 1, crate::parallel::MAX_GPUS)?,
             None => 1,
@@ -765,6 +791,8 @@ impl JobSpec {
             keep_grads: self.keep_grads.unwrap_or(false),
             ema: self.ema.unwrap_or(false),
             chunked_loss: self.chunked_loss.unwrap_or(false),
+            int8_base,
+            double_quant: self.double_quant.unwrap_or(true),
             gpus,
             engine: self.engine.unwrap_or(crate::parallel::Engine::Ddp),
             offload: self.offload.unwrap_or(false),
@@ -779,7 +807,9 @@ impl JobSpec {
             lora_targets,
             // PEFT's `prepare_model_for_kbit_training` turns gradient
             // checkpointing on for QLoRA unless told not to.
-            grad_checkpointing: self.grad_checkpointing.unwrap_or(mode == Mode::Qlora),
+            grad_checkpointing: self
+                .grad_checkpointing
+                .unwrap_or(mode == Mode::Qlora || self.load_in_8bit == Some(true)),
             dataset_samples,
             epochs,
         })

@@ -123,6 +123,8 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
             };
             let qlora = if job.mode == Mode::Qlora {
                 cal::QLORA_SLOWDOWN
+            } else if job.int8_base {
+                cal::INT8_SLOWDOWN
             } else {
                 1.0
             };

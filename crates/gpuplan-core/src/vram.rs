@@ -336,7 +336,7 @@ struct Dtypes {
 /// the blocks pass on, and keep at checkpoints, is FP32.
 fn dtypes_for(job: &Job) -> Dtypes {
     let mut d = dtypes(job.precision);
-    if job.mode == Mode::Qlora && !qlora_sharded(job) {
+    if (job.mode == Mode::Qlora || job.int8_base) && !qlora_sharded(job) {
         d.residual = 4.0;
     }
     // FSDP's mixed-precision policy casts each unit's parameters to the
@@ -582,9 +582,10 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
 
     match job.mode {
         Mode::Lora | Mode::Qlora => {
-            let (weights, dequant) = if job.mode == Mode::Qlora {
-                // Linear weights in NF4; embeddings, head and norms, which
-                // bitsandbytes leaves unquantised, upcast to FP32 by
+            let quantised = job.mode == Mode::Qlora || job.int8_base;
+            let (weights, dequant) = if quantised {
+                // Linear weights in NF4 (or int8); embeddings, head and norms,
+                // which bitsandbytes leaves unquantised, upcast to FP32 by
                 // `prepare_model_for_kbit_training`; each linear is
                 // dequantised to 16-bit when used.
                 let head = if t.tied_embeddings {
@@ -593,9 +594,16 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
                     2.0 * embed
                 };
                 let linear = (params - head).max(0.0);
+                let per_param = if job.int8_base {
+                    cal::INT8_BYTES_PER_PARAM
+                } else if job.double_quant {
+                    cal::NF4_BYTES_PER_PARAM
+                } else {
+                    cal::NF4_SINGLE_BYTES_PER_PARAM
+                };
                 let head_bytes = if qlora_sharded(job) { 2.0 } else { 4.0 };
                 (
-                    linear * cal::NF4_BYTES_PER_PARAM + head * head_bytes,
+                    linear * per_param + head * head_bytes,
                     2.0 * h * i.max(h) * 2.0,
                 )
             } else {

@@ -207,6 +207,8 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 gpus: None,
                 engine: None,
                 offload: None,
+                load_in_8bit: None,
+                double_quant: None,
             },
         )
         .boxed()

@@ -108,6 +108,14 @@ ema: boolean,
  */
 chunked_loss: boolean, 
 /**
+ * LoRA's frozen base in 8 bits.
+ */
+int8_base: boolean, 
+/**
+ * NF4 scales quantised again (QLoRA).
+ */
+double_quant: boolean, 
+/**
  * GPUs in all (1: a single GPU).
  */
 gpus: number, 

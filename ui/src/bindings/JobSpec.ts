@@ -126,6 +126,15 @@ ema?: boolean | null,
  */
 chunked_loss?: boolean | null, 
 /**
+ * LoRA on a base loaded in 8 bits (bitsandbytes LLM.int8).
+ */
+load_in_8bit?: boolean | null, 
+/**
+ * QLoRA's double quantisation of the NF4 scales (default on, as the
+ * QLoRA recipe sets `bnb_4bit_use_double_quant=True`).
+ */
+double_quant?: boolean | null, 
+/**
  * GPUs the run trains on (data parallel; default 1). `batch` is per GPU.
  */
 gpus?: number | null, 

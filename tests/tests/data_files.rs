@@ -277,6 +277,21 @@ fn every_platform_file_is_bundled_and_loads() {
             "seed 000's four kinds are all present ({kind:?})"
         );
     }
+    // Multi-GPU step times depend on how the GPUs of an instance talk, so
+    // every offer that rents more than one GPU together says so, sourced.
+    for p in &set.platforms {
+        for o in &p.offers {
+            if o.max_gpus(p.kind) > 1 {
+                let link = o.interconnect.as_ref();
+                assert!(
+                    link.is_some_and(|l| !l.source.trim().is_empty()),
+                    "{} {}: an offer of several GPUs states its interconnect with a source",
+                    p.id,
+                    o.gpu
+                );
+            }
+        }
+    }
 }
 
 #[test]

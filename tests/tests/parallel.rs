@@ -7,6 +7,7 @@ mod common;
 use gpuplan_core::estimate::{job_peak, smallest_layout, usable_bytes};
 use gpuplan_core::job::{Mode, Optimizer, Precision};
 use gpuplan_core::parallel::{self, Engine, Interconnect, Layout};
+use gpuplan_core::pipeline::Host;
 use gpuplan_core::{vram, JobSpec};
 
 fn job(model: &str, gpus: u32, engine: Option<Engine>, offload: bool) -> gpuplan_core::Job {
@@ -162,7 +163,7 @@ fn a_job_too_big_for_one_card_is_told_the_smallest_instance_that_fits() {
             job_peak(&entry.model, &j).peak_bytes > usable_bytes(gpu),
             "full 7B training does not fit one {card}"
         );
-        let s = smallest_layout(&entry.model, &j, gpu).expect("some layout fits");
+        let s = smallest_layout(&entry.model, &j, gpu, &Host::TYPICAL).expect("some layout fits");
         assert!(
             s.peak_gib * gpuplan_core::GIB <= usable_bytes(gpu),
             "{card}: the suggestion fits"
@@ -186,7 +187,8 @@ fn a_job_too_big_for_one_card_is_told_the_smallest_instance_that_fits() {
         smallest_layout(
             &zoo.get("llama-2-13b").expect("zoo").model,
             &big,
-            catalog.get("rtx3060").expect("card")
+            catalog.get("rtx3060").expect("card"),
+            &Host::TYPICAL
         )
         .is_none(),
         "no layout of eight 12 GB cards holds 64 x 4096 tokens of FP32 13B activations"
@@ -242,4 +244,60 @@ fn layouts_that_make_no_sense_are_refused_by_field() {
         let err = spec.resolve(entry).expect_err(why);
         assert_eq!(err.field, field, "{why}");
     }
+}
+
+#[test]
+fn the_offers_interconnect_reaches_the_quote() {
+    use gpuplan_core::plan::Plan;
+    use gpuplan_core::platform::PlatformProfile;
+    let catalog = common::catalog();
+    let zoo = common::zoo();
+    let text = gpuplan_data::PLATFORMS
+        .iter()
+        .find(|(n, _)| n.ends_with("autodl.toml"))
+        .expect("AutoDL is bundled")
+        .1;
+    let bundled = PlatformProfile::from_toml("autodl.toml", text, &catalog).expect("loads");
+    let pcie = bundled.offer("rtx4090", &catalog).expect("offered");
+    assert_eq!(
+        pcie.interconnect.as_ref().map(|i| i.value),
+        Some(Interconnect::Pcie),
+        "the RTX 4090 has no NVLink"
+    );
+    // The same platform with a (hypothetical) NVLink 4090 instance.
+    let mut linked = bundled.clone();
+    for o in &mut linked.offers {
+        if let Some(i) = o.interconnect.as_mut() {
+            i.value = Interconnect::Nvlink;
+        }
+    }
+    let plan = Plan::from_toml(
+        "two.toml",
+        r#"
+name = "two 4090s"
+platform = "autodl"
+gpu = "rtx4090"
+[job]
+model = "qwen2.5-1.5b"
+mode = "train"
+precision = "bf16-amp"
+batch = 4
+seq_len = 512
+dataset_samples = 20000
+epochs = 1
+gpus = 2
+engine = "zero2"
+"#,
+    )
+    .expect("plan parses");
+    let over = |p: &PlatformProfile| {
+        gpuplan_core::quote::quote(&plan, p, &catalog, &zoo)
+            .expect("quotes")
+            .run_hours
+    };
+    let (slow, fast) = (over(&bundled), over(&linked));
+    assert!(
+        fast < slow,
+        "the same 2-GPU ZeRO-2 run is faster over NVLink than over PCIe ({fast} vs {slow} h)"
+    );
 }

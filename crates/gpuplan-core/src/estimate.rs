@@ -173,13 +173,13 @@ pub fn interconnect(gpu: &Gpu) -> Interconnect {
     }
 }
 
-/// The multi-GPU layout `job` asks for on `gpu`.
-pub fn layout(job: &Job, gpu: &Gpu) -> Layout {
+/// The multi-GPU layout `job` asks for on `gpu` in an instance like `host`.
+pub fn layout(job: &Job, gpu: &Gpu, host: &Host) -> Layout {
     Layout {
         gpus: job.gpus,
         engine: job.engine,
         offload: job.offload,
-        interconnect: interconnect(gpu),
+        interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
     }
 }
 
@@ -201,7 +201,13 @@ pub fn job_peak(model: &Model, job: &Job) -> VramEstimate {
 
 /// Step time of `job` on `gpu`: one GPU's, plus the exposed communication
 /// and offload work of its layout on several GPUs.
-pub fn step_on(model: &Model, job: &Job, single: &VramEstimate, gpu: &Gpu) -> StepTime {
+pub fn step_on(
+    model: &Model,
+    job: &Job,
+    single: &VramEstimate,
+    gpu: &Gpu,
+    host: &Host,
+) -> StepTime {
     let step = steptime::estimate(model, job, single, gpu);
     if job.gpus <= 1 {
         return step;
@@ -211,7 +217,7 @@ pub fn step_on(model: &Model, job: &Job, single: &VramEstimate, gpu: &Gpu) -> St
         &vram::live(model, job),
         &step,
         gpu,
-        &layout(job, gpu),
+        &layout(job, gpu, host),
         units(model),
     ) {
         Ok(p) => StepTime {
@@ -224,8 +230,14 @@ pub fn step_on(model: &Model, job: &Job, single: &VramEstimate, gpu: &Gpu) -> St
 
 /// The fewest GPUs of `gpu` (2, 4 or 8 on one instance) and the simplest
 /// engine that make `job` fit, when one GPU does not: DDP, then ZeRO-2, then
-/// ZeRO-3; only if none fits, ZeRO-3 with the optimizer on the CPU.
-pub fn smallest_layout(model: &Model, job: &Job, gpu: &Gpu) -> Option<ParallelEstimate> {
+/// ZeRO-3; only if none fits, ZeRO-3 with the optimizer on the CPU. The
+/// GPUs talk as in `host` (else as the card's usual form factor does).
+pub fn smallest_layout(
+    model: &Model,
+    job: &Job,
+    gpu: &Gpu,
+    host: &Host,
+) -> Option<ParallelEstimate> {
     if job.mode == Mode::Infer || (job.precision.needs_bf16() && !gpu.supports_bf16()) {
         return None;
     }
@@ -251,7 +263,7 @@ pub fn smallest_layout(model: &Model, job: &Job, gpu: &Gpu) -> Option<ParallelEs
                 gpus,
                 engine,
                 offload,
-                interconnect: interconnect(gpu),
+                interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
             };
             let j = Job {
                 gpus,
@@ -325,7 +337,7 @@ pub fn estimate(
             } else {
                 max_batch(model, job, usable_bytes(g))
             };
-            let step = step_on(model, job, &single, g);
+            let step = step_on(model, job, &single, g, host);
             let run = pipeline::run(job, model, &single, &step, host);
             GpuFit {
                 id: g.id.clone(),
@@ -346,12 +358,12 @@ pub fn estimate(
     let (target_gpu, target_step, fixes) = match target {
         Some(g) => (
             g.id.clone(),
-            step_on(model, job, &single, g),
+            step_on(model, job, &single, g, host),
             fixes(model, job, &vram, g),
         ),
         None => (
             String::new(),
-            step_on(model, job, &single, reference),
+            step_on(model, job, &single, reference, host),
             Vec::new(),
         ),
     };
@@ -365,14 +377,14 @@ pub fn estimate(
                 &vram::live(model, job),
                 &step,
                 target_card,
-                &layout(job, target_card),
+                &layout(job, target_card, host),
                 units(model),
             )
             .ok()
         })
         .flatten();
     let fits_with = (job.gpus == 1 && vram.peak_bytes > usable_bytes(target_card))
-        .then(|| smallest_layout(model, job, target_card))
+        .then(|| smallest_layout(model, job, target_card, host))
         .flatten();
     Estimate {
         model: entry.id.clone(),

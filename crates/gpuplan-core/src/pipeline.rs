@@ -80,6 +80,11 @@ pub struct Host {
     pub ram_gb: f64,
     /// Where the data lives.
     pub disk: DiskKind,
+    /// How the GPUs of one instance talk, where the offer says; else the
+    /// card's usual form factor decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub interconnect: Option<crate::parallel::Interconnect>,
 }
 
 impl Host {
@@ -89,6 +94,7 @@ impl Host {
         vcpus: 8,
         ram_gb: 32.0,
         disk: DiskKind::LocalSsd,
+        interconnect: None,
     };
 }
 

@@ -333,6 +333,11 @@ pub struct Offer {
     /// have; default 8 (1 on hosted notebooks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_gpus: Option<Sourced<u32>>,
+    /// How the GPUs of one instance of this offer talk (`pcie` or
+    /// `nvlink`); when absent, the card's usual form factor decides
+    /// ([`crate::estimate::interconnect`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnect: Option<Sourced<crate::parallel::Interconnect>>,
 }
 
 impl Offer {
@@ -418,8 +423,18 @@ impl PlatformProfile {
                 vcpus: h.vcpus_per_gpu.value,
                 ram_gb: f64::from(h.ram_gb_per_gpu.value),
                 disk: h.disk.value,
+                interconnect: None,
             },
             None => crate::pipeline::Host::TYPICAL,
+        }
+    }
+
+    /// The machine an instance of `offer` is: the platform's host with the
+    /// offer's interconnect between its GPUs.
+    pub fn host_for(&self, offer: &Offer) -> crate::pipeline::Host {
+        crate::pipeline::Host {
+            interconnect: offer.interconnect.as_ref().map(|i| i.value),
+            ..self.host()
         }
     }
 
@@ -756,6 +771,9 @@ impl PlatformProfile {
                     );
                 }
                 check_source(file, text, table, "max_gpus", &m.source, &m.observed)?;
+            }
+            if let Some(i) = &o.interconnect {
+                check_source(file, text, table, "interconnect", &i.source, &i.observed)?;
             }
         }
         Ok(())

@@ -324,7 +324,7 @@ pub fn recommend(
                 // not already asked for a layout.
                 let several = match (&estimated, row.map(|r| r.verdict)) {
                     (Some((entry, j, _)), Some(Verdict::DoesNotFit)) if j.gpus == 1 => {
-                        estimate::smallest_layout(&entry.model, j, gpu)
+                        estimate::smallest_layout(&entry.model, j, gpu, &p.host_for(offer))
                             .filter(|l| l.layout.gpus <= offer.max_gpus(p.kind))
                     }
                     _ => None,

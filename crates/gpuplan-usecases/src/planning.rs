@@ -249,9 +249,15 @@ impl Planner {
         platform: Option<&str>,
     ) -> Result<EstimateReport> {
         // The run is timed on the platform's host (CPU cores for the input
-        // pipeline, its disk), or a typical one.
+        // pipeline, its disk, and the interconnect of its offer of the
+        // target card), or a typical one.
         let host = match platform.map(str::trim).filter(|p| !p.is_empty()) {
-            Some(id) => self.platforms()?.get(id)?.host(),
+            Some(id) => {
+                let platforms = self.platforms()?;
+                let profile = platforms.get(id)?;
+                let offer = gpu.and_then(|g| profile.offer(g, &self.bundled.catalog).ok());
+                offer.map_or_else(|| profile.host(), |o| profile.host_for(o))
+            }
             None => gpuplan_core::pipeline::Host::TYPICAL,
         };
         let b = &self.bundled;

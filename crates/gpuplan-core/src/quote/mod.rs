@@ -895,7 +895,7 @@ pub fn quote(
 
     // The runs.
     let (job_hours, per_epoch, run_parts) =
-        job_hours(plan, &gpu_id, &profile.host(), catalog, zoo)?;
+        job_hours(plan, &gpu_id, &profile.host_for(offer), catalog, zoo)?;
     let groups = schedule::groups(plan, job_hours, per_epoch)?;
     // The runs alone, spread over every parallel instance, must end within
     // ten years; checked before laying the plan out in time, whose cost

@@ -78,6 +78,15 @@ async function text(sel) {
   return el.getText();
 }
 
+// Types into a field as a user's edit does (an input event), empty text included.
+async function typeInto(sel, value) {
+  await browser.execute((s, v) => {
+    const el = document.querySelector(s);
+    el.value = v;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, sel, value);
+}
+
 async function ensureLang(lang) {
   const title = await text("#title");
   const isZh = title.includes("租卡规划");
@@ -130,14 +139,16 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   await click(".option .choose");
   await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
   const total = await (await browser.$("#cash-total")).getAttribute("data-value");
-  // The same plan as a file for the CLI: the app's defaults (20 GB kept 7 days,
-  // a 1 GB upload, 15 minutes of setup) on the chosen option.
+  // Choosing an option opens the plan its quote priced: the plan screen's
+  // total is the option's cost, and the CLI quotes the same plan (recommend's
+  // plan for a container cloud: 15 minutes of setup, nothing kept, no upload).
+  assert.equal(total, rec.options[0].cost, "Options and Plan show the same price for the same choice");
   const planFile = path.join(DATA, "plan.toml");
   fs.writeFileSync(planFile, [
     'name = "same plan"', `platform = "${rec.options[0].platform}"`, `gpu = "${rec.options[0].gpu}"`, "budget = 150", "student = true", "setup_hours = 0.25",
     "[job]", 'model = "resnet18-cifar"', "batch = 128", 'precision = "fp32"', 'optimizer = "sgd"', 'mode = "train"', 'dataset = "in-memory"', "num_workers = 4",
     "grad_checkpointing = false", "dataset_samples = 50000", "epochs = 50",
-    "[[run]]", 'name = "run"', "count = 1", "[data]", "size_gb = 1", "upload_mbps = 20", "[storage]", "gb = 20", "days = 7", "",
+    "[[run]]", 'name = "run"', "count = 1", "",
   ].join("\n"));
   const q = cli(["quote", planFile, "--json"]);
   assert.equal(total, q.cash_total, "the plan's total on screen equals the CLI's quote of the same plan");
@@ -175,7 +186,7 @@ test("my price: one database for the app and the CLI, both ways", async () => {
   const planFile = path.join(DATA, "ten-hours.toml");
   fs.writeFileSync(planFile, [
     'name = "ten hours"', `platform = "${platform}"`, `gpu = "${gpu}"`, "budget = 150", "student = true", "setup_hours = 0.25",
-    "[job]", 'hours = "10"', "[[run]]", 'name = "run"', "count = 1", "[data]", "size_gb = 1", "upload_mbps = 20", "[storage]", "gb = 20", "days = 7", "",
+    "[job]", 'hours = "10"', "[[run]]", 'name = "run"', "count = 1", "",
   ].join("\n"));
   assert.equal(await (await browser.$("#cash-total")).getAttribute("data-value"), cli(["quote", planFile, "--json"]).cash_total, "the app's total with the CLI's price is the CLI's");
   await browser.execute(() => {
@@ -246,7 +257,66 @@ test("ledger: add a real bill", async () => {
   await snap("ledger");
 });
 
+test("validation: a value the core refuses is caught where it is typed", async () => {
+  await click("#tab-flow");
+  await click("#step-situation");
+  const budget = await browser.$("#budget");
+  const before = await budget.getValue();
+  // (field, bad text, why)
+  for (const [sel, bad, why] of [["#budget", "-50", "a negative budget"], ["#deadline", "99999999999", "a deadline past ten years"], ["#runs", "abc", "letters in a number field"]]) {
+    const el = await browser.$(sel);
+    const good = await el.getValue();
+    await typeInto(sel, bad);
+    await (await browser.$(`${sel}-problem`)).waitForDisplayed({ timeout: 5000, timeoutMsg: `${why}: no message beside the field` });
+    assert.equal(await (await browser.$("#next")).isEnabled(), false, `${why}: Next waits`);
+    assert.ok((await text("#next-reason")).length > 0, `${why}: Next says why`);
+    await typeInto(sel, good);
+    await browser.waitUntil(async () => !(await (await browser.$(`${sel}-problem`)).isExisting()), { timeout: 5000, timeoutMsg: `${why}: the message stays after the fix` });
+  }
+  assert.equal(await budget.getValue(), before, "the good value is back");
+  assert.equal(await (await browser.$("#next")).isEnabled(), true, "Next is free again");
+  await click("#next");
+  const batch = await browser.$("#batch");
+  await batch.setValue("0");
+  await (await browser.$("#batch-problem")).waitForDisplayed({ timeout: 5000, timeoutMsg: "batch 0 is refused on the job screen" });
+  await snap("validation");
+  await batch.setValue("128");
+  await browser.waitUntil(async () => await (await browser.$("#next")).isEnabled(), { timeout: 5000 });
+});
+
+// axe-core, run inside the app's web view on every screen: no serious or
+// critical violation (labels, contrast, names, ARIA) in either language.
+test("accessibility: no serious axe violations on any screen, in both languages", async () => {
+  const source = fs.readFileSync(path.join(import.meta.dirname, "node_modules/axe-core/axe.min.js"), "utf8");
+  const audit = async (where) => {
+    await browser.execute(source);
+    const found = await browser.executeAsync((done) => {
+      // eslint-disable-next-line no-undef
+      axe.run(document, { resultTypes: ["violations"] }).then((r) => done(r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 3) }))));
+    });
+    const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
+    assert.deepEqual(serious, [], `${where}: serious accessibility problems`);
+    return found.length;
+  };
+  let minor = 0;
+  for (const lang of ["en", "zh"]) {
+    await ensureLang(lang);
+    await click("#tab-flow");
+    for (const step of ["situation", "job", "memory", "options", "plan", "before"]) {
+      await click(`#step-${step}`);
+      await new Promise((r) => setTimeout(r, 400));
+      minor += await audit(`${lang} ${step}`);
+    }
+    await click("#tab-saved");
+    minor += await audit(`${lang} saved plans`);
+    await click("#tab-ledger");
+    minor += await audit(`${lang} ledger`);
+  }
+  console.log(`axe: 0 serious or critical violations on 16 screens; ${minor} moderate or minor`);
+});
+
 test("restart: the saved plan and the language are still there", async () => {
+  await ensureLang("zh");
   await browser.deleteSession();
   await startApp();
   assert.match(await text("#title"), /租卡规划/, "the language choice was remembered");

@@ -167,6 +167,42 @@ fn bad_input_exits_2_and_names_the_field() {
     );
     let out = run(&["estimate", "--model", "no-such-model"]);
     assert_eq!(out.status.code(), Some(2), "an unknown model is refused");
+    // A near miss is answered with the ids it was near, not all of them.
+    // (typed, must suggest, why)
+    let cases = [
+        (
+            &["estimate", "--model", "resnet-18"][..],
+            "`resnet18`",
+            "a hyphen too many",
+        ),
+        (
+            &["estimate", "--model", "llama2-7b"][..],
+            "`llama-2-7b`",
+            "a hyphen too few",
+        ),
+        (
+            &["estimate", "--model", "resnet18", "--gpu", "rtx-4090"][..],
+            "`rtx4090`",
+            "a card id with a hyphen",
+        ),
+    ];
+    for (args, suggestion, why) in cases {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{why}: refused");
+        assert!(
+            err.contains("did you mean") || err.contains("是不是"),
+            "{why}: a did-you-mean answer: {err}"
+        );
+        assert!(
+            err.contains(suggestion),
+            "{why}: suggests {suggestion}: {err}"
+        );
+        assert!(
+            !err.contains("vit-b-16") || suggestion.contains("vit"),
+            "{why}: not every id in the zoo: {err}"
+        );
+    }
 }
 
 #[test]

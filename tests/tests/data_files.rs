@@ -410,3 +410,56 @@ fn published_runs_are_checked_like_the_catalog() {
         "a run listed twice is rejected: {err}"
     );
 }
+
+#[test]
+fn every_source_is_inside_the_repository() {
+    // A source names a document a reader of this repository can open (a
+    // URL, a named document and section, or a file in the repository);
+    // never a path outside it. Files it names must exist.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["data", "data/benchmarks", "platforms"] {
+        for e in std::fs::read_dir(root.join(dir))
+            .expect("data dir")
+            .flatten()
+        {
+            if e.path().extension().is_some_and(|x| x == "toml") {
+                files.push(e.path());
+            }
+        }
+    }
+    assert!(
+        files.len() >= 12,
+        "the catalog, benchmarks and platforms are all scanned"
+    );
+    let mut cited = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable");
+        for (n, line) in text.lines().enumerate() {
+            let Some(start) = line.find("source = \"") else {
+                continue;
+            };
+            let source = &line[start + 10..];
+            let source = &source[..source.find('"').unwrap_or(source.len())];
+            assert!(
+                !source.contains("shared/") && !source.contains("../"),
+                "{}:{}: a source outside the repository: {source}",
+                f.display(),
+                n + 1
+            );
+            for word in source.split(|c: char| c.is_whitespace() || "(),;".contains(c)) {
+                if (word.starts_with("docs/") || word.starts_with("data/")) && word.ends_with(".md")
+                {
+                    cited += 1;
+                    assert!(
+                        root.join(word).is_file(),
+                        "{}:{}: cites {word}, which is not in the repository",
+                        f.display(),
+                        n + 1
+                    );
+                }
+            }
+        }
+    }
+    assert!(cited > 0, "the research notes are cited and were checked");
+}

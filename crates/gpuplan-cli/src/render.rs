@@ -364,8 +364,71 @@ pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog) -> String {
                 "cli.no"
             })
         );
+        let spec = &g.spec;
+        for (what, source, observed, confidence) in [
+            (
+                "memory.vram",
+                &spec.vram_mib.source,
+                &spec.vram_mib.observed,
+                spec.vram_mib.confidence,
+            ),
+            (
+                "cli.fp32",
+                &spec.fp32_tflops.source,
+                &spec.fp32_tflops.observed,
+                spec.fp32_tflops.confidence,
+            ),
+            (
+                "cli.tensor",
+                &spec.tensor_tflops.source,
+                &spec.tensor_tflops.observed,
+                spec.tensor_tflops.confidence,
+            ),
+            (
+                "cli.bandwidth",
+                &spec.bandwidth_gbs.source,
+                &spec.bandwidth_gbs.observed,
+                spec.bandwidth_gbs.confidence,
+            ),
+        ] {
+            let _ = writeln!(
+                o,
+                "    {}",
+                provenance(c, lang, &t(what), source, observed, confidence)
+            );
+        }
     }
     o.trim_end().to_owned()
+}
+
+/// Where a figure came from, in one line: what, source, when seen, how sure.
+fn provenance(
+    c: &Catalog,
+    lang: Lang,
+    what: &str,
+    source: &str,
+    observed: &str,
+    confidence: gpuplan_core::sourced::Confidence,
+) -> String {
+    use gpuplan_core::sourced::Confidence::*;
+    let level = c.text(
+        lang,
+        match confidence {
+            High => "cli.confidence-high",
+            Medium => "cli.confidence-medium",
+            Low => "cli.confidence-low",
+        },
+    );
+    clean(&c.fill(
+        lang,
+        "cli.source",
+        [
+            ("what", what),
+            ("source", source),
+            ("observed", observed),
+            ("confidence", level.as_str()),
+        ],
+    ))
 }
 
 /// Platform profiles as a table.
@@ -399,6 +462,18 @@ pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
                 r.high,
                 r.typical,
                 c.text(lang, "plan.pricePerHour")
+            );
+            let _ = writeln!(
+                o,
+                "        {}",
+                provenance(
+                    c,
+                    lang,
+                    &c.text(lang, "plan.pricePerHour"),
+                    &r.source,
+                    &r.observed,
+                    r.confidence
+                )
             );
         }
         let _ = writeln!(o, "    {}", lz(lang, &p.shutdown));

@@ -200,8 +200,16 @@ impl GpuCatalog {
             .iter()
             .find(|g| g.id == want || g.spec.aliases.contains(&want))
             .ok_or_else(|| {
-                let ids: Vec<&str> = self.gpus.iter().map(|g| g.id.as_str()).collect();
-                InputError::new("gpu", format!("unknown GPU id `{id}`"), ids.join(", "))
+                InputError::unknown(
+                    "gpu",
+                    "GPU id",
+                    id,
+                    self.gpus.iter().flat_map(|g| {
+                        std::iter::once(g.id.as_str())
+                            .chain(g.spec.aliases.iter().map(String::as_str))
+                    }),
+                    "gpuplan gpus",
+                )
             })
     }
 }

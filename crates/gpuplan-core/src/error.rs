@@ -156,6 +156,42 @@ pub struct InputError {
 }
 
 impl InputError {
+    /// An unknown id: says the closest known ids ("did you mean") rather
+    /// than every id there is, and where the whole list is (`list`, e.g.
+    /// `gpuplan models`).
+    pub fn unknown<'a>(
+        field: &str,
+        what: &str,
+        id: &str,
+        known: impl IntoIterator<Item = &'a str>,
+        list: &str,
+    ) -> Self {
+        let want = id.trim().to_ascii_lowercase();
+        let mut scored: Vec<(f64, &str)> = known
+            .into_iter()
+            .map(|k| {
+                // A known id that contains what was typed (or the other way
+                // round) is a strong hint: `llama` for `llama-2-7b`.
+                let contains = !want.is_empty() && (k.contains(&want) || want.contains(k));
+                let similar = strsim::jaro_winkler(&want, k);
+                (if contains { similar.max(0.9) } else { similar }, k)
+            })
+            .filter(|(score, _)| *score >= 0.75)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        let near: Vec<String> = scored
+            .iter()
+            .take(3)
+            .map(|(_, k)| format!("`{k}`"))
+            .collect();
+        let message = if near.is_empty() {
+            format!("unknown {what} `{id}`")
+        } else {
+            format!("unknown {what} `{id}`; did you mean {}?", near.join(" or "))
+        };
+        Self::new(field, message, format!("a {what} from `{list}`"))
+    }
+
     /// Shorthand constructor.
     pub fn new(field: &str, message: impl Into<String>, allowed: impl Into<String>) -> Self {
         Self {

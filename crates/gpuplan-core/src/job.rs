@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
+use crate::limits::{self, FieldLimit};
 use crate::zoo::{AttentionImpl, Model, ZooEntry};
 
 /// Numeric precision of training.
@@ -506,8 +507,9 @@ pub const MAX_RESOLUTION: u32 = 8192;
 /// Largest LoRA rank accepted.
 pub const MAX_LORA_RANK: u32 = 4096;
 
-fn whole(field: &str, v: f64, lo: u32, hi: u32) -> Result<u32, InputError> {
-    let allowed = format!("a whole number in {lo}..={hi}");
+fn whole(limit: FieldLimit, v: f64) -> Result<u32, InputError> {
+    let field = limit.field;
+    let allowed = limit.describe();
     if v.is_nan() {
         return Err(InputError::new(field, "`NaN` is not a number", allowed));
     }
@@ -518,13 +520,14 @@ fn whole(field: &str, v: f64, lo: u32, hi: u32) -> Result<u32, InputError> {
             allowed,
         ));
     }
-    if v.is_infinite() || v < f64::from(lo) || v > f64::from(hi) {
+    if !limit.allows(v) {
         return Err(InputError::new(
             field,
             format!("{v} is out of range"),
             allowed,
         ));
     }
+    // `allows` bounded it within u32 (every whole limit's max is a u32).
     Ok(v as u32)
 }
 
@@ -554,16 +557,12 @@ impl JobSpec {
                         ));
                     }
                     let res = whole(
-                        "resolution",
+                        limits::RESOLUTION,
                         self.resolution.unwrap_or(f64::from(v.ref_resolution)),
-                        16,
-                        MAX_RESOLUTION,
                     )?;
                     let classes = whole(
-                        "classes",
+                        limits::CLASSES,
                         self.classes.unwrap_or(f64::from(v.default_classes)),
-                        1,
-                        1_000_000,
                     )?;
                     (res, 0, classes, 32.0, Precision::Fp32, Optimizer::Sgd)
                 }
@@ -580,10 +579,11 @@ impl JobSpec {
                     }
                     let default_seq = f64::from(t.max_positions.min(512));
                     let seq = whole(
-                        "seq_len",
+                        FieldLimit {
+                            max: f64::from(t.max_positions.min(limits::MAX_SEQ_LEN)),
+                            ..limits::SEQ_LEN
+                        },
                         self.seq_len.unwrap_or(default_seq),
-                        1,
-                        t.max_positions,
                     )
                     .map_err(|e| InputError {
                         message: format!(
@@ -592,7 +592,7 @@ impl JobSpec {
                         ),
                         ..e
                     })?;
-                    let classes = whole("classes", self.classes.unwrap_or(2.0), 1, 1_000_000)?;
+                    let classes = whole(limits::CLASSES, self.classes.unwrap_or(2.0))?;
                     let precision = if matches!(mode, Mode::Lora | Mode::Qlora | Mode::Infer) {
                         Precision::Bf16
                     } else {
@@ -601,10 +601,10 @@ impl JobSpec {
                     (0, seq, classes, 8.0, precision, Optimizer::Adamw)
                 }
             };
-        let batch = whole("batch", self.batch.unwrap_or(default_batch), 1, MAX_BATCH)?;
+        let batch = whole(limits::BATCH, self.batch.unwrap_or(default_batch))?;
         let lora = matches!(mode, Mode::Lora | Mode::Qlora);
         let lora_rank = match (lora, self.lora_rank) {
-            (true, r) => whole("lora_rank", r.unwrap_or(16.0), 1, MAX_LORA_RANK)?,
+            (true, r) => whole(limits::LORA_RANK, r.unwrap_or(16.0))?,
             (false, Some(_)) => {
                 return Err(InputError::new(
                     "lora_rank",
@@ -635,15 +635,15 @@ impl JobSpec {
             ));
         }
         let dataset_samples = match self.dataset_samples {
-            Some(n) => Some(u64::from(whole("dataset_samples", n, 1, u32::MAX)?)),
+            Some(n) => Some(u64::from(whole(limits::DATASET_SAMPLES, n)?)),
             None => None,
         };
         let epochs = match self.epochs {
-            Some(e) if !(e.is_finite() && e > 0.0 && e <= 100_000.0) => {
+            Some(e) if !limits::EPOCHS.allows(e) => {
                 return Err(InputError::new(
                     "epochs",
                     format!("{e} is out of range"),
-                    "a number in (0, 100000]",
+                    limits::EPOCHS.describe(),
                 ))
             }
             e => e,
@@ -659,7 +659,7 @@ impl JobSpec {
                 }
                 0
             }
-            (Some(h), _) => whole("image_height", h, 16, MAX_RESOLUTION)?,
+            (Some(h), _) => whole(limits::IMAGE_HEIGHT, h)?,
             (None, r) => r,
         };
         let dataset = match self.dataset {
@@ -688,24 +688,22 @@ impl JobSpec {
             None => DatasetKind::JpegFolder,
         };
         let num_workers = match self.num_workers {
-            Some(n) => whole("num_workers", n, 0, 256)?,
+            Some(n) => whole(limits::NUM_WORKERS, n)?,
             None => DEFAULT_NUM_WORKERS,
         };
-        let epochs_like = |field: &str, v: Option<f64>, default: f64| -> Result<f64, InputError> {
-            match v {
-                None => Ok(default),
-                Some(e) if e.is_finite() && (0.0..=100_000.0).contains(&e) => Ok(e),
-                Some(e) => Err(InputError::new(
-                    field,
-                    format!("{e} is out of range"),
-                    "epochs in 0..=100000 (0: never)",
-                )),
-            }
+        let epochs_like = |limit: FieldLimit, v: Option<f64>, default: f64| match v {
+            None => Ok(default),
+            Some(e) if limit.allows(e) => Ok(e),
+            Some(e) => Err(InputError::new(
+                limit.field,
+                format!("{e} is out of range"),
+                format!("epochs: {} (0: never)", limit.describe()),
+            )),
         };
-        let eval_every_epochs = epochs_like("eval_every_epochs", self.eval_every_epochs, 1.0)?;
-        let save_every_epochs = epochs_like("save_every_epochs", self.save_every_epochs, 1.0)?;
+        let eval_every_epochs = epochs_like(limits::EVAL_EVERY, self.eval_every_epochs, 1.0)?;
+        let save_every_epochs = epochs_like(limits::SAVE_EVERY, self.save_every_epochs, 1.0)?;
         let val_samples = match self.val_samples {
-            Some(n) => u64::from(whole("val_samples", n, 0, u32::MAX)?),
+            Some(n) => u64::from(whole(limits::VAL_SAMPLES, n)?),
             None => dataset_samples
                 .map(|n| ((n as f64 * DEFAULT_VAL_SHARE).round() as u64).min(DEFAULT_VAL_MAX))
                 .unwrap_or(0),
@@ -727,7 +725,7 @@ impl JobSpec {
             ));
         }
         let gpus = match self.gpus {
-            Some(g) => whole("gpus", g, 1, crate::parallel::MAX_GPUS)?,
+            Some(g) => whole(limits::GPUS, g)?,
             None => 1,
         };
         if gpus > 1 && mode == Mode::Infer {

@@ -10,6 +10,7 @@
 //! - [`catalog`]: the GPU catalog ([`catalog::GpuCatalog`]).
 //! - [`zoo`]: the model zoo ([`zoo::ModelZoo`]) and Hugging Face `config.json` import.
 //! - [`job`]: the job a user describes and its validation ([`job::JobSpec`] to [`job::Job`]).
+//! - [`limits`]: the allowed range of every number a student types, shared with the forms.
 //! - [`message`]: what the core says, as catalog keys with parameters.
 //! - [`vram`]: the peak-memory model ([`vram::VramEstimate`]).
 //! - [`steptime`]: the step-time model ([`steptime::StepTime`]).
@@ -25,6 +26,7 @@ pub mod catalog;
 pub mod error;
 pub mod estimate;
 pub mod job;
+pub mod limits;
 pub mod message;
 pub mod pack;
 pub mod parallel;

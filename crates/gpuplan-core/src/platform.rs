@@ -858,11 +858,12 @@ impl PlatformSet {
     pub fn get(&self, id: &str) -> Result<&PlatformProfile, InputError> {
         let want = id.trim().to_ascii_lowercase();
         self.platforms.iter().find(|p| p.id == want).ok_or_else(|| {
-            let ids: Vec<&str> = self.platforms.iter().map(|p| p.id.as_str()).collect();
-            InputError::new(
+            InputError::unknown(
                 "platform",
-                format!("unknown platform `{id}`"),
-                ids.join(", "),
+                "platform",
+                id,
+                self.platforms.iter().map(|p| p.id.as_str()),
+                "gpuplan platforms",
             )
         })
     }

@@ -226,6 +226,9 @@ pub struct RankedOption {
     pub quote: Quote,
     /// Several GPUs of the card on one instance, when one does not hold the job.
     pub layout: Option<crate::parallel::Layout>,
+    /// The plan this option's quote priced: choosing the option opens exactly
+    /// this plan, so the plan screen shows the same bill and time.
+    pub plan: Option<Plan>,
 }
 
 /// An option that was ruled out, and why.
@@ -441,6 +444,7 @@ pub fn recommend(
                 }
                 let mut option = score(s, p, gpu, payment, q);
                 option.layout = layout;
+                option.plan = Some(plan);
                 options.push(option);
             }
         }
@@ -646,5 +650,6 @@ fn score(
         pitfalls: p.pitfalls.clone(),
         quote: q,
         layout: None,
+        plan: None,
     }
 }

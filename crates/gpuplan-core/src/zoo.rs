@@ -567,8 +567,13 @@ impl ModelZoo {
     pub fn get(&self, id: &str) -> Result<&ZooEntry, InputError> {
         let want = id.trim().to_ascii_lowercase();
         self.entries.iter().find(|e| e.id == want).ok_or_else(|| {
-            let ids: Vec<&str> = self.entries.iter().map(|e| e.id.as_str()).collect();
-            InputError::new("model", format!("unknown model id `{id}`"), ids.join(", "))
+            InputError::unknown(
+                "model",
+                "model id",
+                id,
+                self.entries.iter().map(|e| e.id.as_str()),
+                "gpuplan models",
+            )
         })
     }
 }

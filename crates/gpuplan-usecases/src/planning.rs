@@ -152,6 +152,7 @@ fn checkpoint_every(plan: Option<&Plan>) -> Result<u32> {
 impl Planner {
     /// Everything the app needs at start.
     pub fn info(&mut self) -> Result<AppInfo> {
+        let packs = self.loaded_packs()?;
         let b = &self.bundled;
         let models = b
             .zoo
@@ -161,6 +162,10 @@ impl Planner {
                 id: e.id.clone(),
                 name: e.model.name().to_owned(),
                 family: e.model.family().to_owned(),
+                max_positions: match &e.model {
+                    Model::Vision(_) => None,
+                    Model::Transformer(t) => Some(t.max_positions),
+                },
                 params_m: match &e.model {
                     Model::Vision(v) => v.params(v.default_classes) as f64 / 1e6,
                     Model::Transformer(t) => t.params() as f64 / 1e6,
@@ -178,13 +183,12 @@ impl Planner {
                 bf16: g.supports_bf16(),
             })
             .collect();
-        let mut presets = preset_views(&b.presets, |i, p| {
+        let mut presets = preset_views(&b.presets, &b.zoo, |i, p| {
             p.id.clone().unwrap_or_else(|| format!("preset-{i}"))
         });
         let first_job = presets.first().map(|p| p.job.clone()).unwrap_or_default();
-        let packs = self.loaded_packs()?;
         let course = packs.last().map(|p| {
-            presets.extend(preset_views(p, |i, _| format!("course-{i}")));
+            presets.extend(preset_views(p, &b.zoo, |i, _| format!("course-{i}")));
             CourseInfo {
                 name: p.pack.name.clone(),
                 instructor: p.pack.instructor.clone(),
@@ -235,6 +239,7 @@ impl Planner {
                 attention: gpuplan_core::zoo::AttentionImpl::VALUES.to_vec(),
                 engine: gpuplan_core::parallel::Engine::VALUES.to_vec(),
             },
+            limits: gpuplan_core::limits::ALL.to_vec(),
             notice: self.notice.clone(),
         })
     }
@@ -790,15 +795,47 @@ impl Planner {
     }
 }
 
-fn preset_views(pack: &CoursePack, key: impl Fn(usize, &Preset) -> String) -> Vec<PresetView> {
+/// The presets of `pack` as the app shows them. Each sets every choice the
+/// form shows (mode, precision, optimizer, batch, size), filled in from the
+/// resolved job, so picking one never leaves a field on "default".
+fn preset_views(
+    pack: &CoursePack,
+    zoo: &gpuplan_core::zoo::ModelZoo,
+    key: impl Fn(usize, &Preset) -> String,
+) -> Vec<PresetView> {
     pack.presets
         .iter()
         .enumerate()
         .map(|(i, p)| PresetView {
             key: key(i, p),
             name: p.name.localized(),
-            job: p.job.clone(),
+            job: filled(&p.job, zoo),
             runs: p.runs,
         })
         .collect()
+}
+
+/// `spec` with the choices its model's defaults make written out.
+fn filled(spec: &JobSpec, zoo: &gpuplan_core::zoo::ModelZoo) -> JobSpec {
+    let Some(job) = spec
+        .model
+        .as_deref()
+        .and_then(|m| zoo.get(m).ok())
+        .and_then(|e| spec.resolve(e).ok())
+    else {
+        return spec.clone();
+    };
+    JobSpec {
+        mode: Some(job.mode),
+        precision: Some(job.precision),
+        optimizer: Some(job.optimizer),
+        batch: Some(f64::from(job.batch)),
+        resolution: spec
+            .resolution
+            .or((job.resolution > 0).then(|| f64::from(job.resolution))),
+        seq_len: spec
+            .seq_len
+            .or((job.seq_len > 0).then(|| f64::from(job.seq_len))),
+        ..spec.clone()
+    }
 }

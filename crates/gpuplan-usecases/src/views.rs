@@ -35,6 +35,8 @@ pub struct ModelInfo {
     pub family: String,
     /// Parameters in millions.
     pub params_m: f64,
+    /// Longest sequence a transformer accepts (none for vision models).
+    pub max_positions: Option<u32>,
 }
 
 /// A catalog card.
@@ -147,6 +149,8 @@ pub struct AppInfo {
     pub defaults: Defaults,
     /// What each choice offers.
     pub choices: Choices,
+    /// The range of every number the forms take: the validators' own.
+    pub limits: Vec<gpuplan_core::limits::FieldLimit>,
     /// Something to tell the user at start (a database set aside).
     pub notice: Option<String>,
 }

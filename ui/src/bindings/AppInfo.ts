@@ -2,6 +2,7 @@
 import type { Choices } from "./Choices";
 import type { CourseInfo } from "./CourseInfo";
 import type { Defaults } from "./Defaults";
+import type { FieldLimit } from "./FieldLimit";
 import type { GpuInfo } from "./GpuInfo";
 import type { ModelInfo } from "./ModelInfo";
 import type { PlatformInfo } from "./PlatformInfo";
@@ -39,6 +40,10 @@ defaults: Defaults,
  * What each choice offers.
  */
 choices: Choices, 
+/**
+ * The range of every number the forms take: the validators' own.
+ */
+limits: Array<FieldLimit>, 
 /**
  * Something to tell the user at start (a database set aside).
  */

@@ -19,4 +19,8 @@ family: string,
 /**
  * Parameters in millions.
  */
-params_m: number, };
+params_m: number, 
+/**
+ * Longest sequence a transformer accepts (none for vision models).
+ */
+max_positions: number | null, };

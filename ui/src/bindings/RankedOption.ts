@@ -4,6 +4,7 @@ import type { Layout } from "./Layout";
 import type { Localized } from "./Localized";
 import type { Message } from "./Message";
 import type { Payment } from "./Payment";
+import type { Plan } from "./Plan";
 import type { PlatformKind } from "./PlatformKind";
 import type { Quote } from "./Quote";
 
@@ -68,4 +69,9 @@ quote: Quote,
 /**
  * Several GPUs of the card on one instance, when one does not hold the job.
  */
-layout: Layout | null, };
+layout: Layout | null, 
+/**
+ * The plan this option's quote priced: choosing the option opens exactly
+ * this plan, so the plan screen shows the same bill and time.
+ */
+plan: Plan | null, };

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, formatDate, formatHours, cardLabel, splitShared } from "./flow";
+import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
 import type { Plan } from "../bindings/Plan";
 
@@ -100,5 +101,56 @@ describe("api (mocked IPC)", () => {
     expect(call, "save_plan gets id, plan and situation").toHaveBeenCalledWith("save_plan", { id: null, plan, situation: null });
     await api.estimate(plan.job, "rtx3090", "autodl");
     expect(call, "estimate gets the job, the card and the platform, no language").toHaveBeenLastCalledWith("estimate", { job: plan.job, gpu: "rtx3090", platform: "autodl" });
+  });
+});
+
+describe("fields checked as they are typed", () => {
+  const batch: FieldLimit = { field: "batch", min: 1, max: 1000000, min_exclusive: false, integer: true };
+  const deadline: FieldLimit = { field: "deadline_hours", min: 0, max: 87600, min_exclusive: true, integer: false };
+  const budget: FieldLimit = { field: "budget", min: 0, max: 10000000, min_exclusive: false, integer: false };
+  // [text, limit, expected problem key or null, why]
+  const cases: [string, FieldLimit, string | null, string][] = [
+    ["128", batch, null, "a batch in range"],
+    ["", batch, null, "empty means the default"],
+    ["abc", batch, "form.notNumber", "letters are not silently ignored"],
+    ["12abc", batch, "form.notNumber", "a number with letters after it is not a number"],
+    ["0", batch, "form.rangeWhole", "batch 0 is refused where it is typed"],
+    ["999999999", batch, "form.rangeWhole", "beyond the core's largest batch"],
+    ["1.5", batch, "form.whole", "a batch is whole"],
+    ["-50", budget, "form.range", "a negative budget is refused on step 1"],
+    ["0", budget, null, "a zero budget is allowed (free tiers)"],
+    ["0", deadline, "form.rangeAbove", "a deadline of zero hours is refused"],
+    ["99999999999", deadline, "form.rangeAbove", "a deadline past ten years is refused"],
+    ["1e3", deadline, null, "scientific notation is a number"],
+  ];
+  for (const [text, limit, key, why] of cases) {
+    it(why, () => {
+      expect(checkNumber(text, limit, "en")?.key ?? null, why).toBe(key);
+    });
+  }
+  it("says the range in the UI language", () => {
+    const p = checkNumber("0", batch, "zh");
+    expect(p?.params, "the bounds, formatted for zh-CN").toEqual({ min: "1", max: "1,000,000" });
+    expect(checkNumber("", batch, "en", true)?.key, "a required field cannot be empty").toBe("form.required");
+  });
+});
+
+describe("words a student knows", () => {
+  it("dates and durations in the locale", () => {
+    expect(formatDate("2026-11-30", "zh"), "a Chinese date").toBe("2026年11月30日");
+    expect(formatDate("2026-11-30", "en"), "an English date").toBe("Nov 30, 2026");
+    expect(formatHours("0.6", "zh"), "0.6 h is 36 minutes").toBe("36.0 分钟");
+    expect(formatHours("2.5", "en"), "hours stay hours").toBe("2.5 h");
+  });
+  it("cards by name and memory", () => {
+    expect(cardLabel("NVIDIA GeForce RTX 4090", 23.99), "the memory as listings say it").toBe("RTX 4090 24 GB");
+    expect(cardLabel("NVIDIA A100 80GB SXM4", 80), "a name that says its memory is not repeated").toBe("A100 80GB SXM4");
+    expect(cardLabel("NVIDIA H800 SXM", 80), "the vendor prefix dropped").toBe("H800 SXM 80 GB");
+  });
+  it("advice every option shares is said once", () => {
+    const { shared, own } = splitShared([["a", "b"], ["a", "c"], ["a"]], (x) => x);
+    expect(shared, "the line all three share").toEqual(["a"]);
+    expect(own, "each option keeps only its own lines").toEqual([["b"], ["c"], []]);
+    expect(splitShared([["a"]], (x) => x).shared, "one option shares nothing").toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
 import type { AppError } from "../bindings/AppError";
 import type { Plan } from "../bindings/Plan";
 import type { Chart } from "../bindings/Chart";
+import type { FieldLimit } from "../bindings/FieldLimit";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -45,7 +46,7 @@ export function formOf(plan: Plan): PlanForm {
     stopHours: text(plan.stops?.hours_each ?? "0"),
     dataGb: text(plan.data?.size_gb ?? "0"),
     forgotten: text(plan.forgotten_shutdown_hours),
-    checkpoint: text(plan.spot?.checkpoint_every_epochs ?? "5"),
+    checkpoint: text(plan.spot?.checkpoint_every_epochs ?? (plan.spot?.checkpoint_every_hours ? "" : "5")),
     budget: text(plan.budget),
   };
 }
@@ -70,7 +71,14 @@ export function applyForm(plan: Plan, f: PlanForm): Plan {
     storage: positive(f.storageGb) ? { gb: f.storageGb.trim(), days: f.storageDays.trim() === "" ? null : f.storageDays.trim(), on: plan.storage?.on ?? "instance" } : null,
     stops: positive(f.stops) ? { count: Math.round(Number(f.stops)), hours_each: orZero(f.stopHours) } : null,
     data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? "20", download_gb: plan.data?.download_gb ?? null } : null,
-    spot: plan.payment === "spot" ? { ...(plan.spot ?? { checkpoint_every_hours: null, preemptions_per_day: "2", restart_minutes: "5" }), checkpoint_every_epochs: orZero(f.checkpoint) } : null,
+    // An interval typed here is in epochs and replaces the plan's own; left
+    // empty, the plan keeps whichever interval it had (an option chosen on
+    // the Options screen checkpoints every hour).
+    spot: plan.payment === "spot"
+      ? f.checkpoint.trim() === ""
+        ? { checkpoint_every_hours: null, checkpoint_every_epochs: null, preemptions_per_day: "2", restart_minutes: "5", ...plan.spot }
+        : { ...(plan.spot ?? { preemptions_per_day: "2", restart_minutes: "5" }), checkpoint_every_hours: null, checkpoint_every_epochs: f.checkpoint.trim() }
+      : null,
   };
 }
 
@@ -91,7 +99,8 @@ export function formatCny(amount: string | number, lang: string): string {
 export function formatDuration(seconds: number | null, lang: string): string {
   if (seconds === null || !Number.isFinite(seconds)) return "-";
   const zh = lang === "zh";
-  if (seconds < 60) return `${seconds.toFixed(3)} ${zh ? "秒" : "s"}`;
+  if (seconds < 1) return `${(seconds * 1000).toFixed(0)} ${zh ? "毫秒" : "ms"}`;
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} ${zh ? "秒" : "s"}`;
   if (seconds < 3600) return `${(seconds / 60).toFixed(1)} ${zh ? "分钟" : "min"}`;
   return `${(seconds / 3600).toFixed(1)} ${zh ? "小时" : "h"}`;
 }
@@ -153,4 +162,68 @@ export function billHtml(title: string, subtitle: string, rows: BillRow[], total
     `<h1>${esc(title)}</h1><p>${esc(subtitle)}</p>` +
     `<table>${body}<tr><th colspan="2">${esc(totalLabel)}</th><th class="n">${esc(total)}</th></tr></table>` +
     (warn ? `<ul>${warn}</ul>` : "") + `</body></html>`;
+}
+
+/** What is wrong with a number as typed: a catalog key and its parameters, or null. */
+export type FieldProblem = { key: string; params: Record<string, string> } | null;
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Checks a form number as the student types it against the range the core
+ * uses for that field (`AppInfo.limits`, the validators' own table): an
+ * empty optional field is fine, letters are not a number, fractions are not
+ * whole, and values outside the range say the range.
+ */
+export function checkNumber(text: string, limit: FieldLimit | undefined, lang: string, required = false): FieldProblem {
+  const s = text.trim();
+  if (s === "") return required ? { key: "form.required", params: {} } : null;
+  if (!NUMBER.test(s)) return { key: "form.notNumber", params: {} };
+  const n = Number(s);
+  if (!Number.isFinite(n)) return { key: "form.notNumber", params: {} };
+  if (!limit) return null;
+  const fmt = new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en-US", { maximumFractionDigits: 2 });
+  const params = { min: fmt.format(limit.min), max: fmt.format(limit.max) };
+  if (limit.integer && !Number.isInteger(n)) return { key: "form.whole", params };
+  const low = limit.min_exclusive ? n <= limit.min : n < limit.min;
+  if (low || n > limit.max) return { key: limit.integer ? "form.rangeWhole" : limit.min_exclusive ? "form.rangeAbove" : "form.range", params };
+  return null;
+}
+
+/** A date (`2026-11-30` or an RFC 3339 time) in the locale: 2026年11月30日, Nov 30, 2026. */
+export function formatDate(iso: string, lang: string, withTime = false): string {
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00` : iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const opts: Intl.DateTimeFormatOptions = withTime
+    ? { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" }
+    : { year: "numeric", month: "short", day: "numeric" };
+  return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-US", opts).format(d);
+}
+
+/** Hours (as Rust sends them, text) as a duration in the locale. */
+export function formatHours(hours: string | number, lang: string): string {
+  return formatDuration(Number(hours) * 3600, lang);
+}
+
+/**
+ * A card as students know it: "RTX 4090 24 GB". Listings say "24GB" for
+ * 24 GiB of memory, so the catalog's GiB are rounded, not converted; the
+ * vendor prefix is dropped and a name that already says its memory is kept.
+ */
+export function cardLabel(name: string, vramGib: number): string {
+  const short = name.replace(/^NVIDIA\s+(GeForce\s+)?/, "");
+  return /\d+\s?GB/i.test(short) ? short : `${short} ${Math.round(vramGib)} GB`;
+}
+
+/**
+ * Lines every option shares are said once above the list, not under each
+ * option: returns the shared ones and, per option, what is its own.
+ */
+export function splitShared<T>(lists: T[][], key: (x: T) => string): { shared: T[]; own: T[][] } {
+  if (lists.length < 2) return { shared: [], own: lists };
+  const counts = new Map<string, number>();
+  for (const l of lists) for (const k of new Set(l.map(key))) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const isShared = (x: T) => counts.get(key(x)) === lists.length;
+  const shared = lists[0].filter(isShared);
+  return { shared, own: lists.map((l) => l.filter((x) => !isShared(x))) };
 }

@@ -1,0 +1,184 @@
+//! The allowed range of every number a student types, in one table.
+//!
+//! The validators ([`crate::job::JobSpec::resolve`], [`crate::recommend::Situation::check`],
+//! [`crate::plan::Plan::check`]) and the app's forms read the same limits, so a
+//! form can say "batch must be a whole number from 1 to 1,000,000" beside the
+//! field while the student types, and never disagree with what the core later
+//! accepts. `tests/tests/limits.rs` feeds each limit's edges to the validators.
+
+use serde::Serialize;
+
+use crate::plan::{MAX_CNY, MAX_GB, MAX_HOURS, MAX_RUNS};
+
+/// The range of one numeric field.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct FieldLimit {
+    /// The field's name as the validators report it (`batch`, `budget`…).
+    pub field: &'static str,
+    /// Smallest value allowed (or the bound above it, see `min_exclusive`).
+    pub min: f64,
+    /// Largest value allowed.
+    pub max: f64,
+    /// `min` itself is not allowed (a duration of zero hours, say).
+    pub min_exclusive: bool,
+    /// Only whole numbers.
+    pub integer: bool,
+}
+
+const fn whole(field: &'static str, min: u32, max: u32) -> FieldLimit {
+    FieldLimit {
+        field,
+        min: min as f64,
+        max: max as f64,
+        min_exclusive: false,
+        integer: true,
+    }
+}
+
+const fn positive(field: &'static str, max: f64) -> FieldLimit {
+    FieldLimit {
+        field,
+        min: 0.0,
+        max,
+        min_exclusive: true,
+        integer: false,
+    }
+}
+
+const fn non_negative(field: &'static str, max: f64) -> FieldLimit {
+    FieldLimit {
+        field,
+        min: 0.0,
+        max,
+        min_exclusive: false,
+        integer: false,
+    }
+}
+
+/// Most epochs a run may have.
+pub const MAX_EPOCHS: f64 = 100_000.0;
+/// Most classes a classifier may have.
+pub const MAX_CLASSES: u32 = 1_000_000;
+/// Most data-loader workers.
+pub const MAX_WORKERS: u32 = 256;
+/// Smallest image side.
+pub const MIN_IMAGE_SIDE: u32 = 16;
+/// Longest sequence any model here accepts; each model's own limit is
+/// smaller (its `max_positions`) and is checked against the model.
+pub const MAX_SEQ_LEN: u32 = 1_048_576;
+
+/// A job's batch per GPU.
+pub const BATCH: FieldLimit = whole("batch", 1, crate::job::MAX_BATCH);
+/// Image side (square images, or the width).
+pub const RESOLUTION: FieldLimit = whole("resolution", MIN_IMAGE_SIDE, crate::job::MAX_RESOLUTION);
+/// Image height of non-square images.
+pub const IMAGE_HEIGHT: FieldLimit =
+    whole("image_height", MIN_IMAGE_SIDE, crate::job::MAX_RESOLUTION);
+/// Classes of a classifier head.
+pub const CLASSES: FieldLimit = whole("classes", 1, MAX_CLASSES);
+/// Tokens per sample.
+pub const SEQ_LEN: FieldLimit = whole("seq_len", 1, MAX_SEQ_LEN);
+/// LoRA rank.
+pub const LORA_RANK: FieldLimit = whole("lora_rank", 1, crate::job::MAX_LORA_RANK);
+/// Training samples.
+pub const DATASET_SAMPLES: FieldLimit = whole("dataset_samples", 1, u32::MAX);
+/// Validation samples.
+pub const VAL_SAMPLES: FieldLimit = whole("val_samples", 0, u32::MAX);
+/// Data-loader workers.
+pub const NUM_WORKERS: FieldLimit = whole("num_workers", 0, MAX_WORKERS);
+/// GPUs a job trains on.
+pub const GPUS: FieldLimit = whole("gpus", 1, crate::parallel::MAX_GPUS);
+/// Epochs of a run.
+pub const EPOCHS: FieldLimit = positive("epochs", MAX_EPOCHS);
+/// Evaluate every so many epochs (0: never).
+pub const EVAL_EVERY: FieldLimit = non_negative("eval_every_epochs", MAX_EPOCHS);
+/// Checkpoint every so many epochs (0: never).
+pub const SAVE_EVERY: FieldLimit = non_negative("save_every_epochs", MAX_EPOCHS);
+
+/// Runs of a plan or a situation.
+pub const RUNS: FieldLimit = whole("runs", 1, MAX_RUNS);
+/// Budget, CNY.
+pub const BUDGET: FieldLimit = non_negative("budget", MAX_CNY as f64);
+/// Deadline, hours from now.
+pub const DEADLINE_HOURS: FieldLimit = positive("deadline_hours", MAX_HOURS as f64);
+/// Storage kept, GB (a situation's `storage_gb`, a plan's `storage.gb`).
+pub const STORAGE_GB: FieldLimit = non_negative("storage_gb", MAX_GB as f64);
+/// A plan's storage, GB.
+pub const PLAN_STORAGE_GB: FieldLimit = non_negative("storage.gb", MAX_GB as f64);
+/// Hours of one run, when given instead of a model.
+pub const HOURS: FieldLimit = positive("job.hours", MAX_HOURS as f64);
+/// Days storage is kept.
+pub const STORAGE_DAYS: FieldLimit = non_negative("storage.days", crate::plan::MAX_DAYS as f64);
+/// Data uploaded, GB.
+pub const DATA_GB: FieldLimit = non_negative("data.size_gb", MAX_GB as f64);
+/// Stops between sessions.
+pub const STOPS: FieldLimit = whole("stops.count", 0, MAX_RUNS);
+/// Hours of each stop.
+pub const STOP_HOURS: FieldLimit = non_negative("stops.hours_each", MAX_HOURS as f64);
+/// Hours an instance stays up after a forgotten shutdown.
+pub const FORGOTTEN_HOURS: FieldLimit = non_negative("forgotten_shutdown_hours", MAX_HOURS as f64);
+/// Hours between checkpoints on spot instances.
+pub const CHECKPOINT_HOURS: FieldLimit = positive("spot.checkpoint_every_hours", MAX_HOURS as f64);
+
+/// Epochs between checkpoints on spot instances.
+pub const CHECKPOINT_EPOCHS: FieldLimit = positive("spot.checkpoint_every_epochs", MAX_EPOCHS);
+
+/// Every limit the forms check, in one list for the app.
+pub const ALL: &[FieldLimit] = &[
+    BATCH,
+    RESOLUTION,
+    IMAGE_HEIGHT,
+    CLASSES,
+    SEQ_LEN,
+    LORA_RANK,
+    DATASET_SAMPLES,
+    VAL_SAMPLES,
+    NUM_WORKERS,
+    GPUS,
+    EPOCHS,
+    EVAL_EVERY,
+    SAVE_EVERY,
+    RUNS,
+    BUDGET,
+    DEADLINE_HOURS,
+    STORAGE_GB,
+    PLAN_STORAGE_GB,
+    HOURS,
+    STORAGE_DAYS,
+    DATA_GB,
+    STOPS,
+    STOP_HOURS,
+    FORGOTTEN_HOURS,
+    CHECKPOINT_HOURS,
+    CHECKPOINT_EPOCHS,
+];
+
+impl FieldLimit {
+    /// Whether `v` is allowed.
+    pub fn allows(&self, v: f64) -> bool {
+        v.is_finite()
+            && (!self.integer || v.fract() == 0.0)
+            && v <= self.max
+            && if self.min_exclusive {
+                v > self.min
+            } else {
+                v >= self.min
+            }
+    }
+
+    /// The range in words, for error messages: `a whole number in 1..=64`
+    /// or `a number in (0, 87600]`.
+    pub fn describe(&self) -> String {
+        if self.integer {
+            format!("a whole number in {}..={}", self.min, self.max)
+        } else {
+            format!(
+                "a number in {}{}, {}]",
+                if self.min_exclusive { "(" } else { "[" },
+                self.min,
+                self.max
+            )
+        }
+    }
+}

@@ -39,18 +39,66 @@ fn err<E: std::fmt::Debug>(e: E) -> ChartError {
     ChartError(format!("{e:?}"))
 }
 
-/// The legend box every chart uses.
-fn legend<'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
-    position: SeriesLabelPosition,
-) -> Result<(), ChartError> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)
+/// Width of the legend column on the right of a chart: a legend there never
+/// covers a bar or a line.
+const LEGEND_WIDTH: u32 = 190;
+/// Longest label drawn in a legend or on an axis; the full text is in the
+/// table beside every chart.
+const LABEL_CHARS: usize = 26;
+
+fn shorten(s: &str) -> String {
+    if s.chars().count() <= LABEL_CHARS {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(LABEL_CHARS.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// Draws `items` (label, colour, line or box) as a legend column in `area`.
+fn legend_column(area: &Area<'_>, items: &[(String, RGBColor, bool)]) -> Result<(), ChartError> {
+    for (i, (label, color, line)) in items.iter().enumerate() {
+        let y = 48i32.saturating_add(i32::try_from(i).unwrap_or(0).saturating_mul(22));
+        if *line {
+            area.draw(&PathElement::new(
+                vec![(6, y), (22, y)],
+                color.stroke_width(2),
+            ))
+            .map_err(err)?;
+        } else {
+            area.draw(&Rectangle::new(
+                [(8, y.saturating_sub(6)), (20, y.saturating_add(6))],
+                color.filled(),
+            ))
+            .map_err(err)?;
+        }
+        area.draw(&Text::new(
+            shorten(label),
+            (28, y.saturating_sub(7)),
+            ("sans-serif", 13),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// A round upper bound for an axis showing values up to `max`: 0.3 gets 0.4,
+/// 7 gets 8, 130 gets 150; never the fixed 0..1 a small bill would sit in.
+pub fn nice_ceiling(max: f64) -> f64 {
+    if !(max.is_finite() && max > 0.0) {
+        return 1.0;
+    }
+    let m = max;
+    let step = 10f64.powf(m.log10().floor());
+    for f in [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] {
+        if f * step >= m * 1.08 {
+            return f * step;
+        }
+    }
+    10.0 * step
 }
 
 /// The SVG with every control character but tab and newline removed: XML
@@ -106,14 +154,11 @@ fn stacked_bar(
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
+        let (plot, side) = root.split_horizontally(SIZE.0.saturating_sub(LEGEND_WIDTH));
         let total: f64 = parts.iter().map(|(_, v)| finite(*v)).sum();
-        let max = cards
-            .iter()
-            .map(|(_, v)| finite(*v))
-            .fold(total, f64::max)
-            .max(1.0)
-            * 1.1;
-        let mut chart = ChartBuilder::on(&root)
+        let max = nice_ceiling(cards.iter().map(|(_, v)| finite(*v)).fold(total, f64::max));
+        let mut items: Vec<(String, RGBColor, bool)> = Vec::new();
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
@@ -139,17 +184,8 @@ fn stacked_bar(
                     [(x, bar.0), (x + v, bar.1)],
                     color.filled(),
                 )))
-                .map_err(err)?
-                .label(format!("{label} {v:.2}"))
-                .legend(move |(lx, ly)| {
-                    Rectangle::new(
-                        [
-                            (lx, ly.saturating_sub(5)),
-                            (lx.saturating_add(10), ly.saturating_add(5)),
-                        ],
-                        color.filled(),
-                    )
-                });
+                .map_err(err)?;
+            items.push((format!("{label} {v:.2}"), color, false));
             x += v;
         }
         for (label, gib) in cards {
@@ -162,19 +198,21 @@ fn stacked_bar(
                 .map_err(err)?;
             chart
                 .draw_series(std::iter::once(Text::new(
-                    label.clone(),
+                    shorten(label),
                     (g, 0.3),
                     ("sans-serif", 12),
                 )))
                 .map_err(err)?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        legend_column(&side, &items)?;
         root.present().map_err(err)?;
     }
     Ok(inert(svg))
 }
 
-/// Cost per option stacked by category. `options`: (label, [(category, CNY)]).
+/// Cost per option stacked by category, one horizontal bar per option with
+/// its name on the left (names never overlap, however many) and its total
+/// at the bar's end. `options`: (label, [CNY per category]).
 pub fn cost_breakdown(
     title: &str,
     categories: &[String],
@@ -184,64 +222,72 @@ pub fn cost_breakdown(
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let max = options
+        let (plot, side) = root.split_horizontally(SIZE.0.saturating_sub(LEGEND_WIDTH));
+        let totals: Vec<f64> = options
             .iter()
             .map(|(_, v)| v.iter().map(|x| finite(*x)).sum::<f64>())
-            .fold(1.0, f64::max)
-            * 1.15;
+            .collect();
+        let max = nice_ceiling(totals.iter().copied().fold(0.0, f64::max) * 1.15);
         let n = options.len().max(1);
-        let labels: Vec<String> = options.iter().map(|(l, _)| l.clone()).collect();
-        let mut chart = ChartBuilder::on(&root)
+        let labels: Vec<String> = options.iter().map(|(l, _)| shorten(l)).collect();
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 18))
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d((0..n).into_segmented(), 0.0..max)
+            .x_label_area_size(36)
+            .y_label_area_size(170)
+            .build_cartesian_2d(0.0..max, (0..n.saturating_sub(1)).into_segmented())
             .map_err(err)?;
         chart
             .configure_mesh()
-            .disable_x_mesh()
-            .y_desc("CNY")
-            .x_label_formatter(&|x| match x {
-                SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            .disable_y_mesh()
+            .x_desc("CNY")
+            .y_label_style(("sans-serif", 13))
+            .y_label_formatter(&|y| match y {
+                // Option 1 at the top, as in the list below the chart.
+                SegmentValue::CenterOf(i) => labels
+                    .get(n.saturating_sub(1).saturating_sub(*i))
+                    .cloned()
+                    .unwrap_or_default(),
                 _ => String::new(),
             })
             .draw()
             .map_err(err)?;
+        let mut items: Vec<(String, RGBColor, bool)> = Vec::new();
         for (c, name) in categories.iter().enumerate() {
             let color = PALETTE[c.checked_rem(PALETTE.len()).unwrap_or(0)];
-            let bars: Vec<Rectangle<(SegmentValue<usize>, f64)>> = options
+            let bars: Vec<Rectangle<(f64, SegmentValue<usize>)>> = options
                 .iter()
                 .enumerate()
                 .map(|(i, (_, vals))| {
-                    let below: f64 = vals.iter().take(c).map(|x| finite(*x)).sum();
+                    let row = n.saturating_sub(1).saturating_sub(i);
+                    let before: f64 = vals.iter().take(c).map(|x| finite(*x)).sum();
                     let v = vals.get(c).copied().map(finite).unwrap_or(0.0);
                     let mut r = Rectangle::new(
                         [
-                            (SegmentValue::Exact(i), below),
-                            (SegmentValue::Exact(i.saturating_add(1)), below + v),
+                            (before, SegmentValue::Exact(row)),
+                            (before + v, SegmentValue::Exact(row.saturating_add(1))),
                         ],
                         color.filled(),
                     );
-                    r.set_margin(0, 0, 12, 12);
+                    r.set_margin(8, 8, 0, 0);
                     r
                 })
                 .collect();
-            chart
-                .draw_series(bars)
-                .map_err(err)?
-                .label(name.clone())
-                .legend(move |(lx, ly)| {
-                    Rectangle::new(
-                        [
-                            (lx, ly.saturating_sub(5)),
-                            (lx.saturating_add(10), ly.saturating_add(5)),
-                        ],
-                        color.filled(),
-                    )
-                });
+            chart.draw_series(bars).map_err(err)?;
+            items.push((name.clone(), color, false));
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        // Each option's total at the end of its bar.
+        chart
+            .draw_series(totals.iter().enumerate().map(|(i, t)| {
+                let row = n.saturating_sub(1).saturating_sub(i);
+                Text::new(
+                    format!(" {t:.2}"),
+                    (*t, SegmentValue::CenterOf(row)),
+                    ("sans-serif", 12),
+                )
+            }))
+            .map_err(err)?;
+        legend_column(&side, &items)?;
         root.present().map_err(err)?;
     }
     Ok(inert(svg))
@@ -259,14 +305,16 @@ pub fn cumulative_spend(
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
+        let (plot, side) = root.split_horizontally(SIZE.0.saturating_sub(LEGEND_WIDTH));
         let last_day = days.iter().map(|(d, _)| *d).max().unwrap_or(1).max(1);
-        let max = days
-            .iter()
-            .map(|(_, v)| finite(*v))
-            .fold(budget.map(finite).unwrap_or(0.0), f64::max)
-            .max(1.0)
-            * 1.15;
-        let mut chart = ChartBuilder::on(&root)
+        let spent = days.iter().map(|(_, v)| finite(*v)).fold(0.0, f64::max);
+        // The budget line is drawn when it is within reach of the spend;
+        // a budget many times the bill would flatten the spend into the
+        // axis, so it is then only named in the legend.
+        let budget = budget.map(finite);
+        let budget_shown = budget.filter(|b| *b <= spent * 3.0 || spent <= 0.0);
+        let max = nice_ceiling(budget_shown.unwrap_or(0.0).max(spent));
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
@@ -283,31 +331,21 @@ pub fn cumulative_spend(
         pts.extend(days.iter().map(|(d, v)| (*d, finite(*v))));
         chart
             .draw_series(LineSeries::new(pts, PALETTE[0].stroke_width(2)))
-            .map_err(err)?
-            .label(title.to_owned())
-            .legend(|(lx, ly)| {
-                PathElement::new(
-                    vec![(lx, ly), (lx.saturating_add(12), ly)],
-                    PALETTE[0].stroke_width(2),
-                )
-            });
-        if let Some(b) = budget {
-            let b = finite(b);
+            .map_err(err)?;
+        let mut items = vec![(format!("{title} {spent:.2}"), PALETTE[0], true)];
+        if let Some(b) = budget_shown {
             chart
                 .draw_series(LineSeries::new(
                     vec![(0, b), (last_day, b)],
                     PALETTE[5].stroke_width(2),
                 ))
-                .map_err(err)?
-                .label(format!("{budget_label} {b:.0}"))
-                .legend(|(lx, ly)| {
-                    PathElement::new(
-                        vec![(lx, ly), (lx.saturating_add(12), ly)],
-                        PALETTE[5].stroke_width(2),
-                    )
-                });
+                .map_err(err)?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+        if let Some(b) = budget {
+            let off = if budget_shown.is_some() { "" } else { " ↑" };
+            items.push((format!("{budget_label} {b:.0}{off}"), PALETTE[5], true));
+        }
+        legend_column(&side, &items)?;
         root.present().map_err(err)?;
     }
     Ok(inert(svg))
@@ -324,6 +362,56 @@ pub fn spend_by_month(title: &str, months: &[(String, f64)]) -> Result<String, C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axes_fit_the_values_shown() {
+        // (largest value, expected upper bound, why)
+        let cases = [
+            (0.07, 0.08, "a 7-fen bill gets a 0..0.08 axis, not 0..1"),
+            (0.3, 0.4, "0.3 rounds up to 0.4"),
+            (7.0, 8.0, "7 rounds up to 8"),
+            (130.0, 150.0, "130 rounds up to 150"),
+            (1000.0, 1200.0, "exact powers leave headroom"),
+            (0.0, 1.0, "nothing at all still draws an axis"),
+            (f64::NAN, 1.0, "a broken value still draws an axis"),
+        ];
+        for (max, want, why) in cases {
+            let got = nice_ceiling(max);
+            assert!((got - want).abs() < 1e-9, "{why}: got {got}");
+            assert!(got >= max || !max.is_finite(), "{why}: the value fits");
+        }
+    }
+
+    #[test]
+    fn a_small_bill_is_not_a_sliver_and_a_far_budget_is_named_not_drawn() {
+        let svg = cost_breakdown(
+            "cost",
+            &["GPU".to_owned()],
+            &[
+                ("AutoDL RTX 3090".to_owned(), vec![0.07]),
+                ("Kaggle T4".to_owned(), vec![0.0]),
+            ],
+        )
+        .expect("draws");
+        assert!(!svg.contains(">1.0<"), "no 0..1 axis for a 7-fen bill");
+        assert!(svg.contains("0.07"), "the total is written at the bar");
+        let spend =
+            cumulative_spend("spend", &[(1, 0.3)], Some(150.0), "budget", "day").expect("draws");
+        assert!(
+            spend.contains("budget 150 ↑"),
+            "the far budget is named in the legend"
+        );
+        assert!(
+            !spend.contains(">150<") && !spend.contains(">140<"),
+            "and the axis stays near the spend"
+        );
+        let near =
+            cumulative_spend("spend", &[(1, 100.0)], Some(150.0), "budget", "day").expect("draws");
+        assert!(
+            !near.contains('↑'),
+            "a budget within reach is drawn as a line, not named as off the chart"
+        );
+    }
 
     #[test]
     fn labels_are_escaped_so_svg_stays_inert() {

@@ -46,11 +46,22 @@ pub fn cards_near_peak(report: &EstimateReport) -> Vec<(String, f64)> {
             matches!(g.verdict, Verdict::Fits | Verdict::Tight) || g.vram_gib >= report.peak_gib
         })
         .copied();
-    let target = cards.iter().find(|g| g.id == report.target_gpu).copied();
+    // The target card is marked when it is near the job; a card many times
+    // the job's size would squash the bar into a sliver (the table beside
+    // the chart names it either way).
+    let reach = [below, holds]
+        .into_iter()
+        .flatten()
+        .map(|g| g.vram_gib)
+        .fold(report.peak_gib, f64::max);
+    let target = cards
+        .iter()
+        .find(|g| g.id == report.target_gpu && g.vram_gib <= reach * 3.0)
+        .copied();
     let mut out: Vec<(String, f64)> = Vec::new();
     for g in [below, holds, target].into_iter().flatten() {
         if !out.iter().any(|(_, v)| (*v - g.vram_gib).abs() < 0.05) {
-            out.push((g.name.clone(), g.vram_gib));
+            out.push((short_card_name(&g.name).to_owned(), g.vram_gib));
         }
     }
     out.sort_by(|a, b| a.1.total_cmp(&b.1));
@@ -90,7 +101,18 @@ fn run(labels: &Catalog, lang: Lang, gpu: &str, r: &RunParts) -> Result<String> 
     )?)
 }
 
-fn costs(labels: &Catalog, lang: Lang, options: &[RankedOption]) -> Result<String> {
+/// A card's name as listings say it ("RTX 4090"), from the catalog's.
+pub fn short_card_name(name: &str) -> &str {
+    name.trim_start_matches("NVIDIA ")
+        .trim_start_matches("GeForce ")
+}
+
+fn costs(
+    labels: &Catalog,
+    lang: Lang,
+    options: &[RankedOption],
+    catalog: &gpuplan_core::GpuCatalog,
+) -> Result<String> {
     let top: Vec<&RankedOption> = options.iter().take(COST_CHART_OPTIONS).collect();
     let categories: Vec<Category> = Category::ALL
         .into_iter()
@@ -107,8 +129,18 @@ fn costs(labels: &Catalog, lang: Lang, options: &[RankedOption]) -> Result<Strin
                 Lang::Zh => &o.platform_name.zh,
                 Lang::En => &o.platform_name.en,
             };
+            let card = catalog
+                .get(&o.gpu)
+                .map(|g| short_card_name(&g.spec.name).to_owned())
+                .unwrap_or_else(|_| o.gpu.clone());
+            let count = o
+                .layout
+                .map(|l| format!("{}× ", l.gpus))
+                .unwrap_or_default();
+            // The platform's first word ("AutoDL", "恒源云") keeps the label short.
+            let platform = name.split_whitespace().next().unwrap_or(name);
             (
-                format!("{name} {}", o.gpu),
+                format!("{platform} {count}{card}"),
                 categories
                     .iter()
                     .map(|c| {
@@ -163,7 +195,7 @@ impl Planner {
     }
 
     pub(crate) fn cost_chart(&self, options: &[RankedOption]) -> Result<Chart> {
-        both(|lang| costs(&self.bundled.labels, lang, options))
+        both(|lang| costs(&self.bundled.labels, lang, options, &self.bundled.catalog))
     }
 
     pub(crate) fn spend_chart(&self, q: &Quote, budget: Option<f64>) -> Result<Chart> {

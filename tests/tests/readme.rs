@@ -1,0 +1,52 @@
+//! Every `gpuplan …` example in the README runs, in both of its languages'
+//! sections, from the repository root with only what the repository ships
+//! (the plan files and the example `config.json` are in `examples/`).
+
+mod common;
+
+#[test]
+fn every_readme_example_runs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let bin = common::gpuplan_binary();
+    let bin_dir = bin.parent().expect("binary folder");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = std::env::temp_dir().join(format!("gpuplan-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&home).expect("tmp home");
+    let mut in_block = false;
+    let mut ran = 0;
+    for line in readme.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        let cmd = line.trim();
+        if !in_block || !cmd.starts_with("gpuplan ") {
+            continue;
+        }
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(&root)
+            .env("PATH", &path)
+            .env("GPUPLAN_HOME", &home)
+            .output()
+            .expect("sh runs");
+        assert!(
+            out.status.success(),
+            "README example fails: {cmd}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !out.stdout.is_empty(),
+            "README example prints something: {cmd}"
+        );
+        ran += 1;
+    }
+    assert!(ran >= 16, "both languages' examples ran ({ran})");
+    let _ = std::fs::remove_dir_all(&home);
+}

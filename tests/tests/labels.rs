@@ -95,6 +95,25 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 .map(spelled)
                 .collect(),
         ),
+        // Field names in error messages: every limit the forms check, and
+        // the ids and choices a command names.
+        ("field.", {
+            let mut v: Vec<String> = gpuplan_core::limits::ALL
+                .iter()
+                .map(|l| l.field.replace('.', "-"))
+                .collect();
+            v.extend(s(&[
+                "model",
+                "gpu",
+                "platform",
+                "payment",
+                "mode",
+                "precision",
+                "optimizer",
+                "price",
+            ]));
+            v
+        }),
         ("memory.fixKinds.", s(&FIX_KINDS)),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (

@@ -66,7 +66,11 @@ describe("errors", () => {
   it("names the field of an input error", () => {
     const e = { kind: "input", detail: { field: "batch", message: "0 is out of range", allowed: "1..=1000000" } };
     expect(isAppError(e), "the tagged error is recognised").toBe(true);
-    expect(errorText(e, t), "the field is named").toContain('"field":"batch"');
+    expect(errorText(e, t), "the field is named through the catalog").toContain("field.batch");
+    const named = (k: string, o?: Record<string, unknown>) => (k === "field.batch" ? "批大小" : k === "error.input" ? `${o?.field}: ${o?.message}` : String(o?.defaultValue ?? k));
+    expect(errorText(e, named), "in the UI language").toBe("批大小: 0 is out of range");
+    const other = { kind: "input", detail: { field: "lora_targets", message: "bad", allowed: "" } };
+    expect(errorText(other, named), "a field without a name in the catalog is shown as is").toBe("lora_targets: bad");
   });
   it("survives a non-app error", () => {
     expect(errorText(new Error("boom"), t), "unknown errors still get a sentence").toContain("error.unknown");

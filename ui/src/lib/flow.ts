@@ -111,7 +111,8 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
     const err = e as AppError;
     switch (err.kind) {
       case "input":
-        return t("error.input", { field: err.detail.field, message: err.detail.message, allowed: err.detail.allowed });
+        // The field by its name in the UI language where the catalog has it.
+        return t("error.input", { field: t(`field.${err.detail.field.replace(/\./g, "-")}`, { defaultValue: err.detail.field }), message: err.detail.message, allowed: err.detail.allowed });
       case "data":
         return t("error.data", { file: err.detail.file, line: err.detail.line, field: err.detail.field, message: err.detail.message });
       case "store":

@@ -55,7 +55,9 @@ async function snap(name) {
   // The X server's own screenshot: WebDriver's needs GPU compositing, which
   // the app turns off to save memory.
   await new Promise((r) => setTimeout(r, 150));
-  execFileSync("/usr/bin/import", ["-display", process.env.DISPLAY, "-window", "root", path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`)]);
+  const file = path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`);
+  execFileSync("/usr/bin/import", ["-display", process.env.DISPLAY, "-window", "root", file]);
+  return file;
 }
 
 function cli(args) {
@@ -87,6 +89,34 @@ async function typeInto(sel, value) {
   }, sel, value);
 }
 
+// Visual regression: a main screen is compared with its committed baseline
+// (e2e/baselines/) pixel by pixel, each pixel allowed a 10% colour drift
+// (font antialiasing), and at most 1% of the pixels may differ. After an
+// intended change, refresh the baselines with GPUPLAN_UPDATE_BASELINES=1.
+const BASELINES = path.join(import.meta.dirname, "baselines");
+async function matchesBaseline(name) {
+  const file = await snap(name);
+  const base = path.join(BASELINES, `${name}.png`);
+  if (process.env.GPUPLAN_UPDATE_BASELINES === "1") {
+    fs.mkdirSync(BASELINES, { recursive: true });
+    fs.copyFileSync(file, base);
+    return;
+  }
+  assert.ok(fs.existsSync(base), `${name}: no baseline (run once with GPUPLAN_UPDATE_BASELINES=1)`);
+  let out;
+  try {
+    out = execFileSync("/usr/bin/compare", ["-metric", "AE", "-fuzz", "10%", file, base, "null:"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    // compare exits 1 when the images differ and prints the count on stderr.
+    out = String(e.stderr ?? "");
+  }
+  const differing = Number.parseFloat(out.trim().split(/\s+/)[0]);
+  const total = 1280 * 800;
+  assert.ok(Number.isFinite(differing), `${name}: compare answered ${out}`);
+  console.log(`visual ${name}: ${differing} of ${total} pixels differ`);
+  assert.ok(differing <= total * 0.01, `${name}: ${differing} pixels differ from the baseline (more than 1%)`);
+}
+
 async function ensureLang(lang) {
   const title = await text("#title");
   const isZh = title.includes("租卡规划");
@@ -112,11 +142,11 @@ after(async () => {
 
 test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {
   await ensureLang("en");
-  await snap("situation");
+  await matchesBaseline("situation");
   await browser.$("#stage").then((s) => s.selectByAttribute("value", "course-project"));
   await click("#next");
   await click("#preset-resnet18-cifar");
-  await snap("job-resnet18");
+  await matchesBaseline("job-resnet18");
   await click("#next");
   const peak = await text("#peak-gib");
   const est = cli(["estimate", "--model", "resnet18-cifar", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset", "in-memory", "--num-workers", "4", "--dataset-samples", "50000", "--epochs", "50", "--gpu", "rtx3090", "--json"]);
@@ -135,7 +165,7 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   const first = await browser.$(".option");
   assert.equal(await first.getAttribute("data-platform"), rec.options[0].platform, "the top option's platform is the CLI's");
   assert.equal(await first.getAttribute("data-gpu"), rec.options[0].gpu, "and its GPU");
-  await snap("options-resnet18");
+  await matchesBaseline("options-resnet18");
   await click(".option .choose");
   await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
   const total = await (await browser.$("#cash-total")).getAttribute("data-value");

@@ -407,7 +407,7 @@ exit "$status"
 pub fn env_probe() -> Script {
     let text = r#"#!/usr/bin/env bash
 # gpuplan environment probe: run it first on a new instance, and keep its
-# output with your results. Then install in this order (seed 003 §4.4):
+# output with your results. Then install in this order:
 #   1. check the driver's CUDA version (nvidia-smi, below);
 #   2. create a separate environment: conda create -n train python=3.10 && conda activate train
 #   3. install PyTorch for that CUDA from pytorch.org's command (not a bare `pip install torch`);
@@ -474,7 +474,7 @@ pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
     let tag = format!("{major}.{minor}");
     let text = format!(
         r#"#!/usr/bin/env bash
-# gpuplan offline install (seed 000 §5.3): pip on rented instances often times
+# gpuplan offline install: pip on rented instances often times
 # out. Step 1 runs where the network is good; step 2 runs on the instance.
 set -eu
 case "${{1:-}}" in
@@ -518,7 +518,7 @@ pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
         ));
     }
     let text = format!(
-        r#""""gpuplan resumable training template (seed 000 §4.4).
+        r#""""gpuplan resumable training template.
 
 Checkpoints every {n} epochs (the same interval the spot quote assumed) and
 resumes automatically from the newest checkpoint. On SIGUSR1 or SIGTERM it

@@ -91,6 +91,23 @@ describe("exports", () => {
     expect(html, "escaped as text").toContain("&lt;script&gt;");
     expect(html, "warnings escaped").toContain("&lt;b&gt;");
   });
+  it("the report is one page: job, memory, options, bill, chart and checklist", () => {
+    const html = billHtml("计划与预算", "resnet18", rows, "合计", "¥10.00", [], "zh", {
+      sections: [{ heading: "任务", lines: ["ResNet-18 (CIFAR)", "<i>FP32</i>"] }, { heading: "空", lines: [] }],
+      chartSvg: "<svg><script>x</script></svg>",
+      checklistHeading: "付钱前检查",
+      checklist: ["设置自动关机"],
+      billHeading: "账单",
+    });
+    expect(html, "the job section").toContain("ResNet-18 (CIFAR)");
+    expect(html, "section lines escaped").toContain("&lt;i&gt;FP32");
+    expect(html, "an empty section is left out").not.toContain("<h2>空</h2>");
+    expect(html, "the chart is an image, never inline markup").toContain('<img class="chart" alt="" src="data:image/svg+xml');
+    expect(html, "no live script from the chart").not.toContain("<script>x");
+    expect(html, "the checklist").toContain("设置自动关机");
+    expect(html, "printed on one A4 page").toContain("@page{size:A4");
+    expect(html, "in the UI language").toContain('lang="zh-CN"');
+  });
   it("SVG is shown through a data URL, never as markup, in the UI language", () => {
     expect(svgDataUrl("<svg><text>&lt;script&gt;</text></svg>"), "a data URL").toMatch(/^data:image\/svg\+xml/);
     expect(decodeURIComponent(chartUrl({ zh: "<svg>中</svg>", en: "<svg>en</svg>" }, "zh")), "the Chinese rendering").toContain("中");

@@ -154,15 +154,46 @@ function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
-/** A printable, self-contained HTML report. Every string is escaped. */
-export function billHtml(title: string, subtitle: string, rows: BillRow[], totalLabel: string, total: string, warnings: string[], lang: string): string {
+/** A titled list of lines in the printable report. */
+export type ReportSection = { heading: string; lines: string[] };
+
+/**
+ * A printable, self-contained one-page HTML report: the plan's title, its
+ * sections (job, memory, options considered, time), the bill, the spend
+ * chart and the checklist, all in the UI language. Every string is escaped;
+ * the chart is an image (a data URL), never markup.
+ */
+export function billHtml(
+  title: string,
+  subtitle: string,
+  rows: BillRow[],
+  totalLabel: string,
+  total: string,
+  warnings: string[],
+  lang: string,
+  extra: { sections?: ReportSection[]; chartSvg?: string; checklistHeading?: string; checklist?: string[]; billHeading?: string } = {},
+): string {
   const body = rows.map((r) => `<tr><td>${esc(r.category)}</td><td>${esc(r.text)}</td><td class="n">${esc(r.amount)}</td></tr>`).join("");
   const warn = warnings.map((w) => `<li>${esc(w)}</li>`).join("");
+  const sections = (extra.sections ?? [])
+    .filter((s) => s.lines.length > 0)
+    .map((s) => `<section><h2>${esc(s.heading)}</h2><ul>${s.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul></section>`)
+    .join("");
+  const chart = extra.chartSvg ? `<img class="chart" alt="" src="${esc(svgDataUrl(extra.chartSvg))}">` : "";
+  const checklist = extra.checklist?.length
+    ? `<section><h2>${esc(extra.checklistHeading ?? "")}</h2><ul class="check">${extra.checklist.map((c) => `<li>${esc(c)}</li>`).join("")}</ul></section>`
+    : "";
   return `<!doctype html><html lang="${lang === "zh" ? "zh-CN" : "en"}"><head><meta charset="utf-8"><title>${esc(title)}</title>` +
-    `<style>body{font-family:sans-serif;margin:2em}td{padding:4px 8px;border-bottom:1px solid #ddd}.n{text-align:right}</style></head><body>` +
-    `<h1>${esc(title)}</h1><p>${esc(subtitle)}</p>` +
+    `<style>@page{size:A4;margin:12mm}body{font-family:"Noto Sans CJK SC",sans-serif;font-size:11px;margin:0 auto;max-width:190mm;color:#1d2733}` +
+    `h1{font-size:18px;margin:0}h2{font-size:13px;margin:10px 0 4px}p.sub{margin:2px 0 8px;color:#4d5a66}` +
+    `.cols{display:grid;grid-template-columns:1fr 1fr;gap:0 16px}ul{margin:0;padding-left:16px}td{padding:2px 6px;border-bottom:1px solid #ddd}` +
+    `.n{text-align:right}.chart{width:100%;max-height:70mm;object-fit:contain}ul.check li{list-style:"☐ "}</style></head><body>` +
+    `<h1>${esc(title)}</h1><p class="sub">${esc(subtitle)}</p>` +
+    `<div class="cols">${sections}</div>` +
+    (extra.billHeading ? `<h2>${esc(extra.billHeading)}</h2>` : "") +
     `<table>${body}<tr><th colspan="2">${esc(totalLabel)}</th><th class="n">${esc(total)}</th></tr></table>` +
-    (warn ? `<ul>${warn}</ul>` : "") + `</body></html>`;
+    chart +
+    (warn ? `<ul>${warn}</ul>` : "") + checklist + `</body></html>`;
 }
 
 /** What is wrong with a number as typed: a catalog key and its parameters, or null. */

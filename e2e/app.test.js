@@ -4,7 +4,7 @@
 // for the same inputs.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import net from "node:net";
 import fs from "node:fs";
 import os from "node:os";
@@ -103,13 +103,11 @@ async function matchesBaseline(name) {
     return;
   }
   assert.ok(fs.existsSync(base), `${name}: no baseline (run once with GPUPLAN_UPDATE_BASELINES=1)`);
-  let out;
-  try {
-    out = execFileSync("/usr/bin/compare", ["-metric", "AE", "-fuzz", "10%", file, base, "null:"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (e) {
-    // compare exits 1 when the images differ and prints the count on stderr.
-    out = String(e.stderr ?? "");
-  }
+  // compare prints the count of differing pixels on stderr (exit 0 when
+  // the images match, 1 when they differ, 2 on an error).
+  const r = spawnSync("/usr/bin/compare", ["-metric", "AE", "-fuzz", "10%", file, base, "null:"], { encoding: "utf8" });
+  const out = `${r.stderr ?? ""}`;
+  assert.ok(r.status === 0 || r.status === 1, `${name}: compare failed: ${out}`);
   const differing = Number.parseFloat(out.trim().split(/\s+/)[0]);
   const total = 1280 * 800;
   assert.ok(Number.isFinite(differing), `${name}: compare answered ${out}`);
@@ -137,7 +135,15 @@ before(async () => {
 
 after(async () => {
   try { if (browser) await browser.deleteSession(); } catch {}
-  if (driver) driver.kill("SIGTERM");
+  // The driver (and the WebKitWebDriver under it) must not keep the test
+  // run alive: ask it to stop, then make sure, so the suite always exits.
+  if (driver) {
+    driver.kill("SIGTERM");
+    await Promise.race([new Promise((r) => driver.once("exit", r)), new Promise((r) => setTimeout(r, 3000))]);
+    if (driver.exitCode === null && driver.signalCode === null) driver.kill("SIGKILL");
+    driver.unref();
+  }
+  try { execFileSync("pkill", ["-KILL", "-f", "WebKitWebDriver"], { stdio: "ignore" }); } catch {}
 });
 
 test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {
@@ -427,6 +433,8 @@ test("network silence: the app, run without WebDriver, holds no TCP or UDP socke
     for (const row of rows) inet.add(row.trim().split(/\s+/)[9]);
   }
   app.kill("SIGTERM");
+  setTimeout(() => { try { app.kill("SIGKILL"); } catch {} }, 3000).unref();
+  app.unref();
   assert.ok(tree.size >= 2, `the app and its WebKit processes are found (${tree.size})`);
   assert.ok(held.size > 0, "the processes hold (Unix) sockets, so the check sees sockets at all");
   const network = [...held].filter((inode) => inet.has(inode));

@@ -5,6 +5,28 @@
 # view's own folders. Removes the package at the end. See docs/installers.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Inside Xvfb (the script calls itself there): start the installed app with
+# only HOME set, wait for its window and database, take a screenshot.
+if [ "${1:-}" = "--inside-xvfb" ]; then
+  env -i HOME="$home" PATH=/usr/bin:/bin DISPLAY="$DISPLAY" XAUTHORITY="${XAUTHORITY:-}" LANG=C.UTF-8 "$bin" >"$home.log" 2>&1 &
+  app=$!
+  for _ in $(seq 1 60); do
+    if xwininfo -root -tree 2>/dev/null | grep -q 'gpuplan 租卡规划' &&
+      [ -f "$home/.local/share/app.gpuplan.desktop/gpuplan.db" ]; then
+      sleep 3
+      import -window root "$shot"
+      kill "$app"
+      wait "$app" 2>/dev/null || true
+      exit 0
+    fi
+    sleep 1
+  done
+  cat "$home.log"
+  kill "$app" 2>/dev/null || true
+  exit 1
+fi
+
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 deb="${1:-$(find "${CARGO_TARGET_DIR:-$PWD/target/bundle}/release/bundle/deb" -name '*.deb' | head -n 1)}"
@@ -23,28 +45,8 @@ echo "   binary $bin, desktop entry and icons installed"
 home="$(mktemp -d)"
 shot="${SHOT:-e2e/screenshots/installed-app.png}"
 mkdir -p "$(dirname "$shot")"
-run_app() {
-  # Only HOME is set: the app must find its own data folder from it.
-  env -i HOME="$home" PATH=/usr/bin:/bin DISPLAY="$DISPLAY" LANG=C.UTF-8 \
-    WEBKIT_DISABLE_COMPOSITING_MODE=1 "$bin" >"$home.log" 2>&1 &
-  app=$!
-  for _ in $(seq 1 60); do
-    if xwininfo -root -tree 2>/dev/null | grep -q 'gpuplan 租卡规划' &&
-      [ -f "$home/.local/share/app.gpuplan.desktop/gpuplan.db" ]; then
-      sleep 3
-      import -window root "$shot"
-      kill "$app"; wait "$app" 2>/dev/null || true
-      return 0
-    fi
-    sleep 1
-  done
-  cat "$home.log"
-  kill "$app" 2>/dev/null || true
-  return 1
-}
-export -f run_app
 export home bin shot
-xvfb-run -a -s "-screen 0 1280x800x24" bash -c run_app || { echo "the installed app did not come up"; exit 1; }
+xvfb-run -a -s "-screen 0 1280x800x24" bash "$0" --inside-xvfb || { echo "the installed app did not come up"; exit 1; }
 echo "   the installed app opened its window and its database (screenshot $shot)"
 
 stray="$(cd "$home"; find . -type f | { grep -vE '^\./\.local/share/app\.gpuplan\.desktop/|^\./\.cache/gpuplan-app/|^\./\.local/share/gpuplan-app/' || true; })"

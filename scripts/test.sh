@@ -29,4 +29,8 @@ bash scripts/check-bindings.sh
 
 echo "== end-to-end tests of the built app (screenshots in e2e/screenshots/)"
 TAURI_APP="$PWD/target/debug/gpuplan-app" GPUPLAN_CLI="$PWD/target/debug/gpuplan" TAURI_DRIVER="$(command -v tauri-driver)" \
-  xvfb-run -a -s "-screen 0 1280x800x24" npm --prefix e2e test
+  timeout 1200 xvfb-run -a -s "-screen 0 1280x800x24" npm --prefix e2e test
+
+echo "== installer: build the .deb, install it with dpkg and run the installed app (docs/installers.md)"
+bash scripts/bundle.sh
+bash scripts/test-deb.sh

@@ -379,3 +379,24 @@ fn the_deadline_uses_the_whole_time_to_result() {
         "no option past the deadline"
     );
 }
+
+#[test]
+fn a_pitfall_about_one_card_is_shown_only_with_that_card() {
+    let r = run(&situation(Stage::CourseProject, 2, 4));
+    let stock = |o: &gpuplan_core::recommend::RankedOption| {
+        o.pitfalls.iter().any(|p| p.en.contains("sold out"))
+    };
+    let autodl: Vec<_> = r.options.iter().filter(|o| o.platform == "autodl").collect();
+    assert!(
+        autodl.iter().any(|o| o.gpu == "rtx4090"),
+        "AutoDL's RTX 4090 is among the options"
+    );
+    for o in autodl {
+        assert_eq!(
+            stock(o),
+            o.gpu == "rtx4090",
+            "the RTX 4090 stock warning belongs to the 4090 only, not to {}",
+            o.gpu
+        );
+    }
+}

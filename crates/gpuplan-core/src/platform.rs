@@ -26,6 +26,36 @@ pub struct Localized {
     pub en: String,
 }
 
+/// A known trap of a platform, in both languages; `gpus` limits it to the
+/// offers of those cards (a stock shortage of one card, say).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Pitfall {
+    /// Simplified Chinese.
+    pub zh: String,
+    /// English.
+    pub en: String,
+    /// Catalog ids of the cards it is about; empty: every offer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<String>,
+}
+
+impl Pitfall {
+    /// Whether it concerns an offer of `gpu`.
+    pub fn applies_to(&self, gpu: &str) -> bool {
+        self.gpus.is_empty() || self.gpus.iter().any(|g| g == gpu)
+    }
+
+    /// The text alone.
+    pub fn text(&self) -> Localized {
+        Localized {
+            zh: self.zh.clone(),
+            en: self.en.clone(),
+        }
+    }
+}
+
 /// The four kinds of platform of seed 000.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -380,7 +410,7 @@ pub struct PlatformProfile {
     pub network: Localized,
     /// Known traps.
     #[serde(default)]
-    pub pitfalls: Vec<Localized>,
+    pub pitfalls: Vec<Pitfall>,
     /// Selection metrics.
     pub metrics: Metrics,
     /// Billing rules.

@@ -21,7 +21,7 @@ use crate::plan::{
     default_setup, Payment, Plan, RunGroup, SpotSpec, StorageSpec, MAX_CNY, MAX_GB, MAX_HOURS,
     MAX_RUNS,
 };
-use crate::platform::{Localized, PlatformKind, PlatformProfile, PlatformSet};
+use crate::platform::{Localized, Pitfall, PlatformKind, PlatformProfile, PlatformSet};
 use crate::quote::{quote, Quote, Warning};
 use crate::steptime;
 use crate::zoo::ModelZoo;
@@ -647,7 +647,12 @@ fn score(
         badges: Vec::new(),
         reasons,
         watch_out,
-        pitfalls: p.pitfalls.clone(),
+        pitfalls: p
+            .pitfalls
+            .iter()
+            .filter(|t| t.applies_to(&gpu.id))
+            .map(Pitfall::text)
+            .collect(),
         quote: q,
         layout: None,
         plan: None,

@@ -378,6 +378,15 @@ test("course onboarding: opening a course pack starts on the course's defaults",
   await click("#step-job");
   assert.ok(await (await browser.$("#preset-course-0")).isExisting(), "the course's preset is offered");
   await snap("course-pack");
+  // The instructor chose two platforms: the plan screen offers only those.
+  await click("#step-plan");
+  const offered = await browser.execute(() => [...document.querySelectorAll("#plan-platform option")].map((o) => o.value));
+  assert.deepEqual(offered.sort(), ["autodl", "campus-slurm"], "only the course's platforms are offered");
+  // The pack can be removed in the app, and the course's defaults go with it.
+  await click("#tab-saved");
+  await (await browser.$(".pack-row")).waitForDisplayed({ timeout: 10000 });
+  await click(".remove-pack");
+  await browser.waitUntil(async () => !(await (await browser.$("#course")).isExisting()), { timeout: 10000, timeoutMsg: "the course banner stayed after removing the pack" });
 });
 
 test("weight: resident memory after walking the flow", async () => {

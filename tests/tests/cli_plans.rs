@@ -373,3 +373,19 @@ fn a_reader_that_closes_the_pipe_early_is_no_crash() {
     assert!(!err.contains("panicked"), "no panic message: {err}");
     let _ = std::fs::remove_dir_all(&h);
 }
+
+#[test]
+fn a_plan_file_opened_as_a_pack_is_told_what_it_is() {
+    let h = home("plan-as-pack");
+    let out = run(
+        &h,
+        &["pack", "import", "examples/seed003-autodl-resnet50.toml"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "refused as an input error");
+    assert!(
+        err.contains("plan file") && err.contains("gpuplan quote"),
+        "says it is a plan and where plans go, not which field a pack lacks: {err}"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}

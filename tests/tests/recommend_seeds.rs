@@ -386,7 +386,11 @@ fn a_pitfall_about_one_card_is_shown_only_with_that_card() {
     let stock = |o: &gpuplan_core::recommend::RankedOption| {
         o.pitfalls.iter().any(|p| p.en.contains("sold out"))
     };
-    let autodl: Vec<_> = r.options.iter().filter(|o| o.platform == "autodl").collect();
+    let autodl: Vec<_> = r
+        .options
+        .iter()
+        .filter(|o| o.platform == "autodl")
+        .collect();
     assert!(
         autodl.iter().any(|o| o.gpu == "rtx4090"),
         "AutoDL's RTX 4090 is among the options"

@@ -197,7 +197,7 @@ impl Planner {
             }
         });
         let platforms = self
-            .platforms()?
+            .course_platforms()?
             .platforms
             .iter()
             .map(|p| PlatformInfo {
@@ -352,7 +352,7 @@ impl Planner {
 
     /// Ranked platform x GPU options for a situation.
     pub fn recommend(&mut self, s: &Situation) -> Result<Recommendation> {
-        let platforms = self.platforms()?;
+        let platforms = self.course_platforms()?;
         Ok(recommend(
             s,
             &platforms,

@@ -298,3 +298,71 @@ fn the_estimate_and_the_quote_show_where_the_run_goes() {
         "a plan with hours has no split to show"
     );
 }
+
+#[test]
+fn a_course_pack_restricts_the_platforms_students_choose_among() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let mut situation = defaults::situation();
+    situation.job = JobSpec {
+        hours: Some(Decimal::from(2)),
+        ..JobSpec::default()
+    };
+    let before: std::collections::BTreeSet<String> = p
+        .recommend(&situation)
+        .expect("recommends")
+        .options
+        .iter()
+        .map(|o| o.platform.clone())
+        .collect();
+    assert!(
+        before.len() > 2,
+        "without a course, every platform competes: {before:?}"
+    );
+    let platforms = vec!["autodl".to_owned(), "gpushare".to_owned()];
+    let text = p
+        .export_pack(&crate::planning::PackExport {
+            name: "CV 101",
+            instructor: "TA",
+            platforms: &platforms,
+            presets: Vec::new(),
+            budget_cap: None,
+        })
+        .expect("exports");
+    p.import_pack("cv101.toml", &text).expect("imports");
+    let after = p.recommend(&situation).expect("recommends");
+    assert!(
+        !after.options.is_empty(),
+        "the course's platforms still give options"
+    );
+    for o in &after.options {
+        assert!(
+            platforms.contains(&o.platform),
+            "only the course's platforms are offered, not {}",
+            o.platform
+        );
+    }
+    let listed: Vec<String> = p
+        .info()
+        .expect("info")
+        .platforms
+        .into_iter()
+        .map(|x| x.id)
+        .collect();
+    assert_eq!(
+        listed, platforms,
+        "the plan screen lists the course's platforms"
+    );
+    p.remove_pack("CV 101").expect("removes");
+    let back: std::collections::BTreeSet<String> = p
+        .recommend(&situation)
+        .expect("recommends")
+        .options
+        .iter()
+        .map(|o| o.platform.clone())
+        .collect();
+    assert_eq!(
+        back, before,
+        "removing the course brings every platform back"
+    );
+}

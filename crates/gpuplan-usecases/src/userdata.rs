@@ -259,7 +259,21 @@ impl Planner {
 
     /// Validates and imports a course pack's text (`file` names it in errors).
     pub fn import_pack(&mut self, file: &str, text: &str) -> Result<CoursePack> {
-        let pack = CoursePack::from_toml(file, text, &self.bundled.catalog, &self.bundled.zoo)?;
+        let pack = match CoursePack::from_toml(file, text, &self.bundled.catalog, &self.bundled.zoo)
+        {
+            Ok(p) => p,
+            // A plan file opened as a pack is the common mistake: say what
+            // the file is and where it belongs rather than which field a
+            // pack does not have.
+            Err(_) if gpuplan_core::plan::Plan::from_toml(file, text).is_ok() => {
+                return Err(AppError::input(
+                    "pack",
+                    "this is a plan file, not a course pack",
+                    "open plans with `gpuplan quote FILE` or save them in the app; a course pack starts with [pack]",
+                ))
+            }
+            Err(e) => return Err(e.into()),
+        };
         // Every command loads every pack, so their number is capped; a pack
         // with the name of an imported one replaces it and does not count.
         let stored = self.store()?.packs()?;
@@ -335,6 +349,29 @@ impl Planner {
     }
 
     /// The imported packs that load, oldest first.
+    /// The platforms a student chooses among: all of them, or only the
+    /// course's when the newest course pack names its platforms (the
+    /// instructor chose them for the class). Quotes of a saved plan still
+    /// use every platform.
+    pub fn course_platforms(&mut self) -> Result<gpuplan_core::platform::PlatformSet> {
+        let all = self.platforms()?;
+        let ids: Vec<String> = self
+            .loaded_packs()?
+            .last()
+            .map(|p| p.platforms.iter().map(|x| x.id.clone()).collect())
+            .unwrap_or_default();
+        if ids.is_empty() {
+            return Ok(all);
+        }
+        Ok(gpuplan_core::platform::PlatformSet {
+            platforms: all
+                .platforms
+                .into_iter()
+                .filter(|p| ids.contains(&p.id))
+                .collect(),
+        })
+    }
+
     pub(crate) fn loaded_packs(&mut self) -> Result<Vec<CoursePack>> {
         Ok(self
             .layer()?

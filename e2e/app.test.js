@@ -290,6 +290,12 @@ test("ledger: add a real bill", async () => {
   await click("#ledger-add");
   await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000 });
   assert.match(await text("#ledger-total"), /16\.50/, "the total shows the entry");
+  // Delete, then undo from the toast: the bill comes back as it was.
+  await click(".delete-bill");
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 0, { timeout: 10000, timeoutMsg: "the bill was not deleted" });
+  await click("#undo-bill");
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000, timeoutMsg: "undo did not bring the bill back" });
+  assert.match(await text("#ledger-total"), /16\.50/, "the restored bill counts again");
   await snap("ledger");
 });
 

@@ -76,6 +76,12 @@ pub fn delete_plan(state: State<'_, AppState>, id: i64) -> Res<()> {
     state.planner().delete_plan(id)
 }
 
+/// Deletes a ledger entry.
+#[tauri::command]
+pub fn delete_ledger(state: State<'_, AppState>, id: i64) -> Res<()> {
+    state.planner().delete_ledger(id)
+}
+
 /// Adds a real bill to the ledger.
 #[tauri::command]
 pub fn add_ledger(state: State<'_, AppState>, entry: LedgerInput) -> Res<i64> {

@@ -48,6 +48,7 @@ pub fn run() {
             commands::save_plan,
             commands::list_plans,
             commands::delete_plan,
+            commands::delete_ledger,
             commands::add_ledger,
             commands::list_ledger,
             commands::get_setting,

@@ -491,6 +491,11 @@ impl Store {
         })
     }
 
+    /// Deletes a ledger entry; whether there was one.
+    pub fn delete_ledger(&mut self, id: i64) -> Result<bool, StoreError> {
+        self.write(|tx| Ok(tx.execute("DELETE FROM ledger WHERE id = ?1", [id])? > 0))
+    }
+
     /// Adds a ledger entry; returns its id.
     pub fn add_ledger(&mut self, e: &LedgerEntry, now: &str) -> Result<i64, StoreError> {
         self.write(|tx| {
@@ -963,6 +968,16 @@ mod tests {
             None,
             "deleting a plan keeps its ledger entry, unlinked"
         );
+        let first = s.list_ledger().expect("ledger")[0].id;
+        assert!(
+            s.delete_ledger(first).expect("delete"),
+            "an entry is deleted"
+        );
+        assert!(
+            !s.delete_ledger(first).expect("delete"),
+            "a second delete finds nothing"
+        );
+        assert_eq!(s.list_ledger().expect("ledger").len(), 1, "one entry left");
         s.set_setting("lang", "zh").expect("set");
         s.set_setting("lang", "en").expect("set");
         assert_eq!(

@@ -459,6 +459,19 @@ impl Planner {
         Ok(self.store()?.delete_plan(id)?)
     }
 
+    /// Deletes a ledger entry (the app offers to undo by adding it again).
+    pub fn delete_ledger(&mut self, id: i64) -> Result<()> {
+        if self.store()?.delete_ledger(id)? {
+            Ok(())
+        } else {
+            Err(AppError::input(
+                "id",
+                format!("no ledger entry {id}"),
+                "an id from the ledger",
+            ))
+        }
+    }
+
     /// Adds a real bill to the ledger, with the linked plan's quoted total
     /// for plan-versus-actual; returns its id.
     pub fn add_ledger(&mut self, entry: &LedgerInput) -> Result<i64> {
@@ -529,6 +542,7 @@ impl Planner {
                     hours: e.hours,
                     cost: e.cost,
                     problems: e.problems,
+                    plan_id: e.plan_id,
                     planned_cost: e.planned_cost,
                 })
                 .collect(),

@@ -283,6 +283,8 @@ pub struct LedgerRow {
     pub cost: Decimal,
     /// Problems.
     pub problems: String,
+    /// The saved plan it is the bill of.
+    pub plan_id: Option<i64>,
     /// Planned CNY, when linked to a plan.
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub planned_cost: Option<Decimal>,

@@ -33,6 +33,10 @@ cost: string,
  */
 problems: string, 
 /**
+ * The saved plan it is the bill of.
+ */
+plan_id: number | null, 
+/**
  * Planned CNY, when linked to a plan.
  */
 planned_cost: string | null, };

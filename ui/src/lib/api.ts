@@ -30,6 +30,7 @@ export function makeApi(call: Invoke = invoke) {
     savePlan: (id: number | null, plan: Plan, situation: Situation | null) => call("save_plan", { id, plan, situation }) as Promise<number>,
     listPlans: () => call("list_plans") as Promise<SavedPlanRow[]>,
     deletePlan: (id: number) => call("delete_plan", { id }) as Promise<null>,
+    deleteLedger: (id: number) => call("delete_ledger", { id }) as Promise<null>,
     addLedger: (entry: LedgerInput) => call("add_ledger", { entry }) as Promise<number>,
     listLedger: () => call("list_ledger") as Promise<LedgerPage>,
     getSetting: (key: string) => call("get_setting", { key }) as Promise<string | null>,

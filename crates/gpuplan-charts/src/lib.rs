@@ -212,10 +212,12 @@ fn stacked_bar(
 
 /// Cost per option stacked by category, one horizontal bar per option with
 /// its name on the left (names never overlap, however many) and its total
-/// at the bar's end. `options`: (label, [CNY per category]).
+/// at the bar's end. `categories`: (label, palette slot): a category keeps
+/// its colour on every chart whichever categories a chart shows.
+/// `options`: (label, [CNY per category]).
 pub fn cost_breakdown(
     title: &str,
-    categories: &[String],
+    categories: &[(String, usize)],
     options: &[(String, Vec<f64>)],
 ) -> Result<String, ChartError> {
     let mut svg = String::new();
@@ -253,8 +255,8 @@ pub fn cost_breakdown(
             .draw()
             .map_err(err)?;
         let mut items: Vec<(String, RGBColor, bool)> = Vec::new();
-        for (c, name) in categories.iter().enumerate() {
-            let color = PALETTE[c.checked_rem(PALETTE.len()).unwrap_or(0)];
+        for (c, (name, slot)) in categories.iter().enumerate() {
+            let color = PALETTE[slot.checked_rem(PALETTE.len()).unwrap_or(0)];
             let bars: Vec<Rectangle<(f64, SegmentValue<usize>)>> = options
                 .iter()
                 .enumerate()
@@ -353,7 +355,7 @@ pub fn cumulative_spend(
 
 /// Ledger spend by month: (YYYY-MM, CNY).
 pub fn spend_by_month(title: &str, months: &[(String, f64)]) -> Result<String, ChartError> {
-    let categories = vec![title.to_owned()];
+    let categories = vec![(title.to_owned(), 0)];
     let options: Vec<(String, Vec<f64>)> =
         months.iter().map(|(m, v)| (m.clone(), vec![*v])).collect();
     cost_breakdown(title, &categories, &options)
@@ -386,7 +388,7 @@ mod tests {
     fn a_small_bill_is_not_a_sliver_and_a_far_budget_is_named_not_drawn() {
         let svg = cost_breakdown(
             "cost",
-            &["GPU".to_owned()],
+            &[("GPU".to_owned(), 0)],
             &[
                 ("AutoDL RTX 3090".to_owned(), vec![0.07]),
                 ("Kaggle T4".to_owned(), vec![0.0]),
@@ -424,7 +426,7 @@ mod tests {
             ),
             cost_breakdown(
                 &hostile,
-                std::slice::from_ref(&hostile),
+                &[(hostile.clone(), 0)],
                 &[(hostile.clone(), vec![5.0])],
             ),
             cumulative_spend(
@@ -454,12 +456,8 @@ mod tests {
     #[test]
     fn control_characters_in_labels_leave_a_valid_svg() {
         let label = "plan\u{1b}[2J\u{0}\u{7}name".to_owned();
-        let svg = cost_breakdown(
-            &label,
-            std::slice::from_ref(&label),
-            &[(label.clone(), vec![5.0])],
-        )
-        .expect("draws");
+        let svg = cost_breakdown(&label, &[(label.clone(), 0)], &[(label.clone(), vec![5.0])])
+            .expect("draws");
         assert!(
             !svg.chars()
                 .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')),
@@ -507,7 +505,7 @@ mod tests {
         );
         let svg = cost_breakdown(
             "cost",
-            &["gpu".into(), "storage".into()],
+            &[("gpu".into(), 0), ("storage".into(), 2)],
             &[("A".into(), vec![10.0, 2.0]), ("B".into(), vec![8.0, 0.5])],
         )
         .expect("draws");

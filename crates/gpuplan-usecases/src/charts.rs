@@ -118,9 +118,16 @@ fn costs(
         .into_iter()
         .filter(|c| top.iter().any(|o| o.quote.by_category.contains_key(c)))
         .collect();
-    let names: Vec<String> = categories
+    // Each category keeps its place in `Category::ALL` as its colour, so
+    // storage is the same colour on every chart whatever else is shown.
+    let names: Vec<(String, usize)> = categories
         .iter()
-        .map(|c| labels.text(lang, &format!("bill.category.{}", category_key(*c))))
+        .map(|c| {
+            (
+                labels.text(lang, &format!("bill.category.{}", category_key(*c))),
+                Category::ALL.iter().position(|x| x == c).unwrap_or(0),
+            )
+        })
         .collect();
     let bars: Vec<(String, Vec<f64>)> = top
         .iter()

@@ -143,6 +143,11 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
     let _ = write!(
         o,
         r#"#!/usr/bin/env bash
+# gpuplan 自动关机脚本（{platform}）：运行训练命令，无论成功还是出错都会关机
+# （trap EXIT）；脚本被杀掉（例如终端关了）时，后台看门狗也会关机，并限制最长运行
+# 时间。用 nohup bash 本脚本 > run.log 2>&1 & 在后台启动。另请在平台控制台同时
+# 打开定时关机、余额预警和欠费停机，作为第二道保险。
+#
 # gpuplan auto-shutdown wrapper for {platform}.
 # Runs the training command, then stops the instance whether training succeeded
 # or failed (trap on EXIT). A detached watchdog stops the instance if this
@@ -370,7 +375,8 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
     let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
     if s.requeue {
         o.push_str(
-            r#"# Slurm sends USR1 five minutes before the walltime. The handler only sets
+            r#"# 运行时限到达前 5 分钟 Slurm 发出 USR1：训练脚本存 checkpoint 后退出，作业重新排队并从断点续跑。
+# Slurm sends USR1 five minutes before the walltime. The handler only sets
 # a flag and forwards the signal; the training script saves a checkpoint and
 # exits, and the job is requeued to resume from it.
 export GPUPLAN_RESUME=1
@@ -406,6 +412,10 @@ exit "$status"
 /// visibility and free memory, then the safe install order.
 pub fn env_probe() -> Script {
     let text = r#"#!/usr/bin/env bash
+# gpuplan 环境探针：新实例上先运行它，把输出和结果一起保存。之后按顺序安装：
+# 先看驱动支持的 CUDA 版本，再建独立环境，按 pytorch.org 的命令装对应 CUDA 的
+# PyTorch，确认 torch.cuda.is_available() 为 True，最后才装项目依赖。
+#
 # gpuplan environment probe: run it first on a new instance, and keep its
 # output with your results. Then install in this order:
 #   1. check the driver's CUDA version (nvidia-smi, below);
@@ -474,6 +484,9 @@ pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
     let tag = format!("{major}.{minor}");
     let text = format!(
         r#"#!/usr/bin/env bash
+# gpuplan 离线安装：租来的实例上 pip 经常超时。第 1 步在网络好的机器上下载，
+# 第 2 步在实例上离线安装。
+#
 # gpuplan offline install: pip on rented instances often times
 # out. Step 1 runs where the network is good; step 2 runs on the instance.
 set -eu
@@ -518,7 +531,11 @@ pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
         ));
     }
     let text = format!(
-        r#""""gpuplan resumable training template.
+        r#""""gpuplan 断点续跑训练模板 / resumable training template.
+
+每 {n} 轮存一次 checkpoint（与抢占式报价假设的间隔相同），启动时自动从最新的
+checkpoint 续跑；收到 SIGUSR1 或 SIGTERM 时立即保存并以状态 0 退出，方便 Slurm
+重新排队或抢占式实例重启。把 build_model/build_data/train_one_epoch 换成你的代码。
 
 Checkpoints every {n} epochs (the same interval the spot quote assumed) and
 resumes automatically from the newest checkpoint. On SIGUSR1 or SIGTERM it

@@ -836,6 +836,10 @@ fn filled(spec: &JobSpec, zoo: &gpuplan_core::zoo::ModelZoo) -> JobSpec {
         seq_len: spec
             .seq_len
             .or((job.seq_len > 0).then(|| f64::from(job.seq_len))),
+        // A vision model's head size; a transformer's stays the default.
+        classes: spec
+            .classes
+            .or((job.resolution > 0).then(|| f64::from(job.classes))),
         ..spec.clone()
     }
 }

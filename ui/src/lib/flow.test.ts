@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, formatDate, formatHours, cardLabel, splitShared } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared } from "./flow";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
 import type { Plan } from "../bindings/Plan";
@@ -154,6 +154,21 @@ describe("fields checked as they are typed", () => {
     expect(p?.params, "the bounds, formatted for zh-CN").toEqual({ min: "1", max: "1,000,000" });
     expect(checkNumber("", batch, "en", true)?.key, "a required field cannot be empty").toBe("form.required");
   });
+});
+
+describe("dates typed as YYYY-MM-DD", () => {
+  // [text, required, expected key, why]
+  const cases: [string, boolean, string | null, string][] = [
+    ["2026-11-30", false, null, "a real day"],
+    ["", false, null, "an optional date may be empty"],
+    ["", true, "form.required", "a required date may not"],
+    ["11/30/2026", false, "form.date", "the US format is not what files store"],
+    ["2026-02-30", false, "form.date", "February has no 30th"],
+    ["2026-13-01", false, "form.date", "no thirteenth month"],
+  ];
+  for (const [text, required, key, why] of cases) {
+    it(why, () => expect(checkDate(text, required)?.key ?? null, why).toBe(key));
+  }
 });
 
 describe("words a student knows", () => {

@@ -98,6 +98,7 @@ export function formatCny(amount: string | number, lang: string): string {
 
 export function formatDuration(seconds: number | null, lang: string): string {
   if (seconds === null || !Number.isFinite(seconds)) return "-";
+  if (seconds === 0) return "0";
   const zh = lang === "zh";
   if (seconds < 1) return `${(seconds * 1000).toFixed(0)} ${zh ? "毫秒" : "ms"}`;
   if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} ${zh ? "秒" : "s"}`;
@@ -220,6 +221,17 @@ export function checkNumber(text: string, limit: FieldLimit | undefined, lang: s
   const low = limit.min_exclusive ? n <= limit.min : n < limit.min;
   if (low || n > limit.max) return { key: limit.integer ? "form.rangeWhole" : limit.min_exclusive ? "form.rangeAbove" : "form.range", params };
   return null;
+}
+
+/** A date as typed: empty (when optional) or a real calendar day as YYYY-MM-DD. */
+export function checkDate(text: string, required = false): FieldProblem {
+  const s = text.trim();
+  if (s === "") return required ? { key: "form.required", params: {} } : null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return { key: "form.date", params: {} };
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  const real = d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+  return real ? null : { key: "form.date", params: {} };
 }
 
 /** A date (`2026-11-30` or an RFC 3339 time) in the locale: 2026年11月30日, Nov 30, 2026. */

@@ -29,6 +29,7 @@ fn spec(mechanism: StopMechanism, command: &str, max: u64) -> ShutdownSpec {
         max_runtime_seconds: max,
         destroy: false,
         poll_seconds: 1,
+        plan: HOSTILE.into(),
     }
 }
 
@@ -531,4 +532,94 @@ fn launch_configs_are_valid_for_their_tools() {
         scripts::launch_script(&empty).is_err(),
         "an empty command is refused"
     );
+}
+
+/// A stand-in `nvidia-smi`: two compute processes using 1000 and 2500 MiB,
+/// one H200 with its driver.
+fn fake_nvidia_smi(dir: &Path) -> PathBuf {
+    let stub = dir.join("nvidia-smi");
+    std::fs::write(
+        &stub,
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) printf '1000\\n2500\\n' ;;\n  *name,driver_version*) echo 'NVIDIA H200, 570.86.15' ;;\n  *query-gpu=name*) echo 'NVIDIA H200' ;;\nesac\n",
+    )
+    .expect("stub");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&stub)
+        .status()
+        .expect("chmod");
+    stub
+}
+
+#[test]
+fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
+    // (command, exit status, progress lines, last progress, why)
+    let cases = [
+        (
+            "echo 'Epoch 1/2 loss 0.9'; echo 'noise' >&2; sleep 1; echo 'Epoch 2/2 loss 0.5'",
+            0,
+            2,
+            "Epoch 2",
+            "training succeeded",
+        ),
+        ("echo 'step 10'; exit 3", 3, 1, "step 10", "training failed"),
+        (
+            "echo 'Epoch 1'; kill -9 $$",
+            137,
+            1,
+            "Epoch 1",
+            "the job was SIGKILLed",
+        ),
+    ];
+    for (i, (cmd, status, lines, last, why)) in cases.into_iter().enumerate() {
+        let (run, script) = Run::new(&format!("report{i}"), cmd, 60);
+        let smi = fake_nvidia_smi(&run.dir);
+        let report = run.dir.join("report.json");
+        let out = run
+            .command(&script)
+            .env("GPUPLAN_NVIDIA_SMI", &smi)
+            .env("GPUPLAN_RUN_REPORT", &report)
+            .current_dir(&run.dir)
+            .status()
+            .expect("runs");
+        assert_eq!(out.code(), Some(status), "{why}: the job's status is kept");
+        assert!(run.wait_for_stop(Duration::from_secs(5)), "{why}: stopped");
+        let text = std::fs::read_to_string(&report).expect("the report is written");
+        let r: serde_json::Value = serde_json::from_str(&text).expect("the report is JSON");
+        assert_eq!(r["schema"], "gpuplan-run-report/1", "{why}: versioned");
+        assert_eq!(r["exit_status"], status, "{why}: exit status recorded");
+        assert_eq!(r["progress_lines"], lines, "{why}: progress lines counted");
+        assert_eq!(r["last_progress"], last, "{why}: the last progress seen");
+        assert_eq!(r["gpu_name"], "NVIDIA H200", "{why}: the GPU model");
+        assert_eq!(r["driver"], "570.86.15", "{why}: the driver");
+        assert_eq!(r["gpu_count"], 1, "{why}: one GPU");
+        assert_eq!(
+            r["peak_memory_mib"], 3500,
+            "{why}: both processes' memory summed"
+        );
+        assert_eq!(
+            r["plan"], HOSTILE,
+            "{why}: the plan's name, escaped into JSON intact"
+        );
+        assert!(
+            r["wall_seconds"]
+                .as_i64()
+                .is_some_and(|s| (0..30).contains(&s)),
+            "{why}: wall time"
+        );
+        assert!(
+            r["first_progress_seconds"].as_i64().is_some(),
+            "{why}: time to the first progress line"
+        );
+        assert!(
+            r["started_at"].as_str().is_some_and(|s| s.len() >= 19),
+            "{why}: the billing window starts"
+        );
+        assert!(
+            !run.dir.join("report.json.tmp").exists(),
+            "{why}: no temporary file left"
+        );
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(run.stops(), 1, "{why}: stopped exactly once");
+    }
 }

@@ -85,7 +85,17 @@ pub struct ShutdownSpec {
     pub destroy: bool,
     /// Seconds between watchdog checks.
     pub poll_seconds: u32,
+    /// The plan the run belongs to (its name), written into the run report
+    /// so the report can be matched to the plan in the ledger.
+    #[serde(default)]
+    pub plan: String,
 }
+
+/// The run report's schema tag; `gpuplan ledger import` reads this version.
+pub const RUN_REPORT_SCHEMA: &str = "gpuplan-run-report/1";
+/// Seconds between GPU-memory samples of the run report: often enough to
+/// catch a peak that lasts a few steps, rare enough to cost nothing.
+pub const REPORT_SAMPLE_SECONDS: u32 = 5;
 
 /// Hours of margin on top of an estimate: 50% plus 30 minutes, so a slower
 /// node or a few restarts do not trip the hard stop.
@@ -105,6 +115,7 @@ pub fn with_margin(hours: f64) -> u64 {
 pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
     check_text("job_name", &s.job_name, 120)?;
     check_text("command", &s.command, 4000)?;
+    check_text("plan", &s.plan, 200)?;
     if s.command.trim().is_empty() {
         return Err(InputError::new(
             "command",
@@ -155,16 +166,99 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
 # maximum runtime. Start it detached, e.g.:  nohup bash this.sh > run.log 2>&1 &
 # Also turn on in the platform console, as a second line of defence: timed
 # shutdown (定时关机), a balance alert (余额预警) and stop on arrears (欠费停机).
+#
+# Run report / 运行报告: when the run ends (success, failure or a killed
+# job) the wrapper writes a small JSON file next to the job, atomically:
+# the GPU and driver, peak GPU memory of the job's processes (nvidia-smi
+# polled every {sample} s), wall time, time to the first progress line,
+# progress lines seen (lines matching GPUPLAN_STEP_PATTERN, by default
+# "Epoch N" or "Step N"), CPU use, exit status and the billing window.
+# Nothing leaves the machine. Import it with: gpuplan ledger import FILE
 {warning}set -u
 
 JOB_NAME={job}
+PLAN_NAME={plan}
 TRAIN_COMMAND={command}
 MAX_RUNTIME_SECONDS={max}
 POLL_SECONDS={poll}
+SAMPLE_SECONDS={sample}
 {bin}
+NVIDIA_SMI="${{GPUPLAN_NVIDIA_SMI:-nvidia-smi}}"
+DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{{0,3}}[0-9]+'
+STEP_PATTERN="${{GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}}"
+RUN_REPORT="${{GPUPLAN_RUN_REPORT:-gpuplan-run-$(date +%Y%m%d-%H%M%S).json}}"
 STATE_DIR="$(mktemp -d "${{TMPDIR:-/tmp}}/gpuplan-run.XXXXXX")"
+START_EPOCH=$(date +%s)
+START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
 
 log() {{ printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }}
+
+# JSON string: backslashes and quotes escaped, control characters dropped.
+json_str() {{ printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }}
+
+cpu_ticks() {{
+  # busy and total jiffies of the whole machine, from /proc/stat
+  if read -r _ u n sy idle io irq sirq st _ < /proc/stat 2>/dev/null; then
+    echo "$((u + n + sy + irq + sirq + st)) $((u + n + sy + idle + io + irq + sirq + st))"
+  fi
+}}
+CPU_START=$(cpu_ticks)
+
+# Peak GPU memory of the compute processes, polled until the run ends.
+(
+  while [ ! -e "$STATE_DIR/wrapper-done" ]; do
+    used=$("$NVIDIA_SMI" --query-compute-apps=used_memory --format=csv,noheader,nounits 2>/dev/null |
+      awk '{{ s += $1 }} END {{ printf "%d", s }}')
+    peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo 0)
+    if [ -n "$used" ] && [ "$used" -gt "$peak" ]; then echo "$used" > "$STATE_DIR/peak_mib"; fi
+    sleep "$SAMPLE_SECONDS"
+  done
+) </dev/null >/dev/null 2>&1 &
+
+# Passes the job's output through unchanged and notes its progress lines.
+watch_lines() {{
+  while IFS= read -r line || [ -n "$line" ]; do
+    printf '%s\n' "$line"
+    if [[ $line =~ $STEP_PATTERN ]]; then
+      [ -e "$STATE_DIR/first_progress" ] || date +%s > "$STATE_DIR/first_progress"
+      printf '%s\n' "${{BASH_REMATCH[0]:0:40}}" >> "$STATE_DIR/progress"
+    fi
+  done
+}}
+
+write_report() {{
+  status=$1
+  end=$(date +%s)
+  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+  gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+  peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo null)
+  first=null
+  [ -e "$STATE_DIR/first_progress" ] && first=$(( $(cat "$STATE_DIR/first_progress") - START_EPOCH ))
+  lines=0
+  last=""
+  if [ -e "$STATE_DIR/progress" ]; then
+    lines=$(wc -l < "$STATE_DIR/progress")
+    last=$(tail -n 1 "$STATE_DIR/progress")
+  fi
+  cpu=null
+  cpu_end=$(cpu_ticks)
+  if [ -n "$CPU_START" ] && [ -n "$cpu_end" ]; then
+    # shellcheck disable=SC2086 # four numbers, split on purpose
+    set -- $CPU_START $cpu_end
+    [ "$(( $4 - $2 ))" -gt 0 ] && cpu=$(( 100 * ($3 - $1) / ($4 - $2) ))
+  fi
+  tmp="$RUN_REPORT.tmp.$$"
+  {{
+    printf '{{\n  "schema": "{schema}",\n'
+    printf '  "plan": %s,\n  "job": %s,\n  "platform": "{platform}",\n' "$(json_str "$PLAN_NAME")" "$(json_str "$JOB_NAME")"
+    printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${{gpu%%,*}}")" "$(json_str "$(printf '%s' "${{gpu#*,}}" | tr -d ' ')")" "$gpus"
+    printf '  "peak_memory_mib": %s,\n' "$peak"
+    printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
+    printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
+    printf '  "progress_lines": %d,\n  "last_progress": %s,\n' "$lines" "$(json_str "$last")"
+    printf '  "cpu_percent": %s,\n  "exit_status": %d\n}}\n' "$cpu" "$status"
+  }} > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
+}}
 
 stop_instance() {{
   # Exactly once, whoever gets here first (the trap or the watchdog).
@@ -177,6 +271,7 @@ on_exit() {{
   status=$?
   touch "$STATE_DIR/wrapper-done"
   log "training finished with status $status"
+  write_report "$status" || log "the run report could not be written"
   stop_instance "wrapper exit, status $status"
 }}
 trap on_exit EXIT
@@ -204,11 +299,21 @@ WRAPPER_PID=$$
 disown 2>/dev/null || true
 
 log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
-bash -c "$TRAIN_COMMAND"
+# The job's stdout and stderr stay separate; both pass through watch_lines.
+bash -c "$TRAIN_COMMAND" > >(watch_lines) 2> >(watch_lines >&2) &
+train_pid=$!
+wait "$train_pid"
+status=$?
+# Let the output watchers finish their last lines before the report.
+sleep 0.2
+exit "$status"
 "#,
         platform = s.platform,
         warning = warning,
         job = shell_quote(&s.job_name),
+        plan = shell_quote(&s.plan),
+        sample = REPORT_SAMPLE_SECONDS,
+        schema = RUN_REPORT_SCHEMA,
         command = shell_quote(&s.command),
         max = s.max_runtime_seconds,
         poll = poll,

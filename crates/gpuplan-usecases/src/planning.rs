@@ -454,6 +454,7 @@ impl Planner {
             max_runtime_seconds,
             destroy: r.destroy,
             poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
+            plan: r.plan.map(|p| p.name.clone()).unwrap_or_default(),
         })?)
     }
 
@@ -587,6 +588,7 @@ impl Planner {
                 max_runtime_seconds: scripts::with_margin(longest),
                 destroy: false,
                 poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
+                plan: plan.name.clone(),
             })?;
             out.push(ScriptView {
                 key: "shutdown".into(),

@@ -88,6 +88,12 @@ pub enum Command {
         #[command(subcommand)]
         action: OverrideAction,
     },
+    /// The ledger of real bills: import the run reports the kit's wrapper writes.
+    Ledger {
+        /// What to do.
+        #[command(subcommand)]
+        action: LedgerAction,
+    },
     /// Course packs: export one for a class, import, list or remove them.
     Pack {
         /// What to do.
@@ -534,6 +540,23 @@ pub enum PackAction {
     Remove {
         /// The course name, as `pack list` shows it.
         name: String,
+    },
+}
+
+/// `gpuplan ledger`.
+#[derive(Subcommand)]
+pub enum LedgerAction {
+    /// Import run reports (gpuplan-run-*.json) as ledger entries, matched to the saved plan they name.
+    Import {
+        /// Report files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The real bill in CNY (one report only); without it the cost is the billing window at the platform's price.
+        #[arg(long, allow_hyphen_values = true)]
+        cost: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 

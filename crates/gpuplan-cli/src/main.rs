@@ -17,7 +17,7 @@ use clap::Parser;
 use gpuplan_usecases::planning::{CustomConfig, PackExport, ShutdownRequest, MAX_CONFIG_BYTES};
 use gpuplan_usecases::{files, home, AppError, Bundled, Home, Lang, Planner};
 
-use crate::args::{Cli, Command, OverrideAction, PackAction, ScriptKind};
+use crate::args::{Cli, Command, LedgerAction, OverrideAction, PackAction, ScriptKind};
 
 fn clock() -> chrono::NaiveDateTime {
     chrono::Local::now().naive_local()
@@ -111,6 +111,37 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
             }
             OverrideAction::Clear => planner.clear_overrides().map(|()| String::new()),
         },
+        Command::Ledger {
+            action:
+                LedgerAction::Import {
+                    files: paths,
+                    cost,
+                    json,
+                },
+        } => {
+            if cost.is_some() && paths.len() > 1 {
+                return Err(AppError::input(
+                    "cost",
+                    "--cost is one bill: it cannot apply to several reports",
+                    "import one report with --cost, or several without",
+                ));
+            }
+            let mut runs = Vec::new();
+            for p in paths {
+                let text =
+                    files::read_text(p, "report", gpuplan_core::report::MAX_REPORT_BYTES as u64)?;
+                runs.push(planner.import_report(
+                    &p.display().to_string(),
+                    &text,
+                    cost.as_deref(),
+                )?);
+            }
+            Ok(if *json {
+                render::json(&runs)
+            } else {
+                render::imported_runs(planner.labels(), lang, &runs)
+            })
+        }
         Command::Pack { action } => match action {
             PackAction::Export {
                 name,

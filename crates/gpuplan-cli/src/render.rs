@@ -683,3 +683,31 @@ pub fn packs(rows: &[PackRow]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Imported run reports, one line each.
+pub fn imported_runs(
+    c: &Catalog,
+    lang: Lang,
+    runs: &[gpuplan_usecases::userdata::ImportedRun],
+) -> String {
+    runs.iter()
+        .map(|r| {
+            clean(&c.fill(
+                lang,
+                if r.cost_estimated {
+                    "cli.runImportedEstimated"
+                } else {
+                    "cli.runImported"
+                },
+                [
+                    ("date", r.date.as_str()),
+                    ("platform", r.platform.as_str()),
+                    ("gpu", r.gpu.as_str()),
+                    ("hours", r.hours.to_string().as_str()),
+                    ("cost", r.cost.to_string().as_str()),
+                ],
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -19,6 +19,7 @@
 //! - [`pipeline`]: the whole run around the steps: input pipeline, evaluation, checkpoints, warm-up.
 //! - [`published`]: published training throughput of real cards, the cross-card check.
 //! - [`calibration`]: the few constants fitted on measured jobs, each documented.
+//! - [`report`]: run reports the kit's wrapper writes, parsed and checked as untrusted input.
 //! - [`error`]: data and input errors that name the offending field.
 
 pub mod calibration;
@@ -36,6 +37,7 @@ pub mod platform;
 pub mod published;
 pub mod quote;
 pub mod recommend;
+pub mod report;
 pub mod scripts;
 pub mod sourced;
 pub mod steptime;

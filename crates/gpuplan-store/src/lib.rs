@@ -163,11 +163,20 @@ fn migrations() -> Migrations<'static> {
             "ALTER TABLE plans ADD COLUMN format TEXT NOT NULL DEFAULT 'app-json-v1';
              ALTER TABLE plans ADD COLUMN situation TEXT;",
         ),
+        // v4: run reports the kit's wrapper wrote, kept with the bill they
+        // were imported as (the JSON as imported, already validated).
+        M::up(
+            "CREATE TABLE run_reports (
+                 ledger_id INTEGER PRIMARY KEY REFERENCES ledger(id) ON DELETE CASCADE,
+                 body TEXT NOT NULL,
+                 imported_at TEXT NOT NULL
+             );",
+        ),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The format of a saved plan's body written by this build: the plan file
 /// format of `docs/plans.md`.
@@ -508,6 +517,41 @@ impl Store {
         })
     }
 
+    /// Adds a ledger entry with the run report it came from, in one
+    /// transaction; returns the entry's id.
+    pub fn add_ledger_with_report(
+        &mut self,
+        e: &LedgerEntry,
+        report: &str,
+        now: &str,
+    ) -> Result<i64, StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO ledger (date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![e.date, e.platform, e.gpu, e.hours.to_string(), e.cost.to_string(), e.problems, e.plan_id, e.planned_cost.map(|d| d.to_string()), now],
+            )?;
+            let id = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO run_reports (ledger_id, body, imported_at) VALUES (?1, ?2, ?3)",
+                params![id, report, now],
+            )?;
+            Ok(id)
+        })
+    }
+
+    /// The run report stored with a ledger entry, if it came from one.
+    pub fn run_report(&self, ledger_id: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT body FROM run_reports WHERE ledger_id = ?1",
+                [ledger_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// Ledger entries, newest first.
     pub fn list_ledger(&self) -> Result<Vec<LedgerEntry>, StoreError> {
         self.ledger_query("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC", None)
@@ -728,6 +772,43 @@ mod tests {
             SCHEMA_VERSION,
             "a new database is at the latest version"
         );
+    }
+
+    #[test]
+    fn upgrade_from_v3_keeps_the_ledger_and_stores_run_reports() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("v3.db");
+        {
+            let mut conn = Connection::open(&path).expect("open");
+            migrations().to_version(&mut conn, 3).expect("v3");
+            conn.execute("INSERT INTO ledger (date, platform, gpu, hours, cost, created_at) VALUES ('2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')", []).expect("insert");
+        }
+        let mut s = Store::open(&path).expect("migrates to latest");
+        assert_eq!(
+            s.schema_version().expect("version"),
+            SCHEMA_VERSION,
+            "upgraded to v4"
+        );
+        assert_eq!(
+            s.list_ledger().expect("ledger").len(),
+            1,
+            "the v3 bill survives"
+        );
+        let id = s
+            .add_ledger_with_report(&entry("2026-11-30", "1.39"), "{\"schema\":1}", "now")
+            .expect("bill and report in one transaction");
+        assert_eq!(
+            s.run_report(id).expect("read").as_deref(),
+            Some("{\"schema\":1}"),
+            "the report is kept with its bill"
+        );
+        assert!(s.delete_ledger(id).expect("delete"), "the bill is deleted");
+        assert_eq!(
+            s.run_report(id).expect("read"),
+            None,
+            "and its report with it"
+        );
+        assert!(s.integrity_ok().expect("check"), "integrity holds");
     }
 
     #[test]

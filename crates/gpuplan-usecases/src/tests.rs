@@ -366,3 +366,46 @@ fn a_course_pack_restricts_the_platforms_students_choose_among() {
         "removing the course brings every platform back"
     );
 }
+
+#[test]
+fn a_run_report_is_matched_to_the_saved_plan_it_names() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = hours_plan("autodl", "rtx3090", 2);
+    let id = p.save_plan(None, &plan, None).expect("saved");
+    let report = format!(
+        r#"{{"schema": "gpuplan-run-report/1", "plan": "{}", "job": "train", "platform": "autodl",
+  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550.54", "gpu_count": 1, "peak_memory_mib": 9000,
+  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T12:00:00+0800",
+  "wall_seconds": 7200, "first_progress_seconds": 40, "progress_lines": 50,
+  "last_progress": "Epoch 50", "cpu_percent": 61, "exit_status": 0}}"#,
+        plan.name
+    );
+    let run = p
+        .import_report("r.json", &report, Some("2.90"))
+        .expect("imports");
+    assert_eq!(
+        run.plan_id,
+        Some(id),
+        "matched to the saved plan by its name"
+    );
+    assert_eq!(run.hours, Decimal::from(2), "two hours billed");
+    let page = p.ledger().expect("ledger");
+    let row = page
+        .entries
+        .iter()
+        .find(|e| e.id == run.ledger_id)
+        .expect("in the ledger");
+    assert!(
+        row.planned_cost.is_some(),
+        "plan versus actual: the plan's quote sits beside the bill"
+    );
+    assert!(
+        row.problems.contains("Epoch 50"),
+        "the run's progress is noted"
+    );
+    assert_eq!(
+        row.date, "2026-11-30",
+        "dated by the billing window's start"
+    );
+}

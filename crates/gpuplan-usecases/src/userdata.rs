@@ -26,6 +26,31 @@ pub const MAX_LEDGER_AMOUNT: u32 = 10_000_000;
 /// Ledger entries the screen shows; totals cover every entry.
 pub const LEDGER_PAGE: u32 = 500;
 
+/// What importing a run report added to the ledger.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ImportedRun {
+    /// The new ledger entry.
+    pub ledger_id: i64,
+    /// The saved plan it was matched to, by name.
+    pub plan_id: Option<i64>,
+    /// Day the billing window opened.
+    pub date: String,
+    /// Platform id.
+    pub platform: String,
+    /// Catalog id of the GPU.
+    pub gpu: String,
+    /// Billed hours (the window, rounded up to the hundredth).
+    pub hours: Decimal,
+    /// CNY.
+    pub cost: Decimal,
+    /// Whether the cost was computed from the price rather than given.
+    pub cost_estimated: bool,
+    /// Peak GPU memory, MiB.
+    pub peak_memory_mib: Option<u64>,
+    /// The job's exit status.
+    pub exit_status: u32,
+}
+
 /// A pack in the database, parsed (or the reason it no longer parses).
 pub struct ImportedPack {
     /// Course name.
@@ -475,6 +500,13 @@ impl Planner {
     /// Adds a real bill to the ledger, with the linked plan's quoted total
     /// for plan-versus-actual; returns its id.
     pub fn add_ledger(&mut self, entry: &LedgerInput) -> Result<i64> {
+        let e = self.ledger_entry(entry)?;
+        let now = self.now();
+        Ok(self.store()?.add_ledger(&e, &now)?)
+    }
+
+    /// A ledger input checked field by field, with the linked plan's quote.
+    fn ledger_entry(&mut self, entry: &LedgerInput) -> Result<LedgerEntry> {
         let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| {
             AppError::input(
                 "date",
@@ -518,8 +550,128 @@ impl Planner {
             plan_id: entry.plan_id,
             planned_cost,
         };
+        Ok(e)
+    }
+
+    /// Imports a run report the kit's wrapper wrote (`gpuplan ledger import`):
+    /// validated as untrusted input, matched to the saved plan of the name it
+    /// carries, and stored as a ledger entry with the report beside it. The
+    /// cost is `cost` when the student gives the real bill, else the billing
+    /// window's hours at the plan's (or platform's) price for that card.
+    pub fn import_report(
+        &mut self,
+        file: &str,
+        text: &str,
+        cost: Option<&str>,
+    ) -> Result<ImportedRun> {
+        let report = gpuplan_core::report::RunReport::from_json(file, text)?;
+        let plan = self
+            .store()?
+            .list_plans()?
+            .into_iter()
+            .filter(|p| !report.plan.is_empty() && p.name == report.plan)
+            .max_by_key(|p| p.id);
+        let plan_id = plan.as_ref().map(|p| p.id);
+        let parsed = plan
+            .as_ref()
+            .and_then(|p| Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok());
+        let gpu = report
+            .gpu_id(&self.bundled.catalog)
+            .or_else(|| parsed.as_ref().map(|p| p.gpu.clone()))
+            .ok_or_else(|| {
+                AppError::input(
+                    "gpu_name",
+                    format!("`{}` is no card in the catalog", excerpt(&report.gpu_name)),
+                    "a report from an NVIDIA GPU gpuplan knows (gpuplan gpus)",
+                )
+            })?;
+        let platform = if report.platform.is_empty() {
+            parsed
+                .as_ref()
+                .map(|p| p.platform.clone())
+                .unwrap_or_default()
+        } else {
+            report.platform.clone()
+        };
+        let hours = report.hours();
+        let (cost, estimated) = match cost {
+            Some(c) => (c.trim().to_owned(), false),
+            None => {
+                let platforms = self.platforms()?;
+                let price = platforms
+                    .get(&platform)
+                    .ok()
+                    .and_then(|p| {
+                        p.offer(&gpu, &self.bundled.catalog)
+                            .ok()
+                            .map(|o| o.price_per_hour.typical)
+                    })
+                    .ok_or_else(|| {
+                        AppError::input(
+                            "cost",
+                            format!("no price for {gpu} on `{}`", excerpt(&platform)),
+                            "give the real bill with --cost",
+                        )
+                    })?;
+                let gpus = Decimal::from(report.gpu_count.max(1));
+                // Bounded inputs (ten years, 64 GPUs, a checked price), but
+                // checked: an overflow is an input error, never a panic.
+                let amount = hours
+                    .checked_mul(price)
+                    .and_then(|x| x.checked_mul(gpus))
+                    .ok_or_else(|| {
+                        AppError::input("cost", "the estimate overflows", "give --cost")
+                    })?
+                    .round_dp_with_strategy(
+                        2,
+                        rust_decimal::RoundingStrategy::MidpointAwayFromZero,
+                    );
+                (amount.to_string(), true)
+            }
+        };
+        let peak = report
+            .peak_memory_mib
+            .map(|m| format!("{:.1} GiB", m as f64 / 1024.0))
+            .unwrap_or_else(|| "-".into());
+        let note = format!(
+            "run report: exit {}, peak {peak}, {} progress lines{}{}",
+            report.exit_status,
+            report.progress_lines,
+            if report.last_progress.is_empty() {
+                String::new()
+            } else {
+                format!(" (last: {})", report.last_progress)
+            },
+            if estimated {
+                ", cost estimated from the price"
+            } else {
+                ""
+            }
+        );
+        let input = LedgerInput {
+            date: report.date().map(|d| d.to_string()).unwrap_or_default(),
+            platform,
+            gpu,
+            hours: hours.to_string(),
+            cost,
+            problems: note,
+            plan_id,
+        };
+        let e = self.ledger_entry(&input)?;
         let now = self.now();
-        Ok(self.store()?.add_ledger(&e, &now)?)
+        let id = self.store()?.add_ledger_with_report(&e, text, &now)?;
+        Ok(ImportedRun {
+            ledger_id: id,
+            plan_id,
+            date: e.date,
+            platform: e.platform,
+            gpu: e.gpu,
+            hours: e.hours,
+            cost: e.cost,
+            cost_estimated: estimated,
+            peak_memory_mib: report.peak_memory_mib,
+            exit_status: report.exit_status,
+        })
     }
 
     /// The newest ledger entries, the total over all of them, and the spend

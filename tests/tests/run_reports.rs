@@ -1,0 +1,183 @@
+//! Run reports close the loop: the wrapper the kit generates writes one on a
+//! (stand-in) GPU machine, `gpuplan ledger import` validates it like any
+//! untrusted file and adds it to the ledger with the report kept beside it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gpuplan_core::scripts::{self, ShutdownSpec, StopMechanism};
+
+mod common;
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpuplan-reports-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+fn executable(path: &Path, text: &str) {
+    std::fs::write(path, text).expect("write");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(path)
+        .status()
+        .expect("chmod");
+}
+
+/// Runs the generated wrapper around `command` on a stand-in RTX 3090 and
+/// returns the report it wrote.
+fn report_from_a_run(dir: &Path, command: &str) -> PathBuf {
+    executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
+    executable(
+        &dir.join("nvidia-smi"),
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 20480 ;;\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 3090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 3090' ;;\nesac\n",
+    );
+    let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
+        platform: "autodl".into(),
+        mechanism: StopMechanism::Shutdown,
+        job_name: "cifar".into(),
+        command: command.into(),
+        max_runtime_seconds: 60,
+        destroy: false,
+        poll_seconds: 1,
+        plan: "resnet18 · autodl · rtx3090".into(),
+    })
+    .expect("wrapper");
+    executable(&dir.join("run.sh"), &wrapper);
+    let report = dir.join("report.json");
+    let status = Command::new("bash")
+        .arg(dir.join("run.sh"))
+        .current_dir(dir)
+        .env("GPUPLAN_SHUTDOWN_BIN", dir.join("shutdown"))
+        .env("GPUPLAN_NVIDIA_SMI", dir.join("nvidia-smi"))
+        .env("GPUPLAN_RUN_REPORT", &report)
+        .env("TMPDIR", dir)
+        .output()
+        .expect("runs");
+    assert!(status.status.success(), "the stand-in run succeeds");
+    report
+}
+
+fn gpuplan(home: &Path, args: &[&str]) -> Output {
+    Command::new(common::gpuplan_binary())
+        .args(args)
+        .env("GPUPLAN_HOME", home)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn a_report_from_the_wrapper_is_imported_into_the_ledger() {
+    let dir = tmp("import");
+    let report = report_from_a_run(&dir, "echo 'Epoch 1/1'");
+    let home = dir.join("home");
+    let path = report.to_str().expect("utf8");
+    let out = gpuplan(&home, &["ledger", "import", path, "--json"]);
+    assert!(
+        out.status.success(),
+        "imports: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let run = &runs[0];
+    assert_eq!(
+        run["gpu"], "rtx3090",
+        "nvidia-smi's name matched to the catalog card"
+    );
+    assert_eq!(
+        run["platform"], "autodl",
+        "the platform the kit was made for"
+    );
+    assert_eq!(run["peak_memory_mib"], 20480, "the peak memory measured");
+    assert_eq!(run["exit_status"], 0, "the job's status");
+    assert_eq!(
+        run["hours"], "0.01",
+        "a few seconds bill as the smallest amount, never zero"
+    );
+    assert_eq!(
+        run["cost_estimated"], true,
+        "no bill given: estimated from the price"
+    );
+    // The real bill, given with --cost, is what the ledger keeps.
+    let out = gpuplan(
+        &home,
+        &["ledger", "import", path, "--cost", "0.05", "--json"],
+    );
+    assert!(out.status.success(), "imports with a cost");
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(runs[0]["cost"], "0.05", "the given bill");
+    assert_eq!(runs[0]["cost_estimated"], false, "not estimated");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hostile_reports_are_refused_by_field() {
+    let dir = tmp("hostile");
+    let good = std::fs::read_to_string(report_from_a_run(&dir, "true")).expect("report");
+    let home = dir.join("home");
+    // (edit of a valid report, field named in the error, why)
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            good.replace("gpuplan-run-report/1", "gpuplan-run-report/9"),
+            "schema",
+            "a newer schema",
+        ),
+        (
+            good.replace("\"exit_status\"", "\"extra\": 1,\n  \"exit_status\""),
+            "report",
+            "an unknown field",
+        ),
+        (
+            good.replace("\"gpu_count\": 1", "\"gpu_count\": 100000"),
+            "gpu_count",
+            "absurd GPU count",
+        ),
+        (
+            good.replace("\"exit_status\": 0", "\"exit_status\": 999"),
+            "exit_status",
+            "not an exit status",
+        ),
+        (
+            good.replace("\"exit_status\": 0", "\"exit_status\": -1"),
+            "report",
+            "a negative status",
+        ),
+        (
+            good.replace(
+                "\"peak_memory_mib\": 20480",
+                "\"peak_memory_mib\": 99999999999",
+            ),
+            "peak_memory_mib",
+            "absurd memory",
+        ),
+        (
+            good.replace("\"wall_seconds\": ", "\"wall_seconds\": 9999999999"),
+            "wall_seconds",
+            "longer than ten years",
+        ),
+        (
+            good.replace("NVIDIA GeForce RTX 3090", "Voodoo 5"),
+            "gpu_name",
+            "a card gpuplan does not know",
+        ),
+        ("{".repeat(70_000), "report", "too large"),
+        ("not json".into(), "report", "not JSON"),
+    ];
+    for (i, (text, field, why)) in cases.iter().enumerate() {
+        let f = dir.join(format!("bad{i}.json"));
+        std::fs::write(&f, text).expect("write");
+        let out = gpuplan(&home, &["ledger", "import", f.to_str().expect("utf8")]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{why}: refused as bad input, not a crash: {err}"
+        );
+        assert!(
+            err.contains(field),
+            "{why}: the error names `{field}`: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

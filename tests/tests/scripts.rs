@@ -242,7 +242,9 @@ impl Run {
 
     fn command(&self, script: &Path) -> Command {
         let mut c = Command::new("bash");
+        // The run report lands next to the job: the run's own folder.
         c.arg(script)
+            .current_dir(&self.dir)
             .env("GPUPLAN_SHUTDOWN_BIN", self.dir.join("shutdown"))
             .env("TMPDIR", &self.dir)
             .stdout(Stdio::null())
@@ -375,6 +377,7 @@ fn http_stop_reads_secrets_from_the_environment_only() {
         .env("GPUPLAN_STOP_URL", "https://example.invalid/stop")
         .env("GPUPLAN_API_TOKEN", "secret-token")
         .env("TMPDIR", &dir)
+        .current_dir(&dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

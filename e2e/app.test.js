@@ -125,8 +125,11 @@ async function ensureLang(lang) {
 }
 
 before(async () => {
+  // The driver's output goes to a file, not to the test runner: an app it
+  // started would inherit the runner's pipe and keep the run from ending.
+  const driverLog = fs.openSync(path.join(DATA, "tauri-driver.log"), "w");
   driver = spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", driverLog, driverLog],
     env: { ...process.env, GPUPLAN_HOME: HOME, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
   });
   await waitForPort(PORT);
@@ -144,6 +147,8 @@ after(async () => {
     driver.unref();
   }
   try { execFileSync("pkill", ["-KILL", "-f", "WebKitWebDriver"], { stdio: "ignore" }); } catch {}
+  // And no app the driver started outlives the run.
+  try { execFileSync("pkill", ["-KILL", "-f", APP], { stdio: "ignore" }); } catch {}
 });
 
 test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {

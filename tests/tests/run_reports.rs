@@ -108,7 +108,23 @@ fn a_report_from_the_wrapper_is_imported_into_the_ledger() {
     let runs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(runs[0]["cost"], "0.05", "the given bill");
     assert_eq!(runs[0]["cost_estimated"], false, "not estimated");
+    // The job folder is gone (with the wrapper's state in it): nothing the
+    // wrapper started keeps running.
     let _ = std::fs::remove_dir_all(&dir);
+    let pattern = dir.join("run.sh").display().to_string();
+    let t = std::time::Instant::now();
+    while t.elapsed() < std::time::Duration::from_secs(12) {
+        let alive = Command::new("pgrep")
+            .args(["-f", &pattern])
+            .output()
+            .map(|o| !o.stdout.is_empty())
+            .unwrap_or(false);
+        if !alive {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    panic!("a process of the wrapper outlived its run and its folder");
 }
 
 #[test]

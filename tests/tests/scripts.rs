@@ -624,5 +624,21 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
         );
         std::thread::sleep(Duration::from_millis(1500));
         assert_eq!(run.stops(), 1, "{why}: stopped exactly once");
+        // Nothing the wrapper started outlives it: the watchdog and the
+        // memory sampler end within their polling intervals.
+        let pattern = script.display().to_string();
+        let t = Instant::now();
+        let left = loop {
+            let alive = Command::new("pgrep")
+                .args(["-f", &pattern])
+                .output()
+                .map(|o| !o.stdout.is_empty())
+                .unwrap_or(false);
+            if !alive || t.elapsed() > Duration::from_secs(12) {
+                break alive;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        };
+        assert!(!left, "{why}: no process of the wrapper is left behind");
     }
 }

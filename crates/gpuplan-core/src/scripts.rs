@@ -206,7 +206,8 @@ CPU_START=$(cpu_ticks)
 
 # Peak GPU memory of the compute processes, polled until the run ends.
 (
-  while [ ! -e "$STATE_DIR/wrapper-done" ]; do
+  # Until the run ends, or the wrapper is gone (its state folder with it).
+  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
     used=$("$NVIDIA_SMI" --query-compute-apps=used_memory --format=csv,noheader,nounits 2>/dev/null |
       awk '{{ s += $1 }} END {{ printf "%d", s }}')
     peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo 0)

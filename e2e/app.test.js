@@ -148,7 +148,9 @@ after(async () => {
   }
   try { execFileSync("pkill", ["-KILL", "-f", "WebKitWebDriver"], { stdio: "ignore" }); } catch {}
   // And no app the driver started outlives the run.
-  try { execFileSync("pkill", ["-KILL", "-f", APP], { stdio: "ignore" }); } catch {}
+  // (Only processes whose command starts with the app's path: the commands
+  // that launched this run merely mention it.)
+  try { execFileSync("pkill", ["-KILL", "-f", `^${APP}( |$)`], { stdio: "ignore" }); } catch {}
 });
 
 test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {

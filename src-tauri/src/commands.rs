@@ -4,6 +4,7 @@
 use gpuplan_core::job::JobSpec;
 use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::Situation;
+use gpuplan_usecases::userdata::ImportedRun;
 use gpuplan_usecases::views::*;
 use gpuplan_usecases::AppError;
 use tauri::{AppHandle, State};
@@ -134,6 +135,16 @@ pub async fn import_pack(app: AppHandle, state: State<'_, AppState>) -> Res<Opti
     let mut planner = state.planner();
     planner.import_pack_file(&path)?;
     planner.info().map(Some)
+}
+
+/// Imports the run report the user picks into the ledger; `None` when the
+/// dialog was cancelled.
+#[tauri::command]
+pub async fn import_report(app: AppHandle, state: State<'_, AppState>) -> Res<Option<ImportedRun>> {
+    let Some(path) = crate::export::pick_report(&app)? else {
+        return Ok(None);
+    };
+    state.planner().import_report_file(&path, None).map(Some)
 }
 
 /// Imported course packs.

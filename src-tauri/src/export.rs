@@ -63,9 +63,22 @@ pub fn save_with_dialog<R: Runtime>(
 /// Asks the user for a course pack with the native dialog; `None` when
 /// cancelled.
 pub fn pick_pack<R: Runtime>(app: &AppHandle<R>) -> Result<Option<PathBuf>, AppError> {
+    pick(app, "Course pack", &["toml"])
+}
+
+/// Asks the user for a run report (the JSON the kit's wrapper writes).
+pub fn pick_report<R: Runtime>(app: &AppHandle<R>) -> Result<Option<PathBuf>, AppError> {
+    pick(app, "Run report", &["json"])
+}
+
+fn pick<R: Runtime>(
+    app: &AppHandle<R>,
+    what: &str,
+    extensions: &[&str],
+) -> Result<Option<PathBuf>, AppError> {
     app.dialog()
         .file()
-        .add_filter("Course pack", &["toml"])
+        .add_filter(what, extensions)
         .blocking_pick_file()
         .map(|p| {
             p.into_path()

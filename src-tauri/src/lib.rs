@@ -49,6 +49,7 @@ pub fn run() {
             commands::list_plans,
             commands::delete_plan,
             commands::delete_ledger,
+            commands::import_report,
             commands::add_ledger,
             commands::list_ledger,
             commands::get_setting,

@@ -128,13 +128,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
             }
             let mut runs = Vec::new();
             for p in paths {
-                let text =
-                    files::read_text(p, "report", gpuplan_core::report::MAX_REPORT_BYTES as u64)?;
-                runs.push(planner.import_report(
-                    &p.display().to_string(),
-                    &text,
-                    cost.as_deref(),
-                )?);
+                runs.push(planner.import_report_file(p, cost.as_deref())?);
             }
             Ok(if *json {
                 render::json(&runs)

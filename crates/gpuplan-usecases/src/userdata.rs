@@ -28,6 +28,7 @@ pub const LEDGER_PAGE: u32 = 500;
 
 /// What importing a run report added to the ledger.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ImportedRun {
     /// The new ledger entry.
     pub ledger_id: i64,
@@ -40,8 +41,10 @@ pub struct ImportedRun {
     /// Catalog id of the GPU.
     pub gpu: String,
     /// Billed hours (the window, rounded up to the hundredth).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours: Decimal,
     /// CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cost: Decimal,
     /// Whether the cost was computed from the price rather than given.
     pub cost_estimated: bool,
@@ -551,6 +554,16 @@ impl Planner {
             planned_cost,
         };
         Ok(e)
+    }
+
+    /// Imports the run report in a file (bounded read, regular files only).
+    pub fn import_report_file(&mut self, path: &Path, cost: Option<&str>) -> Result<ImportedRun> {
+        let text = files::read_text(
+            path,
+            "report",
+            gpuplan_core::report::MAX_REPORT_BYTES as u64,
+        )?;
+        self.import_report(&path.display().to_string(), &text, cost)
     }
 
     /// Imports a run report the kit's wrapper wrote (`gpuplan ledger import`):

@@ -16,6 +16,7 @@ import type { ExportKind } from "../bindings/ExportKind";
 import type { KitView } from "../bindings/KitView";
 import type { OverrideRow } from "../bindings/OverrideRow";
 import type { PackRow } from "../bindings/PackRow";
+import type { ImportedRun } from "../bindings/ImportedRun";
 
 export type Invoke = (cmd: string, args?: Record<string, unknown>) => Promise<unknown>;
 
@@ -31,6 +32,8 @@ export function makeApi(call: Invoke = invoke) {
     listPlans: () => call("list_plans") as Promise<SavedPlanRow[]>,
     deletePlan: (id: number) => call("delete_plan", { id }) as Promise<null>,
     deleteLedger: (id: number) => call("delete_ledger", { id }) as Promise<null>,
+    /** Opens the native dialog in Rust and imports the chosen run report; null when cancelled. */
+    importReport: () => call("import_report") as Promise<ImportedRun | null>,
     addLedger: (entry: LedgerInput) => call("add_ledger", { entry }) as Promise<number>,
     listLedger: () => call("list_ledger") as Promise<LedgerPage>,
     getSetting: (key: string) => call("get_setting", { key }) as Promise<string | null>,

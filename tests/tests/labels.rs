@@ -114,6 +114,7 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             ]));
             v
         }),
+        ("ledger.gap.", s(&gpuplan_usecases::userdata::GAP_KEYS)),
         ("memory.fixKinds.", s(&FIX_KINDS)),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (

@@ -684,6 +684,33 @@ pub fn packs(rows: &[PackRow]) -> String {
         .join("\n")
 }
 
+/// A measured run against its plan, in one line: time, memory, cost, and
+/// what explains the gap.
+fn versus_line(
+    c: &Catalog,
+    lang: Lang,
+    v: &gpuplan_usecases::userdata::PlanVersusActual,
+) -> String {
+    let gib = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
+    let mut line = c.fill(
+        lang,
+        "cli.versus",
+        [
+            ("planned_hours", format!("{:.2}", v.planned_hours).as_str()),
+            ("hours", format!("{:.2}", v.measured_hours).as_str()),
+            ("planned_gib", gib(v.planned_peak_gib).as_str()),
+            ("gib", gib(v.measured_peak_gib).as_str()),
+            ("planned_cost", v.planned_cost.to_string().as_str()),
+            ("cost", v.cost.to_string().as_str()),
+        ],
+    );
+    for g in &v.gaps {
+        line.push_str("\n    ");
+        line.push_str(&c.text(lang, &format!("ledger.gap.{g}")));
+    }
+    clean(&line)
+}
+
 /// Imported run reports, one line each.
 pub fn imported_runs(
     c: &Catalog,
@@ -706,7 +733,11 @@ pub fn imported_runs(
                     ("hours", r.hours.to_string().as_str()),
                     ("cost", r.cost.to_string().as_str()),
                 ],
-            ))
+            )) + &r
+                .versus
+                .as_ref()
+                .map(|v| format!("\n  {}", versus_line(c, lang, v)))
+                .unwrap_or_default()
         })
         .collect::<Vec<_>>()
         .join("\n")

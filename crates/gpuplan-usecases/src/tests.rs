@@ -409,3 +409,60 @@ fn a_run_report_is_matched_to_the_saved_plan_it_names() {
         "dated by the billing window's start"
     );
 }
+
+#[test]
+fn plan_versus_actual_says_what_explains_the_gap() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = hours_plan("autodl", "rtx3090", 2);
+    p.save_plan(None, &plan, None).expect("saved");
+    let report = |gpu: &str, seconds: u64, cpu: u32, status: u32| {
+        format!(
+            r#"{{"schema": "gpuplan-run-report/1", "plan": "{}", "job": "train", "platform": "autodl",
+  "gpu_name": "{gpu}", "driver": "550", "gpu_count": 1, "peak_memory_mib": null,
+  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "wall_seconds": {seconds}, "first_progress_seconds": null, "progress_lines": 0,
+  "last_progress": "", "cpu_percent": {cpu}, "exit_status": {status}}}"#,
+            plan.name
+        )
+    };
+    // (report, gaps expected, why)
+    let cases = [
+        (
+            report("NVIDIA GeForce RTX 3090", 7200, 40, 0),
+            vec![],
+            "on plan: no gap to explain",
+        ),
+        (
+            report("NVIDIA GeForce RTX 3090", 5 * 3600, 95, 0),
+            vec!["input-bound"],
+            "2.5x the time with the CPUs full: the input pipeline",
+        ),
+        (
+            report("NVIDIA GeForce RTX 3090", 5 * 3600, 30, 0),
+            vec!["slower-than-estimated"],
+            "2.5x the time with idle CPUs: a slower card or host",
+        ),
+        (
+            report("NVIDIA GeForce RTX 4090", 3600, 30, 0),
+            vec!["different-card", "faster-than-estimated"],
+            "another card, half the time",
+        ),
+        (
+            report("NVIDIA GeForce RTX 3090", 600, 30, 137),
+            vec!["failed-run"],
+            "a killed run is not called fast",
+        ),
+    ];
+    for (text, gaps, why) in cases {
+        let run = p
+            .import_report("r.json", &text, Some("1.00"))
+            .expect("imports");
+        let v = run.versus.expect("the plan was named, so it is compared");
+        assert_eq!(v.gaps, gaps, "{why}");
+        assert!(
+            (v.planned_hours - 2.0).abs() < 1e-9,
+            "{why}: the plan's two-hour run"
+        );
+    }
+}

@@ -52,6 +52,43 @@ pub struct ImportedRun {
     pub peak_memory_mib: Option<u64>,
     /// The job's exit status.
     pub exit_status: u32,
+    /// The plan's estimate beside what was measured, when the report named
+    /// a saved plan.
+    pub versus: Option<PlanVersusActual>,
+}
+
+/// Why a measured run differs from its plan; the catalog words each as
+/// `ledger.gap.<key>`.
+pub const GAP_KEYS: [&str; 6] = [
+    "failed-run",
+    "different-card",
+    "input-bound",
+    "slower-than-estimated",
+    "faster-than-estimated",
+    "more-memory",
+];
+
+/// A measured run against the plan it came from: one run's time, memory and
+/// cost, and what explains the gap.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PlanVersusActual {
+    /// Hours one run was estimated to take (the plan's longest run).
+    pub planned_hours: f64,
+    /// Hours it took.
+    pub measured_hours: f64,
+    /// Peak GPU memory estimated, GiB (when the plan names a model).
+    pub planned_peak_gib: Option<f64>,
+    /// Peak GPU memory measured, GiB.
+    pub measured_peak_gib: Option<f64>,
+    /// CNY one run was planned to cost (the plan's cash total over its runs).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub planned_cost: Decimal,
+    /// CNY it cost.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub cost: Decimal,
+    /// What explains the gap, as [`GAP_KEYS`].
+    pub gaps: Vec<String>,
 }
 
 /// A pack in the database, parsed (or the reason it no longer parses).
@@ -671,6 +708,10 @@ impl Planner {
             plan_id,
         };
         let e = self.ledger_entry(&input)?;
+        let versus = match &parsed {
+            Some(p) => self.versus(p, &report, &e.gpu, e.hours, e.cost).ok(),
+            None => None,
+        };
         let now = self.now();
         let id = self.store()?.add_ledger_with_report(&e, text, &now)?;
         Ok(ImportedRun {
@@ -684,6 +725,82 @@ impl Planner {
             cost_estimated: estimated,
             peak_memory_mib: report.peak_memory_mib,
             exit_status: report.exit_status,
+            versus,
+        })
+    }
+
+    /// One measured run against its plan. A time more than 20% off the
+    /// estimate is attributed to the input pipeline when the machine's CPUs
+    /// were busy (85% or more) or the estimate already said input-bound, else
+    /// to the card being slower or faster than the catalog says; memory more
+    /// than 15% above the estimate is named too.
+    fn versus(
+        &mut self,
+        plan: &Plan,
+        report: &gpuplan_core::report::RunReport,
+        gpu: &str,
+        hours: Decimal,
+        cost: Decimal,
+    ) -> Result<PlanVersusActual> {
+        use rust_decimal::prelude::ToPrimitive;
+        let q = self.quote(plan)?;
+        let runs: u32 = plan.runs.iter().map(|r| r.count).sum::<u32>().max(1);
+        let planned_cost = q
+            .cash_total
+            .checked_div(Decimal::from(runs))
+            .unwrap_or(q.cash_total)
+            .round_dp(2);
+        let planned_hours = q.longest_run_hours.to_f64().unwrap_or(0.0);
+        let measured_hours = hours.to_f64().unwrap_or(0.0);
+        let estimate = match plan.job.model {
+            Some(_) => self
+                .estimate(&plan.job, Some(&plan.gpu), None, Some(&plan.platform))
+                .ok(),
+            None => None,
+        };
+        let planned_peak_gib = estimate.as_ref().map(|e| e.peak_gib);
+        let input_bound = estimate
+            .as_ref()
+            .and_then(|e| {
+                e.run
+                    .map(|r| r.bound == gpuplan_core::pipeline::Bound::Input)
+            })
+            .unwrap_or(false);
+        let measured_peak_gib = report.peak_memory_mib.map(|m| m as f64 / 1024.0);
+        let mut gaps = Vec::new();
+        if report.exit_status != 0 {
+            gaps.push("failed-run");
+        }
+        if gpu != plan.gpu {
+            gaps.push("different-card");
+        }
+        if planned_hours > 0.0 && report.exit_status == 0 {
+            let ratio = measured_hours / planned_hours;
+            if ratio > 1.2 {
+                gaps.push(
+                    if input_bound || report.cpu_percent.is_some_and(|c| c >= 85) {
+                        "input-bound"
+                    } else {
+                        "slower-than-estimated"
+                    },
+                );
+            } else if ratio < 0.8 {
+                gaps.push("faster-than-estimated");
+            }
+        }
+        if let (Some(p), Some(m)) = (planned_peak_gib, measured_peak_gib) {
+            if p > 0.0 && m / p > 1.15 {
+                gaps.push("more-memory");
+            }
+        }
+        Ok(PlanVersusActual {
+            planned_hours,
+            measured_hours,
+            planned_peak_gib,
+            measured_peak_gib,
+            planned_cost,
+            cost,
+            gaps: gaps.into_iter().map(str::to_owned).collect(),
         })
     }
 

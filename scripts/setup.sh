@@ -12,7 +12,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # end-to-end tests, and CJK fonts so Chinese renders.
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
-xvfb xauth x11-utils webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3"
+xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3"
 missing=""
 for p in $APT_PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

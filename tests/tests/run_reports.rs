@@ -197,3 +197,73 @@ fn hostile_reports_are_refused_by_field() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
+    let dir = tmp("notebook");
+    executable(
+        &dir.join("nvidia-smi"),
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 6144 ;;\n  *name,driver_version*) echo 'Tesla T4, 535.104.05' ;;\nesac\n",
+    );
+    let module = scripts::notebook_report("colab", "BERT on Colab \"free\"").expect("module");
+    std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys; sys.path.insert(0, '.'); from gpuplan_report import RunReport; \
+             r = RunReport(path='nb.json').start(); r.progress('Epoch 1'); r.progress('Epoch 2 \\x1b[31m'); r.finish()",
+        ])
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "the module runs: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("nb.json")).expect("report written");
+    let r = gpuplan_core::report::RunReport::from_json("nb.json", &text)
+        .expect("the notebook's report passes the same validation as the wrapper's");
+    assert_eq!(
+        r.plan, "BERT on Colab \"free\"",
+        "the plan's name survives quoting"
+    );
+    assert_eq!(r.progress_lines, 2, "progress counted");
+    assert_eq!(
+        r.last_progress, "Epoch 2 [31m",
+        "control characters dropped"
+    );
+    assert_eq!(
+        r.peak_memory_mib,
+        Some(6144),
+        "nvidia-smi's memory without PyTorch"
+    );
+    assert_eq!(r.gpu_name, "Tesla T4", "the GPU model");
+    let home = dir.join("home");
+    let out = gpuplan(
+        &home,
+        &[
+            "ledger",
+            "import",
+            dir.join("nb.json").to_str().expect("utf8"),
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "imported: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        runs[0]["gpu"], "t4",
+        "nvidia-smi's 'Tesla T4' is the catalog's T4"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

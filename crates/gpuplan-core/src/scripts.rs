@@ -330,6 +330,137 @@ exit "$status"
     Ok(o)
 }
 
+/// The run report for notebooks (Colab, Kaggle, Jupyter), where no wrapper
+/// runs the job: a small Python module the student imports in the first
+/// cell. It writes the same report as the shutdown wrapper
+/// ([`RUN_REPORT_SCHEMA`]), with PyTorch's peak reserved memory when PyTorch
+/// sees a GPU, else `nvidia-smi`'s.
+pub fn notebook_report(platform: &str, plan: &str) -> Result<Script, InputError> {
+    check_text("plan", plan, 200)?;
+    check_text("platform", platform, 100)?;
+    let quote_py = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let text = format!(
+        r#""""gpuplan 运行报告（笔记本用）/ gpuplan run report for notebooks.
+
+在第一个单元格里 / in the first cell:
+    from gpuplan_report import RunReport
+    report = RunReport().start()
+每轮结束时 / after each epoch:    report.progress(f"Epoch {{epoch}}")
+训练结束后 / when training ends:  report.finish()        # or report.finish(exit_status=1)
+It writes gpuplan-run-YYYYMMDD-HHMMSS.json next to the notebook; import it
+with `gpuplan ledger import FILE`. Nothing leaves the machine.
+"""
+import json
+import os
+import re
+import subprocess
+import time
+from datetime import datetime
+
+SCHEMA = "{schema}"
+PLAN = {plan}
+PLATFORM = {platform}
+
+
+def _now():
+    return datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def _clean(s):
+    return re.sub(r"[\x00-\x1f\x7f]", "", str(s))[:200]
+
+
+def _smi(*args):
+    try:
+        out = subprocess.run(["nvidia-smi", *args], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return []
+
+
+def _cpu_ticks():
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+        busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+        return busy, busy + v[3] + v[4]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class RunReport:
+    def __init__(self, job="notebook", path=None):
+        self.job = job
+        self.path = path or time.strftime("gpuplan-run-%Y%m%d-%H%M%S.json")
+        self.lines = 0
+        self.last = ""
+        self.first = None
+
+    def start(self):
+        self.t0 = time.time()
+        self.started = _now()
+        self.cpu0 = _cpu_ticks()
+        return self
+
+    def progress(self, text):
+        if self.first is None:
+            self.first = int(time.time() - self.t0)
+        self.lines += 1
+        self.last = _clean(text)[:40]
+
+    def finish(self, exit_status=0):
+        peak = None
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                peak = int(torch.cuda.max_memory_reserved() // (1024 * 1024))
+        except Exception:
+            pass
+        if peak is None:
+            used = [int(x) for x in _smi("--query-compute-apps=used_memory", "--format=csv,noheader,nounits") if x.strip().isdigit()]
+            peak = sum(used) if used else None
+        gpus = _smi("--query-gpu=name,driver_version", "--format=csv,noheader")
+        name, _, driver = (gpus[0] if gpus else ",").partition(",")
+        cpu = None
+        c1 = _cpu_ticks()
+        if self.cpu0 and c1 and c1[1] > self.cpu0[1]:
+            cpu = min(100, 100 * (c1[0] - self.cpu0[0]) // (c1[1] - self.cpu0[1]))
+        report = {{
+            "schema": SCHEMA,
+            "plan": PLAN,
+            "job": _clean(self.job),
+            "platform": PLATFORM,
+            "gpu_name": _clean(name.strip()),
+            "driver": _clean(driver.strip()),
+            "gpu_count": len(gpus),
+            "peak_memory_mib": peak,
+            "started_at": self.started,
+            "ended_at": _now(),
+            "wall_seconds": int(time.time() - self.t0),
+            "first_progress_seconds": self.first,
+            "progress_lines": self.lines,
+            "last_progress": self.last,
+            "cpu_percent": cpu,
+            "exit_status": int(exit_status) & 255,
+        }}
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(report, f, ensure_ascii=False, indent=2)
+        os.replace(tmp, self.path)
+        return self.path
+"#,
+        schema = RUN_REPORT_SCHEMA,
+        plan = quote_py(plan),
+        platform = quote_py(platform),
+    );
+    Ok(Script {
+        file_name: "gpuplan_report.py".into(),
+        text,
+        notes: Vec::new(),
+    })
+}
+
 /// Inputs of a Slurm batch script.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlurmSpec {

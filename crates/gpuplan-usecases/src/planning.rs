@@ -24,13 +24,14 @@ use crate::views::{
 use crate::{defaults, files, userdata, AppError, Planner, Result};
 
 /// The keys of the kit's scripts (`before.scripts.<key>` in the catalog).
-pub const SCRIPT_KEYS: [&str; 10] = [
+pub const SCRIPT_KEYS: [&str; 11] = [
     "shutdown",
     "slurm",
     "slurm-requeue",
     "probe",
     "offline",
     "resume",
+    "report",
     "launch",
     "accelerate",
     "deepspeed",
@@ -645,6 +646,12 @@ impl Planner {
         out.push(view("probe", self.probe_script()));
         out.push(view("offline", self.offline_script(None)?));
         out.push(view("resume", self.resume_script(None, Some(plan))?));
+        // Notebooks run no wrapper: the report comes from a module the
+        // notebook imports.
+        out.push(view(
+            "report",
+            scripts::notebook_report(&profile.id, &plan.name)?,
+        ));
         Ok(KitView {
             checklist: scripts::checklist(profile, Some(&q)),
             scripts: out,

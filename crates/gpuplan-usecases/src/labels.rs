@@ -66,7 +66,10 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Strin
     }
 }
 
-fn parse(file: &str, text: &str) -> Result<BTreeMap<String, String>, gpuplan_core::DataError> {
+/// A language's texts by dotted key.
+type Texts = BTreeMap<String, String>;
+
+fn parse(file: &str, text: &str) -> Result<Texts, gpuplan_core::DataError> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| gpuplan_core::DataError {
         file: file.to_owned(),
         line: e.line(),

@@ -98,7 +98,7 @@ pub struct ImportedPack {
     /// When imported.
     pub imported_at: String,
     /// The pack, or its error.
-    pub pack: std::result::Result<CoursePack, String>,
+    pub pack: std::result::Result<CoursePack, gpuplan_core::DataError>,
 }
 
 /// A decimal the user typed, checked against `0..=max`.
@@ -155,8 +155,7 @@ impl Planner {
         };
         let mut packs = Vec::new();
         for row in store.packs()? {
-            let parsed = CoursePack::from_toml(&row.name, &row.body, catalog, &self.bundled.zoo)
-                .map_err(|e| e.to_string());
+            let parsed = CoursePack::from_toml(&row.name, &row.body, catalog, &self.bundled.zoo);
             if let Ok(p) = &parsed {
                 p.merge_into(&mut platforms);
             }
@@ -407,7 +406,7 @@ impl Planner {
                     platforms: 0,
                     presets: 0,
                     imported_at: p.imported_at.clone(),
-                    error: Some(e.clone()),
+                    error: Some(e.to_string()),
                 },
             })
             .collect())

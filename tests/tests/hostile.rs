@@ -143,6 +143,7 @@ fn whole_plans_through_the_kit_and_every_script() {
                 platforms: std::slice::from_ref(&plan.platform),
                 presets: vec![plan.clone()],
                 budget_cap: None,
+                measured_runs: Vec::new(),
             })
             .map(|_| ()),
         ];

@@ -94,6 +94,18 @@ pub enum Command {
         #[command(subcommand)]
         action: LedgerAction,
     },
+    /// What your measured runs (and your course's) taught the estimator; turn it on or off.
+    Calibration {
+        /// Turn calibration off: estimates ignore measured runs.
+        #[arg(long, conflicts_with = "on")]
+        off: bool,
+        /// Turn calibration back on.
+        #[arg(long)]
+        on: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Course packs: export one for a class, import, list or remove them.
     Pack {
         /// What to do.
@@ -521,6 +533,9 @@ pub enum PackAction {
         /// Budget cap per student, CNY.
         #[arg(long, allow_hyphen_values = true)]
         budget_cap: Option<String>,
+        /// Measured runs students handed in (`gpuplan ledger runs --out`): the class's calibration. Repeatable.
+        #[arg(long = "runs")]
+        runs: Vec<PathBuf>,
         /// Output file.
         #[arg(long)]
         out: PathBuf,
@@ -557,6 +572,12 @@ pub enum LedgerAction {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Write your measured runs, anonymised (job, card, platform, time, memory; no names, paths or hosts), for your instructor's course pack.
+    Runs {
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 

@@ -136,6 +136,24 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 render::imported_runs(planner.labels(), lang, &runs)
             })
         }
+        Command::Ledger {
+            action: LedgerAction::Runs { out },
+        } => {
+            let text = planner.export_measured_runs()?;
+            files::write_atomic(out, text.as_bytes())?;
+            Ok(out.display().to_string())
+        }
+        Command::Calibration { off, on, json } => {
+            if *off || *on {
+                planner.set_calibration(*on)?;
+            }
+            let view = planner.calibration()?;
+            Ok(if *json {
+                render::json(&view)
+            } else {
+                render::calibration(planner.labels(), lang, &view)
+            })
+        }
         Command::Pack { action } => match action {
             PackAction::Export {
                 name,
@@ -143,18 +161,26 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 platforms,
                 presets,
                 budget_cap,
+                runs,
                 out,
             } => {
                 let presets = presets
                     .iter()
                     .map(|p| planner.read_plan(p))
                     .collect::<Result<Vec<_>, _>>()?;
+                let mut measured_runs = Vec::new();
+                for p in runs {
+                    let text = files::read_text(p, "runs", files::MAX_USER_FILE_BYTES)?;
+                    measured_runs
+                        .extend(planner.parse_measured_runs(&p.display().to_string(), &text)?);
+                }
                 let text = planner.export_pack(&PackExport {
                     name,
                     instructor,
                     platforms,
                     presets,
                     budget_cap: budget_cap.as_deref(),
+                    measured_runs,
                 })?;
                 files::write_atomic(out, text.as_bytes())?;
                 Ok(out.display().to_string())

@@ -187,6 +187,9 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         r.trainable_params
     );
     let _ = writeln!(o, "\n{}: {:.2} GiB", t("memory.peak"), r.peak_gib);
+    if let Some(k) = &r.calibration {
+        let _ = writeln!(o, "  {}", calibration_note(c, lang, k));
+    }
     for key in gpuplan_core::vram::Components::KEYS {
         let v = r.components.get(key).copied().unwrap_or(0.0);
         if v > 0.0005 {
@@ -538,6 +541,9 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         let _ = writeln!(o);
         o.push_str(&run_split(c, lang, &q.gpu, parts, None));
     }
+    if let Some(k) = &q.calibration {
+        let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));
+    }
     if !q.warnings.is_empty() {
         let _ = writeln!(o, "\n{}:", t("plan.warnings"));
         for w in &q.warnings {
@@ -741,4 +747,99 @@ pub fn imported_runs(
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A factor as a signed percentage ("+12%").
+fn pct(f: f64) -> String {
+    format!("{:+.0}%", (f - 1.0) * 100.0)
+}
+
+/// What calibration did to an answer, in one sentence.
+pub fn calibration_note(
+    c: &Catalog,
+    lang: Lang,
+    k: &gpuplan_core::correction::Calibration,
+) -> String {
+    let factor = |key: &str, f: &gpuplan_core::correction::Factor| {
+        c.fill(
+            lang,
+            key,
+            [
+                ("pct", pct(f.applied).as_str()),
+                ("low", pct(f.low).as_str()),
+                ("high", pct(f.high).as_str()),
+            ],
+        )
+    };
+    let mut changes: Vec<String> = Vec::new();
+    if let Some(t) = k.time.filter(|f| f.is_applied()) {
+        changes.push(factor("calibration.time", &t));
+    }
+    if let Some(m) = k.memory.filter(|f| f.is_applied()) {
+        changes.push(factor("calibration.memory", &m));
+    }
+    if changes.is_empty() {
+        changes.push(c.text(lang, "calibration.unchanged"));
+    }
+    clean(&c.fill(
+        lang,
+        "calibration.note",
+        [
+            ("own", k.own_runs.to_string().as_str()),
+            ("class", k.class_runs.to_string().as_str()),
+            ("changes", changes.join("; ").as_str()),
+        ],
+    ))
+}
+
+/// `gpuplan calibration`: the switch, then a line per family, card and mode.
+pub fn calibration(
+    c: &Catalog,
+    lang: Lang,
+    v: &gpuplan_usecases::calibration::CalibrationView,
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}",
+        c.text(
+            lang,
+            if v.enabled {
+                "calibration.on"
+            } else {
+                "calibration.off"
+            }
+        )
+    );
+    if v.rows.is_empty() {
+        let _ = writeln!(o, "{}", c.text(lang, "calibration.empty"));
+    }
+    for r in &v.rows {
+        let own = r.own_runs.to_string();
+        let class = r.class_runs.to_string();
+        let mode = c.text(lang, &format!("enum.mode.{}", r.mode));
+        let _ = writeln!(
+            o,
+            "\n{}",
+            clean(&c.fill(
+                lang,
+                "calibration.row",
+                [
+                    ("family", r.family.as_str()),
+                    ("gpu", r.gpu.as_str()),
+                    ("mode", mode.as_str()),
+                    ("own", own.as_str()),
+                    ("class", class.as_str()),
+                ],
+            ))
+        );
+        let k = gpuplan_core::correction::Calibration {
+            own_runs: r.own_runs,
+            class_runs: r.class_runs,
+            time: r.time,
+            memory: r.memory,
+        };
+        let _ = writeln!(o, "  {}", calibration_note(c, lang, &k));
+    }
+    o.trim_end().to_owned()
 }

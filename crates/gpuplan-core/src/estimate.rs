@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::calibration as cal;
 use crate::catalog::{Gpu, GpuCatalog};
+use crate::correction::{Calibration, Corrections};
 use crate::job::{Job, Mode, Optimizer, Precision, MAX_BATCH};
 use crate::parallel::{self, Engine, Interconnect, Layout, ParallelEstimate};
 use crate::pipeline::{self, Host, RunParts};
@@ -102,8 +103,14 @@ pub struct Estimate {
     pub model: String,
     /// The resolved job.
     pub job: Job,
-    /// Memory estimate.
+    /// Memory estimate; its peak is calibrated when a memory correction
+    /// applies (the breakdown stays the model's).
     pub vram: VramEstimate,
+    /// The model's own peak before calibration, bytes.
+    pub model_peak_bytes: f64,
+    /// What measured runs changed on the target card, when any were
+    /// looked at.
+    pub calibration: Option<Calibration>,
     /// One row per catalog card.
     pub gpus: Vec<GpuFit>,
     /// Card the fixes are for.
@@ -140,10 +147,14 @@ pub fn usable_bytes(gpu: &Gpu) -> f64 {
 
 /// Verdict for a peak on a card.
 pub fn verdict(gpu: &Gpu, job: &Job, peak_bytes: f64) -> Verdict {
+    verdict_under(gpu, job, peak_bytes, usable_bytes(gpu))
+}
+
+/// Verdict for a peak against `usable` bytes of a card.
+fn verdict_under(gpu: &Gpu, job: &Job, peak_bytes: f64, usable: f64) -> Verdict {
     if job.precision.needs_bf16() && !gpu.supports_bf16() {
         return Verdict::Unsupported;
     }
-    let usable = usable_bytes(gpu);
     if peak_bytes > usable {
         Verdict::DoesNotFit
     } else if peak_bytes > usable * (1.0 - TIGHT_HEADROOM) {
@@ -322,23 +333,50 @@ pub fn estimate(
     target: Option<&Gpu>,
     host: &Host,
 ) -> Estimate {
+    estimate_with(entry, job, catalog, target, host, &Corrections::none())
+}
+
+/// [`estimate`] with the corrections learnt from measured runs applied:
+/// each card's step and run time by its time factor, and the peak by the
+/// memory factor (the verdicts, the largest batch and the fixes are judged
+/// on the corrected peak; the breakdown stays the model's). The estimate
+/// says what was applied in [`Estimate::calibration`].
+pub fn estimate_with(
+    entry: &ZooEntry,
+    job: &Job,
+    catalog: &GpuCatalog,
+    target: Option<&Gpu>,
+    host: &Host,
+    corrections: &Corrections,
+) -> Estimate {
     let model = &entry.model;
+    let family = model.family();
+    let calibration_on = |g: &Gpu| corrections.for_job(family, &g.id, job.mode);
     // One GPU's tensors count the step's work; the peak is per GPU.
     let single = vram::estimate(model, job);
     let vram = job_peak(model, job);
     let reference = reference_gpu(catalog);
+    // Memory does not depend on the card, so one factor serves every row: a
+    // corrected peak `f * peak` fits `usable` exactly when the model's peak
+    // fits `usable / f`.
+    let memory_factor =
+        calibration_on(target.unwrap_or(reference)).map_or(1.0, |c| c.memory_factor());
+    let peak = vram.peak_bytes * memory_factor;
+    let limit = |g: &Gpu| usable_bytes(g) / memory_factor;
     let gpus: Vec<GpuFit> = catalog
         .gpus()
         .iter()
         .map(|g| {
-            let v = verdict(g, job, vram.peak_bytes);
+            let v = verdict_under(g, job, peak, usable_bytes(g));
             let max_batch = if v == Verdict::Unsupported {
                 0
             } else {
-                max_batch(model, job, usable_bytes(g))
+                max_batch(model, job, limit(g))
             };
-            let step = step_on(model, job, &single, g, host);
-            let run = pipeline::run(job, model, &single, &step, host);
+            let time_factor = calibration_on(g).map_or(1.0, |c| c.time_factor());
+            let step = step_on(model, job, &single, g, host).scaled(time_factor);
+            let run =
+                pipeline::run(job, model, &single, &step, host).map(|r| r.scaled(time_factor));
             GpuFit {
                 id: g.id.clone(),
                 name: g.spec.name.clone(),
@@ -355,20 +393,17 @@ pub fn estimate(
     let target = target
         .or_else(|| catalog.gpus().iter().find(|g| g.id == DEFAULT_TARGET_GPU))
         .or_else(|| catalog.gpus().first());
-    let (target_gpu, target_step, fixes) = match target {
-        Some(g) => (
-            g.id.clone(),
-            step_on(model, job, &single, g, host),
-            fixes(model, job, &vram, g),
-        ),
-        None => (
-            String::new(),
-            step_on(model, job, &single, reference, host),
-            Vec::new(),
-        ),
-    };
-    let target_run = pipeline::run(job, model, &single, &target_step, host);
     let target_card = target.unwrap_or(reference);
+    let calibration = calibration_on(target_card);
+    let time_factor = calibration.map_or(1.0, |c| c.time_factor());
+    let raw_step = step_on(model, job, &single, target_card, host);
+    let (target_gpu, fixes) = match target {
+        Some(g) => (g.id.clone(), fixes_under(model, job, &vram, g, limit(g))),
+        None => (String::new(), Vec::new()),
+    };
+    let target_run =
+        pipeline::run(job, model, &single, &raw_step, host).map(|r| r.scaled(time_factor));
+    let target_step = raw_step.scaled(time_factor);
     let parallel = (job.gpus > 1)
         .then(|| {
             let step = steptime::estimate(model, job, &single, target_card);
@@ -383,13 +418,18 @@ pub fn estimate(
             .ok()
         })
         .flatten();
-    let fits_with = (job.gpus == 1 && vram.peak_bytes > usable_bytes(target_card))
+    let fits_with = (job.gpus == 1 && peak > usable_bytes(target_card))
         .then(|| smallest_layout(model, job, target_card, host))
         .flatten();
     Estimate {
         model: entry.id.clone(),
         job: job.clone(),
-        vram,
+        model_peak_bytes: vram.peak_bytes,
+        vram: VramEstimate {
+            peak_bytes: peak,
+            ..vram
+        },
+        calibration,
         gpus,
         target_gpu,
         target_step,
@@ -403,7 +443,18 @@ pub fn estimate(
 
 /// Concrete changes that make `job` fit `gpu`, cheapest in accuracy first.
 pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec<Fix> {
-    let limit = usable_bytes(gpu);
+    fixes_under(model, job, current, gpu, usable_bytes(gpu))
+}
+
+/// [`fixes`] against `limit` bytes of the model's peak (the card's usable
+/// memory over a calibrated memory factor).
+fn fixes_under(
+    model: &Model,
+    job: &Job,
+    current: &VramEstimate,
+    gpu: &Gpu,
+    limit: f64,
+) -> Vec<Fix> {
     if (gpu.supports_bf16() || !job.precision.needs_bf16()) && current.peak_bytes <= limit {
         return Vec::new();
     }
@@ -558,8 +609,13 @@ pub struct EstimateReport {
     pub params: u64,
     /// Parameters that learn.
     pub trainable_params: u64,
-    /// Peak process memory, GiB.
+    /// Peak process memory, GiB (calibrated when a memory correction
+    /// applies).
     pub peak_gib: f64,
+    /// The model's own peak, GiB: the breakdown adds up to it.
+    pub model_peak_gib: f64,
+    /// What corrections from measured runs changed, when any were looked at.
+    pub calibration: Option<Calibration>,
     /// Which moment of the step holds the peak.
     pub phase: vram::Phase,
     /// Breakdown of the peak, GiB.
@@ -601,6 +657,8 @@ impl Estimate {
             params: self.vram.params,
             trainable_params: self.vram.trainable_params,
             peak_gib: self.vram.peak_gib(),
+            model_peak_gib: self.model_peak_bytes / GIB,
+            calibration: self.calibration,
             phase: self.vram.phase,
             components: self
                 .vram

@@ -19,11 +19,13 @@
 //! - [`pipeline`]: the whole run around the steps: input pipeline, evaluation, checkpoints, warm-up.
 //! - [`published`]: published training throughput of real cards, the cross-card check.
 //! - [`calibration`]: the few constants fitted on measured jobs, each documented.
+//! - [`correction`]: corrections learnt from measured runs (own and a class's), shrunk toward the estimate.
 //! - [`report`]: run reports the kit's wrapper writes, parsed and checked as untrusted input.
 //! - [`error`]: data and input errors that name the offending field.
 
 pub mod calibration;
 pub mod catalog;
+pub mod correction;
 pub mod error;
 pub mod estimate;
 pub mod job;

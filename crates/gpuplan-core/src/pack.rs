@@ -182,6 +182,15 @@ pub struct CoursePack {
     /// Preset jobs.
     #[serde(default, rename = "preset")]
     pub presets: Vec<Preset>,
+    /// The class's measured runs, anonymised (no names, paths or hosts):
+    /// every student's estimates in the course learn from them
+    /// ([`crate::correction`]).
+    #[serde(
+        default,
+        rename = "measured_run",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub measured_runs: Vec<crate::correction::MeasuredRun>,
 }
 
 /// Largest pack accepted, bytes: packs are handed around a class.
@@ -297,6 +306,17 @@ impl CoursePack {
                     format!("`{d}` is not a platform in this pack"),
                 ));
             }
+        }
+        if let Err(e) =
+            crate::correction::check_runs("measured_run", &pack.measured_runs, catalog, zoo)
+        {
+            return Err(DataError::invalid(
+                file,
+                text,
+                "measured_run",
+                "",
+                format!("{}: {} ({})", e.field, e.message, e.allowed),
+            ));
         }
         for preset in &pack.presets {
             if preset.runs == 0 || preset.runs > MAX_RUNS {

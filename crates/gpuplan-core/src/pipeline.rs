@@ -158,6 +158,25 @@ impl RunParts {
         "cold-cache",
     ];
 
+    /// The run with every part multiplied by a calibration factor (measured
+    /// runs say the whole run's time, not which part of it was off, so every
+    /// part moves alike and the parts still add up to the total).
+    pub fn scaled(self, factor: f64) -> Self {
+        Self {
+            gpu_step_s: self.gpu_step_s * factor,
+            input_step_s: self.input_step_s * factor,
+            compute_s: self.compute_s * factor,
+            input_wait_s: self.input_wait_s * factor,
+            eval_s: self.eval_s * factor,
+            checkpoint_s: self.checkpoint_s * factor,
+            warmup_s: self.warmup_s * factor,
+            cold_cache_s: self.cold_cache_s * factor,
+            epoch_s: self.epoch_s * factor,
+            total_s: self.total_s * factor,
+            ..self
+        }
+    }
+
     /// The parts as (key, seconds), in [`RunParts::KEYS`] order; they add up
     /// to `total_s`.
     pub fn parts(&self) -> [(&'static str, f64); 6] {

@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
+use crate::correction::Corrections;
 use crate::error::InputError;
 use crate::estimate::{self, Verdict};
 use crate::job::JobSpec;
@@ -22,7 +23,7 @@ use crate::plan::{
     MAX_RUNS,
 };
 use crate::platform::{Localized, Pitfall, PlatformKind, PlatformProfile, PlatformSet};
-use crate::quote::{quote, Quote, Warning};
+use crate::quote::{quote_with, Quote, Warning};
 use crate::steptime;
 use crate::zoo::ModelZoo;
 
@@ -274,6 +275,18 @@ pub fn recommend(
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
 ) -> Result<Recommendation, InputError> {
+    recommend_with(s, platforms, catalog, zoo, &Corrections::none())
+}
+
+/// [`recommend`] with memory and time corrected by measured runs
+/// ([`crate::correction`]); each option's quote says what was applied.
+pub fn recommend_with(
+    s: &Situation,
+    platforms: &PlatformSet,
+    catalog: &GpuCatalog,
+    zoo: &ModelZoo,
+    corrections: &Corrections,
+) -> Result<Recommendation, InputError> {
     s.check()?;
     if s.job.hours.is_none() && s.job.model.is_none() {
         return Err(InputError::new(
@@ -293,7 +306,14 @@ pub fn recommend(
             Some((
                 entry,
                 j.clone(),
-                estimate::estimate(entry, &j, catalog, None, &crate::pipeline::Host::TYPICAL),
+                estimate::estimate_with(
+                    entry,
+                    &j,
+                    catalog,
+                    None,
+                    &crate::pipeline::Host::TYPICAL,
+                    corrections,
+                ),
             ))
         }
         None => None,
@@ -420,7 +440,7 @@ pub fn recommend(
                     }),
                     ..Plan::default()
                 };
-                let q = match quote(&plan, p, catalog, zoo) {
+                let q = match quote_with(&plan, p, catalog, zoo, corrections) {
                     Ok(q) => q,
                     Err(e) => {
                         out(

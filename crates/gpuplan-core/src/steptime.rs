@@ -36,6 +36,19 @@ pub struct StepTime {
     pub flops: f64,
 }
 
+impl StepTime {
+    /// The step with its seconds multiplied by a calibration factor (the
+    /// FLOPs are the model's and stay).
+    pub fn scaled(self, factor: f64) -> Self {
+        Self {
+            seconds: self.seconds * factor,
+            device_s: self.device_s * factor,
+            host_s: self.host_s * factor,
+            ..self
+        }
+    }
+}
+
 /// Work of one step, independent of the card.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepWork {

@@ -172,11 +172,16 @@ fn migrations() -> Migrations<'static> {
                  imported_at TEXT NOT NULL
              );",
         ),
+        // v5: the anonymised measured run a report gave (the planned job,
+        // card, platform and what was measured; JSON owned by the caller),
+        // which personal calibration learns from; NULL when the report
+        // matched no plan with a model.
+        M::up("ALTER TABLE run_reports ADD COLUMN measured_run TEXT;"),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The format of a saved plan's body written by this build: the plan file
 /// format of `docs/plans.md`.
@@ -523,6 +528,7 @@ impl Store {
         &mut self,
         e: &LedgerEntry,
         report: &str,
+        measured_run: Option<&str>,
         now: &str,
     ) -> Result<i64, StoreError> {
         self.write(|tx| {
@@ -533,8 +539,8 @@ impl Store {
             )?;
             let id = tx.last_insert_rowid();
             tx.execute(
-                "INSERT INTO run_reports (ledger_id, body, imported_at) VALUES (?1, ?2, ?3)",
-                params![id, report, now],
+                "INSERT INTO run_reports (ledger_id, body, measured_run, imported_at) VALUES (?1, ?2, ?3, ?4)",
+                params![id, report, measured_run, now],
             )?;
             Ok(id)
         })
@@ -550,6 +556,16 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?)
+    }
+
+    /// The measured runs of every imported report that had one, oldest
+    /// first (their JSON, as stored).
+    pub fn measured_runs(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT measured_run FROM run_reports WHERE measured_run IS NOT NULL ORDER BY ledger_id",
+        )?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<String>, _>>()?)
     }
 
     /// Ledger entries, newest first.
@@ -795,7 +811,7 @@ mod tests {
             "the v3 bill survives"
         );
         let id = s
-            .add_ledger_with_report(&entry("2026-11-30", "1.39"), "{\"schema\":1}", "now")
+            .add_ledger_with_report(&entry("2026-11-30", "1.39"), "{\"schema\":1}", None, "now")
             .expect("bill and report in one transaction");
         assert_eq!(
             s.run_report(id).expect("read").as_deref(),
@@ -809,6 +825,55 @@ mod tests {
             "and its report with it"
         );
         assert!(s.integrity_ok().expect("check"), "integrity holds");
+    }
+
+    #[test]
+    fn upgrade_from_v4_keeps_reports_and_stores_measured_runs() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("v4.db");
+        {
+            let mut conn = Connection::open(&path).expect("open");
+            migrations().to_version(&mut conn, 4).expect("v4");
+            conn.execute("INSERT INTO ledger (id, date, platform, gpu, hours, cost, created_at) VALUES (7, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')", []).expect("insert");
+            conn.execute(
+                "INSERT INTO run_reports (ledger_id, body, imported_at) VALUES (7, '{}', 't')",
+                [],
+            )
+            .expect("insert");
+        }
+        let mut s = Store::open(&path).expect("migrates to latest");
+        assert_eq!(
+            s.schema_version().expect("version"),
+            SCHEMA_VERSION,
+            "upgraded"
+        );
+        assert_eq!(
+            s.run_report(7).expect("read").as_deref(),
+            Some("{}"),
+            "the v4 report survives"
+        );
+        assert!(
+            s.measured_runs().expect("runs").is_empty(),
+            "a v4 report has no measured run to learn from"
+        );
+        let id = s
+            .add_ledger_with_report(
+                &entry("2026-11-30", "1.39"),
+                "{}",
+                Some("{\"run\":1}"),
+                "now",
+            )
+            .expect("bill, report and run in one transaction");
+        assert_eq!(
+            s.measured_runs().expect("runs"),
+            vec!["{\"run\":1}".to_owned()],
+            "the measured run is kept"
+        );
+        assert!(s.delete_ledger(id).expect("delete"), "deleting the bill");
+        assert!(
+            s.measured_runs().expect("runs").is_empty(),
+            "forgets the run it measured, so calibration stops learning from it"
+        );
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub const UPLOAD_MBPS: u32 = 20;
 /// Epochs between checkpoints of the resumable template when the plan names
 /// no spot interval.
 pub const CHECKPOINT_EVERY_EPOCHS: u32 = 5;
+/// The setting that turns calibration from measured runs off (`off`).
+pub const CALIBRATION_SETTING: &str = "calibration";
 /// The training command the kit's scripts run when the user names none.
 pub const COMMAND: &str = "python train.py";
 /// The job name in scripts when the plan's model gives none.

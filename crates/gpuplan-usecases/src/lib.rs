@@ -22,6 +22,7 @@
 //! - [`userdata`]: overrides, packs, saved plans, the ledger and settings.
 //! - [`planning`]: estimate, recommend, quote and the kit.
 
+pub mod calibration;
 pub mod charts;
 pub mod defaults;
 pub mod error;
@@ -110,6 +111,8 @@ struct UserLayer {
     platforms: PlatformSet,
     packs: Vec<userdata::ImportedPack>,
     unmatched_overrides: Vec<gpuplan_core::pack::PriceOverride>,
+    /// What the measured runs (own and the course pack's) teach.
+    corrections: gpuplan_core::correction::Corrections,
 }
 
 /// The use cases over the bundled data and one user's database.

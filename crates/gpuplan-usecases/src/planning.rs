@@ -3,14 +3,14 @@
 
 use std::path::Path;
 
-use gpuplan_core::estimate::{estimate, EstimateReport};
+use gpuplan_core::estimate::{estimate_with, EstimateReport};
 use gpuplan_core::job::{DatasetKind, JobSpec, Mode, Optimizer, Precision};
 use gpuplan_core::pack::{CoursePack, PackInfo, Preset, PresetName};
 use gpuplan_core::parallel::Engine;
 use gpuplan_core::plan::Plan;
 use gpuplan_core::platform::{PlatformKind, PlatformSet};
-use gpuplan_core::quote::{quote, Quote};
-use gpuplan_core::recommend::{recommend, Recommendation, Situation, Stage};
+use gpuplan_core::quote::{quote_with, Quote};
+use gpuplan_core::recommend::{recommend_with, Recommendation, Situation, Stage};
 use gpuplan_core::scripts::{self, LaunchSpec, Script, ShutdownSpec, SlurmSpec, StopMechanism};
 use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
 use gpuplan_core::Message;
@@ -108,6 +108,9 @@ pub struct PackExport<'a> {
     pub presets: Vec<Plan>,
     /// Budget cap per student, CNY (decimal text).
     pub budget_cap: Option<&'a str>,
+    /// The class's measured runs, anonymised, from the files students
+    /// handed in (`gpuplan ledger runs --export`).
+    pub measured_runs: Vec<gpuplan_core::correction::MeasuredRun>,
 }
 
 fn hours_arg(field: &str, h: Option<f64>) -> Result<Option<f64>> {
@@ -266,6 +269,7 @@ impl Planner {
             }
             None => gpuplan_core::pipeline::Host::TYPICAL,
         };
+        let corrections = self.corrections()?;
         let b = &self.bundled;
         if job.hours.is_some() {
             return Err(AppError::input(
@@ -325,7 +329,7 @@ impl Planner {
                 ));
             }
         }
-        let est = estimate(entry, &j, &b.catalog, target, &host);
+        let est = estimate_with(entry, &j, &b.catalog, target, &host, &corrections);
         Ok(est.report(entry.model.name(), target.map(|g| g.id.as_str())))
     }
 
@@ -354,11 +358,13 @@ impl Planner {
     /// Ranked platform x GPU options for a situation.
     pub fn recommend(&mut self, s: &Situation) -> Result<Recommendation> {
         let platforms = self.course_platforms()?;
-        Ok(recommend(
+        let corrections = self.corrections()?;
+        Ok(recommend_with(
             s,
             &platforms,
             &self.bundled.catalog,
             &self.bundled.zoo,
+            &corrections,
         )?)
     }
 
@@ -388,11 +394,13 @@ impl Planner {
     pub fn quote(&mut self, plan: &Plan) -> Result<Quote> {
         let platforms = self.platforms()?;
         let profile = platforms.get(&plan.platform)?;
-        Ok(quote(
+        let corrections = self.corrections()?;
+        Ok(quote_with(
             plan,
             profile,
             &self.bundled.catalog,
             &self.bundled.zoo,
+            &corrections,
         )?)
     }
 
@@ -792,6 +800,7 @@ impl Planner {
             },
             platforms: profiles,
             presets,
+            measured_runs: e.measured_runs.clone(),
         };
         let text = pack.to_toml();
         CoursePack::from_toml(

@@ -327,6 +327,7 @@ fn a_course_pack_restricts_the_platforms_students_choose_among() {
             platforms: &platforms,
             presets: Vec::new(),
             budget_cap: None,
+            measured_runs: Vec::new(),
         })
         .expect("exports");
     p.import_pack("cv101.toml", &text).expect("imports");

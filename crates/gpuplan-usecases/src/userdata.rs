@@ -178,11 +178,18 @@ impl Planner {
                 .collect(),
         };
         let unmatched_overrides = overrides.apply(&mut platforms);
+        // The course in effect is the last pack imported (as for its
+        // platforms); its class runs join the student's own.
+        let course = packs.iter().rev().find_map(|p| p.pack.as_ref().ok());
+        let corrections = gpuplan_core::correction::Corrections::new(
+            crate::calibration::observations(store, course, &platforms, &self.bundled)?,
+        );
         Ok(UserLayer {
             data_version,
             platforms,
             packs,
             unmatched_overrides,
+            corrections,
         })
     }
 
@@ -526,6 +533,8 @@ impl Planner {
     /// Deletes a ledger entry (the app offers to undo by adding it again).
     pub fn delete_ledger(&mut self, id: i64) -> Result<()> {
         if self.store()?.delete_ledger(id)? {
+            // Its measured run goes with it: calibration forgets it.
+            self.invalidate();
             Ok(())
         } else {
             Err(AppError::input(
@@ -711,8 +720,30 @@ impl Planner {
             Some(p) => self.versus(p, &report, &e.gpu, e.hours, e.cost).ok(),
             None => None,
         };
+        // The anonymised run calibration learns from: the plan's job (when it
+        // names a model), the card and platform, and what was measured.
+        let measured = match &parsed {
+            Some(p) if p.job.model.is_some() => {
+                let run = gpuplan_core::correction::MeasuredRun {
+                    job: gpuplan_core::JobSpec {
+                        hours: None,
+                        ..p.job.clone()
+                    },
+                    gpu: e.gpu.clone(),
+                    platform: e.platform.clone(),
+                    wall_seconds: report.wall_seconds.max(1),
+                    peak_memory_mib: report.peak_memory_mib.filter(|m| *m > 0),
+                    completed: report.exit_status == 0,
+                };
+                serde_json::to_string(&run).ok()
+            }
+            _ => None,
+        };
         let now = self.now();
-        let id = self.store()?.add_ledger_with_report(&e, text, &now)?;
+        let id = self
+            .store()?
+            .add_ledger_with_report(&e, text, measured.as_deref(), &now)?;
+        self.invalidate();
         Ok(ImportedRun {
             ledger_id: id,
             plan_id,

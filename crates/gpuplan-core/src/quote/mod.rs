@@ -53,6 +53,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Serialize;
 
 use crate::catalog::GpuCatalog;
+use crate::correction::{Calibration, Corrections};
 use crate::error::InputError;
 use crate::estimate;
 use crate::message::Message;
@@ -512,6 +513,9 @@ pub struct Quote {
     /// compute, input pipeline, evaluation, checkpoints, warm-up); absent
     /// when the plan gives hours.
     pub run_parts: Option<RunParts>,
+    /// What measured runs changed in the estimated time, when any were
+    /// looked at.
+    pub calibration: Option<Calibration>,
     /// The spread of a spot plan's cost.
     pub spot: Option<SpotOutlook>,
     /// Packages bought by a package plan.
@@ -622,7 +626,13 @@ pub fn per_epoch_hours(hours: Decimal, epochs: f64) -> Result<Decimal, InputErro
 
 /// Hours of one run, hours per epoch (if known) and, for an estimated job,
 /// where the run's seconds go, for the plan's job on `gpu`.
-type JobHours = (Decimal, Option<Decimal>, Option<RunParts>);
+/// The calibration applied to the estimate, when measured runs were looked at.
+type JobHours = (
+    Decimal,
+    Option<Decimal>,
+    Option<RunParts>,
+    Option<Calibration>,
+);
 
 fn job_hours(
     plan: &Plan,
@@ -630,6 +640,7 @@ fn job_hours(
     host: &crate::pipeline::Host,
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
+    corrections: &Corrections,
 ) -> Result<JobHours, InputError> {
     let epochs = match plan.job.epochs {
         Some(e) if !(e.is_finite() && e > 0.0 && e <= 100_000.0) => {
@@ -646,7 +657,7 @@ fn job_hours(
             Some(e) => Some(per_epoch_hours(h, e)?),
             None => None,
         };
-        return Ok((h, per_epoch, None));
+        return Ok((h, per_epoch, None, None));
     }
     let Some(model) = &plan.job.model else {
         if !plan.runs.is_empty()
@@ -655,7 +666,7 @@ fn job_hours(
                 .iter()
                 .all(|r| r.hours.is_some() || r.minutes.is_some())
         {
-            return Ok((Decimal::ZERO, None, None));
+            return Ok((Decimal::ZERO, None, None, None));
         }
         return Err(InputError::new(
             "job",
@@ -666,7 +677,7 @@ fn job_hours(
     let entry = zoo.get(model)?;
     let job = plan.job.resolve(entry)?;
     let card = catalog.get(gpu)?;
-    let est = estimate::estimate(entry, &job, catalog, Some(card), host);
+    let est = estimate::estimate_with(entry, &job, catalog, Some(card), host, corrections);
     // The whole run: steps with the input pipeline, evaluation, checkpoints
     // and warm-up, as the platform's host runs them.
     let run_s = est.target_run.map(|r| r.total_s).ok_or_else(|| {
@@ -690,6 +701,7 @@ fn job_hours(
         hours.max(Decimal::new(1, 6)),
         Some(per_epoch),
         est.target_run,
+        est.calibration,
     ))
 }
 
@@ -784,6 +796,18 @@ pub fn quote(
     profile: &PlatformProfile,
     catalog: &GpuCatalog,
     zoo: &ModelZoo,
+) -> Result<Quote, InputError> {
+    quote_with(plan, profile, catalog, zoo, &Corrections::none())
+}
+
+/// [`quote`] with an estimated job's time corrected by measured runs
+/// ([`crate::correction`]); the quote says what was applied.
+pub fn quote_with(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    catalog: &GpuCatalog,
+    zoo: &ModelZoo,
+    corrections: &Corrections,
 ) -> Result<Quote, InputError> {
     plan.check()?;
     let offer = profile.offer(&plan.gpu, catalog)?;
@@ -894,8 +918,14 @@ pub fn quote(
     }
 
     // The runs.
-    let (job_hours, per_epoch, run_parts) =
-        job_hours(plan, &gpu_id, &profile.host_for(offer), catalog, zoo)?;
+    let (job_hours, per_epoch, run_parts, calibration) = job_hours(
+        plan,
+        &gpu_id,
+        &profile.host_for(offer),
+        catalog,
+        zoo,
+        corrections,
+    )?;
     let groups = schedule::groups(plan, job_hours, per_epoch)?;
     // The runs alone, spread over every parallel instance, must end within
     // ten years; checked before laying the plan out in time, whose cost
@@ -1524,6 +1554,7 @@ pub fn quote(
         time_to_result_hours: h2(time.total),
         time,
         run_parts,
+        calibration,
         spot,
         packages,
         timeline,

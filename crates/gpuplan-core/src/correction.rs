@@ -1,0 +1,561 @@
+//! Corrections learnt from measured runs: the student's own (run reports
+//! imported into the ledger) and a class's (measured runs a course pack
+//! carries).
+//!
+//! Every run is compared with the estimator's own, uncalibrated answer for
+//! the same job, card and host, as a log ratio `ln(measured / estimated)`,
+//! once for the whole run's time and once for peak memory. A correction is
+//! the posterior mean of those ratios under a normal prior centred on "the
+//! estimator is right" (`ln 1 = 0`, standard deviation [`PRIOR_SD`]) with
+//! run-to-run noise [`NOISE_SD`] (or the runs' own spread when it is
+//! larger), so one run moves the estimate part of the way and many runs
+//! move it all the way. A correction is applied only when the runs make it
+//! 95% sure the estimate is off ("no change" outside its 95% interval): runs that agree with the estimate within their
+//! noise change nothing. The answer always says what was applied and from
+//! how many runs, so a calibration is never silent.
+//!
+//! Which runs count: same model family and mode. Time depends on the card,
+//! so runs on the same card count fully and runs on other cards at
+//! [`OTHER_CARD_WEIGHT`] (a slow data loader or a heavy evaluation is the
+//! student's code on any card). Memory does not depend on the card, so every
+//! card counts fully. A classmate's run counts at [`CLASS_WEIGHT`] of the
+//! student's own: same course, different code.
+//!
+//! The core stays pure: the caller hands in the measured runs and computes
+//! nothing here that needs a clock or a file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::GpuCatalog;
+use crate::error::InputError;
+use crate::estimate::{self, Estimate};
+use crate::job::{JobSpec, Mode};
+use crate::pipeline::Host;
+use crate::zoo::ModelZoo;
+
+/// Schema of a file of measured runs a student hands to the instructor.
+pub const MEASURED_RUNS_SCHEMA: &str = "gpuplan-measured-runs/1";
+/// Prior standard deviation of a log correction: the estimator's error
+/// across cards and families is about ±12% at the median and rarely past
+/// ±30% (docs/accuracy.md), so 0.25 in log units.
+pub const PRIOR_SD: f64 = 0.25;
+/// Run-to-run noise of one measured run in log units: the same job timed
+/// twice on rented machines differs by several percent (host load, disk
+/// cache, clocks), and a student's run is not exactly the planned job.
+pub const NOISE_SD: f64 = 0.20;
+/// How many runs the prior noise is worth against the runs' own spread.
+const NOISE_PRIOR_RUNS: f64 = 4.0;
+/// Weight of a run on another card, for time.
+pub const OTHER_CARD_WEIGHT: f64 = 0.3;
+/// Weight of a classmate's run.
+pub const CLASS_WEIGHT: f64 = 0.5;
+/// z of the two-sided 90% interval shown.
+const Z90: f64 = 1.645;
+/// z a correction must clear to be applied: 95% sure the estimate is off,
+/// so an estimate that is already right is rarely moved by noise.
+const Z_APPLY: f64 = 1.96;
+/// A ratio beyond this (either way) says the report does not describe the
+/// planned job (another command was wrapped, the run was resumed, a far
+/// larger dataset), so the run is left out rather than trusted.
+const MAX_RATIO: f64 = 10.0;
+/// Most measured runs one file or pack may carry (a 100-student course with
+/// a few runs each, with room).
+pub const MAX_MEASURED_RUNS: usize = 2000;
+/// Longest run a measured run may describe, seconds (ten years, as a plan).
+const MAX_WALL_SECONDS: u64 = 10 * 365 * 24 * 3600;
+/// Largest peak memory, MiB (1 TiB).
+const MAX_MEMORY_MIB: u64 = 1_048_576;
+
+/// One measured run, anonymised: the job as planned, the card and platform
+/// it ran on, and what was measured. No names, paths or host names; this is
+/// what a student hands in and a course pack carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct MeasuredRun {
+    /// The job as the plan described it.
+    pub job: JobSpec,
+    /// Catalog id of the card it ran on.
+    pub gpu: String,
+    /// Platform id (its host times the input pipeline).
+    pub platform: String,
+    /// Wall time of the job, seconds.
+    pub wall_seconds: u64,
+    /// Peak GPU memory of the job's processes, MiB.
+    pub peak_memory_mib: Option<u64>,
+    /// Whether the job exited with status 0.
+    pub completed: bool,
+}
+
+/// A file of measured runs (`gpuplan ledger runs --export`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredRunFile {
+    /// Always [`MEASURED_RUNS_SCHEMA`].
+    pub schema: String,
+    /// The runs.
+    pub runs: Vec<MeasuredRun>,
+}
+
+impl MeasuredRun {
+    /// Checks a run from a file or a pack: the card and model are known, the
+    /// job resolves, the numbers are in range. `at` names it in errors
+    /// (`measured_runs[3]`).
+    pub fn check(&self, at: &str, catalog: &GpuCatalog, zoo: &ModelZoo) -> Result<(), InputError> {
+        let field = |f: &str| format!("{at}.{f}");
+        catalog.get(&self.gpu).map_err(|e| InputError {
+            field: field("gpu"),
+            ..e
+        })?;
+        let model = self.job.model.as_deref().ok_or_else(|| {
+            InputError::new(
+                &field("job.model"),
+                "a measured run names its model",
+                "a zoo id",
+            )
+        })?;
+        let entry = zoo.get(model).map_err(|e| InputError {
+            field: field("job.model"),
+            ..e
+        })?;
+        self.job.resolve(entry).map_err(|e| InputError {
+            field: field(&format!("job.{}", e.field)),
+            ..e
+        })?;
+        if self.platform.chars().count() > 100 || self.platform.chars().any(char::is_control) {
+            return Err(InputError::new(
+                &field("platform"),
+                "too long or has control characters",
+                "a platform id",
+            ));
+        }
+        if self.wall_seconds == 0 || self.wall_seconds > MAX_WALL_SECONDS {
+            return Err(InputError::new(
+                &field("wall_seconds"),
+                format!("{} is out of range", self.wall_seconds),
+                "1 second to ten years",
+            ));
+        }
+        if self
+            .peak_memory_mib
+            .is_some_and(|m| m == 0 || m > MAX_MEMORY_MIB)
+        {
+            return Err(InputError::new(
+                &field("peak_memory_mib"),
+                "out of range",
+                "1 MiB to 1 TiB",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl MeasuredRunFile {
+    /// Parses and checks a file of measured runs (`file` names it).
+    pub fn from_json(
+        file: &str,
+        text: &str,
+        catalog: &GpuCatalog,
+        zoo: &ModelZoo,
+    ) -> Result<Self, InputError> {
+        let f: MeasuredRunFile = serde_json::from_str(text).map_err(|e| {
+            let what: String = e.to_string().chars().take(160).collect();
+            InputError::new(
+                "runs",
+                format!("{file}: {what}"),
+                format!("a {MEASURED_RUNS_SCHEMA} file from `gpuplan ledger runs --export`"),
+            )
+        })?;
+        if f.schema != MEASURED_RUNS_SCHEMA {
+            return Err(InputError::new(
+                "schema",
+                format!("{file} is not a {MEASURED_RUNS_SCHEMA} file"),
+                MEASURED_RUNS_SCHEMA,
+            ));
+        }
+        check_runs("runs", &f.runs, catalog, zoo)?;
+        Ok(f)
+    }
+}
+
+/// Checks a list of measured runs (a file's or a pack's): at most
+/// [`MAX_MEASURED_RUNS`], each valid.
+pub fn check_runs(
+    field: &str,
+    runs: &[MeasuredRun],
+    catalog: &GpuCatalog,
+    zoo: &ModelZoo,
+) -> Result<(), InputError> {
+    if runs.len() > MAX_MEASURED_RUNS {
+        return Err(InputError::new(
+            field,
+            format!("{} measured runs", runs.len()),
+            format!("at most {MAX_MEASURED_RUNS}"),
+        ));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        r.check(&format!("{field}[{i}]"), catalog, zoo)?;
+    }
+    Ok(())
+}
+
+/// Whose run it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Source {
+    /// The student's own, from the ledger.
+    Own,
+    /// A classmate's, from the course pack.
+    Class,
+}
+
+/// One measured run against the estimator's uncalibrated answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// Model family (`vision`, `decoder`, ...).
+    pub family: String,
+    /// Card id.
+    pub gpu: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Whose run.
+    pub source: Source,
+    /// `ln(measured / estimated)` of the whole run's time (completed runs).
+    pub time_log_ratio: Option<f64>,
+    /// `ln(measured / estimated)` of peak memory.
+    pub memory_log_ratio: Option<f64>,
+}
+
+fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
+    if !(measured.is_finite() && estimated.is_finite() && measured > 0.0 && estimated > 0.0) {
+        return None;
+    }
+    let r = measured / estimated;
+    (r <= MAX_RATIO && r >= 1.0 / MAX_RATIO).then(|| r.ln())
+}
+
+/// A measured run against the estimate `est` of its job (uncalibrated, on
+/// its card and host). Time counts only for a completed run with a known
+/// dataset size; memory for any run that recorded a peak and completed (a
+/// crashed run's peak may be the crash's).
+pub fn observe(run: &MeasuredRun, family: &str, source: Source, est: &Estimate) -> Observation {
+    let time = match (&est.target_run, run.completed) {
+        (Some(r), true) => log_ratio(run.wall_seconds as f64, r.total_s),
+        _ => None,
+    };
+    let memory = match (run.peak_memory_mib, run.completed) {
+        (Some(m), true) => log_ratio(m as f64 * crate::MIB, est.vram.peak_bytes),
+        _ => None,
+    };
+    Observation {
+        family: family.to_owned(),
+        gpu: run.gpu.clone(),
+        mode: est.job.mode,
+        source,
+        time_log_ratio: time,
+        memory_log_ratio: memory,
+    }
+}
+
+/// Compares a run with the estimator: resolves its job against `zoo`,
+/// estimates it on its card with `host`, and observes. `None` when the
+/// model or card is no longer known (a pack from an older catalog).
+pub fn observe_run(
+    run: &MeasuredRun,
+    source: Source,
+    zoo: &ModelZoo,
+    catalog: &GpuCatalog,
+    host: &Host,
+) -> Option<Observation> {
+    let entry = zoo.get(run.job.model.as_deref()?).ok()?;
+    let job = run.job.resolve(entry).ok()?;
+    let card = catalog.get(&run.gpu).ok()?;
+    let est = estimate::estimate(entry, &job, catalog, Some(card), host);
+    Some(observe(run, entry.model.family(), source, &est))
+}
+
+/// One learnt factor.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Factor {
+    /// What the runs say: measured / estimated, shrunk toward 1.
+    pub measured: f64,
+    /// Lower end of its 90% interval.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// The factor applied to the estimate: `measured` when the interval
+    /// excludes 1, else 1.
+    pub applied: f64,
+}
+
+impl Factor {
+    /// Whether the estimate was changed.
+    pub fn is_applied(&self) -> bool {
+        self.applied != 1.0
+    }
+}
+
+/// What calibration did to one estimate, for the answer to say.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Calibration {
+    /// The student's own runs that informed it.
+    pub own_runs: u32,
+    /// Classmates' runs (from the course pack) that informed it.
+    pub class_runs: u32,
+    /// Time factor on the target card.
+    pub time: Option<Factor>,
+    /// Memory factor.
+    pub memory: Option<Factor>,
+}
+
+impl Calibration {
+    /// The time factor applied (1 when none).
+    pub fn time_factor(&self) -> f64 {
+        self.time.map_or(1.0, |f| f.applied)
+    }
+
+    /// The memory factor applied (1 when none).
+    pub fn memory_factor(&self) -> f64 {
+        self.memory.map_or(1.0, |f| f.applied)
+    }
+}
+
+/// The measured runs an estimate may learn from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Corrections {
+    observations: Vec<Observation>,
+}
+
+/// Posterior of weighted log ratios; `None` without weight.
+fn posterior(points: &[(f64, f64)]) -> Option<Factor> {
+    let w: f64 = points.iter().map(|(_, w)| w).sum();
+    if w <= 0.0 {
+        return None;
+    }
+    let mean_raw = points.iter().map(|(y, w)| y * w).sum::<f64>() / w;
+    // The noise is learnt too (the conjugate update of a scaled inverse
+    // chi-square prior): it starts at NOISE_SD, worth NOISE_PRIOR_RUNS runs,
+    // and moves toward the runs' own spread as they accumulate, so quiet runs
+    // earn a narrower interval and noisy ones a wider one.
+    let scatter = points
+        .iter()
+        .map(|(y, wi)| wi * (y - mean_raw).powi(2))
+        .sum::<f64>();
+    let dof = (w - 1.0).max(0.0);
+    let noise = ((NOISE_PRIOR_RUNS * NOISE_SD.powi(2) + scatter * dof / w.max(1.0))
+        / (NOISE_PRIOR_RUNS + dof))
+        .sqrt();
+    let k = (noise / PRIOR_SD).powi(2);
+    let sum: f64 = points.iter().map(|(y, w)| y * w).sum();
+    let mean = sum / (w + k);
+    let sd = noise / (w + k).sqrt();
+    let applied = if mean.abs() > Z_APPLY * sd {
+        mean.exp()
+    } else {
+        1.0
+    };
+    Some(Factor {
+        measured: mean.exp(),
+        low: (mean - Z90 * sd).exp(),
+        high: (mean + Z90 * sd).exp(),
+        applied,
+    })
+}
+
+fn weight(source: Source) -> f64 {
+    match source {
+        Source::Own => 1.0,
+        Source::Class => CLASS_WEIGHT,
+    }
+}
+
+impl Corrections {
+    /// Corrections from observations.
+    pub fn new(observations: Vec<Observation>) -> Self {
+        Self { observations }
+    }
+
+    /// No corrections (calibration off, or no runs).
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Whether any run was observed.
+    pub fn is_empty(&self) -> bool {
+        self.observations.is_empty()
+    }
+
+    /// The observations.
+    pub fn observations(&self) -> &[Observation] {
+        &self.observations
+    }
+
+    /// What the runs say about a job of `family` and `mode` on `gpu`;
+    /// `None` when no run of that family and mode was measured.
+    pub fn for_job(&self, family: &str, gpu: &str, mode: Mode) -> Option<Calibration> {
+        let same: Vec<&Observation> = self
+            .observations
+            .iter()
+            .filter(|o| o.family == family && o.mode == mode)
+            .collect();
+        if same.is_empty() {
+            return None;
+        }
+        let time: Vec<(f64, f64)> = same
+            .iter()
+            .filter_map(|o| {
+                let card = if o.gpu == gpu { 1.0 } else { OTHER_CARD_WEIGHT };
+                o.time_log_ratio.map(|y| (y, weight(o.source) * card))
+            })
+            .collect();
+        let memory: Vec<(f64, f64)> = same
+            .iter()
+            .filter_map(|o| o.memory_log_ratio.map(|y| (y, weight(o.source))))
+            .collect();
+        let count = |s: Source| {
+            u32::try_from(
+                same.iter()
+                    .filter(|o| {
+                        o.source == s
+                            && (o.time_log_ratio.is_some() || o.memory_log_ratio.is_some())
+                    })
+                    .count(),
+            )
+            .unwrap_or(u32::MAX)
+        };
+        let c = Calibration {
+            own_runs: count(Source::Own),
+            class_runs: count(Source::Class),
+            time: posterior(&time),
+            memory: posterior(&memory),
+        };
+        (c.own_runs > 0 || c.class_runs > 0).then_some(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(gpu: &str, source: Source, t: f64, m: Option<f64>) -> Observation {
+        Observation {
+            family: "vision".into(),
+            gpu: gpu.into(),
+            mode: Mode::Train,
+            source,
+            time_log_ratio: Some(t.ln()),
+            memory_log_ratio: m.map(f64::ln),
+        }
+    }
+
+    #[test]
+    fn one_run_moves_the_estimate_part_of_the_way_and_many_all_the_way() {
+        let one = Corrections::new(vec![obs("rtx4090", Source::Own, 1.5, None)]);
+        let f1 = one
+            .for_job("vision", "rtx4090", Mode::Train)
+            .and_then(|c| c.time);
+        let f1 = f1.map(|f| f.measured).unwrap_or(0.0);
+        assert!(
+            f1 > 1.2 && f1 < 1.5,
+            "one run 50% slower moves the estimate part of the way: {f1}"
+        );
+        let many = Corrections::new(
+            (0..30)
+                .map(|_| obs("rtx4090", Source::Own, 1.5, None))
+                .collect(),
+        );
+        let f = many
+            .for_job("vision", "rtx4090", Mode::Train)
+            .and_then(|c| c.time)
+            .map(|f| f.applied)
+            .unwrap_or(0.0);
+        assert!(
+            (f - 1.5).abs() < 0.02,
+            "thirty agreeing runs carry the estimate to them: {f}"
+        );
+    }
+
+    #[test]
+    fn runs_that_agree_with_the_estimate_change_nothing() {
+        let c = Corrections::new(vec![
+            obs("rtx4090", Source::Own, 1.04, Some(0.97)),
+            obs("rtx4090", Source::Own, 0.98, Some(1.02)),
+        ]);
+        let cal = c.for_job("vision", "rtx4090", Mode::Train);
+        assert_eq!(
+            cal.map(|c| (c.time_factor(), c.memory_factor())),
+            Some((1.0, 1.0)),
+            "runs within their noise of the estimate apply no correction"
+        );
+        assert_eq!(
+            cal.map(|c| c.own_runs),
+            Some(2),
+            "but the answer still says it looked at 2 runs"
+        );
+    }
+
+    #[test]
+    fn other_families_and_modes_do_not_count_and_other_cards_count_less() {
+        let c = Corrections::new(vec![obs("a100-80g", Source::Own, 1.6, Some(1.3))]);
+        assert!(
+            c.for_job("decoder", "a100-80g", Mode::Train).is_none(),
+            "another family"
+        );
+        assert!(
+            c.for_job("vision", "a100-80g", Mode::Lora).is_none(),
+            "another mode"
+        );
+        let same = c
+            .for_job("vision", "a100-80g", Mode::Train)
+            .and_then(|c| c.time);
+        let other = c
+            .for_job("vision", "rtx4090", Mode::Train)
+            .and_then(|c| c.time);
+        let (same, other) = (same.map(|f| f.measured), other.map(|f| f.measured));
+        assert!(
+            other < same && other > Some(1.0),
+            "a run on another card moves time less: {other:?} vs {same:?}"
+        );
+        let m_same = c
+            .for_job("vision", "a100-80g", Mode::Train)
+            .and_then(|c| c.memory);
+        let m_other = c
+            .for_job("vision", "rtx4090", Mode::Train)
+            .and_then(|c| c.memory);
+        assert_eq!(m_same, m_other, "memory does not depend on the card");
+    }
+
+    #[test]
+    fn a_classmates_run_counts_less_than_ones_own() {
+        let own = Corrections::new(vec![obs("rtx4090", Source::Own, 1.5, None)]);
+        let class = Corrections::new(vec![obs("rtx4090", Source::Class, 1.5, None)]);
+        let f = |c: &Corrections| {
+            c.for_job("vision", "rtx4090", Mode::Train)
+                .and_then(|c| c.time)
+                .map(|f| f.measured)
+        };
+        assert!(
+            f(&class) < f(&own),
+            "class {:?} own {:?}",
+            f(&class),
+            f(&own)
+        );
+    }
+
+    #[test]
+    fn a_report_of_another_job_is_left_out() {
+        assert_eq!(
+            log_ratio(100.0, 1.0),
+            None,
+            "100x the estimate is another job"
+        );
+        assert_eq!(log_ratio(0.0, 1.0), None, "zero seconds");
+        assert!(
+            log_ratio(2.0, 1.0).is_some(),
+            "twice the estimate is a real gap"
+        );
+    }
+}

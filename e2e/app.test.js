@@ -306,6 +306,40 @@ test("ledger: add a real bill", async () => {
   await snap("ledger");
 });
 
+test("ledger: a dropped run report shows plan versus actual and calibrates later estimates", async () => {
+  await click("#tab-ledger");
+  const report = JSON.stringify({
+    schema: "gpuplan-run-report/1", plan: "e2e <b>ResNet-18</b> plan", job: "train", platform: "autodl",
+    gpu_name: "NVIDIA GeForce RTX 3090", driver: "550.54", gpu_count: 1, peak_memory_mib: 4000,
+    started_at: "2026-11-30T10:00:00+0800", ended_at: "2026-11-30T11:00:00+0800", wall_seconds: 3600,
+    first_progress_seconds: 30, progress_lines: 20, last_progress: "Epoch 20", cpu_percent: 50, exit_status: 0,
+  });
+  // What the operating system does on a drop: a DataTransfer holding the file.
+  await browser.execute((json) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([json], "gpuplan-run-e2e.json", { type: "application/json" }));
+    dt.items.add(new File(["not a report"], "notes.txt", { type: "text/plain" }));
+    document.querySelector("#ledger-screen").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, report);
+  await (await browser.$("#versus-chart")).waitForDisplayed({ timeout: 10000, timeoutMsg: "no plan-versus-actual chart after the drop" });
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 2, { timeout: 10000, timeoutMsg: "the dropped report did not become a bill" });
+  assert.match(await text("#error"), /notes\.txt/, "the file that is not a report is named as skipped");
+  assert.ok(await (await browser.$(".show-versus")).isExisting(), "the imported bill offers plan versus actual again");
+  await (await browser.$(".calibration-row")).waitForDisplayed({ timeout: 10000, timeoutMsg: "calibration does not list the measured run" });
+  assert.match(await text(".calibration-row"), /1/, "one own run");
+  await snap("ledger-versus");
+  // The switch turns calibration off and on, and the ledger says which.
+  const on = await text("#calibration-state");
+  await click("#calibration-switch");
+  await browser.waitUntil(async () => (await text("#calibration-state")) !== on, { timeout: 10000, timeoutMsg: "the switch did not turn calibration off" });
+  assert.equal(await (await browser.$("#calibration-switch")).isSelected(), false, "off");
+  await click("#calibration-switch");
+  await browser.waitUntil(async () => (await text("#calibration-state")) === on, { timeout: 10000, timeoutMsg: "the switch did not turn calibration back on" });
+  // The CLI sees the same measured run (one database).
+  const view = cli(["calibration", "--json"]);
+  assert.equal(view.own_runs, 1, "the CLI counts the run the app imported");
+});
+
 test("validation: a value the core refuses is caught where it is typed", async () => {
   await click("#tab-flow");
   await click("#step-situation");
@@ -374,7 +408,7 @@ test("restart: the saved plan and the language are still there", async () => {
   await saved.waitForDisplayed({ timeout: 10000 });
   assert.equal(await saved.getText(), "e2e <b>ResNet-18</b> plan", "the plan survived the restart, its name shown as text");
   await click("#tab-ledger");
-  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000 });
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 2, { timeout: 10000 });
   await snap("after-restart");
 });
 

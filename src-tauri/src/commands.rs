@@ -4,7 +4,8 @@
 use gpuplan_core::job::JobSpec;
 use gpuplan_core::plan::Plan;
 use gpuplan_core::recommend::Situation;
-use gpuplan_usecases::userdata::ImportedRun;
+use gpuplan_core::report::MAX_REPORT_BYTES;
+use gpuplan_usecases::calibration::CalibrationView;
 use gpuplan_usecases::views::*;
 use gpuplan_usecases::AppError;
 use tauri::{AppHandle, State};
@@ -79,8 +80,14 @@ pub fn delete_plan(state: State<'_, AppState>, id: i64) -> Res<()> {
 
 /// Deletes a ledger entry.
 #[tauri::command]
-pub fn delete_ledger(state: State<'_, AppState>, id: i64) -> Res<()> {
+pub fn delete_ledger(state: State<'_, AppState>, id: i64) -> Res<DeletedBill> {
     state.planner().delete_ledger(id)
+}
+
+/// Puts a deleted bill back (undo), with its run report.
+#[tauri::command]
+pub fn restore_ledger(state: State<'_, AppState>, bill: DeletedBill) -> Res<i64> {
+    state.planner().restore_ledger(&bill)
 }
 
 /// Adds a real bill to the ledger.
@@ -137,14 +144,65 @@ pub async fn import_pack(app: AppHandle, state: State<'_, AppState>) -> Res<Opti
     planner.info().map(Some)
 }
 
-/// Imports the run report the user picks into the ledger; `None` when the
-/// dialog was cancelled.
+/// Imports the run report the user picks into the ledger, with plan versus
+/// actual; `None` when the dialog was cancelled.
 #[tauri::command]
-pub async fn import_report(app: AppHandle, state: State<'_, AppState>) -> Res<Option<ImportedRun>> {
+pub async fn import_report(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Res<Option<ImportedRunView>> {
     let Some(path) = crate::export::pick_report(&app)? else {
         return Ok(None);
     };
-    state.planner().import_report_file(&path, None).map(Some)
+    let text = gpuplan_usecases::files::read_text(&path, "report", MAX_REPORT_BYTES as u64)?;
+    state
+        .planner()
+        .import_report_view(&path.display().to_string(), &text)
+        .map(Some)
+}
+
+/// Imports a run report dropped on the ledger: the web view read the
+/// dropped file's text (it never learns its path); `name` is only for
+/// messages.
+#[tauri::command]
+pub fn import_report_text(
+    state: State<'_, AppState>,
+    name: String,
+    text: String,
+) -> Res<ImportedRunView> {
+    let name: String = name.chars().filter(|c| !c.is_control()).take(100).collect();
+    state.planner().import_report_view(&name, &text)
+}
+
+/// Plan versus actual for a ledger entry imported from a run report.
+#[tauri::command]
+pub fn run_versus(state: State<'_, AppState>, id: i64) -> Res<VersusView> {
+    state.planner().run_versus(id)
+}
+
+/// What measured runs taught the estimator, and whether it applies it.
+#[tauri::command]
+pub fn calibration(state: State<'_, AppState>) -> Res<CalibrationView> {
+    state.planner().calibration()
+}
+
+/// Turns calibration from measured runs on or off.
+#[tauri::command]
+pub fn set_calibration(state: State<'_, AppState>, on: bool) -> Res<CalibrationView> {
+    let mut planner = state.planner();
+    planner.set_calibration(on)?;
+    planner.calibration()
+}
+
+/// Asks where to save the student's anonymised measured runs and writes
+/// them there; the path, or `None` when cancelled.
+#[tauri::command]
+pub async fn export_measured_runs(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Res<Option<String>> {
+    let text = state.planner().export_measured_runs()?;
+    crate::export::save_with_dialog(&app, ExportKind::Runs, "gpuplan-runs.json", text.as_bytes())
 }
 
 /// Imported course packs.

@@ -22,6 +22,8 @@ pub enum ExportKind {
     Plan,
     /// A chart rendered to PNG.
     Png,
+    /// The student's measured runs for the instructor (JSON).
+    Runs,
 }
 
 impl ExportKind {
@@ -34,6 +36,7 @@ impl ExportKind {
             Self::Script => &["sh", "sbatch", "py"],
             Self::Plan => &["toml"],
             Self::Png => &["png"],
+            Self::Runs => &["json"],
         }
     }
 
@@ -46,6 +49,7 @@ impl ExportKind {
             Self::Script => "Script",
             Self::Plan => "Plan (TOML)",
             Self::Png => "PNG",
+            Self::Runs => "Measured runs (JSON)",
         }
     }
 }

@@ -295,6 +295,110 @@ pub fn cost_breakdown(
     Ok(inert(svg))
 }
 
+/// Plan versus actual: for each measure (run time, peak memory, cost) a
+/// pair of bars, planned and measured, as a percentage of the plan (the
+/// measures have different units, so the plan is the common scale), with a
+/// line at 100% and each bar's value written at its end. `rows`: (label,
+/// planned, measured, unit); a measure with no plan or no measurement is
+/// left out. `names`: the legend's words for planned and measured.
+pub fn plan_versus_actual(
+    title: &str,
+    rows: &[(String, f64, f64, String)],
+    names: (&str, &str),
+) -> Result<String, ChartError> {
+    let rows: Vec<&(String, f64, f64, String)> = rows
+        .iter()
+        .filter(|(_, p, m, _)| finite(*p) > 0.0 && m.is_finite() && *m >= 0.0)
+        .collect();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let (plot, side) = root.split_horizontally(SIZE.0.saturating_sub(LEGEND_WIDTH));
+        let pct = |p: f64, m: f64| 100.0 * finite(m) / finite(p).max(1e-12);
+        let largest = rows
+            .iter()
+            .map(|(_, p, m, _)| pct(*p, *m))
+            .fold(100.0, f64::max)
+            // A run ten times its plan would squash the rest: the axis stops
+            // at 400% and the bar's text says the real figure.
+            .min(400.0);
+        let max = nice_ceiling(largest * 1.25);
+        let n = rows.len().max(1);
+        let labels: Vec<String> = rows.iter().map(|(l, ..)| shorten(l)).collect();
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(120)
+            .build_cartesian_2d(0.0..max, (0..n.saturating_sub(1)).into_segmented())
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc("%")
+            .y_label_style(("sans-serif", 13))
+            .y_label_formatter(&|y| match y {
+                SegmentValue::CenterOf(i) => labels
+                    .get(n.saturating_sub(1).saturating_sub(*i))
+                    .cloned()
+                    .unwrap_or_default(),
+                _ => String::new(),
+            })
+            .draw()
+            .map_err(err)?;
+        let (planned, measured) = (RGBColor(170, 170, 170), PALETTE[0]);
+        for (i, (_, p, m, unit)) in rows.iter().enumerate() {
+            let row = n.saturating_sub(1).saturating_sub(i);
+            let v = pct(*p, *m).min(max);
+            // Two bars share the row: planned in its upper part, measured
+            // in its lower part (margins in pixels, from the row's height).
+            let row_px = f64::from(SIZE.1.saturating_sub(100)) / n as f64;
+            let px = |f: f64| (row_px * f).round() as u32;
+            for (x, color, (top, bottom)) in [
+                (100.0, planned, (px(0.12), px(0.55))),
+                (v, measured, (px(0.5), px(0.12))),
+            ] {
+                let mut r = Rectangle::new(
+                    [
+                        (0.0, SegmentValue::Exact(row)),
+                        (x, SegmentValue::Exact(row.saturating_add(1))),
+                    ],
+                    color.filled(),
+                );
+                r.set_margin(top, bottom, 0, 0);
+                chart.draw_series(std::iter::once(r)).map_err(err)?;
+            }
+            // One text per row, past the longer bar: planned → measured.
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(" {p:.2} → {m:.2} {unit}"),
+                    (v.max(100.0), SegmentValue::CenterOf(row)),
+                    ("sans-serif", 12),
+                )))
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                vec![
+                    (100.0, SegmentValue::Exact(0)),
+                    (100.0, SegmentValue::Exact(n)),
+                ],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        legend_column(
+            &side,
+            &[
+                (names.0.to_owned(), planned, false),
+                (names.1.to_owned(), measured, false),
+            ],
+        )?;
+        root.present().map_err(err)?;
+    }
+    Ok(inert(svg))
+}
+
 /// Cumulative spend by day against a budget line.
 pub fn cumulative_spend(
     title: &str,
@@ -412,6 +516,33 @@ mod tests {
         assert!(
             !near.contains('↑'),
             "a budget within reach is drawn as a line, not named as off the chart"
+        );
+    }
+
+    #[test]
+    fn plan_versus_actual_draws_every_measure_and_skips_the_unplanned() {
+        let svg = plan_versus_actual(
+            "plan vs actual",
+            &[
+                ("run".to_owned(), 2.0, 2.8, "h".to_owned()),
+                ("memory".to_owned(), 0.0, 9.0, "GiB".to_owned()),
+                ("cost".to_owned(), 4.0, 40.0, "CNY".to_owned()),
+            ],
+            ("planned", "measured"),
+        )
+        .expect("draws");
+        assert!(
+            svg.contains("2.00 → 2.80 h"),
+            "the run's figures are written"
+        );
+        assert!(
+            svg.contains("4.00 → 40.00 CNY"),
+            "a cost ten times the plan is written even though its bar stops at the axis"
+        );
+        assert!(!svg.contains("GiB"), "a measure with no plan is left out");
+        assert!(
+            svg.contains("planned") && svg.contains("measured"),
+            "the legend"
         );
     }
 

@@ -232,7 +232,7 @@ fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
         return None;
     }
     let r = measured / estimated;
-    (r <= MAX_RATIO && r >= 1.0 / MAX_RATIO).then(|| r.ln())
+    (1.0 / MAX_RATIO..=MAX_RATIO).contains(&r).then(|| r.ln())
 }
 
 /// A measured run against the estimate `est` of its job (uncalibrated, on

@@ -108,6 +108,107 @@ pub fn with_margin(hours: f64) -> u64 {
     ((h * 1.5 + 0.5) * 3600.0).ceil() as u64
 }
 
+/// The run report's bash machinery, shared by the shutdown wrapper and the
+/// Slurm scripts: the memory sampler (nvidia-smi every few seconds), the
+/// output watcher that counts progress lines, the CPU counters and
+/// `write_report STATUS`, which writes the report atomically. The script
+/// defines `JOB_NAME` and `PLAN_NAME` before it, runs the job with its output
+/// through `watch_lines`, and calls `write_report` once on exit (touching
+/// `$STATE_DIR/wrapper-done` first to end the sampler).
+fn run_report_kit(platform: &str) -> String {
+    RUN_REPORT_KIT
+        .replace("@SAMPLE@", &REPORT_SAMPLE_SECONDS.to_string())
+        .replace("@SCHEMA@", RUN_REPORT_SCHEMA)
+        .replace("@PLATFORM@", &json_quote(platform))
+}
+
+/// A string as a JSON literal in a bash `printf` format: quoted, with
+/// backslashes, quotes and `%` escaped (`%` doubled for printf).
+fn json_quote(s: &str) -> String {
+    let j = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+    j.replace('%', "%%").replace('\'', "")
+}
+
+const RUN_REPORT_KIT: &str = r#"SAMPLE_SECONDS=@SAMPLE@
+NVIDIA_SMI="${GPUPLAN_NVIDIA_SMI:-nvidia-smi}"
+DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{0,3}[0-9]+'
+STEP_PATTERN="${GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}"
+RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(date +%Y%m%d-%H%M%S).json}"
+STATE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-run.XXXXXX")"
+START_EPOCH=$(date +%s)
+START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
+
+log() { printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }
+
+# JSON string: backslashes and quotes escaped, control characters dropped.
+json_str() { printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+
+cpu_ticks() {
+  # busy and total jiffies of the whole machine, from /proc/stat
+  if read -r _ u n sy idle io irq sirq st _ < /proc/stat 2>/dev/null; then
+    echo "$((u + n + sy + irq + sirq + st)) $((u + n + sy + idle + io + irq + sirq + st))"
+  fi
+}
+CPU_START=$(cpu_ticks)
+
+# Peak GPU memory of the compute processes, polled until the run ends.
+(
+  # Until the run ends, or the wrapper is gone (its state folder with it).
+  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
+    used=$("$NVIDIA_SMI" --query-compute-apps=used_memory --format=csv,noheader,nounits 2>/dev/null |
+      awk '{ s += $1 } END { printf "%d", s }')
+    peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo 0)
+    if [ -n "$used" ] && [ "$used" -gt "$peak" ]; then echo "$used" > "$STATE_DIR/peak_mib"; fi
+    sleep "$SAMPLE_SECONDS"
+  done
+) </dev/null >/dev/null 2>&1 &
+
+# Passes the job's output through unchanged and notes its progress lines.
+watch_lines() {
+  while IFS= read -r line || [ -n "$line" ]; do
+    printf '%s\n' "$line"
+    if [[ $line =~ $STEP_PATTERN ]]; then
+      [ -e "$STATE_DIR/first_progress" ] || date +%s > "$STATE_DIR/first_progress"
+      printf '%s\n' "${BASH_REMATCH[0]:0:40}" >> "$STATE_DIR/progress"
+    fi
+  done
+}
+
+write_report() {
+  status=$1
+  end=$(date +%s)
+  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+  gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+  peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo null)
+  first=null
+  [ -e "$STATE_DIR/first_progress" ] && first=$(( $(cat "$STATE_DIR/first_progress") - START_EPOCH ))
+  lines=0
+  last=""
+  if [ -e "$STATE_DIR/progress" ]; then
+    lines=$(wc -l < "$STATE_DIR/progress")
+    last=$(tail -n 1 "$STATE_DIR/progress")
+  fi
+  cpu=null
+  cpu_end=$(cpu_ticks)
+  if [ -n "$CPU_START" ] && [ -n "$cpu_end" ]; then
+    # shellcheck disable=SC2086 # four numbers, split on purpose
+    set -- $CPU_START $cpu_end
+    [ "$(( $4 - $2 ))" -gt 0 ] && cpu=$(( 100 * ($3 - $1) / ($4 - $2) ))
+  fi
+  tmp="$RUN_REPORT.tmp.$$"
+  {
+    printf '{\n  "schema": "@SCHEMA@",\n'
+    printf '  "plan": %s,\n  "job": %s,\n  "platform": @PLATFORM@,\n' "$(json_str "$PLAN_NAME")" "$(json_str "$JOB_NAME")"
+    printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${gpu%%,*}")" "$(json_str "$(printf '%s' "${gpu#*,}" | tr -d ' ')")" "$gpus"
+    printf '  "peak_memory_mib": %s,\n' "$peak"
+    printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
+    printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
+    printf '  "progress_lines": %d,\n  "last_progress": %s,\n' "$lines" "$(json_str "$last")"
+    printf '  "cpu_percent": %s,\n  "exit_status": %d\n}\n' "$cpu" "$status"
+  } > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
+}
+"#;
+
 /// The auto-shutdown wrapper (bash). It runs the command, then stops the
 /// instance whether training succeeded or failed (trap on EXIT); a detached
 /// watchdog stops it if the wrapper itself dies (its shell killed) and enforces
@@ -181,86 +282,8 @@ PLAN_NAME={plan}
 TRAIN_COMMAND={command}
 MAX_RUNTIME_SECONDS={max}
 POLL_SECONDS={poll}
-SAMPLE_SECONDS={sample}
 {bin}
-NVIDIA_SMI="${{GPUPLAN_NVIDIA_SMI:-nvidia-smi}}"
-DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{{0,3}}[0-9]+'
-STEP_PATTERN="${{GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}}"
-RUN_REPORT="${{GPUPLAN_RUN_REPORT:-gpuplan-run-$(date +%Y%m%d-%H%M%S).json}}"
-STATE_DIR="$(mktemp -d "${{TMPDIR:-/tmp}}/gpuplan-run.XXXXXX")"
-START_EPOCH=$(date +%s)
-START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
-
-log() {{ printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }}
-
-# JSON string: backslashes and quotes escaped, control characters dropped.
-json_str() {{ printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }}
-
-cpu_ticks() {{
-  # busy and total jiffies of the whole machine, from /proc/stat
-  if read -r _ u n sy idle io irq sirq st _ < /proc/stat 2>/dev/null; then
-    echo "$((u + n + sy + irq + sirq + st)) $((u + n + sy + idle + io + irq + sirq + st))"
-  fi
-}}
-CPU_START=$(cpu_ticks)
-
-# Peak GPU memory of the compute processes, polled until the run ends.
-(
-  # Until the run ends, or the wrapper is gone (its state folder with it).
-  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
-    used=$("$NVIDIA_SMI" --query-compute-apps=used_memory --format=csv,noheader,nounits 2>/dev/null |
-      awk '{{ s += $1 }} END {{ printf "%d", s }}')
-    peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo 0)
-    if [ -n "$used" ] && [ "$used" -gt "$peak" ]; then echo "$used" > "$STATE_DIR/peak_mib"; fi
-    sleep "$SAMPLE_SECONDS"
-  done
-) </dev/null >/dev/null 2>&1 &
-
-# Passes the job's output through unchanged and notes its progress lines.
-watch_lines() {{
-  while IFS= read -r line || [ -n "$line" ]; do
-    printf '%s\n' "$line"
-    if [[ $line =~ $STEP_PATTERN ]]; then
-      [ -e "$STATE_DIR/first_progress" ] || date +%s > "$STATE_DIR/first_progress"
-      printf '%s\n' "${{BASH_REMATCH[0]:0:40}}" >> "$STATE_DIR/progress"
-    fi
-  done
-}}
-
-write_report() {{
-  status=$1
-  end=$(date +%s)
-  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
-  gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
-  peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo null)
-  first=null
-  [ -e "$STATE_DIR/first_progress" ] && first=$(( $(cat "$STATE_DIR/first_progress") - START_EPOCH ))
-  lines=0
-  last=""
-  if [ -e "$STATE_DIR/progress" ]; then
-    lines=$(wc -l < "$STATE_DIR/progress")
-    last=$(tail -n 1 "$STATE_DIR/progress")
-  fi
-  cpu=null
-  cpu_end=$(cpu_ticks)
-  if [ -n "$CPU_START" ] && [ -n "$cpu_end" ]; then
-    # shellcheck disable=SC2086 # four numbers, split on purpose
-    set -- $CPU_START $cpu_end
-    [ "$(( $4 - $2 ))" -gt 0 ] && cpu=$(( 100 * ($3 - $1) / ($4 - $2) ))
-  fi
-  tmp="$RUN_REPORT.tmp.$$"
-  {{
-    printf '{{\n  "schema": "{schema}",\n'
-    printf '  "plan": %s,\n  "job": %s,\n  "platform": "{platform}",\n' "$(json_str "$PLAN_NAME")" "$(json_str "$JOB_NAME")"
-    printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${{gpu%%,*}}")" "$(json_str "$(printf '%s' "${{gpu#*,}}" | tr -d ' ')")" "$gpus"
-    printf '  "peak_memory_mib": %s,\n' "$peak"
-    printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
-    printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
-    printf '  "progress_lines": %d,\n  "last_progress": %s,\n' "$lines" "$(json_str "$last")"
-    printf '  "cpu_percent": %s,\n  "exit_status": %d\n}}\n' "$cpu" "$status"
-  }} > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
-}}
-
+{report}
 stop_instance() {{
   # Exactly once, whoever gets here first (the trap or the watchdog).
   mkdir "$STATE_DIR/stopped" 2>/dev/null || return 0
@@ -314,7 +337,7 @@ exit "$status"
         job = shell_quote(&s.job_name),
         plan = shell_quote(&s.plan),
         sample = REPORT_SAMPLE_SECONDS,
-        schema = RUN_REPORT_SCHEMA,
+        report = run_report_kit(&s.platform),
         command = shell_quote(&s.command),
         max = s.max_runtime_seconds,
         poll = poll,

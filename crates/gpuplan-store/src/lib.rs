@@ -558,6 +558,19 @@ impl Store {
             .optional()?)
     }
 
+    /// The measured run stored with a ledger entry's report, if any.
+    pub fn measured_run(&self, ledger_id: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT measured_run FROM run_reports WHERE ledger_id = ?1",
+                [ledger_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
     /// The measured runs of every imported report that had one, oldest
     /// first (their JSON, as stored).
     pub fn measured_runs(&self) -> Result<Vec<String>, StoreError> {
@@ -576,10 +589,29 @@ impl Store {
     /// The newest `limit` ledger entries (the screen pages; totals come from
     /// [`Store::spend_by_month`]).
     pub fn ledger_page(&self, limit: u32) -> Result<Vec<LedgerEntry>, StoreError> {
-        self.ledger_query("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC LIMIT ?1", Some(limit))
+        self.ledger_query("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger ORDER BY date DESC, id DESC LIMIT ?1", Some(i64::from(limit)))
     }
 
-    fn ledger_query(&self, sql: &str, limit: Option<u32>) -> Result<Vec<LedgerEntry>, StoreError> {
+    /// One ledger entry, if there is one with this id.
+    pub fn ledger_entry(&self, id: i64) -> Result<Option<LedgerEntry>, StoreError> {
+        Ok(self
+            .ledger_query("SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost FROM ledger WHERE id = ?1", Some(id))?
+            .into_iter()
+            .next())
+    }
+
+    /// The ids of the ledger entries imported from a run report.
+    pub fn reported_ledger_ids(&self) -> Result<Vec<i64>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT ledger_id FROM run_reports ORDER BY ledger_id")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<i64>, _>>()?)
+    }
+
+    /// Ledger rows of `sql`, whose one parameter (a limit or an id), if
+    /// any, is `param`.
+    fn ledger_query(&self, sql: &str, param: Option<i64>) -> Result<Vec<LedgerEntry>, StoreError> {
         type Raw = (
             i64,
             String,
@@ -605,7 +637,7 @@ impl Store {
                 r.get(8)?,
             ))
         };
-        let rows: Vec<Raw> = match limit {
+        let rows: Vec<Raw> = match param {
             Some(n) => st.query_map([n], map)?.collect::<Result<_, _>>()?,
             None => st.query_map([], map)?.collect::<Result<_, _>>()?,
         };

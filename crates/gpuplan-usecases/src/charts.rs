@@ -209,6 +209,40 @@ impl Planner {
         both(|lang| spend(&self.bundled.labels, lang, q, budget))
     }
 
+    pub(crate) fn versus_chart(&self, v: &crate::userdata::PlanVersusActual) -> Result<Chart> {
+        let l = &self.bundled.labels;
+        both(|lang| {
+            let rows = [
+                (
+                    l.text(lang, "chart.oneRun"),
+                    v.planned_hours,
+                    v.measured_hours,
+                    "h".to_owned(),
+                ),
+                (
+                    l.text(lang, "memory.peak"),
+                    v.planned_peak_gib.unwrap_or(0.0),
+                    v.measured_peak_gib.unwrap_or(f64::NAN),
+                    "GiB".to_owned(),
+                ),
+                (
+                    l.text(lang, "chart.runCost"),
+                    money(v.planned_cost),
+                    money(v.cost),
+                    "CNY".to_owned(),
+                ),
+            ];
+            Ok(gpuplan_charts::plan_versus_actual(
+                &l.text(lang, "chart.versusTitle"),
+                &rows,
+                (
+                    &l.text(lang, "chart.planned"),
+                    &l.text(lang, "chart.measured"),
+                ),
+            )?)
+        })
+    }
+
     pub(crate) fn month_chart(&self, months: &[MonthSpend]) -> Result<Chart> {
         let data: Vec<(String, f64)> = months
             .iter()

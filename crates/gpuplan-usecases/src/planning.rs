@@ -257,6 +257,20 @@ impl Planner {
         config: Option<CustomConfig<'_>>,
         platform: Option<&str>,
     ) -> Result<EstimateReport> {
+        let corrections = self.corrections()?;
+        self.estimate_with(job, gpu, config, platform, &corrections)
+    }
+
+    /// [`Planner::estimate`] with the given corrections (none: the model's
+    /// own answer, as plan versus actual compares).
+    pub(crate) fn estimate_with(
+        &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        config: Option<CustomConfig<'_>>,
+        platform: Option<&str>,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> Result<EstimateReport> {
         // The run is timed on the platform's host (CPU cores for the input
         // pipeline, its disk, and the interconnect of its offer of the
         // target card), or a typical one.
@@ -269,7 +283,6 @@ impl Planner {
             }
             None => gpuplan_core::pipeline::Host::TYPICAL,
         };
-        let corrections = self.corrections()?;
         let b = &self.bundled;
         if job.hours.is_some() {
             return Err(AppError::input(
@@ -329,7 +342,7 @@ impl Planner {
                 ));
             }
         }
-        let est = estimate_with(entry, &j, &b.catalog, target, &host, &corrections);
+        let est = estimate_with(entry, &j, &b.catalog, target, &host, corrections);
         Ok(est.report(entry.model.name(), target.map(|g| g.id.as_str())))
     }
 
@@ -392,15 +405,24 @@ impl Planner {
 
     /// Prices a plan on its platform (with the user's overrides and packs).
     pub fn quote(&mut self, plan: &Plan) -> Result<Quote> {
+        let corrections = self.corrections()?;
+        self.quote_with(plan, &corrections)
+    }
+
+    /// [`Planner::quote`] with the given corrections.
+    pub(crate) fn quote_with(
+        &mut self,
+        plan: &Plan,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> Result<Quote> {
         let platforms = self.platforms()?;
         let profile = platforms.get(&plan.platform)?;
-        let corrections = self.corrections()?;
         Ok(quote_with(
             plan,
             profile,
             &self.bundled.catalog,
             &self.bundled.zoo,
-            &corrections,
+            corrections,
         )?)
     }
 

@@ -467,3 +467,236 @@ fn plan_versus_actual_says_what_explains_the_gap() {
         );
     }
 }
+
+/// A plan whose job the estimator times: ResNet-18 on CIFAR-10 on an RTX
+/// 3090 at AutoDL.
+fn model_plan() -> Plan {
+    let mut p = defaults::plan(JobSpec {
+        model: Some("resnet18-cifar".into()),
+        batch: Some(128.0),
+        dataset_samples: Some(50_000.0),
+        epochs: Some(10.0),
+        ..Default::default()
+    });
+    p.platform = "autodl".into();
+    p.gpu = "rtx3090".into();
+    p.name = "zhangsan-hw3".into();
+    p
+}
+
+fn measured_report(plan: &str, seconds: u64, peak_mib: u64) -> String {
+    format!(
+        r#"{{"schema": "gpuplan-run-report/1", "plan": "{plan}", "job": "train", "platform": "autodl",
+  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "peak_memory_mib": {peak_mib},
+  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "wall_seconds": {seconds}, "first_progress_seconds": 30, "progress_lines": 10,
+  "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#
+    )
+}
+
+#[test]
+fn measured_runs_calibrate_later_estimates_until_switched_off() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let job = plan.job.clone();
+    let before = p
+        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    assert!(before.calibration.is_none(), "no runs yet: nothing to say");
+    let run_s = before.run.map(|r| r.total_s).expect("a whole run");
+    let quoted = p.quote(&plan).expect("quote").longest_run_hours;
+    // Three runs, each 40% slower than estimated and using 1.3x the memory.
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let text = measured_report(
+            &plan.name,
+            (run_s * 1.4).round() as u64,
+            (before.peak_gib * 1.3 * 1024.0).round() as u64,
+        );
+        ids.push(
+            p.import_report("r.json", &text, None)
+                .expect("imports")
+                .ledger_id,
+        );
+    }
+    let after = p
+        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    let c = after.calibration.expect("the runs are looked at");
+    assert_eq!(
+        c.own_runs, 3,
+        "the answer says how many runs it learnt from"
+    );
+    let t = c.time_factor();
+    assert!(
+        t > 1.2 && t < 1.4,
+        "three runs 40% slower move the time most of the way there: {t}"
+    );
+    let new_run_s = after.run.map(|r| r.total_s).expect("a whole run");
+    assert!(
+        (new_run_s / run_s - t).abs() < 1e-9,
+        "the whole run is the estimate times the factor"
+    );
+    assert!(
+        after.peak_gib > before.peak_gib * 1.15,
+        "the peak follows the measured memory: {} -> {}",
+        before.peak_gib,
+        after.peak_gib
+    );
+    assert!(
+        (after.model_peak_gib - before.peak_gib).abs() < 1e-9,
+        "the model's own peak stays beside it"
+    );
+    let q = p.quote(&plan).expect("quote");
+    assert!(
+        q.longest_run_hours > quoted,
+        "the quote prices the calibrated time ({quoted} -> {})",
+        q.longest_run_hours
+    );
+    assert_eq!(q.calibration.map(|c| c.own_runs), Some(3), "and says so");
+    let view = p.calibration().expect("view");
+    assert_eq!(
+        (view.enabled, view.own_runs, view.rows.len()),
+        (true, 3, 1),
+        "one family, card and mode was measured"
+    );
+
+    p.set_calibration(false).expect("switch off");
+    let off = p
+        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    assert!(off.calibration.is_none(), "switched off: no correction");
+    assert!(
+        (off.run.map(|r| r.total_s).unwrap_or(0.0) - run_s).abs() < 1e-9,
+        "and the uncalibrated time"
+    );
+    p.set_calibration(true).expect("switch on");
+    let mut deleted = Vec::new();
+    for id in ids {
+        deleted.push(p.delete_ledger(id).expect("deletes"));
+    }
+    let forgotten = p
+        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    assert!(
+        forgotten.calibration.is_none(),
+        "deleting the bills forgets the runs they measured"
+    );
+    for bill in &deleted {
+        p.restore_ledger(bill).expect("undo");
+    }
+    let restored = p
+        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    assert_eq!(
+        restored.calibration.map(|c| c.own_runs),
+        Some(3),
+        "undo puts the bills back with their reports and measured runs"
+    );
+    let mut forged = deleted[0].clone();
+    forged.measured_run = Some("{\"job\": {}}".into());
+    assert!(
+        p.restore_ledger(&forged).is_err(),
+        "a measured run handed back by the web view is checked again"
+    );
+}
+
+#[test]
+fn a_class_shares_its_runs_through_the_course_pack_anonymised() {
+    let student = tempfile::tempdir().expect("tmp");
+    let mut s = planner(student.path());
+    let plan = model_plan();
+    s.save_plan(None, &plan, None).expect("saved");
+    let est = s
+        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    let run_s = est.run.map(|r| r.total_s).expect("a whole run");
+    for _ in 0..4 {
+        let text = measured_report(&plan.name, (run_s * 1.5).round() as u64, 3000);
+        s.import_report("/home/zhangsan/run.json", &text, None)
+            .expect("imports");
+    }
+    let handed_in = s.export_measured_runs().expect("exports");
+    for private in ["zhangsan", "/home", "\"train\"", "Epoch", "550", "hw3"] {
+        assert!(
+            !handed_in.contains(private),
+            "the file a student hands in carries no names, paths, job names, drivers or plan names: found `{private}`"
+        );
+    }
+
+    let instructor = tempfile::tempdir().expect("tmp");
+    let mut t = planner(instructor.path());
+    let runs = t
+        .parse_measured_runs("li.json", &handed_in)
+        .expect("validated");
+    assert_eq!(runs.len(), 4, "all four runs");
+    let pack = t
+        .export_pack(&crate::planning::PackExport {
+            name: "CV 101",
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: Vec::new(),
+            budget_cap: None,
+            measured_runs: runs,
+        })
+        .expect("a pack with the class's runs");
+
+    let classmate = tempfile::tempdir().expect("tmp");
+    let mut c = planner(classmate.path());
+    c.import_pack("cv101.toml", &pack).expect("imports");
+    let e = c
+        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    let k = e.calibration.expect("the class's runs inform the estimate");
+    assert_eq!((k.own_runs, k.class_runs), (0, 4), "counted as class runs");
+    assert!(
+        k.time_factor() > 1.1,
+        "four class runs 50% slower move a classmate's estimate: {}",
+        k.time_factor()
+    );
+    c.remove_pack("CV 101").expect("removes");
+    let e = c
+        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    assert!(
+        e.calibration.is_none(),
+        "leaving the course leaves its runs"
+    );
+}
+
+#[test]
+fn a_bad_file_of_measured_runs_names_the_field() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let p = planner(dir.path());
+    let cases = [
+        (r#"{"schema": "x", "runs": []}"#, "schema", "another schema"),
+        (
+            r#"{"schema": "gpuplan-measured-runs/1", "runs": [{"job": {"model": "nope"}, "gpu": "rtx3090", "platform": "autodl", "wall_seconds": 10, "peak_memory_mib": null, "completed": true}]}"#,
+            "runs[0].job.model",
+            "an unknown model",
+        ),
+        (
+            r#"{"schema": "gpuplan-measured-runs/1", "runs": [{"job": {"model": "resnet50"}, "gpu": "rtx3090", "platform": "autodl", "wall_seconds": 0, "peak_memory_mib": null, "completed": true}]}"#,
+            "runs[0].wall_seconds",
+            "a zero-second run",
+        ),
+        (
+            r#"{"schema": "gpuplan-measured-runs/1", "runs": [{"job": {"model": "resnet50", "batch": -3}, "gpu": "rtx3090", "platform": "autodl", "wall_seconds": 10, "peak_memory_mib": null, "completed": true}]}"#,
+            "runs[0].job.batch",
+            "a negative batch",
+        ),
+        (
+            r#"{"schema": "gpuplan-measured-runs/1", "runs": [], "host": "lab-pc"}"#,
+            "runs",
+            "an unknown field (a host name) is refused",
+        ),
+    ];
+    for (text, field, why) in cases {
+        match p.parse_measured_runs("f.json", text) {
+            Err(AppError::Input { field: f, .. }) => assert_eq!(f, field, "{why}"),
+            other => panic!("{why}: {other:?}"),
+        }
+    }
+}

@@ -12,7 +12,10 @@ use gpuplan_core::recommend::Situation;
 use gpuplan_store::{LedgerEntry, PLAN_FORMAT_TOML};
 use rust_decimal::Decimal;
 
-use crate::views::{LedgerInput, LedgerPage, LedgerRow, OverrideRow, PackRow, SavedPlanRow};
+use crate::views::{
+    DeletedBill, ImportedRunView, LedgerInput, LedgerPage, LedgerRow, OverrideRow, PackRow,
+    SavedPlanRow, VersusView,
+};
 use crate::{files, home, legacy, AppError, Planner, Result, UserLayer};
 
 /// Most CNY per GPU-hour a user price may be: far above any card's price.
@@ -531,18 +534,65 @@ impl Planner {
     }
 
     /// Deletes a ledger entry (the app offers to undo by adding it again).
-    pub fn delete_ledger(&mut self, id: i64) -> Result<()> {
-        if self.store()?.delete_ledger(id)? {
-            // Its measured run goes with it: calibration forgets it.
-            self.invalidate();
-            Ok(())
-        } else {
-            Err(AppError::input(
+    pub fn delete_ledger(&mut self, id: i64) -> Result<DeletedBill> {
+        let (entry, report, measured_run) = {
+            let store = self.store()?;
+            (
+                store.ledger_entry(id)?,
+                store.run_report(id)?,
+                store.measured_run(id)?,
+            )
+        };
+        let Some(e) = entry else {
+            return Err(AppError::input(
                 "id",
                 format!("no ledger entry {id}"),
                 "an id from the ledger",
-            ))
+            ));
+        };
+        self.store()?.delete_ledger(id)?;
+        // Its measured run goes with it: calibration forgets it.
+        self.invalidate();
+        Ok(DeletedBill {
+            entry: LedgerInput {
+                date: e.date,
+                platform: e.platform,
+                gpu: e.gpu,
+                hours: e.hours.to_string(),
+                cost: e.cost.to_string(),
+                problems: e.problems,
+                plan_id: e.plan_id,
+            },
+            report,
+            measured_run,
+        })
+    }
+
+    /// Puts a deleted bill back (undo), with its run report and measured
+    /// run. Everything is checked again: the web view hands it back.
+    pub fn restore_ledger(&mut self, bill: &DeletedBill) -> Result<i64> {
+        let e = self.ledger_entry(&bill.entry)?;
+        let now = self.now();
+        let Some(report) = &bill.report else {
+            return Ok(self.store()?.add_ledger(&e, &now)?);
+        };
+        gpuplan_core::report::RunReport::from_json("restored report", report)?;
+        if let Some(m) = &bill.measured_run {
+            let run: gpuplan_core::correction::MeasuredRun =
+                serde_json::from_str(m).map_err(|err| {
+                    AppError::input(
+                        "measured_run",
+                        format!("not a measured run: {}", excerpt(&err.to_string())),
+                        "the measured run the deleted bill had",
+                    )
+                })?;
+            run.check("measured_run", &self.bundled.catalog, &self.bundled.zoo)?;
         }
+        let id =
+            self.store()?
+                .add_ledger_with_report(&e, report, bill.measured_run.as_deref(), &now)?;
+        self.invalidate();
+        Ok(id)
     }
 
     /// Adds a real bill to the ledger, with the linked plan's quoted total
@@ -599,6 +649,45 @@ impl Planner {
             planned_cost,
         };
         Ok(e)
+    }
+
+    /// Imports a run report and draws plan versus actual (the app's import,
+    /// from the open dialog or a file dropped on the ledger).
+    pub fn import_report_view(&mut self, file: &str, text: &str) -> Result<ImportedRunView> {
+        let run = self.import_report(file, text, None)?;
+        let versus = match &run.versus {
+            Some(v) => Some(VersusView {
+                versus: v.clone(),
+                chart: self.versus_chart(v)?,
+            }),
+            None => None,
+        };
+        Ok(ImportedRunView { run, versus })
+    }
+
+    /// Plan versus actual for a ledger entry imported from a run report,
+    /// against its plan as it is saved now.
+    pub fn run_versus(&mut self, ledger_id: i64) -> Result<VersusView> {
+        let missing = || {
+            AppError::input(
+                "id",
+                format!("ledger entry {ledger_id} has no run report and plan"),
+                "an entry imported from a run report of a saved plan",
+            )
+        };
+        let (entry, text) = {
+            let store = self.store()?;
+            (store.ledger_entry(ledger_id)?, store.run_report(ledger_id)?)
+        };
+        let (entry, text) = entry.zip(text).ok_or_else(missing)?;
+        let report =
+            gpuplan_core::report::RunReport::from_json(&format!("report {ledger_id}"), &text)?;
+        let plan_id = entry.plan_id.ok_or_else(missing)?;
+        let saved = self.store()?.get_plan(plan_id)?;
+        let plan = Plan::from_toml(&format!("saved plan {plan_id}"), &saved.body)?;
+        let versus = self.versus(&plan, &report, &entry.gpu, entry.hours, entry.cost)?;
+        let chart = self.versus_chart(&versus)?;
+        Ok(VersusView { versus, chart })
     }
 
     /// Imports the run report in a file (bounded read, regular files only).
@@ -759,7 +848,8 @@ impl Planner {
         })
     }
 
-    /// One measured run against its plan. A time more than 20% off the
+    /// One measured run against its plan, as the model estimated it
+    /// (uncalibrated). A time more than 20% off the
     /// estimate is attributed to the input pipeline when the machine's CPUs
     /// were busy (85% or more) or the estimate already said input-bound, else
     /// to the card being slower or faster than the catalog says; memory more
@@ -773,7 +863,11 @@ impl Planner {
         cost: Decimal,
     ) -> Result<PlanVersusActual> {
         use rust_decimal::prelude::ToPrimitive;
-        let q = self.quote(plan)?;
+        // Against the model's own answer, never a calibrated one: the gap is
+        // what the estimator missed, and this run may itself be one of the
+        // runs calibration learnt from.
+        let none = gpuplan_core::correction::Corrections::none();
+        let q = self.quote_with(plan, &none)?;
         let runs: u32 = plan.runs.iter().map(|r| r.count).sum::<u32>().max(1);
         let planned_cost = q
             .cash_total
@@ -784,7 +878,13 @@ impl Planner {
         let measured_hours = hours.to_f64().unwrap_or(0.0);
         let estimate = match plan.job.model {
             Some(_) => self
-                .estimate(&plan.job, Some(&plan.gpu), None, Some(&plan.platform))
+                .estimate_with(
+                    &plan.job,
+                    Some(&plan.gpu),
+                    None,
+                    Some(&plan.platform),
+                    &none,
+                )
                 .ok(),
             None => None,
         };
@@ -837,9 +937,13 @@ impl Planner {
     /// The newest ledger entries, the total over all of them, and the spend
     /// by month.
     pub fn ledger(&mut self) -> Result<LedgerPage> {
-        let (entries, months) = {
+        let (entries, months, reported) = {
             let store = self.store()?;
-            (store.ledger_page(LEDGER_PAGE)?, store.spend_by_month()?)
+            (
+                store.ledger_page(LEDGER_PAGE)?,
+                store.spend_by_month()?,
+                store.reported_ledger_ids()?,
+            )
         };
         let total: Decimal = months.iter().map(|m| m.cost).sum();
         let chart = self.month_chart(&months)?;
@@ -856,6 +960,7 @@ impl Planner {
                     problems: e.problems,
                     plan_id: e.plan_id,
                     planned_cost: e.planned_cost,
+                    has_report: reported.binary_search(&e.id).is_ok(),
                 })
                 .collect(),
             chart,

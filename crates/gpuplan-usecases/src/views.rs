@@ -263,6 +263,19 @@ pub struct LedgerInput {
     pub plan_id: Option<i64>,
 }
 
+/// A deleted ledger entry, whole, so that undo puts back exactly what was
+/// there: the bill, and the run report and measured run it came with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct DeletedBill {
+    /// The bill as the form would send it.
+    pub entry: LedgerInput,
+    /// The run report it was imported from.
+    pub report: Option<String>,
+    /// The anonymised measured run calibration learnt from.
+    pub measured_run: Option<String>,
+}
+
 /// A ledger entry with plan-versus-actual.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -288,6 +301,29 @@ pub struct LedgerRow {
     /// Planned CNY, when linked to a plan.
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub planned_cost: Option<Decimal>,
+    /// Whether it was imported from a run report (plan versus actual can
+    /// be shown).
+    pub has_report: bool,
+}
+
+/// A measured run against its plan, with its chart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct VersusView {
+    /// The figures and what explains the gap.
+    pub versus: crate::userdata::PlanVersusActual,
+    /// Planned and measured bars, as a percentage of the plan.
+    pub chart: Chart,
+}
+
+/// What importing a run report added, with plan versus actual drawn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct ImportedRunView {
+    /// The new ledger entry.
+    pub run: crate::userdata::ImportedRun,
+    /// Plan versus actual, when the report named a saved plan.
+    pub versus: Option<VersusView>,
 }
 
 /// The ledger screen.

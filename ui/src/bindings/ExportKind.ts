@@ -3,4 +3,4 @@
 /**
  * What a file export writes.
  */
-export type ExportKind = "svg" | "html" | "csv" | "script" | "plan" | "png";
+export type ExportKind = "svg" | "html" | "csv" | "script" | "plan" | "png" | "runs";

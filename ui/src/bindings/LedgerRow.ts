@@ -39,4 +39,9 @@ plan_id: number | null,
 /**
  * Planned CNY, when linked to a plan.
  */
-planned_cost: string | null, };
+planned_cost: string | null, 
+/**
+ * Whether it was imported from a run report (plan versus actual can
+ * be shown).
+ */
+has_report: boolean, };

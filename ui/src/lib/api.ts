@@ -16,7 +16,10 @@ import type { ExportKind } from "../bindings/ExportKind";
 import type { KitView } from "../bindings/KitView";
 import type { OverrideRow } from "../bindings/OverrideRow";
 import type { PackRow } from "../bindings/PackRow";
-import type { ImportedRun } from "../bindings/ImportedRun";
+import type { ImportedRunView } from "../bindings/ImportedRunView";
+import type { DeletedBill } from "../bindings/DeletedBill";
+import type { VersusView } from "../bindings/VersusView";
+import type { CalibrationView } from "../bindings/CalibrationView";
 
 export type Invoke = (cmd: string, args?: Record<string, unknown>) => Promise<unknown>;
 
@@ -31,9 +34,18 @@ export function makeApi(call: Invoke = invoke) {
     savePlan: (id: number | null, plan: Plan, situation: Situation | null) => call("save_plan", { id, plan, situation }) as Promise<number>,
     listPlans: () => call("list_plans") as Promise<SavedPlanRow[]>,
     deletePlan: (id: number) => call("delete_plan", { id }) as Promise<null>,
-    deleteLedger: (id: number) => call("delete_ledger", { id }) as Promise<null>,
+    /** Deletes a bill; what comes back puts it back whole (undo). */
+    deleteLedger: (id: number) => call("delete_ledger", { id }) as Promise<DeletedBill>,
+    restoreLedger: (bill: DeletedBill) => call("restore_ledger", { bill }) as Promise<number>,
     /** Opens the native dialog in Rust and imports the chosen run report; null when cancelled. */
-    importReport: () => call("import_report") as Promise<ImportedRun | null>,
+    importReport: () => call("import_report") as Promise<ImportedRunView | null>,
+    /** Imports the text of a run report dropped on the ledger (the web view never sees its path). */
+    importReportText: (name: string, text: string) => call("import_report_text", { name, text }) as Promise<ImportedRunView>,
+    runVersus: (id: number) => call("run_versus", { id }) as Promise<VersusView>,
+    calibration: () => call("calibration") as Promise<CalibrationView>,
+    setCalibration: (on: boolean) => call("set_calibration", { on }) as Promise<CalibrationView>,
+    /** Asks where to save (in Rust) and writes the anonymised measured runs; the path, or null when cancelled. */
+    exportMeasuredRuns: () => call("export_measured_runs") as Promise<string | null>,
     addLedger: (entry: LedgerInput) => call("add_ledger", { entry }) as Promise<number>,
     listLedger: () => call("list_ledger") as Promise<LedgerPage>,
     getSetting: (key: string) => call("get_setting", { key }) as Promise<string | null>,

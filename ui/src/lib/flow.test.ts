@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports } from "./flow";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
 import type { Plan } from "../bindings/Plan";
@@ -188,5 +188,37 @@ describe("words a student knows", () => {
     expect(shared, "the line all three share").toEqual(["a"]);
     expect(own, "each option keeps only its own lines").toEqual([["b"], ["c"], []]);
     expect(splitShared([["a"]], (x) => x).shared, "one option shares nothing").toEqual([]);
+  });
+});
+
+describe("calibration", () => {
+  const t = (k: string, o?: Record<string, unknown>) => `${k}(${Object.entries(o ?? {}).map(([a, b]) => `${a}=${String(b)}`).join(",")})`;
+  it("says what was applied, from how many runs, with its range", () => {
+    const note = calibrationNote({ own_runs: 3, class_runs: 0, time: { measured: 1.12, low: 1.05, high: 1.2, applied: 1.12 }, memory: null }, t);
+    expect(note, "own runs counted").toContain("own=3");
+    expect(note, "the time change and its range").toContain("pct=+12%");
+    expect(note, "the range's low end").toContain("low=+5%");
+    expect(note, "no memory sentence when memory was not measured").not.toContain("calibration.memory");
+  });
+  it("says nothing changed when the runs agree with the estimate", () => {
+    const note = calibrationNote({ own_runs: 2, class_runs: 1, time: { measured: 1.02, low: 0.9, high: 1.15, applied: 1 }, memory: { measured: 0.99, low: 0.9, high: 1.1, applied: 1 } }, t);
+    expect(note, "an unapplied factor is not presented as a change").toContain("calibration.unchanged");
+    expect(note).not.toContain("calibration.time");
+  });
+  it("signs percentages both ways", () => {
+    expect(factorPct(0.85), "faster").toBe("-15%");
+    expect(factorPct(1), "no change").toBe("+0%");
+  });
+});
+
+describe("dropped files", () => {
+  it("imports json reports and names what it skipped", () => {
+    const r = droppedReports([
+      { name: "gpuplan-run-1.json", size: 900 },
+      { name: "photo.png", size: 100 },
+      { name: "huge.json", size: 10_000_000 },
+    ]);
+    expect(r.reports.map((f) => f.name), "only the small json report").toEqual(["gpuplan-run-1.json"]);
+    expect(r.skipped, "the others are named").toEqual(["photo.png", "huge.json"]);
   });
 });

@@ -5,6 +5,7 @@ import type { AppError } from "../bindings/AppError";
 import type { Plan } from "../bindings/Plan";
 import type { Chart } from "../bindings/Chart";
 import type { FieldLimit } from "../bindings/FieldLimit";
+import type { Calibration } from "../bindings/Calibration";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -270,4 +271,35 @@ export function splitShared<T>(lists: T[][], key: (x: T) => string): { shared: T
   const isShared = (x: T) => counts.get(key(x)) === lists.length;
   const shared = lists[0].filter(isShared);
   return { shared, own: lists.map((l) => l.filter((x) => !isShared(x))) };
+}
+
+/** A factor as a signed percentage ("+12%"), as the CLI writes it. */
+export function factorPct(f: number): string {
+  const p = Math.round((f - 1) * 100);
+  return `${p >= 0 ? "+" : ""}${p}%`;
+}
+
+/** What calibration did to an answer, in one sentence (the CLI's words). */
+export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string, unknown>) => string): string {
+  const changes: string[] = [];
+  for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
+    if (f && f.applied !== 1) changes.push(t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) }));
+  }
+  if (changes.length === 0) changes.push(t("calibration.unchanged"));
+  return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join("; ") });
+}
+
+/** Largest run report the ledger accepts when dropped (the Rust limit). */
+export const MAX_REPORT_BYTES = 65536;
+
+/** Which dropped files are run reports to import: `.json` files under the
+ * size limit; the rest are named so the student knows why they were skipped. */
+export function droppedReports<F extends { name: string; size: number }>(files: F[]): { reports: F[]; skipped: string[] } {
+  const reports: F[] = [];
+  const skipped: string[] = [];
+  for (const f of files) {
+    if (f.name.toLowerCase().endsWith(".json") && f.size <= MAX_REPORT_BYTES) reports.push(f);
+    else skipped.push(f.name);
+  }
+  return { reports, skipped };
 }

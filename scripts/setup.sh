@@ -9,10 +9,11 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Build tools, the Tauri/WebKitGTK stack, Xvfb and the WebDriver for the
-# end-to-end tests, and CJK fonts so Chinese renders.
+# end-to-end tests, CJK fonts so Chinese renders, and Slurm with munge for
+# the test that submits the generated scripts to a real single-node Slurm.
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
-xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3"
+xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 slurm-wlm munge"
 missing=""
 for p in $APT_PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

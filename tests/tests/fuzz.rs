@@ -342,3 +342,112 @@ fn fuzz_whole_packs() {
         }
     });
 }
+
+/// A measured-runs file as a student hands it in: one valid run.
+const MEASURED_RUNS: &str = r#"{"schema": "gpuplan-measured-runs/1", "runs": [
+  {"job": {"model": "resnet18-cifar", "batch": 128, "dataset_samples": 50000, "epochs": 10},
+   "gpu": "rtx3090", "platform": "autodl", "wall_seconds": 1800, "peak_memory_mib": 4000, "completed": true}]}"#;
+
+/// A run report with every field at a random, often hostile, value.
+fn hostile_report() -> impl Strategy<Value = String> {
+    let num = prop_oneof![
+        Just("0".to_owned()),
+        Just("-1".to_owned()),
+        Just("1e308".to_owned()),
+        Just("18446744073709551616".to_owned()),
+        Just("null".to_owned()),
+        Just("\"7\"".to_owned()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        (0u64..100_000).prop_map(|n| n.to_string()),
+    ];
+    let text = prop_oneof![
+        Just("\"\"".to_owned()),
+        Just("\"NVIDIA GeForce RTX 3090\"".to_owned()),
+        Just("\"\\u0000\\u001b[31m\"".to_owned()),
+        Just("\"2026-11-30T10:00:00+0800\"".to_owned()),
+        Just("\"2026-02-30T25:61:00+9999\"".to_owned()),
+        "[ -~中文]{0,300}".prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+    ];
+    (
+        proptest::collection::vec(num, 8),
+        proptest::collection::vec(text, 8),
+    )
+        .prop_map(|(n, t)| {
+            format!(
+                r#"{{"schema": "gpuplan-run-report/1", "plan": {}, "job": {}, "platform": {}, "gpu_name": {},
+  "driver": {}, "gpu_count": {}, "peak_memory_mib": {}, "started_at": {}, "ended_at": {},
+  "wall_seconds": {}, "first_progress_seconds": {}, "progress_lines": {}, "last_progress": {},
+  "cpu_percent": {}, "exit_status": {}}}"#,
+                t[0], t[1], t[2], t[3], t[4], n[0], n[1], t[5], t[6], n[2], n[3], n[4], t[7], n[5], n[6]
+            )
+        })
+}
+
+/// A planner on an in-memory database with one saved plan the reports name.
+fn planner_with_plan() -> gpuplan_usecases::Planner {
+    let mut p = gpuplan_usecases::Planner::new(
+        gpuplan_usecases::Bundled::load().expect("bundled data"),
+        gpuplan_usecases::Home::Memory,
+        chrono::NaiveDateTime::default,
+    );
+    let plan = Plan::from_toml("plan.toml", example("seed000-weekly-budget.toml")).expect("plan");
+    p.save_plan(None, &plan, None).expect("saved");
+    p
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_run_reports_through_import() {
+    let base = example("run-report-example.json");
+    let planner = std::cell::RefCell::new(planner_with_plan());
+    fuzz("run report edits + import", edits(base), |t| {
+        let _ = gpuplan_core::report::RunReport::from_json("r.json", t);
+        let _ = planner.borrow_mut().import_report("r.json", t, None);
+    });
+    fuzz(
+        "hostile run report fields + import",
+        hostile_report(),
+        |t| {
+            let _ = planner.borrow_mut().import_report("r.json", t, None);
+        },
+    );
+}
+
+#[test]
+#[ignore = "long-running fuzz target"]
+fn fuzz_measured_runs() {
+    let catalog = common::catalog();
+    let zoo = common::zoo();
+    assert!(
+        gpuplan_core::correction::MeasuredRunFile::from_json(
+            "m.json",
+            MEASURED_RUNS,
+            &catalog,
+            &zoo
+        )
+        .is_ok(),
+        "the base file is valid"
+    );
+    fuzz("measured runs", edits(MEASURED_RUNS), |t| {
+        if let Ok(f) =
+            gpuplan_core::correction::MeasuredRunFile::from_json("m.json", t, &catalog, &zoo)
+        {
+            // What passes the check is learnt from without a panic.
+            let obs: Vec<_> = f
+                .runs
+                .iter()
+                .filter_map(|r| {
+                    gpuplan_core::correction::observe_run(
+                        r,
+                        gpuplan_core::correction::Source::Class,
+                        &zoo,
+                        &catalog,
+                        &gpuplan_core::pipeline::Host::TYPICAL,
+                    )
+                })
+                .collect();
+            let c = gpuplan_core::correction::Corrections::new(obs);
+            let _ = c.for_job("vision", "rtx3090", Mode::Train);
+        }
+    });
+}

@@ -21,6 +21,14 @@ fn mutate(text: &str, cut: usize, len: usize, insert: &str) -> String {
     out
 }
 
+fn example_report() -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/run-report-example.json"),
+    )
+    .expect("example")
+}
+
 fn example_plan() -> String {
     std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -31,6 +39,15 @@ fn example_plan() -> String {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn run_report_parser_survives_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n中文]{0,20}") {
+        let text = mutate(&example_report(), cut, len, &insert);
+        if let Err(e) = gpuplan_core::report::RunReport::from_json("r.json", &text) {
+            prop_assert_eq!(e.file.as_str(), "r.json", "errors name the file");
+            prop_assert!(!e.field.is_empty(), "and the field");
+        }
+    }
 
     #[test]
     fn profile_parser_survives_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n]{0,20}") {

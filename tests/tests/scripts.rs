@@ -59,6 +59,8 @@ fn all_scripts() -> Vec<(String, String)> {
             activate: vec!["module:cuda/12.1".into(), format!("conda:{HOSTILE}")],
             command: HOSTILE.into(),
             requeue,
+            plan: "cifar".into(),
+            platform: "campus-slurm".into(),
         };
         out.push((
             format!("slurm-{requeue}.sh"),
@@ -150,6 +152,8 @@ fn sbatch_headers_parse_and_carry_the_plan() {
         activate: vec!["conda:nlp".into()],
         command: "python train.py".into(),
         requeue: true,
+        plan: "cifar".into(),
+        platform: "campus-slurm".into(),
     };
     let script = scripts::slurm(&s).expect("slurm");
     let headers: std::collections::BTreeMap<String, String> = script

@@ -509,6 +509,10 @@ pub struct SlurmSpec {
     pub command: String,
     /// Requeue-on-timeout variant.
     pub requeue: bool,
+    /// The plan's name, carried into the run report to match it on import.
+    pub plan: String,
+    /// The platform id the run report names.
+    pub platform: String,
 }
 
 /// A generated script with warnings for the student.
@@ -632,7 +636,36 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
             }
         }
     }
+    check_text("plan", &s.plan, 200)?;
+    sbatch_word("platform", &s.platform)?;
     let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
+    let _ = writeln!(o, "JOB_NAME={}", shell_quote(&s.job_name));
+    let _ = writeln!(o, "PLAN_NAME={}", shell_quote(&s.plan));
+    o.push_str(
+        r#"
+# 运行报告：作业结束（完成、失败、到时限或被取消）时，在作业目录写一个 JSON，
+# 记录显卡、显存峰值、运行时长、进度行和退出码，用 gpuplan ledger import 导入。
+# Run report: when the job ends (done, failed, at its walltime or
+# cancelled) a small JSON file is written next to the job, atomically: the
+# GPU, peak GPU memory, wall time, progress lines and exit status. Import it
+# with: gpuplan ledger import FILE. Nothing leaves the cluster.
+"#,
+    );
+    o.push_str(&run_report_kit(&s.platform));
+    o.push_str(
+        r#"
+REPORTED=0
+on_exit() {
+  status=$?
+  touch "$STATE_DIR/wrapper-done"
+  [ "$REPORTED" = 1 ] || write_report "$status" || log "the run report could not be written"
+}
+trap on_exit EXIT
+# Slurm's TERM at the walltime (or scancel) ends the job: exit through the
+# report. The job step is started in the background so the trap runs at once.
+trap 'exit 143' TERM
+"#,
+    );
     if s.requeue {
         o.push_str(
             r#"# 运行时限到达前 5 分钟 Slurm 发出 USR1：训练脚本存 checkpoint 后退出，作业重新排队并从断点续跑。
@@ -643,7 +676,7 @@ export GPUPLAN_RESUME=1
 requeue=0
 on_usr1() { requeue=1; kill -USR1 "$train_pid" 2>/dev/null; }
 trap on_usr1 USR1
-srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" &
+srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines) 2> >(watch_lines >&2) &
 train_pid=$!
 while true; do
   wait "$train_pid"
@@ -651,7 +684,11 @@ while true; do
   # A trapped signal interrupts wait; keep waiting until training has exited.
   kill -0 "$train_pid" 2>/dev/null || break
 done
+sleep 0.2
 if [ "$requeue" = 1 ]; then
+  # The requeue ends this script at once: report this part of the job first.
+  touch "$STATE_DIR/wrapper-done"
+  write_report "$status" && REPORTED=1
   echo "gpuplan: walltime near, requeueing job $SLURM_JOB_ID to resume from its checkpoint"
   scontrol requeue "$SLURM_JOB_ID"
 fi
@@ -659,7 +696,16 @@ exit "$status"
 "#,
         );
     } else {
-        o.push_str("srun -c \"${SLURM_CPUS_PER_TASK:-1}\" bash -c \"$TRAIN_COMMAND\"\n");
+        o.push_str(
+            r#"srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines) 2> >(watch_lines >&2) &
+train_pid=$!
+wait "$train_pid"
+status=$?
+# Let the output watchers finish their last lines before the report.
+sleep 0.2
+exit "$status"
+"#,
+        );
     }
     Ok(Script {
         file_name: format!("{}.sbatch", s.job_name),

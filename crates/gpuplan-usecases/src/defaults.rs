@@ -35,6 +35,9 @@ pub const CALIBRATION_SETTING: &str = "calibration";
 pub const COMMAND: &str = "python train.py";
 /// The job name in scripts when the plan's model gives none.
 pub const JOB_NAME: &str = "train";
+/// The platform a Slurm run report names when no plan says which (the
+/// bundled campus cluster profile).
+pub const CAMPUS_PLATFORM: &str = "campus-slurm";
 /// Slurm partition of the generated sbatch scripts.
 pub const SLURM_PARTITION: &str = "gpu";
 /// CPU cores a Slurm job asks for per GPU: enough dataloader workers.

@@ -535,6 +535,16 @@ impl Planner {
             activate: r.activate.clone(),
             command: r.command.to_owned(),
             requeue: r.requeue,
+            plan: r.plan.map(|p| p.name.clone()).unwrap_or_default(),
+            platform: match r.plan {
+                Some(p) => p.platform.clone(),
+                None => self
+                    .platforms()?
+                    .platforms
+                    .iter()
+                    .find(|p| p.kind == PlatformKind::CampusHpc)
+                    .map_or_else(|| defaults::CAMPUS_PLATFORM.to_owned(), |p| p.id.clone()),
+            },
         })?)
     }
 
@@ -637,7 +647,8 @@ impl Planner {
             for requeue in [false, true] {
                 let s = self.slurm_script(&SlurmRequest {
                     job_name: &job_name,
-                    hours: Some(longest.clamp(0.01, 1440.0)),
+                    // The plan sets the hours and names the run report.
+                    plan: Some(plan),
                     cap_hours: cap,
                     command,
                     requeue,

@@ -267,3 +267,61 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
+    let dir = tmp("torchpeak");
+    // nvidia-smi sees no process (as in many containers): only the job's
+    // own line can tell the peak.
+    executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
+    executable(
+        &dir.join("nvidia-smi"),
+        "#!/bin/sh\ncase \"$*\" in\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 4090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 4090' ;;\nesac\n",
+    );
+    // A stand-in PyTorch that has seen 9 GiB reserved at its peak.
+    std::fs::create_dir_all(dir.join("torch")).expect("fake torch");
+    std::fs::write(
+        dir.join("torch/__init__.py"),
+        "class cuda:\n    @staticmethod\n    def is_available():\n        return True\n    @staticmethod\n    def max_memory_reserved():\n        return 9 * 1024 ** 3\n",
+    )
+    .expect("write");
+    let module = scripts::notebook_report("autodl", "p").expect("module");
+    std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
+    let train = "python3 -c \"import gpuplan_report; gpuplan_report.report_torch_peak(); print('Epoch 1')\"";
+    let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
+        platform: "autodl".into(),
+        mechanism: StopMechanism::Shutdown,
+        job_name: "torch".into(),
+        command: train.into(),
+        max_runtime_seconds: 60,
+        destroy: false,
+        poll_seconds: 1,
+        plan: "p".into(),
+    })
+    .expect("wrapper");
+    executable(&dir.join("run.sh"), &wrapper);
+    let report = dir.join("report.json");
+    let out = Command::new("bash")
+        .arg(dir.join("run.sh"))
+        .current_dir(&dir)
+        .env("GPUPLAN_SHUTDOWN_BIN", dir.join("shutdown"))
+        .env("GPUPLAN_NVIDIA_SMI", dir.join("nvidia-smi"))
+        .env("GPUPLAN_RUN_REPORT", &report)
+        .env("PYTHONPATH", &dir)
+        .env("TMPDIR", &dir)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "the run succeeds: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&report).expect("report");
+    let r = gpuplan_core::report::RunReport::from_json("r.json", &text).expect("valid");
+    assert_eq!(
+        r.peak_memory_mib,
+        Some(9 * 1024),
+        "PyTorch's peak, handed over by the job's one line, is the report's peak"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -137,6 +137,11 @@ RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(d
 STATE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-run.XXXXXX")"
 START_EPOCH=$(date +%s)
 START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
+# A job that opts in (one line: `import gpuplan_report;
+# gpuplan_report.report_torch_peak()`) leaves PyTorch's peak reserved memory
+# here; it counts where nvidia-smi cannot see the job's processes (many
+# containers hide them).
+export GPUPLAN_TORCH_PEAK_FILE="$STATE_DIR/torch_peak_mib"
 
 log() { printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }
 
@@ -180,6 +185,10 @@ write_report() {
   gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
   gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
   peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo null)
+  torch_peak=$(tr -dc '0-9' < "$STATE_DIR/torch_peak_mib" 2>/dev/null | head -c 9)
+  if [ -n "$torch_peak" ] && { [ "$peak" = null ] || [ "$torch_peak" -gt "$peak" ]; }; then
+    peak=$torch_peak
+  fi
   first=null
   [ -e "$STATE_DIR/first_progress" ] && first=$(( $(cat "$STATE_DIR/first_progress") - START_EPOCH ))
   lines=0
@@ -372,6 +381,11 @@ pub fn notebook_report(platform: &str, plan: &str) -> Result<Script, InputError>
 训练结束后 / when training ends:  report.finish()        # or report.finish(exit_status=1)
 It writes gpuplan-run-YYYYMMDD-HHMMSS.json next to the notebook; import it
 with `gpuplan ledger import FILE`. Nothing leaves the machine.
+
+A script run by the shutdown wrapper or a Slurm script needs none of this;
+one line at its start hands PyTorch's peak memory to their report (where
+nvidia-smi cannot see the job's processes):
+    import gpuplan_report; gpuplan_report.report_torch_peak()
 """
 import json
 import os
@@ -411,6 +425,38 @@ def _cpu_ticks():
         return None
 
 
+def _torch_peak_mib():
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return int(torch.cuda.max_memory_reserved() // (1024 * 1024))
+    except Exception:
+        pass
+    return None
+
+
+def report_torch_peak():
+    """Under the wrapper or a Slurm script: at exit, write PyTorch's peak
+    reserved memory where their report reads it. Does nothing elsewhere."""
+    import atexit
+
+    path = os.environ.get("GPUPLAN_TORCH_PEAK_FILE")
+    if not path:
+        return
+
+    def _write():
+        peak = _torch_peak_mib()
+        if peak is not None:
+            try:
+                with open(path, "w") as f:
+                    f.write(str(peak))
+            except OSError:
+                pass
+
+    atexit.register(_write)
+
+
 class RunReport:
     def __init__(self, job="notebook", path=None):
         self.job = job
@@ -432,14 +478,7 @@ class RunReport:
         self.last = _clean(text)[:40]
 
     def finish(self, exit_status=0):
-        peak = None
-        try:
-            import torch
-
-            if torch.cuda.is_available():
-                peak = int(torch.cuda.max_memory_reserved() // (1024 * 1024))
-        except Exception:
-            pass
+        peak = _torch_peak_mib()
         if peak is None:
             used = [int(x) for x in _smi("--query-compute-apps=used_memory", "--format=csv,noheader,nounits") if x.strip().isdigit()]
             peak = sum(used) if used else None

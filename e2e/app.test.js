@@ -328,6 +328,8 @@ test("ledger: a dropped run report shows plan versus actual and calibrates later
   await (await browser.$(".calibration-row")).waitForDisplayed({ timeout: 10000, timeoutMsg: "calibration does not list the measured run" });
   assert.match(await text(".calibration-row"), /1/, "one own run");
   await snap("ledger-versus");
+  await (await browser.$("#calibration-title")).scrollIntoView();
+  await snap("ledger-calibration");
   // The switch turns calibration off and on, and the ledger says which.
   const on = await text("#calibration-state");
   await click("#calibration-switch");

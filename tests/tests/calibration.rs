@@ -7,7 +7,7 @@
 //! truth as runs accumulate, and must never predict held-out runs worse than
 //! the uncalibrated estimate.
 
-use gpuplan_core::correction::{observe, Corrections, MeasuredRun, Source};
+use gpuplan_core::correction::{observe, observe_run, Corrections, Expected, MeasuredRun, Source};
 use gpuplan_core::estimate::estimate;
 use gpuplan_core::pipeline::Host;
 use gpuplan_core::JobSpec;
@@ -95,7 +95,15 @@ fn calibration_converges_to_the_truth_and_never_predicts_worse() {
                     .collect();
                 let obs = runs
                     .iter()
-                    .map(|r| observe(r, entry.model.family(), Source::Own, &est))
+                    .map(|r| {
+                        observe(
+                            r,
+                            entry.model.family(),
+                            j.mode,
+                            Source::Own,
+                            Expected::of(&est),
+                        )
+                    })
                     .collect();
                 let c = Corrections::new(obs)
                     .for_job(entry.model.family(), "rtx4090", j.mode)
@@ -179,14 +187,84 @@ fn a_single_noisy_run_never_swings_the_estimate_past_it() {
             wall_seconds: (total * measured).round() as u64,
             ..run((total, est.vram.peak_bytes), (1.0, 1.0), 0.0, &mut Rng(1))
         };
-        let c = Corrections::new(vec![observe(&r, entry.model.family(), Source::Own, &est)])
-            .for_job(entry.model.family(), "rtx4090", j.mode)
-            .expect("counted");
+        let c = Corrections::new(vec![observe(
+            &r,
+            entry.model.family(),
+            j.mode,
+            Source::Own,
+            Expected::of(&est),
+        )])
+        .for_job(entry.model.family(), "rtx4090", j.mode)
+        .expect("counted");
         let f = c.time_factor();
         assert!(
             (f - 1.0).abs() <= (measured - 1.0_f64).abs() + 1e-9
                 && (f - 1.0) * (measured - 1.0) >= 0.0,
             "one run {measured}x the estimate moves it toward the run, never past it: {f}"
+        );
+    }
+}
+
+#[test]
+fn a_run_is_compared_with_exactly_what_the_full_estimate_says_of_its_card() {
+    let (catalog, zoo) = (common::catalog(), common::zoo());
+    let platforms = common::platforms();
+    for (model, gpu, platform, extra) in [
+        ("resnet18-cifar", "rtx3090", "autodl", JobSpec::default()),
+        (
+            "vit-b-16",
+            "a100-80g",
+            "autodl",
+            JobSpec {
+                dataset: Some(gpuplan_core::job::DatasetKind::JpegFolder),
+                ..JobSpec::default()
+            },
+        ),
+        (
+            "llama-2-7b",
+            "a100-80g",
+            "autodl",
+            JobSpec {
+                mode: Some(gpuplan_core::Mode::Lora),
+                seq_len: Some(1024.0),
+                batch: Some(4.0),
+                ..JobSpec::default()
+            },
+        ),
+    ] {
+        let spec = JobSpec {
+            model: Some(model.into()),
+            dataset_samples: Some(20_000.0),
+            epochs: Some(3.0),
+            ..extra
+        };
+        let entry = zoo.get(model).expect("model");
+        let j = spec.resolve(entry).expect("job");
+        let profile = platforms.get(platform).expect("platform");
+        let card = catalog.get(gpu).expect("card");
+        let host = profile
+            .offer(gpu, &catalog)
+            .map_or_else(|_| profile.host(), |o| profile.host_for(o));
+        let est = estimate(entry, &j, &catalog, Some(card), &host);
+        let run = MeasuredRun {
+            job: spec,
+            gpu: gpu.into(),
+            platform: platform.into(),
+            wall_seconds: 3600,
+            peak_memory_mib: Some(20_000),
+            completed: true,
+        };
+        let fast = observe_run(&run, Source::Own, &zoo, &catalog, &host).expect("observed");
+        let full = observe(
+            &run,
+            entry.model.family(),
+            j.mode,
+            Source::Own,
+            Expected::of(&est),
+        );
+        assert_eq!(
+            fast, full,
+            "{model} on {gpu}: the one-card path equals the full estimate's target"
         );
     }
 }

@@ -587,6 +587,10 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     if !r.options.is_empty() {
         let _ = writeln!(o, "{}\n", c.text(lang, "options.ranking"));
     }
+    // Calibration is per card: the first option's says what the runs did.
+    if let Some(k) = r.options.iter().find_map(|o| o.quote.calibration) {
+        let _ = writeln!(o, "{}\n", calibration_note(c, lang, &k));
+    }
     for (i, opt) in r.options.iter().enumerate() {
         let _ = writeln!(
             o,

@@ -235,31 +235,60 @@ fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
     (1.0 / MAX_RATIO..=MAX_RATIO).contains(&r).then(|| r.ln())
 }
 
-/// A measured run against the estimate `est` of its job (uncalibrated, on
-/// its card and host). Time counts only for a completed run with a known
-/// dataset size; memory for any run that recorded a peak and completed (a
-/// crashed run's peak may be the crash's).
-pub fn observe(run: &MeasuredRun, family: &str, source: Source, est: &Estimate) -> Observation {
-    let time = match (&est.target_run, run.completed) {
-        (Some(r), true) => log_ratio(run.wall_seconds as f64, r.total_s),
+/// The estimator's own (uncalibrated) answer for a measured run's job on its
+/// card: the whole run's seconds (when the dataset size is known) and the
+/// peak process memory, bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Expected {
+    /// Seconds of the whole run.
+    pub run_s: Option<f64>,
+    /// Peak process memory, bytes.
+    pub peak_bytes: f64,
+}
+
+impl Expected {
+    /// What an estimate says for its target card.
+    pub fn of(est: &Estimate) -> Self {
+        Self {
+            run_s: est.target_run.map(|r| r.total_s),
+            peak_bytes: est.model_peak_bytes,
+        }
+    }
+}
+
+/// A measured run against what the estimator expected of it. Time counts
+/// only for a completed run with a known dataset size; memory for a
+/// completed run that recorded a peak (a crashed run's peak may be the
+/// crash's).
+pub fn observe(
+    run: &MeasuredRun,
+    family: &str,
+    mode: Mode,
+    source: Source,
+    expected: Expected,
+) -> Observation {
+    let time = match (expected.run_s, run.completed) {
+        (Some(s), true) => log_ratio(run.wall_seconds as f64, s),
         _ => None,
     };
     let memory = match (run.peak_memory_mib, run.completed) {
-        (Some(m), true) => log_ratio(m as f64 * crate::MIB, est.vram.peak_bytes),
+        (Some(m), true) => log_ratio(m as f64 * crate::MIB, expected.peak_bytes),
         _ => None,
     };
     Observation {
         family: family.to_owned(),
         gpu: run.gpu.clone(),
-        mode: est.job.mode,
+        mode,
         source,
         time_log_ratio: time,
         memory_log_ratio: memory,
     }
 }
 
-/// Compares a run with the estimator: resolves its job against `zoo`,
-/// estimates it on its card with `host`, and observes. `None` when the
+/// Compares a run with the estimator: resolves its job against `zoo` and
+/// computes, for its card and `host` only, the same peak and whole run the
+/// full estimate gives its target card (the same functions, without the
+/// other cards' rows: a class pack holds up to 2000 runs). `None` when the
 /// model or card is no longer known (a pack from an older catalog).
 pub fn observe_run(
     run: &MeasuredRun,
@@ -271,8 +300,21 @@ pub fn observe_run(
     let entry = zoo.get(run.job.model.as_deref()?).ok()?;
     let job = run.job.resolve(entry).ok()?;
     let card = catalog.get(&run.gpu).ok()?;
-    let est = estimate::estimate(entry, &job, catalog, Some(card), host);
-    Some(observe(run, entry.model.family(), source, &est))
+    let model = &entry.model;
+    let single = crate::vram::estimate(model, &job);
+    let peak = estimate::job_peak(model, &job).peak_bytes;
+    let step = estimate::step_on(model, &job, &single, card, host);
+    let run_s = crate::pipeline::run(&job, model, &single, &step, host).map(|r| r.total_s);
+    Some(observe(
+        run,
+        model.family(),
+        job.mode,
+        source,
+        Expected {
+            run_s,
+            peak_bytes: peak,
+        },
+    ))
 }
 
 /// One learnt factor.

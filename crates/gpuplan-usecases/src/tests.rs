@@ -700,3 +700,45 @@ fn a_bad_file_of_measured_runs_names_the_field() {
         }
     }
 }
+
+#[test]
+fn a_course_of_two_thousand_measured_runs_loads_quickly() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut t = planner(dir.path());
+    let plan = model_plan();
+    let run = gpuplan_core::correction::MeasuredRun {
+        job: plan.job.clone(),
+        gpu: "rtx3090".into(),
+        platform: "autodl".into(),
+        wall_seconds: 900,
+        peak_memory_mib: Some(3000),
+        completed: true,
+    };
+    let pack = t
+        .export_pack(&crate::planning::PackExport {
+            name: "big course",
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: Vec::new(),
+            budget_cap: None,
+            measured_runs: vec![run; gpuplan_core::correction::MAX_MEASURED_RUNS],
+        })
+        .expect("the largest pack exports");
+    let mut c = planner(dir.path());
+    let start = std::time::Instant::now();
+    c.import_pack("big.toml", &pack).expect("imports");
+    let e = c
+        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    let took = start.elapsed();
+    println!("2000 class runs: import and first estimate in {took:?}");
+    assert_eq!(
+        e.calibration.map(|k| k.class_runs),
+        Some(2000),
+        "all of them are learnt from"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "the largest class pack loads in a debug build within 5 s (measured 0.4 s): {took:?}"
+    );
+}

@@ -325,3 +325,155 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run report of the example ResNet-18 plan's job on an RTX 3090 that
+/// took `seconds`.
+fn cifar_report(seconds: u64) -> String {
+    format!(
+        r#"{{"schema": "gpuplan-run-report/1", "plan": "ResNet-18 on CIFAR-10, 50 epochs (seed 000 §3.1)",
+  "job": "cifar", "platform": "autodl", "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550",
+  "gpu_count": 1, "peak_memory_mib": 2500, "started_at": "2026-11-30T10:00:00+0800",
+  "ended_at": "2026-11-30T11:00:00+0800", "wall_seconds": {seconds}, "first_progress_seconds": 20,
+  "progress_lines": 50, "last_progress": "Epoch 50", "cpu_percent": 60, "exit_status": 0}}"#
+    )
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "the command succeeds: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
+    let dir = tmp("calibration-cli");
+    let home = dir.join("home");
+    let plan =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/resnet18-cifar-estimated.toml");
+    let plan = plan.to_str().expect("utf8");
+    let before = json(&gpuplan(&home, &["quote", plan, "--json"]));
+    assert!(before["calibration"].is_null(), "no runs yet");
+    let run_s = before["run_parts"]["total_s"]
+        .as_f64()
+        .expect("a whole run");
+    // Three runs, each 60% slower than estimated, compared with the plan
+    // file they came from.
+    for i in 0..3 {
+        let f = dir.join(format!("r{i}.json"));
+        std::fs::write(&f, cifar_report((run_s * 1.6).round() as u64)).expect("write");
+        let out = json(&gpuplan(
+            &home,
+            &[
+                "ledger",
+                "import",
+                f.to_str().expect("utf8"),
+                "--plan",
+                plan,
+                "--json",
+            ],
+        ));
+        assert!(
+            out[0]["versus"]["gaps"]
+                .as_array()
+                .is_some_and(|g| g.iter().any(|x| x == "slower-than-estimated")),
+            "plan versus actual against the named plan file: {out}"
+        );
+    }
+    let view = json(&gpuplan(&home, &["calibration", "--json"]));
+    assert_eq!(view["own_runs"], 3, "three runs learnt from: {view}");
+    let after = json(&gpuplan(&home, &["quote", plan, "--json"]));
+    assert_eq!(
+        after["calibration"]["own_runs"], 3,
+        "the quote says it is calibrated"
+    );
+    let h = |v: &serde_json::Value| {
+        v["longest_run_hours"]
+            .as_str()
+            .and_then(|s| s.parse::<f64>().ok())
+            .expect("hours")
+    };
+    assert!(
+        h(&after) > h(&before) * 1.3,
+        "and prices the slower runs: {} -> {}",
+        h(&before),
+        h(&after)
+    );
+    let text = gpuplan(&home, &["--lang", "en", "quote", plan]);
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("Calibrated from 3 of your runs"),
+        "the text says it too: {}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+    json(&gpuplan(&home, &["calibration", "--off", "--json"]));
+    let off = json(&gpuplan(&home, &["quote", plan, "--json"]));
+    assert!(off["calibration"].is_null(), "switched off");
+    assert_eq!(h(&off), h(&before), "the uncalibrated hours again");
+    json(&gpuplan(&home, &["calibration", "--on", "--json"]));
+
+    // The student hands the runs in; the instructor puts them in a pack.
+    let runs = dir.join("runs.json");
+    let out = gpuplan(
+        &home,
+        &["ledger", "runs", "--out", runs.to_str().expect("utf8")],
+    );
+    assert!(
+        out.status.success(),
+        "exports: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let handed_in = std::fs::read_to_string(&runs).expect("written");
+    assert!(
+        !handed_in.contains("seed 000") && !handed_in.contains("\"cifar\""),
+        "no plan or job names in what a student hands in"
+    );
+    let pack = dir.join("course.toml");
+    let teacher = dir.join("teacher");
+    let out = gpuplan(
+        &teacher,
+        &[
+            "pack",
+            "export",
+            "--name",
+            "CV 101",
+            "--platform",
+            "autodl",
+            "--runs",
+            runs.to_str().expect("utf8"),
+            "--out",
+            pack.to_str().expect("utf8"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "pack export: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&pack)
+            .expect("pack")
+            .contains("[[measured_run]]"),
+        "the pack carries the class's runs"
+    );
+    let classmate = dir.join("classmate");
+    let out = gpuplan(
+        &classmate,
+        &["pack", "import", pack.to_str().expect("utf8")],
+    );
+    assert!(
+        out.status.success(),
+        "import: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let view = json(&gpuplan(&classmate, &["calibration", "--json"]));
+    assert_eq!(
+        (view["own_runs"].as_u64(), view["class_runs"].as_u64()),
+        (Some(0), Some(3)),
+        "a classmate learns from the class's runs: {view}"
+    );
+    let q = json(&gpuplan(&classmate, &["quote", plan, "--json"]));
+    assert_eq!(q["calibration"]["class_runs"], 3, "and the quote says so");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -569,6 +569,9 @@ pub enum LedgerAction {
         /// The real bill in CNY (one report only); without it the cost is the billing window at the platform's price.
         #[arg(long, allow_hyphen_values = true)]
         cost: Option<String>,
+        /// The plan file the run came from (else the saved plan of the report's name): plan versus actual, and calibration.
+        #[arg(long)]
+        plan: Option<PathBuf>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -116,6 +116,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 LedgerAction::Import {
                     files: paths,
                     cost,
+                    plan,
                     json,
                 },
         } => {
@@ -126,9 +127,10 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                     "import one report with --cost, or several without",
                 ));
             }
+            let plan = read_plan(planner, plan)?;
             let mut runs = Vec::new();
             for p in paths {
-                runs.push(planner.import_report_file(p, cost.as_deref())?);
+                runs.push(planner.import_report_file(p, cost.as_deref(), plan.as_ref())?);
             }
             Ok(if *json {
                 render::json(&runs)

@@ -691,13 +691,18 @@ impl Planner {
     }
 
     /// Imports the run report in a file (bounded read, regular files only).
-    pub fn import_report_file(&mut self, path: &Path, cost: Option<&str>) -> Result<ImportedRun> {
+    pub fn import_report_file(
+        &mut self,
+        path: &Path,
+        cost: Option<&str>,
+        plan: Option<&Plan>,
+    ) -> Result<ImportedRun> {
         let text = files::read_text(
             path,
             "report",
             gpuplan_core::report::MAX_REPORT_BYTES as u64,
         )?;
-        self.import_report(&path.display().to_string(), &text, cost)
+        self.import_report_with(&path.display().to_string(), &text, cost, plan)
     }
 
     /// Imports a run report the kit's wrapper wrote (`gpuplan ledger import`):
@@ -711,17 +716,34 @@ impl Planner {
         text: &str,
         cost: Option<&str>,
     ) -> Result<ImportedRun> {
+        self.import_report_with(file, text, cost, None)
+    }
+
+    /// [`Planner::import_report`], compared with `plan` (a plan file the
+    /// CLI names with `--plan`) instead of the saved plan of the report's
+    /// name.
+    pub fn import_report_with(
+        &mut self,
+        file: &str,
+        text: &str,
+        cost: Option<&str>,
+        plan_file: Option<&Plan>,
+    ) -> Result<ImportedRun> {
         let report = gpuplan_core::report::RunReport::from_json(file, text)?;
+        let wanted = plan_file.map_or(report.plan.as_str(), |p| p.name.as_str());
         let plan = self
             .store()?
             .list_plans()?
             .into_iter()
-            .filter(|p| !report.plan.is_empty() && p.name == report.plan)
+            .filter(|p| !wanted.is_empty() && p.name == wanted)
             .max_by_key(|p| p.id);
         let plan_id = plan.as_ref().map(|p| p.id);
-        let parsed = plan
-            .as_ref()
-            .and_then(|p| Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok());
+        let parsed = match plan_file {
+            Some(p) => Some(p.clone()),
+            None => plan
+                .as_ref()
+                .and_then(|p| Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok()),
+        };
         let gpu = report
             .gpu_id(&self.bundled.catalog)
             .or_else(|| parsed.as_ref().map(|p| p.gpu.clone()))

@@ -477,3 +477,40 @@ fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
     assert_eq!(q["calibration"]["class_runs"], 3, "and the quote says so");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn plan_versus_actual_compares_the_time_per_step_from_the_epoch_lines() {
+    let dir = tmp("steptime");
+    let home = dir.join("home");
+    let plan =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/resnet18-cifar-estimated.toml");
+    let plan = plan.to_str().expect("utf8");
+    let q = json(&gpuplan(&home, &["quote", plan, "--json"]));
+    let run_s = q["run_parts"]["total_s"].as_f64().expect("a whole run");
+    // Fifty epoch lines, the first 20 s in, over twice the estimated time.
+    let f = dir.join("r.json");
+    std::fs::write(&f, cifar_report((run_s * 2.0).round() as u64)).expect("write");
+    let out = json(&gpuplan(
+        &home,
+        &[
+            "ledger",
+            "import",
+            f.to_str().expect("utf8"),
+            "--plan",
+            plan,
+            "--json",
+        ],
+    ));
+    let v = &out[0]["versus"];
+    let (planned, measured) = (
+        v["planned_step_seconds"].as_f64().expect("planned step"),
+        v["measured_step_seconds"]
+            .as_f64()
+            .expect("measured step from the epoch lines"),
+    );
+    assert!(
+        measured / planned > 1.8 && measured / planned < 2.2,
+        "a run twice as long has steps about twice as long: {planned} -> {measured}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -702,12 +702,15 @@ fn versus_line(
     v: &gpuplan_usecases::userdata::PlanVersusActual,
 ) -> String {
     let gib = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
+    let secs = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.3}"));
     let mut line = c.fill(
         lang,
         "cli.versus",
         [
             ("planned_hours", format!("{:.2}", v.planned_hours).as_str()),
             ("hours", format!("{:.2}", v.measured_hours).as_str()),
+            ("planned_step", secs(v.planned_step_seconds).as_str()),
+            ("step", secs(v.measured_step_seconds).as_str()),
             ("planned_gib", gib(v.planned_peak_gib).as_str()),
             ("gib", gib(v.measured_peak_gib).as_str()),
             ("planned_cost", v.planned_cost.to_string().as_str()),

@@ -220,6 +220,12 @@ impl Planner {
                     "h".to_owned(),
                 ),
                 (
+                    l.text(lang, "chart.stepTime"),
+                    v.planned_step_seconds.unwrap_or(0.0),
+                    v.measured_step_seconds.unwrap_or(f64::NAN),
+                    "s".to_owned(),
+                ),
+                (
                     l.text(lang, "memory.peak"),
                     v.planned_peak_gib.unwrap_or(0.0),
                     v.measured_peak_gib.unwrap_or(f64::NAN),

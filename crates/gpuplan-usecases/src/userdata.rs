@@ -84,6 +84,12 @@ pub struct PlanVersusActual {
     pub planned_peak_gib: Option<f64>,
     /// Peak GPU memory measured, GiB.
     pub measured_peak_gib: Option<f64>,
+    /// Seconds per training step estimated, averaged over an epoch with its
+    /// data loading, evaluation and checkpoint (when the plan names a model).
+    pub planned_step_seconds: Option<f64>,
+    /// The same, measured from the spacing of the log's epoch lines (when the
+    /// log printed at least two).
+    pub measured_step_seconds: Option<f64>,
     /// CNY one run was planned to cost (the plan's cash total over its runs).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub planned_cost: Decimal,
@@ -919,6 +925,31 @@ impl Planner {
             })
             .unwrap_or(false);
         let measured_peak_gib = report.peak_memory_mib.map(|m| m as f64 / 1024.0);
+        // Time per step: an epoch of the estimate (without the one-off
+        // warm-up and cold cache) over its steps; measured from the epoch
+        // lines after the first, whose spacing is one epoch each.
+        let run = estimate.as_ref().and_then(|e| e.run);
+        let epochs = estimate
+            .as_ref()
+            .and_then(|e| e.job.epochs)
+            .filter(|e| *e >= 1.0);
+        let steps = run.map(|r| r.steps_per_epoch).filter(|s| *s > 0);
+        let planned_step_seconds = match (run, epochs, steps) {
+            (Some(r), Some(n), Some(k)) => {
+                Some((r.total_s - r.warmup_s - r.cold_cache_s) / n / k as f64)
+            }
+            _ => None,
+        };
+        let measured_step_seconds = match (report.first_progress_seconds, steps) {
+            (Some(first), Some(k))
+                if report.progress_lines >= 2
+                    && report.last_progress.to_ascii_lowercase().contains("epoch") =>
+            {
+                let span = report.wall_seconds.saturating_sub(first) as f64;
+                Some(span / report.progress_lines.saturating_sub(1) as f64 / k as f64)
+            }
+            _ => None,
+        };
         let mut gaps = Vec::new();
         if report.exit_status != 0 {
             gaps.push("failed-run");
@@ -950,6 +981,8 @@ impl Planner {
             measured_hours,
             planned_peak_gib,
             measured_peak_gib,
+            planned_step_seconds,
+            measured_step_seconds,
             planned_cost,
             cost,
             gaps: gaps.into_iter().map(str::to_owned).collect(),

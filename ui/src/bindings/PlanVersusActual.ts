@@ -22,6 +22,16 @@ planned_peak_gib: number | null,
  */
 measured_peak_gib: number | null, 
 /**
+ * Seconds per training step estimated, averaged over an epoch with its
+ * data loading, evaluation and checkpoint (when the plan names a model).
+ */
+planned_step_seconds: number | null, 
+/**
+ * The same, measured from the spacing of the log's epoch lines (when the
+ * log printed at least two).
+ */
+measured_step_seconds: number | null, 
+/**
  * CNY one run was planned to cost (the plan's cash total over its runs).
  */
 planned_cost: string, 

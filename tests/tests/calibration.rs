@@ -7,8 +7,9 @@
 //! truth as runs accumulate, and must never predict held-out runs worse than
 //! the uncalibrated estimate.
 
-use gpuplan_core::correction::{observe, observe_run, Corrections, Expected, MeasuredRun, Source};
+use gpuplan_core::correction::{observe, Corrections, MeasuredRun, Source};
 use gpuplan_core::estimate::estimate;
+use gpuplan_core::estimate::expected_on;
 use gpuplan_core::pipeline::Host;
 use gpuplan_core::JobSpec;
 
@@ -95,15 +96,7 @@ fn calibration_converges_to_the_truth_and_never_predicts_worse() {
                     .collect();
                 let obs = runs
                     .iter()
-                    .map(|r| {
-                        observe(
-                            r,
-                            entry.model.family(),
-                            j.mode,
-                            Source::Own,
-                            Expected::of(&est),
-                        )
-                    })
+                    .map(|r| observe(r, entry.model.family(), j.mode, Source::Own, est.expected()))
                     .collect();
                 let c = Corrections::new(obs)
                     .for_job(entry.model.family(), "rtx4090", j.mode)
@@ -192,7 +185,7 @@ fn a_single_noisy_run_never_swings_the_estimate_past_it() {
             entry.model.family(),
             j.mode,
             Source::Own,
-            Expected::of(&est),
+            est.expected(),
         )])
         .for_job(entry.model.family(), "rtx4090", j.mode)
         .expect("counted");
@@ -206,7 +199,7 @@ fn a_single_noisy_run_never_swings_the_estimate_past_it() {
 }
 
 #[test]
-fn a_run_is_compared_with_exactly_what_the_full_estimate_says_of_its_card() {
+fn the_one_card_expectation_is_exactly_what_the_full_estimate_says_of_its_card() {
     let (catalog, zoo) = (common::catalog(), common::zoo());
     let platforms = common::platforms();
     for (model, gpu, platform, extra) in [
@@ -254,13 +247,19 @@ fn a_run_is_compared_with_exactly_what_the_full_estimate_says_of_its_card() {
             peak_memory_mib: Some(20_000),
             completed: true,
         };
-        let fast = observe_run(&run, Source::Own, &zoo, &catalog, &host).expect("observed");
+        let fast = observe(
+            &run,
+            entry.model.family(),
+            j.mode,
+            Source::Own,
+            expected_on(&entry.model, &j, card, &host),
+        );
         let full = observe(
             &run,
             entry.model.family(),
             j.mode,
             Source::Own,
-            Expected::of(&est),
+            est.expected(),
         );
         assert_eq!(
             fast, full,

@@ -437,13 +437,22 @@ fn fuzz_measured_runs() {
                 .runs
                 .iter()
                 .filter_map(|r| {
-                    gpuplan_core::correction::observe_run(
-                        r,
-                        gpuplan_core::correction::Source::Class,
-                        &zoo,
-                        &catalog,
+                    let entry = zoo.get(r.job.model.as_deref()?).ok()?;
+                    let job = r.job.resolve(entry).ok()?;
+                    let card = catalog.get(&r.gpu).ok()?;
+                    let expected = gpuplan_core::estimate::expected_on(
+                        &entry.model,
+                        &job,
+                        card,
                         &gpuplan_core::pipeline::Host::TYPICAL,
-                    )
+                    );
+                    Some(gpuplan_core::correction::observe(
+                        r,
+                        entry.model.family(),
+                        job.mode,
+                        gpuplan_core::correction::Source::Class,
+                        expected,
+                    ))
                 })
                 .collect();
             let c = gpuplan_core::correction::Corrections::new(obs);

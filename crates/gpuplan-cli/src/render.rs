@@ -696,11 +696,7 @@ pub fn packs(rows: &[PackRow]) -> String {
 
 /// A measured run against its plan, in one line: time, memory, cost, and
 /// what explains the gap.
-fn versus_line(
-    c: &Catalog,
-    lang: Lang,
-    v: &gpuplan_usecases::userdata::PlanVersusActual,
-) -> String {
+fn versus_line(c: &Catalog, lang: Lang, v: &gpuplan_usecases::views::PlanVersusActual) -> String {
     let gib = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
     let secs = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.3}"));
     let mut line = c.fill(
@@ -728,7 +724,7 @@ fn versus_line(
 pub fn imported_runs(
     c: &Catalog,
     lang: Lang,
-    runs: &[gpuplan_usecases::userdata::ImportedRun],
+    runs: &[gpuplan_usecases::views::ImportedRun],
 ) -> String {
     runs.iter()
         .map(|r| {

@@ -22,15 +22,16 @@
 //! student's own: same course, different code.
 //!
 //! The core stays pure: the caller hands in the measured runs and computes
-//! nothing here that needs a clock or a file.
+//! nothing here that needs a clock or a file. The estimator's answer for a
+//! run comes from [`crate::estimate::expected_on`]; this module only learns
+//! from the comparison, so the estimator can take its corrections without a
+//! loop between the two.
 
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
 use crate::error::InputError;
-use crate::estimate::{self, Estimate};
 use crate::job::{JobSpec, Mode};
-use crate::pipeline::Host;
 use crate::zoo::ModelZoo;
 
 /// Schema of a file of measured runs a student hands to the instructor.
@@ -237,23 +238,14 @@ fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
 
 /// The estimator's own (uncalibrated) answer for a measured run's job on its
 /// card: the whole run's seconds (when the dataset size is known) and the
-/// peak process memory, bytes.
+/// peak process memory, bytes ([`crate::estimate::expected_on`], or
+/// [`crate::estimate::Estimate::expected`] of a full estimate).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Expected {
     /// Seconds of the whole run.
     pub run_s: Option<f64>,
     /// Peak process memory, bytes.
     pub peak_bytes: f64,
-}
-
-impl Expected {
-    /// What an estimate says for its target card.
-    pub fn of(est: &Estimate) -> Self {
-        Self {
-            run_s: est.target_run.map(|r| r.total_s),
-            peak_bytes: est.model_peak_bytes,
-        }
-    }
 }
 
 /// A measured run against what the estimator expected of it. Time counts
@@ -283,38 +275,6 @@ pub fn observe(
         time_log_ratio: time,
         memory_log_ratio: memory,
     }
-}
-
-/// Compares a run with the estimator: resolves its job against `zoo` and
-/// computes, for its card and `host` only, the same peak and whole run the
-/// full estimate gives its target card (the same functions, without the
-/// other cards' rows: a class pack holds up to 2000 runs). `None` when the
-/// model or card is no longer known (a pack from an older catalog).
-pub fn observe_run(
-    run: &MeasuredRun,
-    source: Source,
-    zoo: &ModelZoo,
-    catalog: &GpuCatalog,
-    host: &Host,
-) -> Option<Observation> {
-    let entry = zoo.get(run.job.model.as_deref()?).ok()?;
-    let job = run.job.resolve(entry).ok()?;
-    let card = catalog.get(&run.gpu).ok()?;
-    let model = &entry.model;
-    let single = crate::vram::estimate(model, &job);
-    let peak = estimate::job_peak(model, &job).peak_bytes;
-    let step = estimate::step_on(model, &job, &single, card, host);
-    let run_s = crate::pipeline::run(&job, model, &single, &step, host).map(|r| r.total_s);
-    Some(observe(
-        run,
-        model.family(),
-        job.mode,
-        source,
-        Expected {
-            run_s,
-            peak_bytes: peak,
-        },
-    ))
 }
 
 /// One learnt factor.

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::calibration as cal;
 use crate::catalog::{Gpu, GpuCatalog};
-use crate::correction::{Calibration, Corrections};
+use crate::correction::{Calibration, Corrections, Expected};
 use crate::job::{Job, Mode, Optimizer, Precision, MAX_BATCH};
 use crate::parallel::{self, Engine, Interconnect, Layout, ParallelEstimate};
 use crate::pipeline::{self, Host, RunParts};
@@ -438,6 +438,30 @@ pub fn estimate_with(
         fixes,
         parallel,
         fits_with,
+    }
+}
+
+impl Estimate {
+    /// What this estimate expects of its target card, uncalibrated: the
+    /// model's peak and the whole run (for comparing a measured run).
+    pub fn expected(&self) -> Expected {
+        let factor = self.calibration.map_or(1.0, |c| c.time_factor());
+        Expected {
+            run_s: self.target_run.map(|r| r.total_s / factor),
+            peak_bytes: self.model_peak_bytes,
+        }
+    }
+}
+
+/// What the estimator expects of `job` on `card` with `host`, uncalibrated:
+/// the same peak and whole run [`estimate`] gives its target card, computed
+/// for that card only (a class pack holds up to 2000 runs to compare).
+pub fn expected_on(model: &Model, job: &Job, card: &Gpu, host: &Host) -> Expected {
+    let single = vram::estimate(model, job);
+    let step = step_on(model, job, &single, card, host);
+    Expected {
+        run_s: pipeline::run(job, model, &single, &step, host).map(|r| r.total_s),
+        peak_bytes: job_peak(model, job).peak_bytes,
     }
 }
 

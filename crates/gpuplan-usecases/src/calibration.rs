@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use gpuplan_core::correction::{
-    observe_run, Corrections, Factor, MeasuredRun, MeasuredRunFile, Observation, Source,
+    observe, Corrections, Factor, MeasuredRun, MeasuredRunFile, Observation, Source,
     MEASURED_RUNS_SCHEMA,
 };
 use gpuplan_core::pack::CoursePack;
@@ -83,9 +83,31 @@ pub(crate) fn observations(
                         .map_or_else(|| p.host(), |o| p.host_for(o))
                 })
                 .unwrap_or(gpuplan_core::pipeline::Host::TYPICAL);
-            observe_run(run, *source, &bundled.zoo, &bundled.catalog, &host)
+            observe_run(run, *source, bundled, &host)
         })
         .collect())
+}
+
+/// A run against what the estimator expects of its job on its card; `None`
+/// when the model or card is no longer known (a pack from an older
+/// catalog) or the job no longer resolves.
+fn observe_run(
+    run: &MeasuredRun,
+    source: Source,
+    bundled: &crate::Bundled,
+    host: &gpuplan_core::pipeline::Host,
+) -> Option<Observation> {
+    let entry = bundled.zoo.get(run.job.model.as_deref()?).ok()?;
+    let job = run.job.resolve(entry).ok()?;
+    let card = bundled.catalog.get(&run.gpu).ok()?;
+    let expected = gpuplan_core::estimate::expected_on(&entry.model, &job, card, host);
+    Some(observe(
+        run,
+        entry.model.family(),
+        job.mode,
+        source,
+        expected,
+    ))
 }
 
 impl Planner {

@@ -209,7 +209,7 @@ impl Planner {
         both(|lang| spend(&self.bundled.labels, lang, q, budget))
     }
 
-    pub(crate) fn versus_chart(&self, v: &crate::userdata::PlanVersusActual) -> Result<Chart> {
+    pub(crate) fn versus_chart(&self, v: &crate::views::PlanVersusActual) -> Result<Chart> {
         let l = &self.bundled.labels;
         both(|lang| {
             let rows = [

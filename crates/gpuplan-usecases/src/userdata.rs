@@ -13,8 +13,8 @@ use gpuplan_store::{LedgerEntry, PLAN_FORMAT_TOML};
 use rust_decimal::Decimal;
 
 use crate::views::{
-    DeletedBill, ImportedRunView, LedgerInput, LedgerPage, LedgerRow, OverrideRow, PackRow,
-    SavedPlanRow, VersusView,
+    DeletedBill, ImportedRun, ImportedRunView, LedgerInput, LedgerPage, LedgerRow, OverrideRow,
+    PackRow, PlanVersusActual, SavedPlanRow, VersusView,
 };
 use crate::{files, home, legacy, AppError, Planner, Result, UserLayer};
 
@@ -28,77 +28,6 @@ const MAX_NAME_CHARS: usize = 200;
 pub const MAX_LEDGER_AMOUNT: u32 = 10_000_000;
 /// Ledger entries the screen shows; totals cover every entry.
 pub const LEDGER_PAGE: u32 = 500;
-
-/// What importing a run report added to the ledger.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct ImportedRun {
-    /// The new ledger entry.
-    pub ledger_id: i64,
-    /// The saved plan it was matched to, by name.
-    pub plan_id: Option<i64>,
-    /// Day the billing window opened.
-    pub date: String,
-    /// Platform id.
-    pub platform: String,
-    /// Catalog id of the GPU.
-    pub gpu: String,
-    /// Billed hours (the window, rounded up to the hundredth).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
-    pub hours: Decimal,
-    /// CNY.
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
-    pub cost: Decimal,
-    /// Whether the cost was computed from the price rather than given.
-    pub cost_estimated: bool,
-    /// Peak GPU memory, MiB.
-    pub peak_memory_mib: Option<u64>,
-    /// The job's exit status.
-    pub exit_status: u32,
-    /// The plan's estimate beside what was measured, when the report named
-    /// a saved plan.
-    pub versus: Option<PlanVersusActual>,
-}
-
-/// Why a measured run differs from its plan; the catalog words each as
-/// `ledger.gap.<key>`.
-pub const GAP_KEYS: [&str; 6] = [
-    "failed-run",
-    "different-card",
-    "input-bound",
-    "slower-than-estimated",
-    "faster-than-estimated",
-    "more-memory",
-];
-
-/// A measured run against the plan it came from: one run's time, memory and
-/// cost, and what explains the gap.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct PlanVersusActual {
-    /// Hours one run was estimated to take (the plan's longest run).
-    pub planned_hours: f64,
-    /// Hours it took.
-    pub measured_hours: f64,
-    /// Peak GPU memory estimated, GiB (when the plan names a model).
-    pub planned_peak_gib: Option<f64>,
-    /// Peak GPU memory measured, GiB.
-    pub measured_peak_gib: Option<f64>,
-    /// Seconds per training step estimated, averaged over an epoch with its
-    /// data loading, evaluation and checkpoint (when the plan names a model).
-    pub planned_step_seconds: Option<f64>,
-    /// The same, measured from the spacing of the log's epoch lines (when the
-    /// log printed at least two).
-    pub measured_step_seconds: Option<f64>,
-    /// CNY one run was planned to cost (the plan's cash total over its runs).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
-    pub planned_cost: Decimal,
-    /// CNY it cost.
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
-    pub cost: Decimal,
-    /// What explains the gap, as [`GAP_KEYS`].
-    pub gaps: Vec<String>,
-}
 
 /// A pack in the database, parsed (or the reason it no longer parses).
 pub struct ImportedPack {

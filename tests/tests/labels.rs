@@ -51,6 +51,7 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             Optimizer::VALUES.iter().map(spelled).collect(),
         ),
         ("enum.mode.", Mode::VALUES.iter().map(spelled).collect()),
+        ("enum.family.", s(&gpuplan_core::zoo::FAMILIES)),
         ("enum.stage.", Stage::VALUES.iter().map(spelled).collect()),
         ("enum.verdict.", Verdict::ALL.iter().map(spelled).collect()),
         (
@@ -266,5 +267,18 @@ fn every_key_is_used_and_every_used_key_exists() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn every_zoo_model_family_has_a_label() {
+    let zoo = gpuplan_usecases::Bundled::load().expect("bundled data").zoo;
+    for e in zoo.entries() {
+        assert!(
+            gpuplan_core::zoo::FAMILIES.contains(&e.model.family()),
+            "{}'s family `{}` is listed in FAMILIES, so enum.family.* words it",
+            e.id,
+            e.model.family()
+        );
     }
 }

@@ -821,6 +821,7 @@ pub fn calibration(
         let own = r.own_runs.to_string();
         let class = r.class_runs.to_string();
         let mode = c.text(lang, &format!("enum.mode.{}", r.mode));
+        let family = c.text(lang, &format!("enum.family.{}", r.family));
         let _ = writeln!(
             o,
             "\n{}",
@@ -828,7 +829,7 @@ pub fn calibration(
                 lang,
                 "calibration.row",
                 [
-                    ("family", r.family.as_str()),
+                    ("family", family.as_str()),
                     ("gpu", r.gpu.as_str()),
                     ("mode", mode.as_str()),
                     ("own", own.as_str()),

@@ -484,6 +484,9 @@ impl Model {
     }
 }
 
+/// Every model family [`Model::family`] names (labels `enum.family.*`).
+pub const FAMILIES: [&str; 4] = ["vision", "encoder", "decoder", "encoder-decoder"];
+
 /// A named zoo entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ZooEntry {

@@ -337,6 +337,10 @@ test("ledger: a dropped run report shows plan versus actual and calibrates later
   assert.equal(await (await browser.$("#calibration-switch")).isSelected(), false, "off");
   await click("#calibration-switch");
   await browser.waitUntil(async () => (await text("#calibration-state")) === on, { timeout: 10000, timeoutMsg: "the switch did not turn calibration back on" });
+  // The bill offers plan versus actual again, recomputed from its stored report.
+  await click(".show-versus");
+  await browser.waitUntil(async () => !(await (await browser.$("#error")).isExisting()), { timeout: 10000, timeoutMsg: "plan versus actual of the stored report failed" });
+  assert.ok(await (await browser.$("#versus-chart")).isDisplayed(), "the chart is shown for the bill");
   // The CLI sees the same measured run (one database).
   const view = cli(["calibration", "--json"]);
   assert.equal(view.own_runs, 1, "the CLI counts the run the app imported");

@@ -332,7 +332,7 @@ fn cifar_report(seconds: u64) -> String {
     format!(
         r#"{{"schema": "gpuplan-run-report/1", "plan": "ResNet-18 on CIFAR-10, 50 epochs (seed 000 §3.1)",
   "job": "cifar", "platform": "autodl", "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550",
-  "gpu_count": 1, "peak_memory_mib": 2500, "started_at": "2026-11-30T10:00:00+0800",
+  "gpu_count": 1, "peak_memory_mib": 1720, "started_at": "2026-11-30T10:00:00+0800",
   "ended_at": "2026-11-30T11:00:00+0800", "wall_seconds": {seconds}, "first_progress_seconds": 20,
   "progress_lines": 50, "last_progress": "Epoch 50", "cpu_percent": 60, "exit_status": 0}}"#
     )

@@ -742,3 +742,57 @@ fn a_course_of_two_thousand_measured_runs_loads_quickly() {
         "the largest class pack loads in a debug build within 5 s (measured 0.4 s): {took:?}"
     );
 }
+
+#[test]
+fn a_run_with_another_batch_is_told_apart_from_a_slower_card() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let e = p
+        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate");
+    let run_s = e.run.map(|r| r.total_s).expect("a whole run");
+    let peak_mib = e.peak_gib * 1024.0;
+    // (time factor, memory factor, gaps, why)
+    let cases = [
+        (
+            2.0,
+            2.0,
+            vec!["different-batch"],
+            "twice the memory and twice the time per step: another batch",
+        ),
+        (
+            0.5,
+            0.5,
+            vec!["different-batch"],
+            "half of both: a smaller batch",
+        ),
+        (
+            2.0,
+            1.0,
+            vec!["slower-than-estimated"],
+            "only the time is off: the card or host, not the batch",
+        ),
+        (1.0, 1.0, vec![], "on plan"),
+    ];
+    for (time, memory, gaps, why) in cases {
+        let text = format!(
+            r#"{{"schema": "gpuplan-run-report/1", "plan": "{}", "job": "train", "platform": "autodl",
+  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "peak_memory_mib": {},
+  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "wall_seconds": {}, "first_progress_seconds": {}, "progress_lines": 10,
+  "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#,
+            plan.name,
+            (peak_mib * memory).round() as u64,
+            (run_s * time).round() as u64,
+            // The first epoch line comes after one epoch of ten.
+            (run_s * time / 10.0).round() as u64
+        );
+        let run = p
+            .import_report("r.json", &text, Some("1.00"))
+            .expect("imports");
+        let v = run.versus.expect("compared with the plan");
+        assert_eq!(v.gaps, gaps, "{why}: {v:?} run_s {run_s}");
+    }
+}

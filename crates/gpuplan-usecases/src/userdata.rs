@@ -620,7 +620,7 @@ impl Planner {
         let plan_id = entry.plan_id.ok_or_else(missing)?;
         let saved = self.store()?.get_plan(plan_id)?;
         let plan = Plan::from_toml(&format!("saved plan {plan_id}"), &saved.body)?;
-        let versus = self.versus(&plan, &report, &entry.gpu, entry.hours, entry.cost)?;
+        let versus = self.versus(&plan, &report, &entry.gpu, entry.cost)?;
         let chart = self.versus_chart(&versus)?;
         Ok(VersusView { versus, chart })
     }
@@ -763,7 +763,7 @@ impl Planner {
         };
         let e = self.ledger_entry(&input)?;
         let versus = match &parsed {
-            Some(p) => self.versus(p, &report, &e.gpu, e.hours, e.cost).ok(),
+            Some(p) => self.versus(p, &report, &e.gpu, e.cost).ok(),
             None => None,
         };
         // The anonymised run calibration learns from: the plan's job (when it
@@ -816,7 +816,6 @@ impl Planner {
         plan: &Plan,
         report: &gpuplan_core::report::RunReport,
         gpu: &str,
-        hours: Decimal,
         cost: Decimal,
     ) -> Result<PlanVersusActual> {
         use rust_decimal::prelude::ToPrimitive;
@@ -832,7 +831,9 @@ impl Planner {
             .unwrap_or(q.cash_total)
             .round_dp(2);
         let planned_hours = q.longest_run_hours.to_f64().unwrap_or(0.0);
-        let measured_hours = hours.to_f64().unwrap_or(0.0);
+        // The run's own time, not the billed hours (rounded up to the
+        // hundredth), so a run on plan reads as on plan.
+        let measured_hours = report.wall_seconds as f64 / 3600.0;
         let estimate = match plan.job.model {
             Some(_) => self
                 .estimate_with(
@@ -903,6 +904,40 @@ impl Planner {
         if let (Some(p), Some(m)) = (planned_peak_gib, measured_peak_gib) {
             if p > 0.0 && m / p > 1.15 {
                 gaps.push("more-memory");
+            }
+        }
+        // A different batch or sequence length moves memory and the time per
+        // step together, the same way; a slower card or a starved data
+        // loader moves only the time. When both are off by a quarter or more
+        // in the same direction, that is the likelier explanation, and it
+        // replaces the card and memory ones.
+        let off = |planned: Option<f64>, measured: Option<f64>| match (planned, measured) {
+            (Some(p), Some(m)) if p > 0.0 && m > 0.0 => {
+                let r = m / p;
+                if r >= 1.25 {
+                    Some(true)
+                } else if r <= 0.8 {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        if report.exit_status == 0 {
+            if let (Some(mem), Some(step)) = (
+                off(planned_peak_gib, measured_peak_gib),
+                off(planned_step_seconds, measured_step_seconds),
+            ) {
+                if mem == step {
+                    gaps.retain(|g| {
+                        !matches!(
+                            *g,
+                            "slower-than-estimated" | "faster-than-estimated" | "more-memory"
+                        )
+                    });
+                    gaps.push("different-batch");
+                }
             }
         }
         Ok(PlanVersusActual {

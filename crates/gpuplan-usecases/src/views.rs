@@ -427,13 +427,14 @@ pub struct ImportedRun {
 
 /// Why a measured run differs from its plan; the catalog words each as
 /// `ledger.gap.<key>`.
-pub const GAP_KEYS: [&str; 6] = [
+pub const GAP_KEYS: [&str; 7] = [
     "failed-run",
     "different-card",
     "input-bound",
     "slower-than-estimated",
     "faster-than-estimated",
     "more-memory",
+    "different-batch",
 ];
 
 /// A measured run against the plan it came from: one run's time, memory and

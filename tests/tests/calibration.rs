@@ -57,6 +57,7 @@ fn run(est: (f64, f64), truth: (f64, f64), noise: f64, rng: &mut Rng) -> Measure
         wall_seconds: wall.round().max(1.0) as u64,
         peak_memory_mib: Some((peak / gpuplan_core::MIB).round() as u64),
         completed: true,
+        started_at: String::new(),
     }
 }
 
@@ -246,6 +247,7 @@ fn the_one_card_expectation_is_exactly_what_the_full_estimate_says_of_its_card()
             wall_seconds: 3600,
             peak_memory_mib: Some(20_000),
             completed: true,
+            started_at: String::new(),
         };
         let fast = observe(
             &run,

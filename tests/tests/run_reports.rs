@@ -327,12 +327,12 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
 }
 
 /// A run report of the example ResNet-18 plan's job on an RTX 3090 that
-/// took `seconds`.
-fn cifar_report(seconds: u64) -> String {
+/// took `seconds`, started `minute` minutes past ten.
+fn cifar_report(seconds: u64, minute: u32) -> String {
     format!(
         r#"{{"schema": "gpuplan-run-report/1", "plan": "ResNet-18 on CIFAR-10, 50 epochs (seed 000 §3.1)",
   "job": "cifar", "platform": "autodl", "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550",
-  "gpu_count": 1, "peak_memory_mib": 1720, "started_at": "2026-11-30T10:00:00+0800",
+  "gpu_count": 1, "peak_memory_mib": 1720, "started_at": "2026-11-30T10:{minute:02}:00+0800",
   "ended_at": "2026-11-30T11:00:00+0800", "wall_seconds": {seconds}, "first_progress_seconds": 20,
   "progress_lines": 50, "last_progress": "Epoch 50", "cpu_percent": 60, "exit_status": 0}}"#
     )
@@ -363,7 +363,7 @@ fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
     // file they came from.
     for i in 0..3 {
         let f = dir.join(format!("r{i}.json"));
-        std::fs::write(&f, cifar_report((run_s * 1.6).round() as u64)).expect("write");
+        std::fs::write(&f, cifar_report((run_s * 1.6).round() as u64, i)).expect("write");
         let out = json(&gpuplan(
             &home,
             &[
@@ -440,7 +440,9 @@ fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
             "CV 101",
             "--platform",
             "autodl",
+            // Handed in twice (a student re-exports every week): counted once.
             "--runs",
+            runs.to_str().expect("utf8"),
             runs.to_str().expect("utf8"),
             "--out",
             pack.to_str().expect("utf8"),
@@ -471,7 +473,7 @@ fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
     assert_eq!(
         (view["own_runs"].as_u64(), view["class_runs"].as_u64()),
         (Some(0), Some(3)),
-        "a classmate learns from the class's runs: {view}"
+        "a classmate learns from the class's runs, each once though handed in twice: {view}"
     );
     let q = json(&gpuplan(&classmate, &["quote", plan, "--json"]));
     assert_eq!(q["calibration"]["class_runs"], 3, "and the quote says so");
@@ -489,7 +491,7 @@ fn plan_versus_actual_compares_the_time_per_step_from_the_epoch_lines() {
     let run_s = q["run_parts"]["total_s"].as_f64().expect("a whole run");
     // Fifty epoch lines, the first 20 s in, over twice the estimated time.
     let f = dir.join("r.json");
-    std::fs::write(&f, cifar_report((run_s * 2.0).round() as u64)).expect("write");
+    std::fs::write(&f, cifar_report((run_s * 2.0).round() as u64, 0)).expect("write");
     let out = json(&gpuplan(
         &home,
         &[

@@ -533,8 +533,8 @@ pub enum PackAction {
         /// Budget cap per student, CNY.
         #[arg(long, allow_hyphen_values = true)]
         budget_cap: Option<String>,
-        /// Measured runs students handed in (`gpuplan ledger runs --out`): the class's calibration. Repeatable.
-        #[arg(long = "runs")]
+        /// Measured runs students handed in (`gpuplan ledger runs --out`): the class's calibration. Takes several files (`--runs handed-in/*.json`) and repeats; a run handed in twice counts once.
+        #[arg(long = "runs", num_args = 1..)]
         runs: Vec<PathBuf>,
         /// Output file.
         #[arg(long)]

@@ -86,6 +86,11 @@ pub struct MeasuredRun {
     pub peak_memory_mib: Option<u64>,
     /// Whether the job exited with status 0.
     pub completed: bool,
+    /// When the run started (`YYYY-MM-DDTHH:MM:SS+hhmm`, from its report):
+    /// tells a run handed in twice from two runs that measured the same.
+    /// Empty in files that do not say.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub started_at: String,
 }
 
 /// A file of measured runs (`gpuplan ledger runs --export`).
@@ -123,6 +128,15 @@ impl MeasuredRun {
             field: field(&format!("job.{}", e.field)),
             ..e
         })?;
+        if !self.started_at.is_empty()
+            && chrono::DateTime::parse_from_str(&self.started_at, "%Y-%m-%dT%H:%M:%S%z").is_err()
+        {
+            return Err(InputError::new(
+                &field("started_at"),
+                "not a time like 2026-11-30T14:05:00+0800",
+                "the start time of the run's report, or nothing",
+            ));
+        }
         if self.platform.chars().count() > 100 || self.platform.chars().any(char::is_control) {
             return Err(InputError::new(
                 &field("platform"),

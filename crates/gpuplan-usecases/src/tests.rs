@@ -484,11 +484,12 @@ fn model_plan() -> Plan {
     p
 }
 
-fn measured_report(plan: &str, seconds: u64, peak_mib: u64) -> String {
+/// A report of `plan`'s run, the `n`th of the day (its start time).
+fn measured_report(plan: &str, seconds: u64, peak_mib: u64, n: u32) -> String {
     format!(
         r#"{{"schema": "gpuplan-run-report/1", "plan": "{plan}", "job": "train", "platform": "autodl",
   "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "peak_memory_mib": {peak_mib},
-  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "started_at": "2026-11-30T10:{n:02}:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
   "wall_seconds": {seconds}, "first_progress_seconds": 30, "progress_lines": 10,
   "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#
     )
@@ -509,11 +510,12 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
     let quoted = p.quote(&plan).expect("quote").longest_run_hours;
     // Three runs, each 40% slower than estimated and using 1.3x the memory.
     let mut ids = Vec::new();
-    for _ in 0..3 {
+    for n in 0..3 {
         let text = measured_report(
             &plan.name,
             (run_s * 1.4).round() as u64,
             (before.peak_gib * 1.3 * 1024.0).round() as u64,
+            n,
         );
         ids.push(
             p.import_report("r.json", &text, None)
@@ -613,8 +615,8 @@ fn a_class_shares_its_runs_through_the_course_pack_anonymised() {
         .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
         .expect("estimate");
     let run_s = est.run.map(|r| r.total_s).expect("a whole run");
-    for _ in 0..4 {
-        let text = measured_report(&plan.name, (run_s * 1.5).round() as u64, 3000);
+    for n in 0..4 {
+        let text = measured_report(&plan.name, (run_s * 1.5).round() as u64, 3000, n);
         s.import_report("/home/zhangsan/run.json", &text, None)
             .expect("imports");
     }
@@ -713,6 +715,7 @@ fn a_course_of_two_thousand_measured_runs_loads_quickly() {
         wall_seconds: 900,
         peak_memory_mib: Some(3000),
         completed: true,
+        started_at: String::new(),
     };
     let pack = t
         .export_pack(&crate::planning::PackExport {

@@ -780,6 +780,7 @@ impl Planner {
                     wall_seconds: report.wall_seconds.max(1),
                     peak_memory_mib: report.peak_memory_mib.filter(|m| *m > 0),
                     completed: report.exit_status == 0,
+                    started_at: report.started_at.clone(),
                 };
                 serde_json::to_string(&run).ok()
             }

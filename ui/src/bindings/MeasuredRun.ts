@@ -30,4 +30,10 @@ peak_memory_mib: number | null,
 /**
  * Whether the job exited with status 0.
  */
-completed: boolean, };
+completed: boolean, 
+/**
+ * When the run started (`YYYY-MM-DDTHH:MM:SS+hhmm`, from its report):
+ * tells a run handed in twice from two runs that measured the same.
+ * Empty in files that do not say.
+ */
+started_at?: string, };

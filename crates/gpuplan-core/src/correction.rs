@@ -7,12 +7,12 @@
 //! once for the whole run's time and once for peak memory. A correction is
 //! the posterior mean of those ratios under a normal prior centred on "the
 //! estimator is right" (`ln 1 = 0`, standard deviation [`PRIOR_SD`]) with
-//! run-to-run noise [`NOISE_SD`] (or the runs' own spread when it is
-//! larger), so one run moves the estimate part of the way and many runs
-//! move it all the way. A correction is applied only when the runs make it
-//! 95% sure the estimate is off ("no change" outside its 95% interval): runs that agree with the estimate within their
-//! noise change nothing. The answer always says what was applied and from
-//! how many runs, so a calibration is never silent.
+//! run-to-run noise that starts at [`NOISE_SD`] and is learnt from the runs'
+//! own spread as they accumulate, so one run moves the estimate part of the
+//! way and many runs move it all the way. A correction is applied only when
+//! the runs make it 95% sure the estimate is off: runs that agree with the
+//! estimate within their noise change nothing. The answer always says what
+//! was applied and from how many runs, so a calibration is never silent.
 //!
 //! Which runs count: same model family and mode. Time depends on the card,
 //! so runs on the same card count fully and runs on other cards at

@@ -373,10 +373,12 @@ pub fn estimate_with(
             } else {
                 max_batch(model, job, limit(g))
             };
+            // The run is laid out on the model's own step, then the whole of
+            // it (and the step) scaled once by the card's time factor.
             let time_factor = calibration_on(g).map_or(1.0, |c| c.time_factor());
-            let step = step_on(model, job, &single, g, host).scaled(time_factor);
-            let run =
-                pipeline::run(job, model, &single, &step, host).map(|r| r.scaled(time_factor));
+            let raw = step_on(model, job, &single, g, host);
+            let run = pipeline::run(job, model, &single, &raw, host).map(|r| r.scaled(time_factor));
+            let step = raw.scaled(time_factor);
             GpuFit {
                 id: g.id.clone(),
                 name: g.spec.name.clone(),

@@ -541,6 +541,16 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
         (new_run_s / run_s - t).abs() < 1e-9,
         "the whole run is the estimate times the factor"
     );
+    let row = after
+        .gpus
+        .iter()
+        .find(|g| g.id == "rtx3090")
+        .and_then(|g| g.run_seconds)
+        .expect("the card's row");
+    assert!(
+        (row - new_run_s).abs() < 1e-6,
+        "the card's row in the table is scaled once, as the target's run: {row} vs {new_run_s}"
+    );
     assert!(
         after.peak_gib > before.peak_gib * 1.15,
         "the peak follows the measured memory: {} -> {}",

@@ -16,20 +16,11 @@ fn tmp(tag: &str) -> PathBuf {
     d
 }
 
-fn executable(path: &Path, text: &str) {
-    std::fs::write(path, text).expect("write");
-    Command::new("chmod")
-        .arg("+x")
-        .arg(path)
-        .status()
-        .expect("chmod");
-}
-
 /// Runs the generated wrapper around `command` on a stand-in RTX 3090 and
 /// returns the report it wrote.
 fn report_from_a_run(dir: &Path, command: &str) -> PathBuf {
-    executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
-    executable(
+    common::executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
+    common::executable(
         &dir.join("nvidia-smi"),
         "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 20480 ;;\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 3090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 3090' ;;\nesac\n",
     );
@@ -44,7 +35,7 @@ fn report_from_a_run(dir: &Path, command: &str) -> PathBuf {
         plan: "resnet18 · autodl · rtx3090".into(),
     })
     .expect("wrapper");
-    executable(&dir.join("run.sh"), &wrapper);
+    common::executable(&dir.join("run.sh"), &wrapper);
     let report = dir.join("report.json");
     let status = Command::new("bash")
         .arg(dir.join("run.sh"))
@@ -201,7 +192,7 @@ fn hostile_reports_are_refused_by_field() {
 #[test]
 fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
     let dir = tmp("notebook");
-    executable(
+    common::executable(
         &dir.join("nvidia-smi"),
         "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 6144 ;;\n  *name,driver_version*) echo 'Tesla T4, 535.104.05' ;;\nesac\n",
     );
@@ -273,8 +264,8 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
     let dir = tmp("torchpeak");
     // nvidia-smi sees no process (as in many containers): only the job's
     // own line can tell the peak.
-    executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
-    executable(
+    common::executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
+    common::executable(
         &dir.join("nvidia-smi"),
         "#!/bin/sh\ncase \"$*\" in\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 4090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 4090' ;;\nesac\n",
     );
@@ -299,7 +290,7 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
         plan: "p".into(),
     })
     .expect("wrapper");
-    executable(&dir.join("run.sh"), &wrapper);
+    common::executable(&dir.join("run.sh"), &wrapper);
     let report = dir.join("report.json");
     let out = Command::new("bash")
         .arg(dir.join("run.sh"))

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 use gpuplan_core::scripts::{self, ShutdownSpec, SlurmSpec, StopMechanism};
 
 fn tmp(tag: &str) -> PathBuf {
@@ -211,16 +213,10 @@ fn sbatch_headers_parse_and_carry_the_plan() {
 fn stand_in(dir: &Path, name: &str, log_name: &str) -> PathBuf {
     let log = dir.join(log_name);
     let stub = dir.join(name);
-    std::fs::write(
+    common::executable(
         &stub,
-        format!("#!/bin/sh\necho \"{name} $*\" >> '{}'\n", log.display()),
-    )
-    .expect("stub");
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&stub)
-        .status()
-        .expect("chmod");
+        &format!("#!/bin/sh\necho \"{name} $*\" >> '{}'\n", log.display()),
+    );
     log
 }
 
@@ -545,16 +541,10 @@ fn launch_configs_are_valid_for_their_tools() {
 /// one H200 with its driver.
 fn fake_nvidia_smi(dir: &Path) -> PathBuf {
     let stub = dir.join("nvidia-smi");
-    std::fs::write(
+    common::executable(
         &stub,
         "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) printf '1000\\n2500\\n' ;;\n  *name,driver_version*) echo 'NVIDIA H200, 570.86.15' ;;\n  *query-gpu=name*) echo 'NVIDIA H200' ;;\nesac\n",
-    )
-    .expect("stub");
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&stub)
-        .status()
-        .expect("chmod");
+    );
     stub
 }
 

@@ -251,12 +251,6 @@ impl Drop for Cluster {
     }
 }
 
-fn executable(path: &Path, body: &str) {
-    std::fs::write(path, body).expect("write");
-    let o = run(Command::new("chmod").arg("+x").arg(path));
-    assert!(o.status.success(), "chmod");
-}
-
 /// A training stand-in: `epochs` epochs of one second each, resuming from
 /// its checkpoint file, saving and exiting 0 on SIGUSR1 or SIGTERM as the
 /// kit's resumable template does.
@@ -326,14 +320,14 @@ fn the_generated_slurm_scripts_run_on_a_real_slurm() {
         return;
     }
     let cluster = Cluster::start();
-    executable(
+    common::executable(
         &cluster.dir.join("nvidia-smi"),
         "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 7000 ;;\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 3090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 3090' ;;\nesac\n",
     );
     let job_dir = |name: &str| {
         let d = cluster.dir.join("jobs").join(name);
         std::fs::create_dir_all(&d).expect("job folder");
-        executable(&d.join("train.sh"), TRAIN);
+        common::executable(&d.join("train.sh"), TRAIN);
         d
     };
     let write = |dir: &Path, spec: &SlurmSpec| {

@@ -5,6 +5,8 @@
 //! be named `<script>`); plotters' SVG backend escapes text, and a test checks
 //! it, so an SVG is always inert.
 
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::prelude::*;
 
 /// Chart size in pixels.
@@ -210,6 +212,47 @@ fn stacked_bar(
     Ok(inert(svg))
 }
 
+/// A chart of horizontal bars, one segment per row.
+type RowChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, SegmentedCoord<RangedCoordusize>>>;
+
+/// Horizontal bars' axes: one row per label, named on the left (shortened),
+/// the first label at the top, as in the lists beside the charts; the x axis
+/// from 0 to `x.0` in unit `x.1`. Row `i` of the labels is drawn at segment
+/// `labels.len() - 1 - i`.
+fn labelled_rows<'a, 'b>(
+    plot: &'a Area<'b>,
+    title: &str,
+    labels: &[String],
+    x: (f64, &str),
+    label_width: u32,
+) -> Result<RowChart<'a, 'b>, ChartError> {
+    let n = labels.len().max(1);
+    let short: Vec<String> = labels.iter().map(|l| shorten(l)).collect();
+    let mut chart = ChartBuilder::on(plot)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(label_width)
+        .build_cartesian_2d(0.0..x.0, (0..n.saturating_sub(1)).into_segmented())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc(x.1)
+        .y_label_style(("sans-serif", 13))
+        .y_label_formatter(&|y| match y {
+            SegmentValue::CenterOf(i) => short
+                .get(n.saturating_sub(1).saturating_sub(*i))
+                .cloned()
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 /// Cost per option stacked by category, one horizontal bar per option with
 /// its name on the left (names never overlap, however many) and its total
 /// at the bar's end. `categories`: (label, palette slot): a category keeps
@@ -231,29 +274,8 @@ pub fn cost_breakdown(
             .collect();
         let max = nice_ceiling(totals.iter().copied().fold(0.0, f64::max) * 1.15);
         let n = options.len().max(1);
-        let labels: Vec<String> = options.iter().map(|(l, _)| shorten(l)).collect();
-        let mut chart = ChartBuilder::on(&plot)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(170)
-            .build_cartesian_2d(0.0..max, (0..n.saturating_sub(1)).into_segmented())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .x_desc("CNY")
-            .y_label_style(("sans-serif", 13))
-            .y_label_formatter(&|y| match y {
-                // Option 1 at the top, as in the list below the chart.
-                SegmentValue::CenterOf(i) => labels
-                    .get(n.saturating_sub(1).saturating_sub(*i))
-                    .cloned()
-                    .unwrap_or_default(),
-                _ => String::new(),
-            })
-            .draw()
-            .map_err(err)?;
+        let labels: Vec<String> = options.iter().map(|(l, _)| l.clone()).collect();
+        let mut chart = labelled_rows(&plot, title, &labels, (max, "CNY"), 170)?;
         let mut items: Vec<(String, RGBColor, bool)> = Vec::new();
         for (c, (name, slot)) in categories.iter().enumerate() {
             let color = PALETTE[slot.checked_rem(PALETTE.len()).unwrap_or(0)];
@@ -323,30 +345,11 @@ pub fn plan_versus_actual(
             // A run ten times its plan would squash the rest: the axis stops
             // at 400% and the bar's text says the real figure.
             .min(400.0);
-        let max = nice_ceiling(largest * 1.25);
+        // Room past the longest bar for its figures, clear of the legend.
+        let max = nice_ceiling(largest * 1.6);
         let n = rows.len().max(1);
-        let labels: Vec<String> = rows.iter().map(|(l, ..)| shorten(l)).collect();
-        let mut chart = ChartBuilder::on(&plot)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(120)
-            .build_cartesian_2d(0.0..max, (0..n.saturating_sub(1)).into_segmented())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .x_desc("%")
-            .y_label_style(("sans-serif", 13))
-            .y_label_formatter(&|y| match y {
-                SegmentValue::CenterOf(i) => labels
-                    .get(n.saturating_sub(1).saturating_sub(*i))
-                    .cloned()
-                    .unwrap_or_default(),
-                _ => String::new(),
-            })
-            .draw()
-            .map_err(err)?;
+        let labels: Vec<String> = rows.iter().map(|(l, ..)| l.clone()).collect();
+        let mut chart = labelled_rows(&plot, title, &labels, (max, "%"), 120)?;
         let (planned, measured) = (RGBColor(170, 170, 170), PALETTE[0]);
         for (i, (_, p, m, unit)) in rows.iter().enumerate() {
             let row = n.saturating_sub(1).saturating_sub(i);

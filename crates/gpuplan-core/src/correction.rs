@@ -252,8 +252,7 @@ fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
 
 /// The estimator's own (uncalibrated) answer for a measured run's job on its
 /// card: the whole run's seconds (when the dataset size is known) and the
-/// peak process memory, bytes ([`crate::estimate::expected_on`], or
-/// [`crate::estimate::Estimate::expected`] of a full estimate).
+/// peak process memory, bytes ([`crate::estimate::expected_on`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Expected {
     /// Seconds of the whole run.
@@ -524,23 +523,16 @@ mod tests {
             c.for_job("vision", "a100-80g", Mode::Lora).is_none(),
             "another mode"
         );
-        let same = c
-            .for_job("vision", "a100-80g", Mode::Train)
-            .and_then(|c| c.time);
-        let other = c
-            .for_job("vision", "rtx4090", Mode::Train)
-            .and_then(|c| c.time);
-        let (same, other) = (same.map(|f| f.measured), other.map(|f| f.measured));
+        let on = |gpu: &str| c.for_job("vision", gpu, Mode::Train);
+        let (same, other) = (on("a100-80g"), on("rtx4090"));
+        let time = |k: Option<Calibration>| k.and_then(|k| k.time).map(|f| f.measured);
         assert!(
-            other < same && other > Some(1.0),
-            "a run on another card moves time less: {other:?} vs {same:?}"
+            time(other) < time(same) && time(other) > Some(1.0),
+            "a run on another card moves time less: {:?} vs {:?}",
+            time(other),
+            time(same)
         );
-        let m_same = c
-            .for_job("vision", "a100-80g", Mode::Train)
-            .and_then(|c| c.memory);
-        let m_other = c
-            .for_job("vision", "rtx4090", Mode::Train)
-            .and_then(|c| c.memory);
+        let (m_same, m_other) = (same.and_then(|k| k.memory), other.and_then(|k| k.memory));
         assert_eq!(m_same, m_other, "memory does not depend on the card");
     }
 

@@ -443,18 +443,6 @@ pub fn estimate_with(
     }
 }
 
-impl Estimate {
-    /// What this estimate expects of its target card, uncalibrated: the
-    /// model's peak and the whole run (for comparing a measured run).
-    pub fn expected(&self) -> Expected {
-        let factor = self.calibration.map_or(1.0, |c| c.time_factor());
-        Expected {
-            run_s: self.target_run.map(|r| r.total_s / factor),
-            peak_bytes: self.model_peak_bytes,
-        }
-    }
-}
-
 /// What the estimator expects of `job` on `card` with `host`, uncalibrated:
 /// the same peak and whole run [`estimate`] gives its target card, computed
 /// for that card only (a class pack holds up to 2000 runs to compare).

@@ -822,21 +822,47 @@ mod tests {
         );
     }
 
-    #[test]
-    fn upgrade_from_v3_keeps_the_ledger_and_stores_run_reports() {
+    /// A database file at schema `version` holding `rows` (SQL inserts), in
+    /// a fresh folder: what an earlier release left behind.
+    fn database_at(
+        version: usize,
+        file: &str,
+        rows: &[&str],
+    ) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().expect("tmp");
-        let path = dir.path().join("v3.db");
-        {
-            let mut conn = Connection::open(&path).expect("open");
-            migrations().to_version(&mut conn, 3).expect("v3");
-            conn.execute("INSERT INTO ledger (date, platform, gpu, hours, cost, created_at) VALUES ('2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')", []).expect("insert");
+        let path = dir.path().join(file);
+        let mut conn = Connection::open(&path).expect("open");
+        migrations()
+            .to_version(&mut conn, version)
+            .expect("the old schema");
+        for sql in rows {
+            conn.execute(sql, []).expect("insert");
         }
-        let mut s = Store::open(&path).expect("migrates to latest");
+        (dir, path)
+    }
+
+    /// The store an earlier database opens as, checked to be at the latest
+    /// schema.
+    fn upgraded(path: &Path) -> Store {
+        let s = Store::open(path).expect("migrates to latest");
         assert_eq!(
             s.schema_version().expect("version"),
             SCHEMA_VERSION,
-            "upgraded to v4"
+            "upgraded to the latest schema"
         );
+        s
+    }
+
+    #[test]
+    fn upgrade_from_v3_keeps_the_ledger_and_stores_run_reports() {
+        let (_dir, path) = database_at(
+            3,
+            "v3.db",
+            &[
+                "INSERT INTO ledger (date, platform, gpu, hours, cost, created_at) VALUES ('2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')",
+            ],
+        );
+        let mut s = upgraded(&path);
         assert_eq!(
             s.list_ledger().expect("ledger").len(),
             1,
@@ -861,24 +887,15 @@ mod tests {
 
     #[test]
     fn upgrade_from_v4_keeps_reports_and_stores_measured_runs() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let path = dir.path().join("v4.db");
-        {
-            let mut conn = Connection::open(&path).expect("open");
-            migrations().to_version(&mut conn, 4).expect("v4");
-            conn.execute("INSERT INTO ledger (id, date, platform, gpu, hours, cost, created_at) VALUES (7, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')", []).expect("insert");
-            conn.execute(
+        let (_dir, path) = database_at(
+            4,
+            "v4.db",
+            &[
+                "INSERT INTO ledger (id, date, platform, gpu, hours, cost, created_at) VALUES (7, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')",
                 "INSERT INTO run_reports (ledger_id, body, imported_at) VALUES (7, '{}', 't')",
-                [],
-            )
-            .expect("insert");
-        }
-        let mut s = Store::open(&path).expect("migrates to latest");
-        assert_eq!(
-            s.schema_version().expect("version"),
-            SCHEMA_VERSION,
-            "upgraded"
+            ],
         );
+        let mut s = upgraded(&path);
         assert_eq!(
             s.run_report(7).expect("read").as_deref(),
             Some("{}"),
@@ -910,19 +927,14 @@ mod tests {
 
     #[test]
     fn upgrade_from_v1_keeps_saved_plans() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let path = dir.path().join("v1.db");
-        {
-            let mut conn = Connection::open(&path).expect("open");
-            migrations().to_version(&mut conn, 1).expect("v1");
-            conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('old', '{}', 't', 't')", []).expect("insert");
-        }
-        let mut s = Store::open(&path).expect("migrates to latest");
-        assert_eq!(
-            s.schema_version().expect("version"),
-            SCHEMA_VERSION,
-            "upgraded to the latest schema"
+        let (_dir, path) = database_at(
+            1,
+            "v1.db",
+            &[
+                "INSERT INTO plans (name, body, created_at, updated_at) VALUES ('old', '{}', 't', 't')",
+            ],
         );
+        let mut s = upgraded(&path);
         assert_eq!(
             s.list_plans().expect("list")[0].name,
             "old",
@@ -935,13 +947,13 @@ mod tests {
 
     #[test]
     fn upgrade_from_v2_marks_old_plans_as_app_json() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let path = dir.path().join("v2.db");
-        {
-            let mut conn = Connection::open(&path).expect("open");
-            migrations().to_version(&mut conn, 2).expect("v2");
-            conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('json', '{}', 't', 't')", []).expect("insert");
-        }
+        let (_dir, path) = database_at(
+            2,
+            "v2.db",
+            &[
+                "INSERT INTO plans (name, body, created_at, updated_at) VALUES ('json', '{}', 't', 't')",
+            ],
+        );
         let mut s = Store::open(&path).expect("migrates to latest");
         let old = &s.list_plans().expect("list")[0];
         assert_eq!(
@@ -962,13 +974,13 @@ mod tests {
 
     #[test]
     fn migration_keeps_a_backup_of_the_old_file() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let path = dir.path().join("gpuplan.db");
-        {
-            let mut conn = Connection::open(&path).expect("open");
-            migrations().to_version(&mut conn, 1).expect("v1");
-            conn.execute("INSERT INTO plans (name, body, created_at, updated_at) VALUES ('kept', '{}', 't', 't')", []).expect("insert");
-        }
+        let (dir, path) = database_at(
+            1,
+            "gpuplan.db",
+            &[
+                "INSERT INTO plans (name, body, created_at, updated_at) VALUES ('kept', '{}', 't', 't')",
+            ],
+        );
         let _s = Store::open(&path).expect("migrates");
         let backup = dir
             .path()

@@ -484,6 +484,13 @@ fn model_plan() -> Plan {
     p
 }
 
+/// The model plan's job estimated on its card (RTX 3090) and platform's
+/// host (AutoDL), as the plan screen does.
+fn estimate_on_its_card(p: &mut Planner, job: &JobSpec) -> gpuplan_core::estimate::EstimateReport {
+    p.estimate(job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimate")
+}
+
 /// A report of `plan`'s run, the `n`th of the day (its start time).
 fn measured_report(plan: &str, seconds: u64, peak_mib: u64, n: u32) -> String {
     format!(
@@ -502,9 +509,7 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
     let plan = model_plan();
     p.save_plan(None, &plan, None).expect("saved");
     let job = plan.job.clone();
-    let before = p
-        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let before = estimate_on_its_card(&mut p, &job);
     assert!(before.calibration.is_none(), "no runs yet: nothing to say");
     let run_s = before.run.map(|r| r.total_s).expect("a whole run");
     let quoted = p.quote(&plan).expect("quote").longest_run_hours;
@@ -523,9 +528,7 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
                 .ledger_id,
         );
     }
-    let after = p
-        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let after = estimate_on_its_card(&mut p, &job);
     let c = after.calibration.expect("the runs are looked at");
     assert_eq!(
         c.own_runs, 3,
@@ -576,9 +579,7 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
     );
 
     p.set_calibration(false).expect("switch off");
-    let off = p
-        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let off = estimate_on_its_card(&mut p, &job);
     assert!(off.calibration.is_none(), "switched off: no correction");
     assert!(
         (off.run.map(|r| r.total_s).unwrap_or(0.0) - run_s).abs() < 1e-9,
@@ -589,9 +590,7 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
     for id in ids {
         deleted.push(p.delete_ledger(id).expect("deletes"));
     }
-    let forgotten = p
-        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let forgotten = estimate_on_its_card(&mut p, &job);
     assert!(
         forgotten.calibration.is_none(),
         "deleting the bills forgets the runs they measured"
@@ -599,9 +598,7 @@ fn measured_runs_calibrate_later_estimates_until_switched_off() {
     for bill in &deleted {
         p.restore_ledger(bill).expect("undo");
     }
-    let restored = p
-        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let restored = estimate_on_its_card(&mut p, &job);
     assert_eq!(
         restored.calibration.map(|c| c.own_runs),
         Some(3),
@@ -621,9 +618,7 @@ fn a_class_shares_its_runs_through_the_course_pack_anonymised() {
     let mut s = planner(student.path());
     let plan = model_plan();
     s.save_plan(None, &plan, None).expect("saved");
-    let est = s
-        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let est = estimate_on_its_card(&mut s, &plan.job);
     let run_s = est.run.map(|r| r.total_s).expect("a whole run");
     for n in 0..4 {
         let text = measured_report(&plan.name, (run_s * 1.5).round() as u64, 3000, n);
@@ -658,9 +653,7 @@ fn a_class_shares_its_runs_through_the_course_pack_anonymised() {
     let classmate = tempfile::tempdir().expect("tmp");
     let mut c = planner(classmate.path());
     c.import_pack("cv101.toml", &pack).expect("imports");
-    let e = c
-        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let e = estimate_on_its_card(&mut c, &plan.job);
     let k = e.calibration.expect("the class's runs inform the estimate");
     assert_eq!((k.own_runs, k.class_runs), (0, 4), "counted as class runs");
     assert!(
@@ -669,9 +662,7 @@ fn a_class_shares_its_runs_through_the_course_pack_anonymised() {
         k.time_factor()
     );
     c.remove_pack("CV 101").expect("removes");
-    let e = c
-        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let e = estimate_on_its_card(&mut c, &plan.job);
     assert!(
         e.calibration.is_none(),
         "leaving the course leaves its runs"
@@ -740,9 +731,7 @@ fn a_course_of_two_thousand_measured_runs_loads_quickly() {
     let mut c = planner(dir.path());
     let start = std::time::Instant::now();
     c.import_pack("big.toml", &pack).expect("imports");
-    let e = c
-        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let e = estimate_on_its_card(&mut c, &plan.job);
     let took = start.elapsed();
     println!("2000 class runs: import and first estimate in {took:?}");
     assert_eq!(
@@ -762,9 +751,7 @@ fn a_run_with_another_batch_is_told_apart_from_a_slower_card() {
     let mut p = planner(dir.path());
     let plan = model_plan();
     p.save_plan(None, &plan, None).expect("saved");
-    let e = p
-        .estimate(&plan.job, Some("rtx3090"), None, Some("autodl"))
-        .expect("estimate");
+    let e = estimate_on_its_card(&mut p, &plan.job);
     let run_s = e.run.map(|r| r.total_s).expect("a whole run");
     let peak_mib = e.peak_gib * 1024.0;
     // (time factor, memory factor, gaps, why)

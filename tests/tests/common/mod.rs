@@ -197,3 +197,12 @@ pub fn gpuplan_binary() -> std::path::PathBuf {
     })
     .clone()
 }
+
+/// Writes `body` to `path` as an executable file (a stand-in for a program:
+/// nvidia-smi, shutdown, a training script).
+pub fn executable(path: &std::path::Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, body).expect("write the stand-in");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .expect("make it executable");
+}

@@ -353,7 +353,7 @@ pub fn plan_versus_actual(
         let (planned, measured) = (RGBColor(170, 170, 170), PALETTE[0]);
         for (i, (_, p, m, unit)) in rows.iter().enumerate() {
             let row = n.saturating_sub(1).saturating_sub(i);
-            let v = pct(*p, *m).min(max);
+            let v = pct(*p, *m).min(largest);
             // Two bars share the row: planned in its upper part, measured
             // in its lower part (margins in pixels, from the row's height).
             let row_px = f64::from(SIZE.1.saturating_sub(100)) / n as f64;

@@ -1,8 +1,9 @@
 // End-to-end tests of the built desktop app, driven through tauri-driver and
 // WebKitWebDriver under Xvfb. Every step saves a screenshot in
 // e2e/screenshots/. Numbers on screen are checked against the `gpuplan` CLI
-// for the same inputs.
-import { test, before, after } from "node:test";
+// for the same inputs. Every test starts from an empty data home in a
+// session of its own and passes in any order (docs/testing.md).
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import net from "node:net";
@@ -15,15 +16,17 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const APP = path.resolve(process.env.TAURI_APP ?? path.join(ROOT, "target/debug/gpuplan-app"));
 const CLI = path.resolve(process.env.GPUPLAN_CLI ?? path.join(ROOT, "target/debug/gpuplan"));
 const DRIVER = process.env.TAURI_DRIVER ?? path.join(os.homedir(), ".cargo/bin/tauri-driver");
-const PORT = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
+const BASE_PORT = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
 const SHOTS = path.join(import.meta.dirname, "screenshots");
-// A private data folder: the database the app and the CLI share starts empty
-// and survives restarts within the run.
-const DATA = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-e2e-"));
-const HOME = path.join(DATA, "home");
+// Each test has its own session (see `e2e` below): a private data folder,
+// empty when the test starts, whose database the app and the CLI share and
+// which survives restarts within the test. These name the current one.
+let DATA;
+let HOME;
 let driver;
 let browser;
 let shot = 0;
+let sessions = 0;
 
 function waitForPort(port, timeoutMs = 20000) {
   const deadline = Date.now() + timeoutMs;
@@ -41,12 +44,107 @@ function waitForPort(port, timeoutMs = 20000) {
   });
 }
 
+let port;
+const within = (ms, promise) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
+
+// Starts the app in a new WebDriver session. Right after a session ended,
+// WebKitWebDriver may still be closing the old app and drop the request:
+// that is retried, up to three times, anything else is not.
 async function startApp(args = []) {
-  browser = await remote({
-    hostname: "127.0.0.1", port: PORT, logLevel: "warn", connectionRetryCount: 0,
-    capabilities: { browserName: "wry", "wdio:enforceWebDriverClassic": true, "tauri:options": { application: APP, args } },
-  });
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      browser = await remote({
+        hostname: "127.0.0.1", port, logLevel: "warn", connectionRetryCount: 0,
+        capabilities: { browserName: "wry", "wdio:enforceWebDriverClassic": true, "tauri:options": { application: APP, args } },
+      });
+      break;
+    } catch (e) {
+      if (attempt >= 3 || !String(e).includes("UND_ERR_SOCKET")) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
   await (await browser.$("#title")).waitForDisplayed({ timeout: 20000 });
+}
+
+// Ends the current WebDriver session (the app closes), waiting at most 5 s.
+async function closeApp() {
+  const b = browser;
+  browser = undefined;
+  if (b) await within(5000, b.deleteSession().catch(() => {}));
+}
+
+// The process tree under `pid`, read from /proc (parent links), the root
+// included. Read before anything is killed: orphans are re-parented.
+function processTree(pid) {
+  const parent = (p) => {
+    try { return fs.readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]; } catch { return null; }
+  };
+  const all = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  const tree = new Set([String(pid)]);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const p of all) if (!tree.has(p) && tree.has(parent(p))) { tree.add(p); changed = true; }
+  }
+  return tree;
+}
+
+function killTree(tree) {
+  for (const p of tree) { try { process.kill(Number(p), "SIGKILL"); } catch {} }
+}
+
+// Starts tauri-driver (and through it the app) for one test, with an empty
+// data home and a port of its own.
+async function startSession(withApp) {
+  sessions += 1;
+  DATA = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-e2e-"));
+  HOME = path.join(DATA, "home");
+  if (!withApp) return;
+  port = BASE_PORT + 2 * sessions;
+  // The driver's output goes to a file, not to the test runner: an app it
+  // started would inherit the runner's pipe and keep the run from ending.
+  const driverLog = fs.openSync(path.join(DATA, "tauri-driver.log"), "w");
+  driver = spawn(DRIVER, ["--port", String(port), "--native-port", String(port + 1)], {
+    stdio: ["ignore", driverLog, driverLog],
+    env: { ...process.env, GPUPLAN_HOME: HOME, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
+  });
+  await waitForPort(port);
+  await startApp();
+}
+
+// Ends what this test started, and only that: the driver's process tree (the
+// WebKitWebDriver, the app and its web processes), by PID.
+async function endSession() {
+  const d = driver;
+  driver = undefined;
+  if (!d) return;
+  const tree = processTree(d.pid);
+  try {
+    await closeApp();
+    d.kill("SIGTERM");
+    await within(3000, new Promise((r) => d.once("exit", r)));
+  } finally {
+    killTree(tree);
+    d.unref();
+  }
+}
+
+// A failing test leaves its screen and the driver's log in e2e/screenshots/.
+async function keepFailure(name) {
+  const slug = name.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  try {
+    execFileSync("/usr/bin/import", ["-display", process.env.DISPLAY, "-window", "root", path.join(SHOTS, `FAILED-${slug}.png`)]);
+  } catch {}
+  try { fs.copyFileSync(path.join(DATA, "tauri-driver.log"), path.join(SHOTS, `FAILED-${slug}-driver.log`)); } catch {}
+}
+
+// The tests are registered through `e2e` so that each runs in its own
+// session and the order can be shuffled: GPUPLAN_E2E_SHUFFLE=<seed> runs
+// them in the order that seed gives (the full tier picks a seed and prints
+// it, so a failing order can be replayed).
+const cases = [];
+function e2e(name, fn, { app = true } = {}) {
+  cases.push({ name, fn, app });
 }
 
 async function snap(name) {
@@ -124,36 +222,32 @@ async function ensureLang(lang) {
   }
 }
 
-before(async () => {
-  // The driver's output goes to a file, not to the test runner: an app it
-  // started would inherit the runner's pipe and keep the run from ending.
-  const driverLog = fs.openSync(path.join(DATA, "tauri-driver.log"), "w");
-  driver = spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
-    stdio: ["ignore", driverLog, driverLog],
-    env: { ...process.env, GPUPLAN_HOME: HOME, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
-  });
-  await waitForPort(PORT);
-  await startApp();
-});
+// Walks the ResNet-18 preset from the first screen to the plan of the
+// option ranked first (recommend's plan for it: a container cloud's 15
+// minutes of setup, nothing kept, no upload).
+async function chooseResnetOption() {
+  await ensureLang("en");
+  await click("#tab-flow");
+  await click("#step-situation");
+  await browser.$("#stage").then((s) => s.selectByAttribute("value", "course-project"));
+  await click("#next");
+  await click("#preset-resnet18-cifar");
+  await click("#next");
+  await click("#next");
+  await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
+  await click(".option .choose");
+  await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
+}
 
-after(async () => {
-  try { if (browser) await browser.deleteSession(); } catch {}
-  // The driver (and the WebKitWebDriver under it) must not keep the test
-  // run alive: ask it to stop, then make sure, so the suite always exits.
-  if (driver) {
-    driver.kill("SIGTERM");
-    await Promise.race([new Promise((r) => driver.once("exit", r)), new Promise((r) => setTimeout(r, 3000))]);
-    if (driver.exitCode === null && driver.signalCode === null) driver.kill("SIGKILL");
-    driver.unref();
-  }
-  try { execFileSync("pkill", ["-KILL", "-f", "WebKitWebDriver"], { stdio: "ignore" }); } catch {}
-  // And no app the driver started outlives the run.
-  // (Only processes whose command starts with the app's path: the commands
-  // that launched this run merely mention it.)
-  try { execFileSync("pkill", ["-KILL", "-f", `^${APP}( |$)`], { stdio: "ignore" }); } catch {}
-});
+// The same, saved under `name`.
+async function saveResnetPlan(name) {
+  await chooseResnetOption();
+  await (await browser.$("#plan-name")).setValue(name);
+  await click("#plan-save");
+  await browser.waitUntil(async () => (await browser.$("#status").isExisting()), { timeout: 5000 });
+}
 
-test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {
+e2e("ResNet-18 preset: memory and options equal the CLI's, plan saved", async () => {
   await ensureLang("en");
   await matchesBaseline("situation");
   await browser.$("#stage").then((s) => s.selectByAttribute("value", "course-project"));
@@ -206,7 +300,8 @@ test("ResNet-18 preset: memory and options equal the CLI's, plan saved", async (
   await snap("before-you-rent");
 });
 
-test("my price: one database for the app and the CLI, both ways", async () => {
+e2e("my price: one database for the app and the CLI, both ways", async () => {
+  await chooseResnetOption();
   await click("#step-plan");
   await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
   const platform = await (await browser.$("#plan-platform")).getValue();
@@ -241,7 +336,7 @@ test("my price: one database for the app and the CLI, both ways", async () => {
   await snap("my-price");
 });
 
-test("language switch: every screen in Chinese", async () => {
+e2e("language switch: every screen in Chinese", async () => {
   await ensureLang("zh");
   assert.match(await text("#step-memory"), /显存/, "the step bar is Chinese");
   await click("#step-plan");
@@ -250,7 +345,8 @@ test("language switch: every screen in Chinese", async () => {
   await snap("plan-zh");
 });
 
-test("7B LoRA: memory equals the CLI's and 24 GB cards get fixes", async () => {
+e2e("7B LoRA: memory equals the CLI's and 24 GB cards get fixes", async () => {
+  await ensureLang("zh");
   await click("#step-job");
   await click("#preset-llama7b-lora");
   await click("#step-memory");
@@ -263,7 +359,11 @@ test("7B LoRA: memory equals the CLI's and 24 GB cards get fixes", async () => {
   await snap("memory-llama7b-lora");
 });
 
-test("batch slider updates the memory screen quickly", async () => {
+e2e("batch slider updates the memory screen quickly", async () => {
+  await click("#step-job");
+  await click("#preset-llama7b-lora");
+  await click("#step-memory");
+  await browser.waitUntil(async () => (await text("#peak-gib")) !== "", { timeout: 15000 });
   // Measured inside the page: from the input event to the new peak in the DOM.
   const times = [];
   for (const b of [8, 16, 24, 32, 40, 48, 56]) {
@@ -289,7 +389,7 @@ test("batch slider updates the memory screen quickly", async () => {
   assert.ok(median < 200, `the screen follows the slider (median ${median} ms; budget 50 ms, asserted loosely for loaded CI machines)`);
 });
 
-test("ledger: add a real bill", async () => {
+e2e("ledger: add a real bill", async () => {
   await click("#tab-ledger");
   await (await browser.$("#ledger-hours")).setValue("6");
   await (await browser.$("#ledger-cost")).setValue("16.50");
@@ -306,7 +406,9 @@ test("ledger: add a real bill", async () => {
   await snap("ledger");
 });
 
-test("ledger: a dropped run report shows plan versus actual and calibrates later estimates", async () => {
+e2e("ledger: a dropped run report shows plan versus actual and calibrates later estimates", async () => {
+  // The report names a plan the student saved.
+  await saveResnetPlan("e2e <b>ResNet-18</b> plan");
   await click("#tab-ledger");
   const report = JSON.stringify({
     schema: "gpuplan-run-report/1", plan: "e2e <b>ResNet-18</b> plan", job: "train", platform: "autodl",
@@ -322,7 +424,7 @@ test("ledger: a dropped run report shows plan versus actual and calibrates later
     document.querySelector("#ledger-screen").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, report);
   await (await browser.$("#versus-chart")).waitForDisplayed({ timeout: 10000, timeoutMsg: "no plan-versus-actual chart after the drop" });
-  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 2, { timeout: 10000, timeoutMsg: "the dropped report did not become a bill" });
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000, timeoutMsg: "the dropped report did not become a bill" });
   assert.match(await text("#error"), /notes\.txt/, "the file that is not a report is named as skipped");
   assert.ok(await (await browser.$(".show-versus")).isExisting(), "the imported bill offers plan versus actual again");
   await (await browser.$(".calibration-row")).waitForDisplayed({ timeout: 10000, timeoutMsg: "calibration does not list the measured run" });
@@ -346,7 +448,7 @@ test("ledger: a dropped run report shows plan versus actual and calibrates later
   assert.equal(view.own_runs, 1, "the CLI counts the run the app imported");
 });
 
-test("validation: a value the core refuses is caught where it is typed", async () => {
+e2e("validation: a value the core refuses is caught where it is typed", async () => {
   await click("#tab-flow");
   await click("#step-situation");
   const budget = await browser.$("#budget");
@@ -375,7 +477,7 @@ test("validation: a value the core refuses is caught where it is typed", async (
 
 // axe-core, run inside the app's web view on every screen: no serious or
 // critical violation (labels, contrast, names, ARIA) in either language.
-test("accessibility: no serious axe violations on any screen, in both languages", async () => {
+e2e("accessibility: no serious axe violations on any screen, in both languages", async () => {
   const source = fs.readFileSync(path.join(import.meta.dirname, "node_modules/axe-core/axe.min.js"), "utf8");
   const audit = async (where) => {
     await browser.execute(source);
@@ -404,9 +506,15 @@ test("accessibility: no serious axe violations on any screen, in both languages"
   console.log(`axe: 0 serious or critical violations on 16 screens; ${minor} moderate or minor`);
 });
 
-test("restart: the saved plan and the language are still there", async () => {
+e2e("restart: the saved plan, a bill and the language are still there", async () => {
+  await saveResnetPlan("e2e <b>ResNet-18</b> plan");
+  await click("#tab-ledger");
+  await (await browser.$("#ledger-hours")).setValue("6");
+  await (await browser.$("#ledger-cost")).setValue("16.50");
+  await click("#ledger-add");
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000 });
   await ensureLang("zh");
-  await browser.deleteSession();
+  await closeApp();
   await startApp();
   assert.match(await text("#title"), /租卡规划/, "the language choice was remembered");
   await click("#tab-saved");
@@ -414,15 +522,15 @@ test("restart: the saved plan and the language are still there", async () => {
   await saved.waitForDisplayed({ timeout: 10000 });
   assert.equal(await saved.getText(), "e2e <b>ResNet-18</b> plan", "the plan survived the restart, its name shown as text");
   await click("#tab-ledger");
-  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 2, { timeout: 10000 });
+  await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000, timeoutMsg: "the bill did not survive the restart" });
   await snap("after-restart");
 });
 
-test("course onboarding: opening a course pack starts on the course's defaults", async () => {
+e2e("course onboarding: opening a course pack starts on the course's defaults", async () => {
   const pack = path.join(DATA, "cv101.toml");
   execFileSync(CLI, ["pack", "export", "--name", "CV 101", "--instructor", "TA", "--platform", "campus-slurm", "--platform", "autodl",
     "--preset", path.join(ROOT, "examples/seed000-weekly-budget.toml"), "--budget-cap", "120", "--out", pack], { env: { ...process.env, GPUPLAN_HOME: path.join(DATA, "instructor") } });
-  await browser.deleteSession();
+  await closeApp();
   await startApp([pack]);
   assert.match(await text("#course"), /CV 101/, "the course is named at the top");
   await click("#tab-flow");
@@ -442,10 +550,16 @@ test("course onboarding: opening a course pack starts on the course's defaults",
   await browser.waitUntil(async () => !(await (await browser.$("#course")).isExisting()), { timeout: 10000, timeoutMsg: "the course banner stayed after removing the pack" });
 });
 
-test("weight: resident memory after walking the flow", async () => {
-  const rss = (name) => {
+e2e("weight: resident memory after walking the flow", async () => {
+  await saveResnetPlan("weight");
+  await click("#next");
+  await browser.waitUntil(async () => (await browser.$$("#checklist li")).length >= 6, { timeout: 10000, timeoutMsg: "no checklist" });
+  await click("#tab-ledger");
+  await click("#tab-saved");
+  // This session's processes only (the driver's tree), by name.
+  const rss = (tree, name) => {
     let total = 0;
-    for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    for (const pid of tree) {
       try {
         const comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
         if (comm.startsWith(name)) {
@@ -456,27 +570,20 @@ test("weight: resident memory after walking the flow", async () => {
     }
     return total / 1024;
   };
-  const app = rss("gpuplan-app");
-  const web = rss("WebKitWebProces") + rss("WebKitNetworkPr");
+  const tree = processTree(driver.pid);
+  const app = rss(tree, "gpuplan-app");
+  const web = rss(tree, "WebKitWebProces") + rss(tree, "WebKitNetworkPr");
   console.log(`rss: app ${app.toFixed(0)} MB, app + WebKit ${(app + web).toFixed(0)} MB`);
   assert.ok(app > 0, "the app process is found");
 });
 
-test("network silence: the app, run without WebDriver, holds no TCP or UDP socket", async () => {
+e2e("network silence: the app, run without WebDriver, holds no TCP or UDP socket", async () => {
   // WebDriver automation itself talks to the app over loopback, so the app is
   // started directly here, as a student would, and its process tree inspected.
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-net-"));
+  const home = HOME;
   const app = spawn(APP, [], { env: { ...process.env, GPUPLAN_HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home }, stdio: "ignore" });
   await new Promise((r) => setTimeout(r, 5000));
-  const parent = (pid) => {
-    try { return fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1]; } catch { return null; }
-  };
-  const all = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
-  const tree = new Set([String(app.pid)]);
-  for (let changed = true; changed;) {
-    changed = false;
-    for (const pid of all) if (!tree.has(pid) && tree.has(parent(pid))) { tree.add(pid); changed = true; }
-  }
+  const tree = processTree(app.pid);
   const held = new Set();
   for (const pid of tree) {
     let fds = [];
@@ -501,4 +608,33 @@ test("network silence: the app, run without WebDriver, holds no TCP or UDP socke
   assert.ok(held.size > 0, "the processes hold (Unix) sockets, so the check sees sockets at all");
   const network = [...held].filter((inode) => inet.has(inode));
   assert.deepEqual(network, [], "no TCP or UDP socket: the app makes no network connection");
-});
+}, { app: false });
+
+// Registration: in file order, or shuffled by GPUPLAN_E2E_SHUFFLE's seed
+// (a small linear congruential generator, so a seed replays its order).
+function shuffled(list, seed) {
+  const out = [...list];
+  let state = (Number(seed) >>> 0) || 1;
+  const next = () => { state = (Math.imul(state, 1664525) + 1013904223) >>> 0; return state / 2 ** 32; };
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+const seed = process.env.GPUPLAN_E2E_SHUFFLE;
+const order = seed ? shuffled(cases, seed) : cases;
+if (seed) console.log(`e2e order (GPUPLAN_E2E_SHUFFLE=${seed}): ${order.map((c) => c.name.split(":")[0]).join(" | ")}`);
+for (const c of order) {
+  test(c.name, async () => {
+    await startSession(c.app);
+    try {
+      await c.fn();
+    } catch (e) {
+      await keepFailure(c.name);
+      throw e;
+    } finally {
+      await endSession();
+    }
+  });
+}

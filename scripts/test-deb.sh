@@ -29,7 +29,7 @@ fi
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-deb="${1:-$(find "${CARGO_TARGET_DIR:-$PWD/target/bundle}/release/bundle/deb" -name '*.deb' | head -n 1)}"
+deb="${1:-$(find "${CARGO_TARGET_DIR:-$PWD/target}/release/bundle/deb" -name '*.deb' | head -n 1)}"
 echo "== installing $deb"
 $SUDO dpkg -i "$deb" || { $SUDO apt-get install -f -y -qq; $SUDO dpkg -i "$deb"; }
 trap '$SUDO dpkg -r gpuplan >/dev/null 2>&1 || true' EXIT

@@ -6,10 +6,10 @@
 //! `GPUPLAN_WRITE_ACCURACY=1 cargo test -p gpuplan-tests --test accuracy`
 //! rewrites `docs/accuracy.md` with the per-job table.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gpuplan_core::{steptime, vram};
 
@@ -24,7 +24,7 @@ struct Scored {
 }
 
 fn measurement_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = crate::common::root();
     let mut files = Vec::new();
     for dir in [root.join("data/measurements")] {
         if let Ok(rd) = std::fs::read_dir(&dir) {
@@ -147,7 +147,7 @@ fn estimator_meets_accuracy_targets_on_real_measurements() {
     }
     println!("{table}");
     if std::env::var_os("GPUPLAN_WRITE_ACCURACY").is_some() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/accuracy.md");
+        let path = crate::common::root().join("docs/accuracy.md");
         let doc = std::fs::read_to_string(&path).unwrap_or_default();
         let head = doc.split("<!-- table -->").next().unwrap_or("").to_owned();
         std::fs::write(&path, format!("{head}<!-- table -->\n{table}"))
@@ -279,7 +279,7 @@ fn published_memory_is_not_underestimated() {
     }
     println!("{table}");
     if std::env::var_os("GPUPLAN_WRITE_ACCURACY").is_some() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/accuracy.md");
+        let path = crate::common::root().join("docs/accuracy.md");
         let text = std::fs::read_to_string(&path).expect("docs/accuracy.md");
         let (head, rest) = text
             .split_once("<!-- published-memory -->")

@@ -4,7 +4,7 @@
 //! costs less, the printed lines add up to the total, and a package plan
 //! never costs less than the packages its GPU time needs.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 
@@ -18,9 +18,9 @@ use proptest::prelude::*;
 use rust_decimal::Decimal;
 
 struct World {
-    platforms: PlatformSet,
-    catalog: GpuCatalog,
-    zoo: ModelZoo,
+    platforms: &'static PlatformSet,
+    catalog: &'static GpuCatalog,
+    zoo: &'static ModelZoo,
     offers: Vec<(String, String)>,
 }
 
@@ -45,7 +45,7 @@ fn world() -> &'static World {
 fn price(plan: &Plan) -> Quote {
     let w = world();
     let profile = w.platforms.get(&plan.platform).expect("platform");
-    quote(plan, profile, &w.catalog, &w.zoo).unwrap_or_else(|e| panic!("{e}: {plan:?}"))
+    quote(plan, profile, w.catalog, w.zoo).unwrap_or_else(|e| panic!("{e}: {plan:?}"))
 }
 
 /// Hundredths as a decimal.
@@ -169,7 +169,7 @@ fn cash_lines(q: &Quote) -> Decimal {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(common::proptest_config(200))]
 
     #[test]
     fn the_printed_lines_add_up_and_more_hours_never_cost_less(k in knobs(), more in 1u32..2000) {

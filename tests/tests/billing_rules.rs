@@ -4,7 +4,7 @@
 //! plan files students write (docs/plans.md); prices come from the bundled
 //! profiles unless the plan pins them.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::plan::Plan;
 use gpuplan_core::quote::{quote, Category, LineKind, Quote, Warning};
@@ -18,14 +18,14 @@ fn priced(toml: &str) -> Quote {
     let p = plan(toml);
     let platforms = common::platforms();
     let profile = platforms.get(&p.platform).expect("platform");
-    quote(&p, profile, &common::catalog(), &common::zoo()).unwrap_or_else(|e| panic!("{e}"))
+    quote(&p, profile, common::catalog(), common::zoo()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn refused(toml: &str) -> gpuplan_core::InputError {
     let p = plan(toml);
     let platforms = common::platforms();
     let profile = platforms.get(&p.platform).expect("platform");
-    match quote(&p, profile, &common::catalog(), &common::zoo()) {
+    match quote(&p, profile, common::catalog(), common::zoo()) {
         Ok(q) => panic!("expected an error, got a bill of {}", q.cash_total),
         Err(e) => e,
     }

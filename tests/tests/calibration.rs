@@ -14,7 +14,7 @@ use gpuplan_core::estimate::Estimate;
 use gpuplan_core::pipeline::Host;
 use gpuplan_core::JobSpec;
 
-mod common;
+use crate::common;
 
 /// A small deterministic generator (xorshift64*), so the test is
 /// reproducible without a seed file.
@@ -81,7 +81,7 @@ fn calibration_converges_to_the_truth_and_never_predicts_worse() {
     let entry = zoo.get("resnet18-cifar").expect("zoo model");
     let j = job().resolve(entry).expect("job resolves");
     let card = catalog.get("rtx4090").expect("card");
-    let est = estimate(entry, &j, &catalog, Some(card), &Host::TYPICAL);
+    let est = estimate(entry, &j, catalog, Some(card), &Host::TYPICAL);
     let base = (
         est.target_run.map(|r| r.total_s).expect("a whole run"),
         est.vram.peak_bytes,
@@ -183,7 +183,7 @@ fn a_single_noisy_run_never_swings_the_estimate_past_it() {
     let entry = zoo.get("resnet18-cifar").expect("zoo model");
     let j = job().resolve(entry).expect("job resolves");
     let card = catalog.get("rtx4090").expect("card");
-    let est = estimate(entry, &j, &catalog, Some(card), &Host::TYPICAL);
+    let est = estimate(entry, &j, catalog, Some(card), &Host::TYPICAL);
     let total = est.target_run.map(|r| r.total_s).expect("a whole run");
     for measured in [0.5, 0.8, 1.3, 2.0, 4.0] {
         let r = MeasuredRun {
@@ -246,9 +246,9 @@ fn the_one_card_expectation_is_exactly_what_the_full_estimate_says_of_its_card()
         let profile = platforms.get(platform).expect("platform");
         let card = catalog.get(gpu).expect("card");
         let host = profile
-            .offer(gpu, &catalog)
+            .offer(gpu, catalog)
             .map_or_else(|_| profile.host(), |o| profile.host_for(o));
-        let est = estimate(entry, &j, &catalog, Some(card), &host);
+        let est = estimate(entry, &j, catalog, Some(card), &host);
         let run = MeasuredRun {
             job: spec,
             gpu: gpu.into(),

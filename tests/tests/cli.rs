@@ -1,6 +1,6 @@
 //! End-to-end tests of the `gpuplan` binary: output, JSON schema, exit codes.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -9,10 +9,13 @@ fn binary() -> PathBuf {
     common::gpuplan_binary()
 }
 
+/// Runs the CLI with an empty data home of its own (never the user's).
 fn run(args: &[&str]) -> Output {
+    let home = tempfile::tempdir().expect("tmp home");
     Command::new(binary())
         .args(args)
         .env("LANG", "C")
+        .env("GPUPLAN_HOME", home.path())
         .output()
         .expect("gpuplan runs")
 }

@@ -1,7 +1,7 @@
 //! CLI tests of the planning commands: quote, recommend, platforms, overrides
 //! and course packs (with a private GPUPLAN_HOME per test).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -20,7 +20,7 @@ fn run(home: &Path, args: &[&str]) -> Output {
     Command::new(binary())
         .args(args)
         .env("GPUPLAN_HOME", home)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .current_dir(crate::common::root())
         .output()
         .expect("runs")
 }
@@ -288,7 +288,7 @@ fn a_plan_saved_by_the_app_quotes_the_same_in_the_cli() {
     // user prices applied.
     let h = home("shared");
     let mut app = gpuplan_usecases::Planner::new(
-        gpuplan_usecases::Bundled::load().expect("bundled"),
+        common::bundled(),
         gpuplan_usecases::Home::Folder(h.clone()),
         chrono::NaiveDateTime::default,
     );

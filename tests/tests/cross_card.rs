@@ -1,9 +1,7 @@
 //! Holds cross-card step time to published training throughput
 //! (`data/benchmarks/published-training.toml`).
 
-mod common;
-
-use std::path::Path;
+use crate::common;
 
 use gpuplan_core::{published, steptime, vram};
 
@@ -179,7 +177,7 @@ fn cross_card_step_time_meets_published_benchmarks() {
     }
     println!("{doc}");
     if std::env::var_os("GPUPLAN_WRITE_ACCURACY").is_some() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/accuracy.md");
+        let path = crate::common::root().join("docs/accuracy.md");
         let text = std::fs::read_to_string(&path).expect("docs/accuracy.md");
         let (head, rest) = text
             .split_once("<!-- cross-card -->")

@@ -1,7 +1,7 @@
 //! Data is reviewed like code: every bundled file loads, every number is
 //! checked, and a broken file fails with its file, line and field.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::calibration as cal;
 use gpuplan_core::zoo::Model;
@@ -9,7 +9,7 @@ use gpuplan_core::{GpuCatalog, ModelZoo};
 
 #[test]
 fn every_data_file_in_the_repo_is_bundled_and_loads() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let root = crate::common::root().join("data");
     let mut on_disk = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
@@ -41,8 +41,8 @@ fn every_data_file_in_the_repo_is_bundled_and_loads() {
     let presets = gpuplan_core::pack::CoursePack::from_toml(
         "data/packs/presets.toml",
         gpuplan_data::PRESETS_PACK_TOML,
-        &catalog,
-        &zoo,
+        catalog,
+        zoo,
     )
     .expect("the bundled presets load like any course pack");
     for p in &presets.presets {
@@ -255,7 +255,7 @@ fn broken_zoo_entries_fail_with_the_field() {
 
 #[test]
 fn every_platform_file_is_bundled_and_loads() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../platforms");
+    let root = crate::common::root().join("platforms");
     let on_disk: Vec<String> = std::fs::read_dir(&root)
         .expect("platforms dir")
         .filter_map(Result::ok)
@@ -340,7 +340,7 @@ fn broken_platform_files_fail_with_file_line_and_field() {
         let err = gpuplan_core::platform::PlatformProfile::from_toml(
             "platforms/autodl.toml",
             &text,
-            &catalog,
+            catalog,
         )
         .expect_err(why);
         assert_eq!(err.file, "platforms/autodl.toml", "{why}: names the file");
@@ -416,7 +416,7 @@ fn every_source_is_inside_the_repository() {
     // A source names a document a reader of this repository can open (a
     // URL, a named document and section, or a file in the repository);
     // never a path outside it. Files it names must exist.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = crate::common::root();
     let mut files: Vec<std::path::PathBuf> = Vec::new();
     for dir in ["data", "data/benchmarks", "platforms"] {
         for e in std::fs::read_dir(root.join(dir))

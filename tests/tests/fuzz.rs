@@ -9,7 +9,7 @@
 //! A panic is a crash: the failing input is printed and the test fails, and
 //! the input then belongs in `parsers.rs` as a regression case.
 
-mod common;
+use crate::common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -71,12 +71,8 @@ fn edits(base: &'static str) -> impl Strategy<Value = String> {
 }
 
 fn example(name: &str) -> &'static str {
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../examples")
-            .join(name),
-    )
-    .expect("example");
+    let text = std::fs::read_to_string(crate::common::root().join("examples").join(name))
+        .expect("example");
     Box::leak(text.into_boxed_str())
 }
 
@@ -88,7 +84,7 @@ fn fuzz_platform_profiles() {
         "platform profile",
         edits(gpuplan_data::PLATFORMS[0].1),
         |t| {
-            let _ = PlatformProfile::from_toml("p.toml", t, &catalog);
+            let _ = PlatformProfile::from_toml("p.toml", t, catalog);
         },
     );
 }
@@ -103,7 +99,7 @@ fn fuzz_plans_and_quotes() {
     fuzz("plan + quote", edits(base), |t| {
         if let Ok(plan) = Plan::from_toml("plan.toml", t) {
             if let Ok(p) = platforms.get(&plan.platform) {
-                let _ = gpuplan_core::quote::quote(&plan, p, &catalog, &zoo);
+                let _ = gpuplan_core::quote::quote(&plan, p, catalog, zoo);
             }
         }
     });
@@ -123,11 +119,11 @@ fn fuzz_course_packs() {
     }
     let base: &'static str = Box::leak(toml::to_string(&v).expect("pack text").into_boxed_str());
     assert!(
-        CoursePack::from_toml("pack.toml", base, &catalog, &zoo).is_ok(),
+        CoursePack::from_toml("pack.toml", base, catalog, zoo).is_ok(),
         "the base pack is valid"
     );
     fuzz("course pack", edits(base), |t| {
-        let _ = CoursePack::from_toml("pack.toml", t, &catalog, &zoo);
+        let _ = CoursePack::from_toml("pack.toml", t, catalog, zoo);
     });
 }
 
@@ -218,7 +214,7 @@ fn fuzz_estimator_inputs() {
                 let est = gpuplan_core::estimate(
                     e,
                     &job,
-                    &catalog,
+                    catalog,
                     None,
                     &gpuplan_core::pipeline::Host::TYPICAL,
                 );
@@ -239,7 +235,7 @@ fn whole_plans(name: &str, strategy: impl Strategy<Value = gpuplan_core::plan::P
     use common::hostile::{named, sane_quote};
     let dir = tempfile::tempdir().expect("tmp");
     let planner = std::cell::RefCell::new(gpuplan_usecases::Planner::new(
-        gpuplan_usecases::Bundled::load().expect("bundled"),
+        common::bundled(),
         gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
         || {
             chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
@@ -280,7 +276,7 @@ fn fuzz_whole_situations() {
     use common::hostile::{named, sane_quote};
     let dir = tempfile::tempdir().expect("tmp");
     let planner = std::cell::RefCell::new(gpuplan_usecases::Planner::new(
-        gpuplan_usecases::Bundled::load().expect("bundled"),
+        common::bundled(),
         gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
         || {
             chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
@@ -308,7 +304,7 @@ fn fuzz_whole_packs() {
     use common::hostile::{named, sane_quote};
     let dir = tempfile::tempdir().expect("tmp");
     let planner = std::cell::RefCell::new(gpuplan_usecases::Planner::new(
-        gpuplan_usecases::Bundled::load().expect("bundled"),
+        common::bundled(),
         gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
         || {
             chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
@@ -386,7 +382,7 @@ fn hostile_report() -> impl Strategy<Value = String> {
 /// A planner on an in-memory database with one saved plan the reports name.
 fn planner_with_plan() -> gpuplan_usecases::Planner {
     let mut p = gpuplan_usecases::Planner::new(
-        gpuplan_usecases::Bundled::load().expect("bundled data"),
+        common::bundled(),
         gpuplan_usecases::Home::Memory,
         chrono::NaiveDateTime::default,
     );
@@ -419,18 +415,13 @@ fn fuzz_measured_runs() {
     let catalog = common::catalog();
     let zoo = common::zoo();
     assert!(
-        gpuplan_core::correction::MeasuredRunFile::from_json(
-            "m.json",
-            MEASURED_RUNS,
-            &catalog,
-            &zoo
-        )
-        .is_ok(),
+        gpuplan_core::correction::MeasuredRunFile::from_json("m.json", MEASURED_RUNS, catalog, zoo)
+            .is_ok(),
         "the base file is valid"
     );
     fuzz("measured runs", edits(MEASURED_RUNS), |t| {
         if let Ok(f) =
-            gpuplan_core::correction::MeasuredRunFile::from_json("m.json", t, &catalog, &zoo)
+            gpuplan_core::correction::MeasuredRunFile::from_json("m.json", t, catalog, zoo)
         {
             // What passes the check is learnt from without a panic.
             let obs: Vec<_> = f

@@ -1,7 +1,7 @@
 //! Optimizers and training habits (issue 13): each changes memory the way
 //! the library does, and only that way.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::job::{Mode, Optimizer, Precision};
 use gpuplan_core::{vram, JobSpec};

@@ -8,7 +8,7 @@
 //! CI draws `GPUPLAN_HOSTILE_CASES` cases per property (default 128); the long
 //! runs use the same generators through `fuzz.rs`.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -16,7 +16,7 @@ use std::path::Path;
 use common::hostile::{self, named, sane_quote};
 use gpuplan_core::plan::Plan;
 use gpuplan_usecases::planning::{PackExport, ShutdownRequest, SlurmRequest};
-use gpuplan_usecases::{AppError, Bundled, Home, Planner};
+use gpuplan_usecases::{AppError, Home, Planner};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use rust_decimal::Decimal;
@@ -29,15 +29,11 @@ fn cases() -> u32 {
 }
 
 fn planner(dir: &Path) -> Planner {
-    Planner::new(
-        Bundled::load().expect("bundled data"),
-        Home::Folder(dir.to_path_buf()),
-        || {
-            chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
-                .and_then(|d| d.and_hms_opt(10, 0, 0))
-                .unwrap_or_default()
-        },
-    )
+    Planner::new(common::bundled(), Home::Folder(dir.to_path_buf()), || {
+        chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+            .and_then(|d| d.and_hms_opt(10, 0, 0))
+            .unwrap_or_default()
+    })
 }
 
 /// Runs `check` over drawn plans; `check` says whether the plan was

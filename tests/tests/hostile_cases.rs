@@ -2,12 +2,12 @@
 //! student or an attacker would: through the released CLI binary where the
 //! case was a command, through the use-case layer where it was the app.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use gpuplan_usecases::{AppError, Bundled, Home, Planner};
+use gpuplan_usecases::{AppError, Home, Planner};
 
 fn home(tag: &str) -> PathBuf {
     let h = std::env::temp_dir().join(format!("gpuplan-hostile-{tag}-{}", std::process::id()));
@@ -20,7 +20,7 @@ fn run(home: &Path, args: &[&str]) -> Output {
     Command::new(common::gpuplan_binary())
         .args(args)
         .env("GPUPLAN_HOME", home)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .current_dir(crate::common::root())
         .output()
         .expect("runs")
 }
@@ -48,15 +48,11 @@ fn refused(out: &Output, field: &str, why: &str) {
 }
 
 fn planner(dir: &Path) -> Planner {
-    Planner::new(
-        Bundled::load().expect("bundled"),
-        Home::Folder(dir.to_path_buf()),
-        || {
-            chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
-                .and_then(|d| d.and_hms_opt(10, 0, 0))
-                .unwrap_or_default()
-        },
-    )
+    Planner::new(common::bundled(), Home::Folder(dir.to_path_buf()), || {
+        chrono::NaiveDate::from_ymd_opt(2026, 11, 30)
+            .and_then(|d| d.and_hms_opt(10, 0, 0))
+            .unwrap_or_default()
+    })
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -325,7 +321,8 @@ fn devices_and_fifos_are_refused_without_reading_or_hanging() {
     let zero = h.join("plan.toml");
     #[cfg(unix)]
     std::os::unix::fs::symlink("/dev/zero", &zero).expect("link");
-    let started = std::time::Instant::now();
+    // A read that hung would never return: nextest's slow-timeout ends the
+    // test then (.config/nextest.toml), so no clock is asserted here.
     refused(
         &run(&h, &["quote", &zero.to_string_lossy()]),
         "regular file",
@@ -357,7 +354,6 @@ fn devices_and_fifos_are_refused_without_reading_or_hanging() {
             "a FIFO config",
         );
     }
-    assert!(started.elapsed().as_secs() < 20, "nothing hung");
 }
 
 #[test]

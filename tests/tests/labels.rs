@@ -4,7 +4,7 @@
 //! the catalog lacks, or when a key is used nowhere.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gpuplan_core::estimate::{Verdict, FIX_KINDS};
 use gpuplan_core::job::{DatasetKind, Mode, Optimizer, Precision};
@@ -18,7 +18,7 @@ use gpuplan_usecases::{Catalog, Lang};
 use serde::Serialize;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    crate::common::root()
 }
 
 fn spelled<T: Serialize>(v: &T) -> String {
@@ -272,7 +272,7 @@ fn every_key_is_used_and_every_used_key_exists() {
 
 #[test]
 fn every_zoo_model_family_has_a_label() {
-    let zoo = gpuplan_usecases::Bundled::load().expect("bundled data").zoo;
+    let zoo = crate::common::zoo();
     for e in zoo.entries() {
         assert!(
             gpuplan_core::zoo::FAMILIES.contains(&e.model.family()),

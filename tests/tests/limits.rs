@@ -7,7 +7,7 @@ use gpuplan_core::limits::{self, FieldLimit};
 use gpuplan_core::plan::{Plan, SpotSpec, Stops, StorageSpec};
 use rust_decimal::Decimal;
 
-mod common;
+use crate::common;
 
 /// Values just outside the limit: below the minimum (or the minimum itself
 /// when it is excluded), above the maximum, and a fraction for whole numbers.

@@ -2,7 +2,7 @@
 //! published formulas, the rules sharding must follow, and the suggestion of
 //! the smallest instance that fits.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::estimate::{job_peak, smallest_layout, usable_bytes};
 use gpuplan_core::job::{Mode, Optimizer, Precision};
@@ -257,8 +257,8 @@ fn the_offers_interconnect_reaches_the_quote() {
         .find(|(n, _)| n.ends_with("autodl.toml"))
         .expect("AutoDL is bundled")
         .1;
-    let bundled = PlatformProfile::from_toml("autodl.toml", text, &catalog).expect("loads");
-    let pcie = bundled.offer("rtx4090", &catalog).expect("offered");
+    let bundled = PlatformProfile::from_toml("autodl.toml", text, catalog).expect("loads");
+    let pcie = bundled.offer("rtx4090", catalog).expect("offered");
     assert_eq!(
         pcie.interconnect.as_ref().map(|i| i.value),
         Some(Interconnect::Pcie),
@@ -291,7 +291,7 @@ engine = "zero2"
     )
     .expect("plan parses");
     let over = |p: &PlatformProfile| {
-        gpuplan_core::quote::quote(&plan, p, &catalog, &zoo)
+        gpuplan_core::quote::quote(&plan, p, catalog, zoo)
             .expect("quotes")
             .run_hours
     };

@@ -2,7 +2,7 @@
 //! either a value or an error naming a file and line. (Long fuzzing runs are
 //! the hardening issue's; these run in CI.)
 
-mod common;
+use crate::common;
 
 use gpuplan_core::pack::{CoursePack, Overrides};
 use gpuplan_core::plan::Plan;
@@ -22,23 +22,17 @@ fn mutate(text: &str, cut: usize, len: usize, insert: &str) -> String {
 }
 
 fn example_report() -> String {
-    std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../examples/run-report-example.json"),
-    )
-    .expect("example")
+    std::fs::read_to_string(crate::common::root().join("examples/run-report-example.json"))
+        .expect("example")
 }
 
 fn example_plan() -> String {
-    std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../examples/seed000-weekly-budget.toml"),
-    )
-    .expect("example")
+    std::fs::read_to_string(crate::common::root().join("examples/seed000-weekly-budget.toml"))
+        .expect("example")
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(common::proptest_config(400))]
 
     #[test]
     fn run_report_parser_survives_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n中文]{0,20}") {
@@ -53,7 +47,7 @@ proptest! {
     fn profile_parser_survives_edits(cut in any::<usize>(), len in 0usize..40, insert in "[ -~\\n]{0,20}") {
         let catalog = common::catalog();
         let text = mutate(gpuplan_data::PLATFORMS[0].1, cut, len, &insert);
-        if let Err(e) = PlatformProfile::from_toml("p.toml", &text, &catalog) {
+        if let Err(e) = PlatformProfile::from_toml("p.toml", &text, catalog) {
             prop_assert_eq!(e.file.as_str(), "p.toml", "errors name the file");
         }
     }
@@ -64,7 +58,7 @@ proptest! {
         if let Ok(plan) = Plan::from_toml("plan.toml", &text) {
             let platforms = common::platforms();
             if let Ok(p) = platforms.get(&plan.platform) {
-                let _ = gpuplan_core::quote::quote(&plan, p, &common::catalog(), &common::zoo());
+                let _ = gpuplan_core::quote::quote(&plan, p, common::catalog(), common::zoo());
             }
         }
     }
@@ -78,7 +72,7 @@ proptest! {
     #[test]
     fn pack_and_override_parsers_survive_random_text(text in "[ -~\\n]{0,300}") {
         let catalog = common::catalog();
-        let _ = CoursePack::from_toml("pack.toml", &text, &catalog, &common::zoo());
+        let _ = CoursePack::from_toml("pack.toml", &text, catalog, common::zoo());
         let _ = Overrides::from_toml("o.toml", &text);
         let _ = from_hf_config(&text);
     }
@@ -114,7 +108,7 @@ fn a_pack_with_several_bad_profiles_lists_them_all() {
     );
     pack.insert("platform".into(), toml::Value::Array(profiles));
     let text = toml::to_string(&toml::Value::Table(pack)).expect("text");
-    let err = CoursePack::from_toml("pack.toml", &text, &catalog, &common::zoo())
+    let err = CoursePack::from_toml("pack.toml", &text, catalog, common::zoo())
         .expect_err("both profiles are invalid");
     assert!(
         err.message.contains("2 platforms rejected"),

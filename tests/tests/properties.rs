@@ -1,6 +1,6 @@
 //! Property tests for the estimator's monotonic rules and its refusal to panic.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::job::{Mode, Optimizer, Precision};
 use gpuplan_core::{estimate, vram, JobSpec};
@@ -65,7 +65,7 @@ fn text_mode() -> impl Strategy<Value = Mode> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(common::proptest_config(300))]
 
     #[test]
     fn vision_memory_never_falls_as_batch_or_resolution_grow(
@@ -144,7 +144,7 @@ proptest! {
         };
         match req.resolve(e) {
             Ok(job) => {
-                let est = estimate(e, &job, &catalog, None, &gpuplan_core::pipeline::Host::TYPICAL);
+                let est = estimate(e, &job, catalog, None, &gpuplan_core::pipeline::Host::TYPICAL);
                 prop_assert!(est.vram.peak_bytes.is_finite() && est.vram.peak_bytes > 0.0, "a valid job has a finite positive peak");
                 prop_assert!(est.gpus.iter().all(|g| g.step_seconds.is_finite() && g.step_seconds > 0.0), "step times are finite");
             }
@@ -179,7 +179,7 @@ fn max_batch_is_the_boundary_of_fitting() {
         let est = estimate(
             e,
             &job,
-            &catalog,
+            catalog,
             None,
             &gpuplan_core::pipeline::Host::TYPICAL,
         );

@@ -3,21 +3,19 @@
 //! move them). Each figure is computed by hand in the comment beside it; the
 //! assumptions each example makes are written in the example itself.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::plan::Plan;
 use gpuplan_core::quote::{quote, Category, LineKind, Quote, Warning};
 use rust_decimal::Decimal;
 
 fn example(name: &str) -> Quote {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples")
-        .join(name);
+    let path = crate::common::root().join("examples").join(name);
     let text = std::fs::read_to_string(&path).expect("example plan exists");
     let plan = Plan::from_toml(name, &text).unwrap_or_else(|e| panic!("{e}"));
     let platforms = common::platforms();
     let profile = platforms.get(&plan.platform).expect("platform");
-    quote(&plan, profile, &common::catalog(), &common::zoo())
+    quote(&plan, profile, common::catalog(), common::zoo())
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -31,7 +29,7 @@ fn cat(q: &Quote, c: Category) -> Decimal {
 
 #[test]
 fn every_example_plan_quotes() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let dir = crate::common::root().join("examples");
     let mut n = 0;
     for e in std::fs::read_dir(&dir)
         .expect("examples")

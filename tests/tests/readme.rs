@@ -2,11 +2,11 @@
 //! sections, from the repository root with only what the repository ships
 //! (the plan files and the example `config.json` are in `examples/`).
 
-mod common;
+use crate::common;
 
 #[test]
 fn every_readme_example_runs() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = crate::common::root();
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
     let bin = common::gpuplan_binary();
     let bin_dir = bin.parent().expect("binary folder");
@@ -15,8 +15,8 @@ fn every_readme_example_runs() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let home = std::env::temp_dir().join(format!("gpuplan-readme-{}", std::process::id()));
-    std::fs::create_dir_all(&home).expect("tmp home");
+    let home = tempfile::tempdir().expect("tmp home");
+    let home = home.path();
     let mut in_block = false;
     let mut ran = 0;
     for line in readme.lines() {
@@ -33,7 +33,7 @@ fn every_readme_example_runs() {
             .arg(cmd)
             .current_dir(&root)
             .env("PATH", &path)
-            .env("GPUPLAN_HOME", &home)
+            .env("GPUPLAN_HOME", home)
             .output()
             .expect("sh runs");
         assert!(
@@ -48,5 +48,4 @@ fn every_readme_example_runs() {
         ran += 1;
     }
     assert!(ran >= 16, "both languages' examples ran ({ran})");
-    let _ = std::fs::remove_dir_all(&home);
 }

@@ -1,7 +1,7 @@
 //! Seed 000 §6: stage advice (§6.1-6.4) and the needs-to-platform table (§6.5)
 //! as tests of the recommender.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::job::JobSpec;
 use gpuplan_core::plan::Payment;
@@ -23,7 +23,7 @@ fn situation(stage: Stage, hours: i64, runs: u32) -> Situation {
 }
 
 fn run(s: &Situation) -> Recommendation {
-    recommend(s, &common::platforms(), &common::catalog(), &common::zoo()).expect("recommendation")
+    recommend(s, common::platforms(), common::catalog(), common::zoo()).expect("recommendation")
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use gpuplan_core::scripts::{self, ShutdownSpec, StopMechanism};
 
-mod common;
+use crate::common;
 
 fn tmp(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("gpuplan-reports-{tag}-{}", std::process::id()));
@@ -342,8 +342,7 @@ fn json(out: &Output) -> serde_json::Value {
 fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
     let dir = tmp("calibration-cli");
     let home = dir.join("home");
-    let plan =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/resnet18-cifar-estimated.toml");
+    let plan = crate::common::root().join("examples/resnet18-cifar-estimated.toml");
     let plan = plan.to_str().expect("utf8");
     let before = json(&gpuplan(&home, &["quote", plan, "--json"]));
     assert!(before["calibration"].is_null(), "no runs yet");
@@ -475,8 +474,7 @@ fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
 fn plan_versus_actual_compares_the_time_per_step_from_the_epoch_lines() {
     let dir = tmp("steptime");
     let home = dir.join("home");
-    let plan =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/resnet18-cifar-estimated.toml");
+    let plan = crate::common::root().join("examples/resnet18-cifar-estimated.toml");
     let plan = plan.to_str().expect("utf8");
     let q = json(&gpuplan(&home, &["quote", plan, "--json"]));
     let run_s = q["run_parts"]["total_s"].as_f64().expect("a whole run");

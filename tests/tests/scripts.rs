@@ -6,9 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-mod common;
+use crate::common;
 
 use gpuplan_core::scripts::{self, ShutdownSpec, SlurmSpec, StopMechanism};
 
@@ -259,14 +259,31 @@ impl Run {
     }
 
     fn wait_for_stop(&self, within: Duration) -> bool {
-        let t = Instant::now();
-        while t.elapsed() < within {
-            if self.stops() > 0 {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        false
+        common::wait_until(within, || self.stops() > 0)
+    }
+
+    /// Waits until none of the wrapper's processes is left (the watchdog is
+    /// the last; it removes the wrapper's state folder as it goes), so a
+    /// second stop could no longer come. False if one is still there.
+    fn wait_for_wrapper_gone(&self, script: &Path) -> bool {
+        let pattern = script.display().to_string();
+        common::wait_until(Duration::from_secs(15), || {
+            let alive = Command::new("pgrep")
+                .args(["-f", &pattern])
+                .output()
+                .map(|o| !o.stdout.is_empty())
+                .unwrap_or(false);
+            !alive && !self.state_dir_left()
+        })
+    }
+
+    /// A `gpuplan-run.*` state folder is still in the run's folder.
+    fn state_dir_left(&self) -> bool {
+        std::fs::read_dir(&self.dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("gpuplan-run."))
+        })
     }
 }
 
@@ -288,7 +305,10 @@ fn shutdown_fires_on_success_and_on_failure_exactly_once() {
             run.wait_for_stop(Duration::from_secs(5)),
             "{why}: the instance is stopped"
         );
-        std::thread::sleep(Duration::from_millis(1500));
+        assert!(
+            run.wait_for_wrapper_gone(&script),
+            "{why}: the watchdog ends and leaves no state folder"
+        );
         assert_eq!(
             run.stops(),
             1,
@@ -300,11 +320,11 @@ fn shutdown_fires_on_success_and_on_failure_exactly_once() {
 #[test]
 fn shutdown_fires_when_the_maximum_runtime_is_reached() {
     let (run, script) = Run::new("timeout", "sleep 30", 2);
-    let t = Instant::now();
-    let _ = run.command(&script).status().expect("runs");
-    assert!(
-        t.elapsed() < Duration::from_secs(15),
-        "the hard stop ends a 30 s job after 2 s"
+    let status = run.command(&script).status().expect("runs");
+    assert_eq!(
+        status.code(),
+        Some(143),
+        "the hard stop ends the 30 s job (the watchdog's SIGTERM), it did not finish"
     );
     assert!(
         run.wait_for_stop(Duration::from_secs(5)),
@@ -314,9 +334,15 @@ fn shutdown_fires_when_the_maximum_runtime_is_reached() {
 
 #[test]
 fn shutdown_fires_when_the_wrapper_itself_is_killed() {
-    let (run, script) = Run::new("killed", "sleep 30", 600);
+    let (run, script) = Run::new("killed", "touch training-started; sleep 30", 600);
     let mut child = run.command(&script).spawn().expect("spawn");
-    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        common::wait_until(Duration::from_secs(10), || run
+            .dir
+            .join("training-started")
+            .exists()),
+        "the training starts"
+    );
     assert_eq!(run.stops(), 0, "nothing stops while training runs");
     // SIGKILL: the wrapper's EXIT trap cannot run; the watchdog must notice.
     let _ = Command::new("kill")
@@ -616,23 +642,13 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
             !run.dir.join("report.json.tmp").exists(),
             "{why}: no temporary file left"
         );
-        std::thread::sleep(Duration::from_millis(1500));
-        assert_eq!(run.stops(), 1, "{why}: stopped exactly once");
         // Nothing the wrapper started outlives it: the watchdog and the
-        // memory sampler end within their polling intervals.
-        let pattern = script.display().to_string();
-        let t = Instant::now();
-        let left = loop {
-            let alive = Command::new("pgrep")
-                .args(["-f", &pattern])
-                .output()
-                .map(|o| !o.stdout.is_empty())
-                .unwrap_or(false);
-            if !alive || t.elapsed() > Duration::from_secs(12) {
-                break alive;
-            }
-            std::thread::sleep(Duration::from_millis(250));
-        };
-        assert!(!left, "{why}: no process of the wrapper is left behind");
+        // memory sampler end within their polling intervals, and the state
+        // folder goes with them.
+        assert!(
+            run.wait_for_wrapper_gone(&script),
+            "{why}: no process or state folder of the wrapper is left behind"
+        );
+        assert_eq!(run.stops(), 1, "{why}: stopped exactly once");
     }
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use gpuplan_core::report::RunReport;
 use gpuplan_core::scripts::{self, LaunchSpec, SlurmSpec};
 
-mod common;
+use crate::common;
 
 /// Ports of this test's cluster, away from a real Slurm's 6817/6818.
 const CTLD_PORT: u16 = 16_817;

@@ -2,7 +2,7 @@
 //! evaluation, checkpoints, warm-up (issue 11), checked on the seeds' job and
 //! on the rules the pipeline model must follow.
 
-mod common;
+use crate::common;
 
 use gpuplan_core::job::DatasetKind;
 use gpuplan_core::pipeline::{Bound, DiskKind, Host, RunParts};
@@ -17,7 +17,7 @@ fn run(spec: &JobSpec, gpu: &str, host: &Host) -> RunParts {
         .expect("in the zoo");
     let job = spec.resolve(entry).expect("a valid job");
     let card = catalog.get(gpu).expect("a card");
-    estimate(entry, &job, &catalog, Some(card), host)
+    estimate(entry, &job, catalog, Some(card), host)
         .target_run
         .expect("the dataset size is known")
 }

@@ -322,13 +322,18 @@ WRAPPER_PID=$$
       kill -TERM "$WRAPPER_PID" 2>/dev/null
       sleep "$POLL_SECONDS"
       stop_instance "maximum runtime reached"
+      # Its report is written by its own exit trap: wait for it to end.
+      while kill -0 "$WRAPPER_PID" 2>/dev/null; do sleep 1; done
+      rm -rf "$STATE_DIR"
       exit 0
     fi
     sleep "$POLL_SECONDS"
   done
   # The wrapper is gone. If its trap did not run (it was killed), stop now.
   [ -e "$STATE_DIR/wrapper-done" ] || stop_instance "wrapper killed"
-) </dev/null >>"$STATE_DIR/watchdog.log" 2>&1 &
+  # The watchdog is the last of the wrapper's processes: it leaves nothing.
+  rm -rf "$STATE_DIR"
+) </dev/null >/dev/null 2>&1 &
 disown 2>/dev/null || true
 
 log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"

@@ -52,6 +52,7 @@ pub type Result<T> = std::result::Result<T, AppError>;
 pub type Clock = fn() -> NaiveDateTime;
 
 /// The data bundled with the binary, parsed once.
+#[derive(Clone)]
 pub struct Bundled {
     /// GPU catalog.
     pub catalog: GpuCatalog,

@@ -19,12 +19,15 @@ fn clock() -> NaiveDateTime {
         .unwrap_or_default()
 }
 
+/// The bundled data, parsed once per test process.
+fn bundled() -> Bundled {
+    static BUNDLED: std::sync::LazyLock<Bundled> =
+        std::sync::LazyLock::new(|| Bundled::load().expect("bundled data loads"));
+    BUNDLED.clone()
+}
+
 fn planner(dir: &Path) -> Planner {
-    Planner::new(
-        Bundled::load().expect("bundled data loads"),
-        Home::Folder(dir.to_path_buf()),
-        clock,
-    )
+    Planner::new(bundled(), Home::Folder(dir.to_path_buf()), clock)
 }
 
 fn hours_plan(platform: &str, gpu: &str, hours: i64) -> Plan {
@@ -705,7 +708,8 @@ fn a_bad_file_of_measured_runs_names_the_field() {
 }
 
 #[test]
-fn a_course_of_two_thousand_measured_runs_loads_quickly() {
+fn a_course_of_two_thousand_measured_runs_is_learnt_from() {
+    // How long this takes is measured by the `class_pack` benchmark, not here.
     let dir = tempfile::tempdir().expect("tmp");
     let mut t = planner(dir.path());
     let plan = model_plan();
@@ -729,19 +733,12 @@ fn a_course_of_two_thousand_measured_runs_loads_quickly() {
         })
         .expect("the largest pack exports");
     let mut c = planner(dir.path());
-    let start = std::time::Instant::now();
     c.import_pack("big.toml", &pack).expect("imports");
     let e = estimate_on_its_card(&mut c, &plan.job);
-    let took = start.elapsed();
-    println!("2000 class runs: import and first estimate in {took:?}");
     assert_eq!(
         e.calibration.map(|k| k.class_runs),
         Some(2000),
         "all of them are learnt from"
-    );
-    assert!(
-        took < std::time::Duration::from_secs(5),
-        "the largest class pack loads in a debug build within 5 s (measured 0.4 s): {took:?}"
     );
 }
 

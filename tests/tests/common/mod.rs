@@ -6,25 +6,70 @@
 pub mod hostile;
 
 use gpuplan_core::job::{LoraTarget, Mode, Optimizer, Precision};
+use gpuplan_core::platform::PlatformSet;
 use gpuplan_core::{GpuCatalog, JobSpec, ModelZoo};
 use serde::Deserialize;
+use std::sync::LazyLock;
 
-/// The bundled catalog.
-pub fn catalog() -> GpuCatalog {
-    GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)
-        .expect("bundled catalog parses")
+/// The repository root (tests read the files the repository ships).
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The bundled zoo.
-pub fn zoo() -> ModelZoo {
-    ModelZoo::from_toml(
-        ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
-        (
-            "data/models/transformers.toml",
-            gpuplan_data::TRANSFORMER_MODELS_TOML,
-        ),
-    )
-    .expect("bundled zoo parses")
+/// The bundled catalog, parsed once per process: property tests ask for it
+/// on every case.
+pub fn catalog() -> &'static GpuCatalog {
+    static CATALOG: LazyLock<GpuCatalog> = LazyLock::new(|| {
+        GpuCatalog::from_toml("data/gpus.toml", gpuplan_data::GPUS_TOML)
+            .expect("bundled catalog parses")
+    });
+    &CATALOG
+}
+
+/// The bundled zoo, parsed once per process.
+pub fn zoo() -> &'static ModelZoo {
+    static ZOO: LazyLock<ModelZoo> = LazyLock::new(|| {
+        ModelZoo::from_toml(
+            ("data/models/vision.toml", gpuplan_data::VISION_MODELS_TOML),
+            (
+                "data/models/transformers.toml",
+                gpuplan_data::TRANSFORMER_MODELS_TOML,
+            ),
+        )
+        .expect("bundled zoo parses")
+    });
+    &ZOO
+}
+
+/// The bundled platform profiles, parsed once per process.
+pub fn platforms() -> &'static PlatformSet {
+    static PLATFORMS: LazyLock<PlatformSet> = LazyLock::new(|| {
+        PlatformSet::from_files(gpuplan_data::PLATFORMS.iter().copied(), catalog())
+            .expect("bundled platforms parse")
+    });
+    &PLATFORMS
+}
+
+/// The bundled data as the use cases load it, once per process (a
+/// `Planner` takes its own copy).
+pub fn bundled() -> gpuplan_usecases::Bundled {
+    static BUNDLED: LazyLock<gpuplan_usecases::Bundled> =
+        LazyLock::new(|| gpuplan_usecases::Bundled::load().expect("bundled data loads"));
+    BUNDLED.clone()
+}
+
+/// How many cases a property test runs: `PROPTEST_CASES` when set (the
+/// fast tier sets a small number, the full tier a large one), else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A proptest configuration with [`cases`] cases.
+pub fn proptest_config(default: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config::with_cases(cases(default))
 }
 
 /// One line of a `measure_vram.py` results file.
@@ -158,44 +203,26 @@ pub fn job_request(row: &Row) -> JobSpec {
     req
 }
 
-/// The bundled platform profiles.
-pub fn platforms() -> gpuplan_core::platform::PlatformSet {
-    gpuplan_core::platform::PlatformSet::from_files(
-        gpuplan_data::PLATFORMS.iter().copied(),
-        &catalog(),
-    )
-    .expect("bundled platforms parse")
+/// The `gpuplan` executable under test: Cargo builds it before this test
+/// binary and names it here, so the tests never run stale code and never
+/// run cargo themselves.
+pub fn gpuplan_binary() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_BIN_EXE_gpuplan"))
 }
 
-/// The `gpuplan` binary next to the test executable, built first (a no-op when
-/// fresh) so the tests never run stale code.
-pub fn gpuplan_binary() -> std::path::PathBuf {
-    static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test exe");
-        let dir = exe
-            .parent()
-            .and_then(|d| d.parent())
-            .expect("target profile dir")
-            .to_path_buf();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "gpuplan-cli", "--bin", "gpuplan"]);
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
+/// Polls `done` every 50 ms until it holds (true) or `within` has passed
+/// (false): tests await conditions, they never sleep a fixed time.
+pub fn wait_until(within: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if done() {
+            return true;
         }
-        let status = cmd
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the CLI must succeed");
-        dir.join(if cfg!(windows) {
-            "gpuplan.exe"
-        } else {
-            "gpuplan"
-        })
-    })
-    .clone()
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// Writes `body` to `path` as an executable file (a stand-in for a program:

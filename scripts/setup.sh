@@ -45,3 +45,9 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 # rust-toolchain.toml pins the version; rustup fetches it on first use if absent.
 cargo --version >/dev/null
+# The test runner (nextest profiles in .config/nextest.toml), from crates.io
+# when the machine does not have it.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "== installing cargo-nextest (crates.io)"
+  cargo install cargo-nextest --locked
+fi

@@ -627,8 +627,8 @@ const order = seed ? shuffled(cases, seed) : cases;
 if (seed) console.log(`e2e order (GPUPLAN_E2E_SHUFFLE=${seed}): ${order.map((c) => c.name.split(":")[0]).join(" | ")}`);
 for (const c of order) {
   test(c.name, async () => {
-    await startSession(c.app);
     try {
+      await startSession(c.app);
       await c.fn();
     } catch (e) {
       await keepFailure(c.name);

@@ -89,6 +89,8 @@ GPUPLAN_FUZZ_SECONDS="${GPUPLAN_FUZZ_SECONDS:-5}" \
   cargo nextest run --locked --workspace "${FEATURES[@]}" --profile full --run-ignored only -E 'binary(integration) & test(/^fuzz::/)'
 
 phase "end-to-end tests of the built app, in a shuffled order (screenshots in e2e/screenshots/)"
+# The test run built the CLI (the integration tests run it) but not the app.
+cargo build --locked --workspace --bins "${FEATURES[@]}"
 command -v tauri-driver >/dev/null 2>&1 || cargo install tauri-driver --locked --version '^2'
 npm ci --prefix e2e --no-audit --no-fund
 TAURI_APP="$PWD/target/debug/gpuplan-app" GPUPLAN_CLI="$PWD/target/debug/gpuplan" TAURI_DRIVER="$(command -v tauri-driver)" \

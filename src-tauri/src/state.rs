@@ -20,7 +20,10 @@ impl AppState {
     /// file association) is imported before the UI starts, so the student
     /// lands on the course's defaults.
     pub fn load(home: Home) -> Result<Self, AppError> {
-        let mut planner = Planner::new(Bundled::load()?, home, clock);
+        // When the database cannot be opened the app still shows the bundled
+        // data, with a banner saying nothing will be saved (AppInfo.notice);
+        // every save then fails with that reason.
+        let mut planner = Planner::new(Bundled::load()?, home, clock).browse_if_unwritable();
         planner.open()?;
         if let Some(arg) = std::env::args().skip(1).find(|a| a.ends_with(".toml")) {
             if let Err(e) = planner.import_pack_file(std::path::Path::new(&arg)) {

@@ -41,6 +41,13 @@ fn target(est: &Estimate) -> Expected {
     Expected {
         run_s: est.target_run.map(|r| r.total_s),
         peak_bytes: est.vram.peak_bytes,
+        live_bytes: est.vram.peak_bytes
+            - est.vram.components.allocator
+            - est.vram.components.context,
+        card_mib: common::catalog()
+            .get(&est.target_gpu)
+            .map(|g| g.spec.vram_mib.value)
+            .unwrap_or_default(),
     }
 }
 
@@ -65,8 +72,8 @@ fn run(est: (f64, f64), truth: (f64, f64), noise: f64, rng: &mut Rng) -> Measure
         platform: "autodl".into(),
         wall_seconds: wall.round().max(1.0) as u64,
         peak_memory_mib: Some((peak / gpuplan_core::MIB).round() as u64),
-        completed: true,
-        started_at: String::new(),
+        memory: gpuplan_core::correction::MeasuredMemory::Process,
+        ..MeasuredRun::default()
     }
 }
 
@@ -255,8 +262,8 @@ fn the_one_card_expectation_is_exactly_what_the_full_estimate_says_of_its_card()
             platform: platform.into(),
             wall_seconds: 3600,
             peak_memory_mib: Some(20_000),
-            completed: true,
-            started_at: String::new(),
+            memory: gpuplan_core::correction::MeasuredMemory::Process,
+            ..MeasuredRun::default()
         };
         let fast = observe(
             &run,

@@ -22,7 +22,7 @@ fn report_from_a_run(dir: &Path, command: &str) -> PathBuf {
     common::executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
     common::executable(
         &dir.join("nvidia-smi"),
-        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 20480 ;;\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 3090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 3090' ;;\nesac\n",
+        &common::nvidia_smi_script("NVIDIA GeForce RTX 3090", "550.54.14", &[20480]),
     );
     let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
         platform: "autodl".into(),
@@ -90,15 +90,43 @@ fn a_report_from_the_wrapper_is_imported_into_the_ledger() {
         run["cost_estimated"], true,
         "no bill given: estimated from the price"
     );
+    // The same report again (a weekly `ledger import gpuplan-run-*.json`)
+    // is the bill it already is: nothing is added, and the answer says so.
+    for _ in 0..2 {
+        let again = gpuplan(&home, &["--lang", "en", "ledger", "import", path]);
+        assert!(again.status.success(), "a second import is no error");
+        assert!(
+            String::from_utf8_lossy(&again.stdout).contains("already in the ledger"),
+            "it says the report was imported before: {}",
+            String::from_utf8_lossy(&again.stdout)
+        );
+    }
+    let ledger = gpuplan(&home, &["ledger", "list", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&ledger.stdout).expect("JSON");
+    assert_eq!(
+        rows.as_array().map(Vec::len),
+        Some(1),
+        "three imports of one report are one bill: {rows}"
+    );
     // The real bill, given with --cost, is what the ledger keeps.
+    let second = tmp("import-cost");
+    let report = report_from_a_run(&second, "echo 'Epoch 1/1'");
     let out = gpuplan(
         &home,
-        &["ledger", "import", path, "--cost", "0.05", "--json"],
+        &[
+            "ledger",
+            "import",
+            report.to_str().expect("utf8"),
+            "--cost",
+            "0.05",
+            "--json",
+        ],
     );
     assert!(out.status.success(), "imports with a cost");
     let runs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(runs[0]["cost"], "0.05", "the given bill");
     assert_eq!(runs[0]["cost_estimated"], false, "not estimated");
+    let _ = std::fs::remove_dir_all(&second);
     // The job folder is gone (with the wrapper's state in it): nothing the
     // wrapper started keeps running.
     let _ = std::fs::remove_dir_all(&dir);
@@ -126,7 +154,7 @@ fn hostile_reports_are_refused_by_field() {
     // (edit of a valid report, field named in the error, why)
     let cases: Vec<(String, &str, &str)> = vec![
         (
-            good.replace("gpuplan-run-report/1", "gpuplan-run-report/9"),
+            good.replace("gpuplan-run-report/2", "gpuplan-run-report/9"),
             "schema",
             "a newer schema",
         ),
@@ -152,11 +180,19 @@ fn hostile_reports_are_refused_by_field() {
         ),
         (
             good.replace(
-                "\"peak_memory_mib\": 20480",
-                "\"peak_memory_mib\": 99999999999",
+                "\"gpu_peaks_mib\": [20480]",
+                "\"gpu_peaks_mib\": [99999999999]",
+            ),
+            "gpu_peaks_mib",
+            "absurd memory",
+        ),
+        (
+            good.replace(
+                "\"gpu_peaks_mib\": [20480]",
+                "\"peak_memory_mib\": 20480, \"gpu_peaks_mib\": []",
             ),
             "peak_memory_mib",
-            "absurd memory",
+            "a first-version field in a second-version report",
         ),
         (
             good.replace("\"wall_seconds\": ", "\"wall_seconds\": 9999999999"),
@@ -164,10 +200,16 @@ fn hostile_reports_are_refused_by_field() {
             "longer than ten years",
         ),
         (
-            good.replace("NVIDIA GeForce RTX 3090", "Voodoo 5"),
-            "gpu_name",
-            "a card gpuplan does not know",
+            good.replace("\"wall_seconds\": ", "\"wall_seconds\": 31536"),
+            "wall_seconds",
+            "a wall time far longer than its billing window",
         ),
+        (
+            good.replace("\"started_at\": \"20", "\"started_at\": \"19"),
+            "started_at",
+            "a billing window before 2000",
+        ),
+        (good.replace("\"part\": 1", "\"part\": 0"), "part", "part 0"),
         ("{".repeat(70_000), "report", "too large"),
         ("not json".into(), "report", "not JSON"),
     ];
@@ -194,7 +236,7 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
     let dir = tmp("notebook");
     common::executable(
         &dir.join("nvidia-smi"),
-        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 6144 ;;\n  *name,driver_version*) echo 'Tesla T4, 535.104.05' ;;\nesac\n",
+        &common::nvidia_smi_script("Tesla T4", "535.104.05", &[6144]),
     );
     let module = scripts::notebook_report("colab", "BERT on Colab \"free\"").expect("module");
     std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
@@ -231,9 +273,14 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
         "control characters dropped"
     );
     assert_eq!(
-        r.peak_memory_mib,
-        Some(6144),
-        "nvidia-smi's memory without PyTorch"
+        r.gpu_peaks_mib,
+        vec![6144],
+        "nvidia-smi's memory per GPU, sampled while the job held it"
+    );
+    assert_eq!(
+        r.memory(),
+        gpuplan_core::report::MemoryMeasure::Process(6144),
+        "compared as process memory"
     );
     assert_eq!(r.gpu_name, "Tesla T4", "the GPU model");
     let home = dir.join("home");
@@ -267,13 +314,13 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
     common::executable(&dir.join("shutdown"), "#!/bin/sh\nexit 0\n");
     common::executable(
         &dir.join("nvidia-smi"),
-        "#!/bin/sh\ncase \"$*\" in\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 4090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 4090' ;;\nesac\n",
+        &common::nvidia_smi_script("NVIDIA GeForce RTX 4090", "550.54.14", &[0]),
     );
-    // A stand-in PyTorch that has seen 9 GiB reserved at its peak.
+    // A stand-in PyTorch whose live tensors peaked at 9 GiB on its one GPU.
     std::fs::create_dir_all(dir.join("torch")).expect("fake torch");
     std::fs::write(
         dir.join("torch/__init__.py"),
-        "class cuda:\n    @staticmethod\n    def is_available():\n        return True\n    @staticmethod\n    def max_memory_reserved():\n        return 9 * 1024 ** 3\n",
+        "class cuda:\n    @staticmethod\n    def is_available():\n        return True\n    @staticmethod\n    def device_count():\n        return 1\n    @staticmethod\n    def max_memory_allocated(d=0):\n        return 9 * 1024 ** 3\n",
     )
     .expect("write");
     let module = scripts::notebook_report("autodl", "p").expect("module");
@@ -310,9 +357,14 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
     let text = std::fs::read_to_string(&report).expect("report");
     let r = gpuplan_core::report::RunReport::from_json("r.json", &text).expect("valid");
     assert_eq!(
-        r.peak_memory_mib,
-        Some(9 * 1024),
-        "PyTorch's peak, handed over by the job's one line, is the report's peak"
+        r.torch_allocated_mib,
+        vec![9 * 1024],
+        "PyTorch's peak, handed over by the job's one line, is in the report"
+    );
+    assert_eq!(
+        r.memory(),
+        gpuplan_core::report::MemoryMeasure::LiveTensors(9 * 1024),
+        "and marked as live tensors: compared with the estimate's live tensors, never with process memory"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -563,13 +563,13 @@ fn launch_configs_are_valid_for_their_tools() {
     );
 }
 
-/// A stand-in `nvidia-smi`: two compute processes using 1000 and 2500 MiB,
-/// one H200 with its driver.
+/// A stand-in `nvidia-smi`: one H200 with its driver, the job's two
+/// processes on it using 3500 MiB together.
 fn fake_nvidia_smi(dir: &Path) -> PathBuf {
     let stub = dir.join("nvidia-smi");
     common::executable(
         &stub,
-        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) printf '1000\\n2500\\n' ;;\n  *name,driver_version*) echo 'NVIDIA H200, 570.86.15' ;;\n  *query-gpu=name*) echo 'NVIDIA H200' ;;\nesac\n",
+        &common::nvidia_smi_script("NVIDIA H200", "570.86.15", &[3500]),
     );
     stub
 }
@@ -609,7 +609,7 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
         assert!(run.wait_for_stop(Duration::from_secs(5)), "{why}: stopped");
         let text = std::fs::read_to_string(&report).expect("the report is written");
         let r: serde_json::Value = serde_json::from_str(&text).expect("the report is JSON");
-        assert_eq!(r["schema"], "gpuplan-run-report/1", "{why}: versioned");
+        assert_eq!(r["schema"], scripts::RUN_REPORT_SCHEMA, "{why}: versioned");
         assert_eq!(r["exit_status"], status, "{why}: exit status recorded");
         assert_eq!(r["progress_lines"], lines, "{why}: progress lines counted");
         assert_eq!(r["last_progress"], last, "{why}: the last progress seen");
@@ -617,7 +617,8 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
         assert_eq!(r["driver"], "570.86.15", "{why}: the driver");
         assert_eq!(r["gpu_count"], 1, "{why}: one GPU");
         assert_eq!(
-            r["peak_memory_mib"], 3500,
+            r["gpu_peaks_mib"],
+            serde_json::json!([3500]),
             "{why}: both processes' memory summed"
         );
         assert_eq!(

@@ -561,6 +561,12 @@ pub enum PackAction {
 /// `gpuplan ledger`.
 #[derive(Subcommand)]
 pub enum LedgerAction {
+    /// List the bills in the ledger (the app's ledger screen), newest first, with the total.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Import run reports (gpuplan-run-*.json) as ledger entries, matched to the saved plan they name.
     Import {
         /// Report files.

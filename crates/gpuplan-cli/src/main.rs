@@ -128,14 +128,24 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 ));
             }
             let plan = read_plan(planner, plan)?;
-            let mut runs = Vec::new();
-            for p in paths {
-                runs.push(planner.import_report_file(p, cost.as_deref(), plan.as_ref())?);
-            }
+            // All or none: a file that fails adds nothing, so a retry never
+            // duplicates a bill (and a report seen before is not added again).
+            let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
+            let runs = planner.import_report_files(&paths, cost.as_deref(), plan.as_ref())?;
             Ok(if *json {
                 render::json(&runs)
             } else {
                 render::imported_runs(planner.labels(), lang, &runs)
+            })
+        }
+        Command::Ledger {
+            action: LedgerAction::List { json },
+        } => {
+            let page = planner.ledger()?;
+            Ok(if *json {
+                render::json(&page.entries)
+            } else {
+                render::ledger(planner.labels(), lang, &page)
             })
         }
         Command::Ledger {

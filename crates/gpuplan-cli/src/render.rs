@@ -720,6 +720,42 @@ fn versus_line(c: &Catalog, lang: Lang, v: &gpuplan_usecases::views::PlanVersusA
     clean(&line)
 }
 
+/// The ledger: one line per bill, newest first, then the total.
+pub fn ledger(c: &Catalog, lang: Lang, page: &gpuplan_usecases::views::LedgerPage) -> String {
+    if page.entries.is_empty() {
+        return c.text(lang, "cli.ledgerEmpty");
+    }
+    let mut lines: Vec<String> = page
+        .entries
+        .iter()
+        .map(|e| {
+            let id = e.id.to_string();
+            clean(&c.fill(
+                lang,
+                "cli.ledgerRow",
+                [
+                    ("id", id.as_str()),
+                    ("date", e.date.as_str()),
+                    ("platform", e.platform.as_str()),
+                    ("gpu", e.gpu.as_str()),
+                    ("hours", e.hours.to_string().as_str()),
+                    ("cost", e.cost.to_string().as_str()),
+                ],
+            ))
+        })
+        .collect();
+    let count = page.entries.len().to_string();
+    lines.push(clean(&c.fill(
+        lang,
+        "cli.ledgerTotal",
+        [
+            ("count", count.as_str()),
+            ("total", page.total.to_string().as_str()),
+        ],
+    )));
+    lines.join("\n")
+}
+
 /// Imported run reports, one line each.
 pub fn imported_runs(
     c: &Catalog,
@@ -728,25 +764,36 @@ pub fn imported_runs(
 ) -> String {
     runs.iter()
         .map(|r| {
-            clean(&c.fill(
+            let id = r.ledger_id.to_string();
+            let key = match (r.already_imported, r.cost_estimated) {
+                (true, _) => "cli.runAlready",
+                (false, true) => "cli.runImportedEstimated",
+                (false, false) => "cli.runImported",
+            };
+            let mut line = clean(&c.fill(
                 lang,
-                if r.cost_estimated {
-                    "cli.runImportedEstimated"
-                } else {
-                    "cli.runImported"
-                },
+                key,
                 [
+                    ("id", id.as_str()),
                     ("date", r.date.as_str()),
                     ("platform", r.platform.as_str()),
                     ("gpu", r.gpu.as_str()),
                     ("hours", r.hours.to_string().as_str()),
                     ("cost", r.cost.to_string().as_str()),
                 ],
-            )) + &r
-                .versus
-                .as_ref()
-                .map(|v| format!("\n  {}", versus_line(c, lang, v)))
-                .unwrap_or_default()
+            ));
+            if !r.gpu_in_catalog && !r.already_imported {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.fill(
+                    lang,
+                    "cli.runUnknownGpu",
+                    [("gpu", r.gpu.as_str())],
+                )));
+            }
+            if let Some(v) = &r.versus {
+                line.push_str(&format!("\n  {}", versus_line(c, lang, v)));
+            }
+            line
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -774,12 +821,23 @@ pub fn calibration_note(
             ],
         )
     };
+    let capped = |what: String, f: &gpuplan_core::correction::Factor| {
+        if f.capped {
+            c.fill(
+                lang,
+                "calibration.capped",
+                [("what", what.as_str()), ("pct", pct(f.applied).as_str())],
+            )
+        } else {
+            what
+        }
+    };
     let mut changes: Vec<String> = Vec::new();
     if let Some(t) = k.time.filter(|f| f.is_applied()) {
-        changes.push(factor("calibration.time", &t));
+        changes.push(capped(factor("calibration.time", &t), &t));
     }
     if let Some(m) = k.memory.filter(|f| f.is_applied()) {
-        changes.push(factor("calibration.memory", &m));
+        changes.push(capped(factor("calibration.memory", &m), &m));
     }
     if changes.is_empty() {
         changes.push(c.text(lang, "calibration.unchanged"));
@@ -842,6 +900,7 @@ pub fn calibration(
             class_runs: r.class_runs,
             time: r.time,
             memory: r.memory,
+            memory_evidence_mib: None,
         };
         let _ = writeln!(o, "  {}", calibration_note(c, lang, &k));
     }

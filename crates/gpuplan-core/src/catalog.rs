@@ -50,6 +50,70 @@ pub struct GpuSpec {
     pub tensor_tflops: Sourced<f64>,
     /// Memory bandwidth, GB/s.
     pub bandwidth_gbs: Sourced<f64>,
+    /// The names `nvidia-smi` and `torch.cuda.get_device_name()` print for
+    /// this card (both read the driver's device name), each with where it
+    /// was seen printed.
+    #[serde(default)]
+    pub printed_names: Vec<PrintedName>,
+}
+
+/// A device name as the driver prints it, and where it was seen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrintedName {
+    /// The name, exactly as printed (`NVIDIA A100-SXM4-80GB`).
+    pub name: String,
+    /// Where it was seen printed (a log, an issue, a benchmark file).
+    pub source: String,
+}
+
+/// Each printed name is non-empty, sourced, and names one card only.
+fn check_printed_names(
+    file: &str,
+    text: &str,
+    table: &str,
+    spec: &GpuSpec,
+    seen: &mut BTreeMap<String, String>,
+    id: &str,
+) -> Result<(), DataError> {
+    for p in &spec.printed_names {
+        let key = printed_key(&p.name);
+        if key.is_empty() || p.source.trim().is_empty() {
+            return Err(DataError::invalid(
+                file,
+                text,
+                table,
+                "printed_names",
+                "every printed name has its text and where it was seen",
+            ));
+        }
+        if let Some(other) = seen.insert(key, id.to_owned()) {
+            return Err(DataError::invalid(
+                file,
+                text,
+                table,
+                "printed_names",
+                format!("`{}` already names gpu `{other}`", p.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A printed device name, compared without case, with runs of spaces as
+/// one, and without the `NVIDIA ` that drivers before R470 did not print
+/// (`A100-SXM4-40GB`, `GeForce RTX 3090`): nothing else differs between
+/// drivers and tools for a whole GPU (data/gpu-names-research.md).
+fn printed_key(s: &str) -> String {
+    let joined = s
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
+    match joined.strip_prefix("nvidia ") {
+        Some(rest) => rest.to_owned(),
+        None => joined,
+    }
 }
 
 /// A catalog card with its id.
@@ -105,6 +169,7 @@ impl GpuCatalog {
             toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
         let mut gpus = Vec::with_capacity(parsed.gpu.len());
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut printed: BTreeMap<String, String> = BTreeMap::new();
         for (id, spec) in parsed.gpu {
             let table = format!("gpu.{id}");
             if id.is_empty()
@@ -166,6 +231,7 @@ impl GpuCatalog {
                     ));
                 }
             }
+            check_printed_names(file, text, &table, &spec, &mut printed, &id)?;
             gpus.push(Gpu { id, spec });
         }
         // Smallest card first: the order a student reads a fit table in.
@@ -191,6 +257,26 @@ impl GpuCatalog {
     /// All cards.
     pub fn gpus(&self) -> &[Gpu] {
         &self.gpus
+    }
+
+    /// The card a device name printed by `nvidia-smi` or PyTorch names: one
+    /// of its recorded printed names, or its catalog name or id, compared
+    /// without case and extra spaces. Nothing is guessed: a name that is
+    /// none of these (a laptop variant, a card the catalog lacks) is `None`,
+    /// never the nearest card.
+    pub fn by_printed_name(&self, printed: &str) -> Option<&Gpu> {
+        let want = printed_key(printed);
+        if want.is_empty() {
+            return None;
+        }
+        self.gpus.iter().find(|g| {
+            printed_key(&g.spec.name) == want
+                || g.id == want
+                || g.spec
+                    .printed_names
+                    .iter()
+                    .any(|p| printed_key(&p.name) == want)
+        })
     }
 
     /// Finds a card by id or alias (case-insensitive); the error lists close ids.

@@ -21,6 +21,28 @@
 //! card counts fully. A classmate's run counts at [`CLASS_WEIGHT`] of the
 //! student's own: same course, different code.
 //!
+//! No file can bend an estimate far. Every run is one run: a run's identity
+//! is the digest of its content ([`MeasuredRun::identity`]), so the same
+//! run imported twice, handed in twice or handed back in a course pack
+//! counts once ([`distinct`]), and a pack repeating a run is refused. The
+//! fit is robust (each log ratio winsorised to ±ln 2, then a Huber
+//! estimate of the centre, so one far-off run is down-weighted), and what
+//! any set of runs may apply is capped: one run moves an estimate by at
+//! most [`PER_RUN_LOG`] (about one honest run's noise, 15%), each further
+//! run by as much again, up to ×0.67..×1.5 ([`CAP_LOG`]); only three or
+//! more runs that agree within their noise may move it to ×0.5..×2
+//! ([`WIDE_CAP_LOG`]).
+//!
+//! A run may come in parts (a Slurm job requeued at its walltime, a job
+//! resumed from a checkpoint): [`join_parts`] joins the parts of one run id
+//! into one run; a run missing a part never teaches time.
+//!
+//! Memory is compared like for like: a report's per-GPU process memory
+//! (nvidia-smi) with the per-GPU estimate of the same layout, PyTorch's
+//! live tensors with the estimate's live tensors (no CUDA context, no
+//! allocator reserve), and a first-version report's figure (a sum over
+//! GPUs that does not say who measured it) not at all.
+//!
 //! The core stays pure: the caller hands in the measured runs and computes
 //! nothing here that needs a clock or a file. The estimator's answer for a
 //! run comes from [`crate::estimate::expected_on`]; this module only learns
@@ -35,7 +57,9 @@ use crate::job::{JobSpec, Mode};
 use crate::zoo::ModelZoo;
 
 /// Schema of a file of measured runs a student hands to the instructor.
-pub const MEASURED_RUNS_SCHEMA: &str = "gpuplan-measured-runs/1";
+pub const MEASURED_RUNS_SCHEMA: &str = "gpuplan-measured-runs/2";
+/// The first version (no memory kind, no parts), still read.
+pub const MEASURED_RUNS_SCHEMA_V1: &str = "gpuplan-measured-runs/1";
 /// Prior standard deviation of a log correction: the estimator's error
 /// across cards and families is about ±12% at the median and rarely past
 /// ±30% (docs/accuracy.md), so 0.25 in log units.
@@ -59,6 +83,23 @@ const Z_APPLY: f64 = 1.96;
 /// planned job (another command was wrapped, the run was resumed, a far
 /// larger dataset), so the run is left out rather than trusted.
 const MAX_RATIO: f64 = 10.0;
+/// What one run may say, in log units, before the robust fit: a run 3×
+/// off counts as one 2× off (the estimator's own error is rarely past ±30%).
+const WINSOR_LOG: f64 = std::f64::consts::LN_2;
+/// Huber's tuning constant, in units of the run noise: a run further than
+/// this from the centre is down-weighted (95% efficient for normal noise).
+const HUBER_K: f64 = 1.5;
+/// How far one run may move an estimate, log units: ln 1.15, about one
+/// honest run's noise. Each further run (at its weight) adds as much.
+pub const PER_RUN_LOG: f64 = 0.1398;
+/// The most any set of runs may apply, log units: ×0.67..×1.5.
+pub const CAP_LOG: f64 = 0.4055;
+/// The most runs that agree may apply, log units: ×0.5..×2.
+pub const WIDE_CAP_LOG: f64 = std::f64::consts::LN_2;
+/// Runs needed (at full weight) before [`WIDE_CAP_LOG`] can apply.
+const WIDE_AFTER_RUNS: f64 = 3.0;
+/// Runs agree when their spread is within this many times [`NOISE_SD`].
+const AGREE_SPREAD: f64 = 1.25;
 /// Most measured runs one file or pack may carry (a 100-student course with
 /// a few runs each, with room).
 pub const MAX_MEASURED_RUNS: usize = 2000;
@@ -91,6 +132,171 @@ pub struct MeasuredRun {
     /// Empty in files that do not say.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub started_at: String,
+    /// What `peak_memory_mib` measured (absent in files of the first
+    /// version: not comparable).
+    #[serde(default, skip_serializing_if = "MeasuredMemory::is_unknown")]
+    pub memory: MeasuredMemory,
+    /// The run the report was part of (parts of one run share it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// 0: a whole run (its parts joined, or never split); k: part k alone.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub part: u32,
+    /// This part ended to be resumed: more parts follow.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requeued: bool,
+    /// How many parts a whole run was joined from.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub parts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// What a measured run's memory figure is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum MeasuredMemory {
+    /// Not known which (first-version files): never compared.
+    #[default]
+    Unknown,
+    /// The largest GPU's process memory (nvidia-smi), per GPU.
+    Process,
+    /// PyTorch's peak of live tensors (`max_memory_allocated`).
+    LiveTensors,
+}
+
+impl MeasuredMemory {
+    fn is_unknown(&self) -> bool {
+        *self == Self::Unknown
+    }
+}
+
+impl Default for MeasuredRun {
+    /// A whole run of the default job, nothing measured (tests and
+    /// builders fill in what they measured).
+    fn default() -> Self {
+        Self {
+            job: JobSpec::default(),
+            gpu: String::new(),
+            platform: String::new(),
+            wall_seconds: 1,
+            peak_memory_mib: None,
+            completed: true,
+            started_at: String::new(),
+            memory: MeasuredMemory::Unknown,
+            run_id: String::new(),
+            part: 0,
+            requeued: false,
+            parts: 1,
+        }
+    }
+}
+
+impl MeasuredRun {
+    /// The run's identity: a digest of its content, the same wherever the
+    /// run travels (a student's ledger, a hand-in file, a course pack).
+    pub fn identity(&self) -> String {
+        crate::digest::of_json(self)
+    }
+
+    /// Whether this is a whole run (not one part of a run missing others).
+    pub fn is_whole(&self) -> bool {
+        self.part == 0
+    }
+}
+
+/// Joins the parts of each run (same `run_id`, parts numbered 1..) into one
+/// whole run: the wall times added, the largest memory, completed when every
+/// part completed and the last did not ask to be resumed. Parts of a run
+/// that is not all here (a part missing, or the last still requeued) stay
+/// as they are: they can teach memory, never time. Runs that are not parts
+/// pass through; the order of first appearance is kept.
+pub fn join_parts(runs: Vec<MeasuredRun>) -> Vec<MeasuredRun> {
+    let mut out: Vec<MeasuredRun> = Vec::with_capacity(runs.len());
+    let mut groups: std::collections::BTreeMap<String, Vec<MeasuredRun>> = Default::default();
+    let mut order: Vec<String> = Vec::new();
+    for r in runs {
+        if r.part == 0 || r.run_id.is_empty() {
+            out.push(r);
+            continue;
+        }
+        if !groups.contains_key(&r.run_id) {
+            order.push(r.run_id.clone());
+        }
+        groups.entry(r.run_id.clone()).or_default().push(r);
+    }
+    for id in order {
+        let Some(mut parts) = groups.remove(&id) else {
+            continue;
+        };
+        parts.sort_by_key(|p| p.part);
+        parts.dedup_by_key(|p| p.part);
+        match join(&parts) {
+            Some(whole) => out.push(whole),
+            None => out.extend(parts),
+        }
+    }
+    out
+}
+
+/// The whole run of `parts` (sorted, one per number), if they are all here.
+fn join(parts: &[MeasuredRun]) -> Option<MeasuredRun> {
+    let first = parts.first()?;
+    let last = parts.last()?;
+    let numbered = parts
+        .iter()
+        .enumerate()
+        .all(|(i, p)| usize::try_from(p.part).ok() == i.checked_add(1));
+    let same_job = parts
+        .iter()
+        .all(|p| p.job == first.job && p.gpu == first.gpu && p.memory == first.memory);
+    if !numbered || !same_job || last.requeued {
+        return None;
+    }
+    let wall = parts
+        .iter()
+        .try_fold(0u64, |t, p| t.checked_add(p.wall_seconds))?;
+    Some(MeasuredRun {
+        wall_seconds: wall,
+        peak_memory_mib: parts.iter().filter_map(|p| p.peak_memory_mib).max(),
+        completed: parts.iter().all(|p| p.completed),
+        part: 0,
+        requeued: false,
+        parts: u32::try_from(parts.len()).ok()?,
+        ..first.clone()
+    })
+}
+
+/// Each run once: the student's own runs first, then the class's that are
+/// not one of them (a run handed in and handed back in the course pack is
+/// the student's), then no run twice by identity.
+pub fn distinct(own: Vec<MeasuredRun>, class: Vec<MeasuredRun>) -> Vec<(MeasuredRun, Source)> {
+    let mut seen = std::collections::BTreeSet::new();
+    own.into_iter()
+        .map(|r| (r, Source::Own))
+        .chain(class.into_iter().map(|r| (r, Source::Class)))
+        .filter(|(r, _)| seen.insert(r.identity()))
+        .collect()
+}
+
+/// Each run once (by identity), in order of first appearance: what an
+/// instructor's pack keeps of runs handed in more than once.
+pub fn unique(runs: Vec<MeasuredRun>) -> Vec<MeasuredRun> {
+    let mut seen = std::collections::BTreeSet::new();
+    runs.into_iter()
+        .filter(|r| seen.insert(r.identity()))
+        .collect()
 }
 
 /// A file of measured runs (`gpuplan ledger runs --export`).
@@ -151,6 +357,21 @@ impl MeasuredRun {
                 "1 second to ten years",
             ));
         }
+        if self.run_id.chars().count() > 100 || self.run_id.chars().any(char::is_control) {
+            return Err(InputError::new(
+                &field("run_id"),
+                "too long or has control characters",
+                "the run id of its report",
+            ));
+        }
+        let max_parts = crate::report::MAX_PARTS;
+        if self.part > max_parts || self.parts == 0 || self.parts > max_parts {
+            return Err(InputError::new(
+                &field("parts"),
+                "out of range",
+                format!("part 0..={max_parts}, parts 1..={max_parts}"),
+            ));
+        }
         if self
             .peak_memory_mib
             .is_some_and(|m| m == 0 || m > MAX_MEMORY_MIB)
@@ -181,7 +402,7 @@ impl MeasuredRunFile {
                 format!("a {MEASURED_RUNS_SCHEMA} file from `gpuplan ledger runs --export`"),
             )
         })?;
-        if f.schema != MEASURED_RUNS_SCHEMA {
+        if f.schema != MEASURED_RUNS_SCHEMA && f.schema != MEASURED_RUNS_SCHEMA_V1 {
             return Err(InputError::new(
                 "schema",
                 format!("{file} is not a {MEASURED_RUNS_SCHEMA} file"),
@@ -208,8 +429,16 @@ pub fn check_runs(
             format!("at most {MAX_MEASURED_RUNS}"),
         ));
     }
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
     for (i, r) in runs.iter().enumerate() {
         r.check(&format!("{field}[{i}]"), catalog, zoo)?;
+        if let Some(j) = seen.insert(r.identity(), i) {
+            return Err(InputError::new(
+                &format!("{field}[{i}]"),
+                format!("the same run as {field}[{j}]: a run counts once"),
+                "each measured run once",
+            ));
+        }
     }
     Ok(())
 }
@@ -240,6 +469,9 @@ pub struct Observation {
     pub time_log_ratio: Option<f64>,
     /// `ln(measured / estimated)` of peak memory.
     pub memory_log_ratio: Option<f64>,
+    /// Memory of the card the run measured on, MiB: a run shows the job
+    /// fits a card that size, not a smaller one.
+    pub card_mib: f64,
 }
 
 fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
@@ -257,8 +489,14 @@ fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
 pub struct Expected {
     /// Seconds of the whole run.
     pub run_s: Option<f64>,
-    /// Peak process memory, bytes.
+    /// Peak process memory of one GPU, bytes.
     pub peak_bytes: f64,
+    /// The live tensors at that peak, bytes: what PyTorch's
+    /// `max_memory_allocated` measures (no CUDA context, no allocator
+    /// reserve).
+    pub live_bytes: f64,
+    /// Memory of the run's card, MiB.
+    pub card_mib: f64,
 }
 
 /// A measured run against what the estimator expected of it. Time counts
@@ -272,12 +510,18 @@ pub fn observe(
     source: Source,
     expected: Expected,
 ) -> Observation {
-    let time = match (expected.run_s, run.completed) {
+    // A part of a run says nothing of the whole run's time.
+    let time = match (expected.run_s, run.completed && run.is_whole()) {
         (Some(s), true) => log_ratio(run.wall_seconds as f64, s),
         _ => None,
     };
-    let memory = match (run.peak_memory_mib, run.completed) {
-        (Some(m), true) => log_ratio(m as f64 * crate::MIB, expected.peak_bytes),
+    let against = match run.memory {
+        MeasuredMemory::Process => Some(expected.peak_bytes),
+        MeasuredMemory::LiveTensors => Some(expected.live_bytes),
+        MeasuredMemory::Unknown => None,
+    };
+    let memory = match (run.peak_memory_mib, against, run.completed) {
+        (Some(m), Some(e), true) => log_ratio(m as f64 * crate::MIB, e),
         _ => None,
     };
     Observation {
@@ -287,6 +531,7 @@ pub fn observe(
         source,
         time_log_ratio: time,
         memory_log_ratio: memory,
+        card_mib: expected.card_mib,
     }
 }
 
@@ -301,8 +546,10 @@ pub struct Factor {
     /// Upper end.
     pub high: f64,
     /// The factor applied to the estimate: `measured` when the interval
-    /// excludes 1, else 1.
+    /// excludes 1 (within the cap), else 1.
     pub applied: f64,
+    /// The runs said more than the cap lets them apply ([`cap_log`]).
+    pub capped: bool,
 }
 
 impl Factor {
@@ -324,6 +571,10 @@ pub struct Calibration {
     pub time: Option<Factor>,
     /// Memory factor.
     pub memory: Option<Factor>,
+    /// The smallest card, MiB, on which a run that taught memory ran: a
+    /// memory correction below 1 may let a job fit a card this size or
+    /// larger, never a smaller one no run was seen on.
+    pub memory_evidence_mib: Option<f64>,
 }
 
 impl Calibration {
@@ -345,30 +596,41 @@ pub struct Corrections {
 }
 
 /// Posterior of weighted log ratios; `None` without weight.
+///
+/// Robust: each ratio is winsorised to ±[`WINSOR_LOG`], the centre is a
+/// Huber estimate (a run far from the others counts less), and what is
+/// applied is capped by [`cap_log`]: a set of runs can never move an
+/// estimate further than that, whatever they say.
 fn posterior(points: &[(f64, f64)]) -> Option<Factor> {
     let w: f64 = points.iter().map(|(_, w)| w).sum();
     if w <= 0.0 {
         return None;
     }
-    let mean_raw = points.iter().map(|(y, w)| y * w).sum::<f64>() / w;
+    let ys: Vec<(f64, f64)> = points
+        .iter()
+        .map(|(y, wi)| (y.clamp(-WINSOR_LOG, WINSOR_LOG), *wi))
+        .collect();
+    let (centre, robust_w) = huber_centre(&ys);
     // The noise is learnt too (the conjugate update of a scaled inverse
     // chi-square prior): it starts at NOISE_SD, worth NOISE_PRIOR_RUNS runs,
     // and moves toward the runs' own spread as they accumulate, so quiet runs
     // earn a narrower interval and noisy ones a wider one.
-    let scatter = points
+    let scatter = ys
         .iter()
-        .map(|(y, wi)| wi * (y - mean_raw).powi(2))
+        .map(|(y, wi)| wi * (y - centre).powi(2))
         .sum::<f64>();
     let dof = (w - 1.0).max(0.0);
+    let spread = (scatter / w).sqrt();
     let noise = ((NOISE_PRIOR_RUNS * NOISE_SD.powi(2) + scatter * dof / w.max(1.0))
         / (NOISE_PRIOR_RUNS + dof))
         .sqrt();
     let k = (noise / PRIOR_SD).powi(2);
-    let sum: f64 = points.iter().map(|(y, w)| y * w).sum();
-    let mean = sum / (w + k);
-    let sd = noise / (w + k).sqrt();
+    let mean = centre * robust_w / (robust_w + k);
+    let sd = noise / (robust_w + k).sqrt();
+    let bound = cap_log(w, spread, &ys);
+    let capped = mean.abs() > bound;
     let applied = if mean.abs() > Z_APPLY * sd {
-        mean.exp()
+        mean.clamp(-bound, bound).exp()
     } else {
         1.0
     };
@@ -377,7 +639,48 @@ fn posterior(points: &[(f64, f64)]) -> Option<Factor> {
         low: (mean - Z90 * sd).exp(),
         high: (mean + Z90 * sd).exp(),
         applied,
+        capped: capped && applied != 1.0,
     })
+}
+
+/// Huber's M-estimate of the centre of weighted points (iteratively
+/// reweighted), and the total weight the points keep at it.
+fn huber_centre(points: &[(f64, f64)]) -> (f64, f64) {
+    let w: f64 = points.iter().map(|(_, w)| w).sum();
+    let mut centre = points.iter().map(|(y, wi)| y * wi).sum::<f64>() / w;
+    let limit = HUBER_K * NOISE_SD;
+    let mut kept = w;
+    for _ in 0..30 {
+        let (mut num, mut den) = (0.0, 0.0);
+        for (y, wi) in points {
+            let r = (y - centre).abs();
+            let h = if r <= limit { 1.0 } else { limit / r };
+            num += wi * h * y;
+            den += wi * h;
+        }
+        if den <= 0.0 {
+            break;
+        }
+        let next = num / den;
+        kept = den;
+        if (next - centre).abs() < 1e-9 {
+            centre = next;
+            break;
+        }
+        centre = next;
+    }
+    (centre, kept)
+}
+
+/// The most a set of runs of total weight `w` may apply, log units: one
+/// run's worth ([`PER_RUN_LOG`]) per unit of weight, up to [`CAP_LOG`];
+/// up to [`WIDE_CAP_LOG`] when three or more runs agree (their spread
+/// within [`AGREE_SPREAD`] times the noise, all on one side of 1).
+pub fn cap_log(w: f64, spread: f64, points: &[(f64, f64)]) -> f64 {
+    let one_side = points.iter().all(|(y, _)| *y > 0.0) || points.iter().all(|(y, _)| *y < 0.0);
+    let agree = w >= WIDE_AFTER_RUNS && spread <= AGREE_SPREAD * NOISE_SD && one_side;
+    let ceiling = if agree { WIDE_CAP_LOG } else { CAP_LOG };
+    (w * PER_RUN_LOG).min(ceiling)
 }
 
 fn weight(source: Source) -> f64 {
@@ -446,6 +749,11 @@ impl Corrections {
             class_runs: count(Source::Class),
             time: posterior(&time),
             memory: posterior(&memory),
+            memory_evidence_mib: same
+                .iter()
+                .filter(|o| o.memory_log_ratio.is_some())
+                .map(|o| o.card_mib)
+                .reduce(f64::min),
         };
         (c.own_runs > 0 || c.class_runs > 0).then_some(c)
     }
@@ -463,6 +771,7 @@ mod tests {
             source,
             time_log_ratio: Some(t.ln()),
             memory_log_ratio: m.map(f64::ln),
+            card_mib: 24_576.0,
         }
     }
 

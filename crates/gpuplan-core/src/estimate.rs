@@ -65,6 +65,9 @@ pub struct GpuFit {
     pub vram_gib: f64,
     /// Fit verdict at the job's batch.
     pub verdict: Verdict,
+    /// The model's own verdict, when calibration changed it (both are
+    /// shown: a job that fits only because of measured runs says so).
+    pub uncalibrated_verdict: Option<Verdict>,
     /// Largest batch that fits (0 when not even batch 1 fits or unsupported).
     pub max_batch: u32,
     /// Seconds the GPU needs per step at the job's batch.
@@ -359,15 +362,26 @@ pub fn estimate_with(
     // Memory does not depend on the card, so one factor serves every row: a
     // corrected peak `f * peak` fits `usable` exactly when the model's peak
     // fits `usable / f`.
-    let memory_factor =
-        calibration_on(target.unwrap_or(reference)).map_or(1.0, |c| c.memory_factor());
+    let memory = calibration_on(target.unwrap_or(reference));
+    let memory_factor = memory.map_or(1.0, |c| c.memory_factor());
     let peak = vram.peak_bytes * memory_factor;
-    let limit = |g: &Gpu| usable_bytes(g) / memory_factor;
+    // A correction below 1 may make a job fit only cards as large as one a
+    // measured run fitted on; a smaller card keeps the model's own verdict.
+    let evidence = memory.and_then(|c| c.memory_evidence_mib);
+    let factor_on = |g: &Gpu| {
+        if memory_factor < 1.0 && evidence.is_none_or(|m| g.spec.vram_mib.value < m) {
+            1.0
+        } else {
+            memory_factor
+        }
+    };
+    let limit = |g: &Gpu| usable_bytes(g) / factor_on(g);
     let gpus: Vec<GpuFit> = catalog
         .gpus()
         .iter()
         .map(|g| {
-            let v = verdict_under(g, job, peak, usable_bytes(g));
+            let v = verdict_under(g, job, vram.peak_bytes * factor_on(g), usable_bytes(g));
+            let own = verdict_under(g, job, vram.peak_bytes, usable_bytes(g));
             let max_batch = if v == Verdict::Unsupported {
                 0
             } else {
@@ -384,6 +398,7 @@ pub fn estimate_with(
                 name: g.spec.name.clone(),
                 vram_gib: g.vram_gib(),
                 verdict: v,
+                uncalibrated_verdict: (v != own).then_some(own),
                 max_batch,
                 step_seconds: step.seconds,
                 epoch_seconds: run.map(|r| r.epoch_s),
@@ -449,9 +464,12 @@ pub fn estimate_with(
 pub fn expected_on(model: &Model, job: &Job, card: &Gpu, host: &Host) -> Expected {
     let single = vram::estimate(model, job);
     let step = step_on(model, job, &single, card, host);
+    let peak = job_peak(model, job);
     Expected {
         run_s: pipeline::run(job, model, &single, &step, host).map(|r| r.total_s),
-        peak_bytes: job_peak(model, job).peak_bytes,
+        peak_bytes: peak.peak_bytes,
+        live_bytes: peak.peak_bytes - peak.components.allocator - peak.components.context,
+        card_mib: card.spec.vram_mib.value,
     }
 }
 

@@ -26,6 +26,7 @@
 pub mod calibration;
 pub mod catalog;
 pub mod correction;
+pub mod digest;
 pub mod error;
 pub mod estimate;
 pub mod job;

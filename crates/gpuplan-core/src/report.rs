@@ -6,29 +6,43 @@
 //! size is bounded before parsing, unknown fields are refused, every number
 //! is range-checked and every string is bounded, exactly like a plan file.
 
-use chrono::{DateTime, FixedOffset, NaiveDate};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
 use crate::error::DataError;
-use crate::scripts::RUN_REPORT_SCHEMA;
+use crate::scripts::{RUN_REPORT_SCHEMA, RUN_REPORT_SCHEMA_V1};
 
 /// Largest report accepted, bytes (a real one is under 1 KB).
 pub const MAX_REPORT_BYTES: usize = 65_536;
 /// Longest run a report may describe: ten years, as a plan.
 const MAX_WALL_SECONDS: u64 = 10 * 365 * 24 * 3600;
-/// Largest GPU memory a report may state, MiB (1 TiB per run, far above any
-/// instance).
+/// Largest GPU memory a report may state, MiB (1 TiB, far above any card).
 const MAX_MEMORY_MIB: u64 = 1_048_576;
 /// Longest text field.
 const MAX_TEXT_CHARS: usize = 200;
+/// Longest run id.
+const MAX_RUN_ID_CHARS: usize = 100;
+/// Most parts one run may have (a job requeued every few hours for a year).
+pub const MAX_PARTS: u32 = 10_000;
+/// How far the wall time may pass the billing window, seconds: both come
+/// from the same clock, read a moment apart.
+const WINDOW_SLACK_SECONDS: i64 = 60;
+/// Years a report's billing window may fall in (as the ledger's dates).
+pub const YEARS: std::ops::RangeInclusive<i32> = 2000..=2100;
 
-/// One run, as the wrapper wrote it.
+fn one() -> u32 {
+    1
+}
+
+/// One run (or one part of a run), as the wrapper, a Slurm script or the
+/// notebook module wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunReport {
-    /// Always [`RUN_REPORT_SCHEMA`].
+    /// [`RUN_REPORT_SCHEMA`], or [`RUN_REPORT_SCHEMA_V1`] for reports of the
+    /// first kit.
     pub schema: String,
     /// The plan's name the kit was generated for.
     pub plan: String,
@@ -36,14 +50,34 @@ pub struct RunReport {
     pub job: String,
     /// Platform id.
     pub platform: String,
+    /// The run this report is part of (v2): parts of one run share it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// Which part of the run, from 1 (v2).
+    #[serde(default = "one")]
+    pub part: u32,
+    /// This part ended to be resumed (a Slurm requeue): more parts follow.
+    #[serde(default)]
+    pub requeued: bool,
     /// GPU model as `nvidia-smi` names it (empty when it was not found).
     pub gpu_name: String,
     /// Driver version.
     pub driver: String,
     /// GPUs the machine had.
     pub gpu_count: u32,
-    /// Peak GPU memory of the job's processes, MiB (null without nvidia-smi).
+    /// v1 only: the job's processes' memory summed over every GPU, MiB
+    /// (PyTorch's figure where nvidia-smi saw none: which one, the report
+    /// does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_memory_mib: Option<u64>,
+    /// v2: peak memory of the job's processes on each GPU they used, MiB
+    /// (nvidia-smi: process memory, CUDA context included).
+    #[serde(default)]
+    pub gpu_peaks_mib: Vec<u64>,
+    /// v2: PyTorch's peak of live tensors of each process that opted in,
+    /// MiB (no CUDA context, no allocator cache).
+    #[serde(default)]
+    pub torch_allocated_mib: Vec<u64>,
     /// Billing window start, `YYYY-MM-DDTHH:MM:SS+hhmm`.
     pub started_at: String,
     /// Billing window end (the stop).
@@ -62,6 +96,20 @@ pub struct RunReport {
     pub exit_status: u32,
 }
 
+/// What a report measured of GPU memory, per GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryMeasure {
+    /// The largest GPU's process memory (nvidia-smi), MiB: compares with the
+    /// per-GPU estimate.
+    Process(u64),
+    /// PyTorch's largest peak of live tensors, MiB: compares with the
+    /// estimate's live tensors (no context, no allocator reserve).
+    LiveTensors(u64),
+    /// Nothing comparable: no figure, or a v1 report (a sum over GPUs, and
+    /// it does not say whether PyTorch or nvidia-smi measured it).
+    Unknown,
+}
+
 fn bad(file: &str, field: &str, message: impl Into<String>) -> DataError {
     DataError {
         file: file.into(),
@@ -73,8 +121,20 @@ fn bad(file: &str, field: &str, message: impl Into<String>) -> DataError {
 }
 
 fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataError> {
-    DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z")
-        .map_err(|_| bad(file, field, "not a time like 2026-11-30T14:05:00+0800"))
+    let t = DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z")
+        .map_err(|_| bad(file, field, "not a time like 2026-11-30T14:05:00+0800"))?;
+    if !YEARS.contains(&t.year()) {
+        return Err(bad(
+            file,
+            field,
+            format!("{s}: a year from {} to {}", YEARS.start(), YEARS.end()),
+        ));
+    }
+    Ok(t)
+}
+
+fn text_ok(v: &str, max: usize) -> bool {
+    v.chars().count() <= max && !v.chars().any(char::is_control)
 }
 
 impl RunReport {
@@ -101,22 +161,61 @@ impl RunReport {
                 message: what,
             }
         })?;
-        if r.schema != RUN_REPORT_SCHEMA {
+        r.check_version(file)?;
+        r.check_fields(file)?;
+        r.check_window(file)?;
+        Ok(r)
+    }
+
+    /// The schema is one this build reads, and the fields are that version's.
+    fn check_version(&self, file: &str) -> Result<(), DataError> {
+        if self.schema == RUN_REPORT_SCHEMA_V1 {
+            let v2 = [
+                ("run_id", !self.run_id.is_empty()),
+                ("part", self.part != 1),
+                ("requeued", self.requeued),
+                ("gpu_peaks_mib", !self.gpu_peaks_mib.is_empty()),
+                ("torch_allocated_mib", !self.torch_allocated_mib.is_empty()),
+            ];
+            if let Some((field, _)) = v2.iter().find(|(_, set)| *set) {
+                return Err(bad(
+                    file,
+                    field,
+                    "a field of version 2 in a version 1 report",
+                ));
+            }
+            return Ok(());
+        }
+        if self.schema != RUN_REPORT_SCHEMA {
             return Err(bad(
                 file,
                 "schema",
-                format!("this gpuplan reads {RUN_REPORT_SCHEMA} reports"),
+                format!(
+                    "this gpuplan reads {RUN_REPORT_SCHEMA} and {RUN_REPORT_SCHEMA_V1} reports"
+                ),
             ));
         }
+        if self.peak_memory_mib.is_some() {
+            return Err(bad(
+                file,
+                "peak_memory_mib",
+                "a version 2 report gives gpu_peaks_mib instead",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every text bounded, every number in range.
+    fn check_fields(&self, file: &str) -> Result<(), DataError> {
         for (field, v) in [
-            ("plan", &r.plan),
-            ("job", &r.job),
-            ("platform", &r.platform),
-            ("gpu_name", &r.gpu_name),
-            ("driver", &r.driver),
-            ("last_progress", &r.last_progress),
+            ("plan", &self.plan),
+            ("job", &self.job),
+            ("platform", &self.platform),
+            ("gpu_name", &self.gpu_name),
+            ("driver", &self.driver),
+            ("last_progress", &self.last_progress),
         ] {
-            if v.chars().count() > MAX_TEXT_CHARS || v.chars().any(char::is_control) {
+            if !text_ok(v, MAX_TEXT_CHARS) {
                 return Err(bad(
                     file,
                     field,
@@ -124,30 +223,84 @@ impl RunReport {
                 ));
             }
         }
-        if r.gpu_count > crate::parallel::MAX_GPUS {
+        if !text_ok(&self.run_id, MAX_RUN_ID_CHARS) {
+            return Err(bad(
+                file,
+                "run_id",
+                format!("at most {MAX_RUN_ID_CHARS} characters, no control characters"),
+            ));
+        }
+        if self.part == 0 || self.part > MAX_PARTS {
+            return Err(bad(file, "part", format!("a part is 1 to {MAX_PARTS}")));
+        }
+        if self.gpu_count > crate::parallel::MAX_GPUS {
             return Err(bad(file, "gpu_count", "more GPUs than any instance has"));
         }
-        if r.wall_seconds > MAX_WALL_SECONDS {
+        for (field, list) in [
+            ("gpu_peaks_mib", &self.gpu_peaks_mib),
+            ("torch_allocated_mib", &self.torch_allocated_mib),
+        ] {
+            if list.len() > crate::parallel::MAX_GPUS as usize {
+                return Err(bad(file, field, "more GPUs than any instance has"));
+            }
+            if list.iter().any(|m| *m == 0 || *m > MAX_MEMORY_MIB) {
+                return Err(bad(file, field, "each from 1 MiB to 1 TiB"));
+            }
+        }
+        if self.wall_seconds > MAX_WALL_SECONDS {
             return Err(bad(file, "wall_seconds", "longer than ten years"));
         }
-        if r.peak_memory_mib.is_some_and(|m| m > MAX_MEMORY_MIB) {
+        if self.peak_memory_mib.is_some_and(|m| m > MAX_MEMORY_MIB) {
             return Err(bad(file, "peak_memory_mib", "more than 1 TiB"));
         }
-        if r.cpu_percent.is_some_and(|c| c > 100) {
+        if self.cpu_percent.is_some_and(|c| c > 100) {
             return Err(bad(file, "cpu_percent", "above 100"));
         }
-        if r.exit_status > 255 {
+        if self.exit_status > 255 {
             return Err(bad(file, "exit_status", "an exit status is 0..=255"));
         }
-        if r.first_progress_seconds.is_some_and(|s| s > r.wall_seconds) {
+        if self
+            .first_progress_seconds
+            .is_some_and(|s| s > self.wall_seconds)
+        {
             return Err(bad(file, "first_progress_seconds", "after the run ended"));
         }
-        let start = time(file, "started_at", &r.started_at)?;
-        let end = time(file, "ended_at", &r.ended_at)?;
+        Ok(())
+    }
+
+    /// The billing window is a real span, and the run fits in it: the bill
+    /// comes from the window, so a wall time that contradicts it is refused
+    /// with both figures rather than guessed between.
+    fn check_window(&self, file: &str) -> Result<(), DataError> {
+        let start = time(file, "started_at", &self.started_at)?;
+        let end = time(file, "ended_at", &self.ended_at)?;
         if end < start {
             return Err(bad(file, "ended_at", "before started_at"));
         }
-        Ok(r)
+        let window = end.signed_duration_since(start).num_seconds();
+        let wall = i64::try_from(self.wall_seconds).unwrap_or(i64::MAX);
+        if wall > window.saturating_add(WINDOW_SLACK_SECONDS) {
+            return Err(bad(
+                file,
+                "wall_seconds",
+                format!(
+                    "{wall} s is longer than the billing window ({window} s from started_at {} to ended_at {}): one of them is wrong",
+                    self.started_at, self.ended_at
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Seconds of the billing window (checked on parsing to be a real span).
+    pub fn window_seconds(&self) -> u64 {
+        let parse = |s: &str| DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z").ok();
+        match (parse(&self.started_at), parse(&self.ended_at)) {
+            (Some(a), Some(b)) => {
+                u64::try_from(b.signed_duration_since(a).num_seconds()).unwrap_or(0)
+            }
+            _ => 0,
+        }
     }
 
     /// The day the billing window opened (local to the machine).
@@ -160,46 +313,61 @@ impl RunReport {
     /// Hours of the billing window, rounded up to the hundredth (at least
     /// 0.01: a bill line never reads zero for a run that happened).
     pub fn hours(&self) -> Decimal {
-        // wall_seconds is at most ten years (checked on parsing), so the
+        // The window is at most a century (years checked on parsing), so the
         // division cannot fail; checked all the same.
-        let h = Decimal::from(self.wall_seconds)
+        let h = Decimal::from(self.window_seconds())
             .checked_div(Decimal::from(3600))
             .unwrap_or(Decimal::ZERO);
         let up = h.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::AwayFromZero);
         up.max(Decimal::new(1, 2))
     }
 
-    /// The catalog id of the GPU `nvidia-smi` named, matched on the name
-    /// without vendor words, spaces or case ("NVIDIA GeForce RTX 4090" and
-    /// "RTX 4090" are `rtx4090`); `None` when no card matches.
-    pub fn gpu_id(&self, catalog: &GpuCatalog) -> Option<String> {
-        let norm = |s: &str| {
-            s.to_ascii_lowercase()
-                .replace("nvidia", "")
-                .replace("geforce", "")
-                .replace("tesla", "")
-                .chars()
-                .filter(char::is_ascii_alphanumeric)
-                .collect::<String>()
-        };
-        let want = norm(&self.gpu_name);
-        if want.is_empty() {
-            return None;
+    /// The memory the report measured, in the form calibration compares.
+    pub fn memory(&self) -> MemoryMeasure {
+        if self.schema == RUN_REPORT_SCHEMA_V1 {
+            return MemoryMeasure::Unknown;
         }
-        catalog
-            .gpus()
+        if let Some(m) = self.gpu_peaks_mib.iter().max() {
+            return MemoryMeasure::Process(*m);
+        }
+        match self.torch_allocated_mib.iter().max() {
+            Some(m) => MemoryMeasure::LiveTensors(*m),
+            None => MemoryMeasure::Unknown,
+        }
+    }
+
+    /// The largest memory figure the report gives, MiB, for the ledger's
+    /// note (whatever measured it).
+    pub fn shown_peak_mib(&self) -> Option<u64> {
+        self.gpu_peaks_mib
             .iter()
-            .find(|g| norm(&g.spec.name) == want || norm(&g.id) == want)
-            .or_else(|| {
-                // nvidia-smi adds the memory to some names ("A100-SXM4-80GB");
-                // the catalog's name may too: a name that starts the other
-                // with the memory agreeing is the same card.
-                catalog.gpus().iter().find(|g| {
-                    let n = norm(&g.spec.name);
-                    (want.starts_with(&n) || n.starts_with(&want))
-                        && want.contains(&format!("{}gb", g.vram_gib().round()))
-                })
-            })
+            .max()
+            .or(self.torch_allocated_mib.iter().max())
+            .copied()
+            .or(self.peak_memory_mib)
+    }
+
+    /// GPUs the job's processes used (v2), else the machine's count.
+    pub fn job_gpus(&self) -> u32 {
+        u32::try_from(self.gpu_peaks_mib.len())
+            .ok()
+            .filter(|n| *n > 0)
+            .unwrap_or(self.gpu_count)
+    }
+
+    /// This report's identity: a digest of its content (every field, in
+    /// order), the same however often the file is imported, copied or
+    /// re-indented, so one run is one bill.
+    pub fn identity(&self) -> String {
+        crate::digest::of_json(self)
+    }
+
+    /// The catalog id of the GPU `nvidia-smi` named ([`GpuCatalog::by_printed_name`]);
+    /// `None` when the name is not a catalog card (the report still imports,
+    /// with the name as measured, and teaches nothing).
+    pub fn gpu_id(&self, catalog: &GpuCatalog) -> Option<String> {
+        catalog
+            .by_printed_name(&self.gpu_name)
             .map(|g| g.id.clone())
     }
 }

@@ -92,7 +92,9 @@ pub struct ShutdownSpec {
 }
 
 /// The run report's schema tag; `gpuplan ledger import` reads this version.
-pub const RUN_REPORT_SCHEMA: &str = "gpuplan-run-report/1";
+pub const RUN_REPORT_SCHEMA: &str = "gpuplan-run-report/2";
+/// The first report version (no per-GPU memory, no parts), still read.
+pub const RUN_REPORT_SCHEMA_V1: &str = "gpuplan-run-report/1";
 /// Seconds between GPU-memory samples of the run report: often enough to
 /// catch a peak that lasts a few steps, rare enough to cost nothing.
 pub const REPORT_SAMPLE_SECONDS: u32 = 5;
@@ -108,18 +110,60 @@ pub fn with_margin(hours: f64) -> u64 {
     ((h * 1.5 + 0.5) * 3600.0).ceil() as u64
 }
 
-/// The run report's bash machinery, shared by the shutdown wrapper and the
-/// Slurm scripts: the memory sampler (nvidia-smi every few seconds), the
-/// output watcher that counts progress lines, the CPU counters and
-/// `write_report STATUS`, which writes the report atomically. The script
-/// defines `JOB_NAME` and `PLAN_NAME` before it, runs the job with its output
-/// through `watch_lines`, and calls `write_report` once on exit (touching
+/// Fills a template's `@NAME@` placeholders. Every value is already safe
+/// for where it goes (shell-quoted, JSON-quoted or a number): rendering only
+/// places it. A placeholder left unfilled is a defect the tests catch
+/// (`rendered_templates_leave_no_placeholder`).
+///
+/// One pass over the template: a value is never scanned again, so a job
+/// name that spells `@REPORT_KIT@` stays text.
+fn render(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('@') {
+        let (before, from_at) = rest.split_at(at);
+        out.push_str(before);
+        let after = from_at.strip_prefix('@').unwrap_or(from_at);
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+            .unwrap_or(after.len());
+        let (name, tail) = after.split_at(name_len);
+        let closed = tail.strip_prefix('@');
+        let value = closed
+            .filter(|_| !name.is_empty())
+            .and_then(|_| values.iter().find(|(n, _)| *n == name));
+        match (value, closed) {
+            (Some((_, v)), Some(tail)) => {
+                out.push_str(v);
+                rest = tail;
+            }
+            _ => {
+                out.push('@');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The run report's bash machinery (`templates/run-report-kit.bash`),
+/// shared by the shutdown wrapper and the Slurm scripts: the per-GPU memory
+/// sampler (nvidia-smi every few seconds), the output watchers that count
+/// progress lines, the CPU counters and `write_report STATUS`, which writes
+/// the report atomically. The script defines `JOB_NAME` and `PLAN_NAME`
+/// before it, runs the job with its output through `watch_lines out` and
+/// `watch_lines err`, and calls `write_report` once on exit (touching
 /// `$STATE_DIR/wrapper-done` first to end the sampler).
 fn run_report_kit(platform: &str) -> String {
-    RUN_REPORT_KIT
-        .replace("@SAMPLE@", &REPORT_SAMPLE_SECONDS.to_string())
-        .replace("@SCHEMA@", RUN_REPORT_SCHEMA)
-        .replace("@PLATFORM@", &json_quote(platform))
+    render(
+        include_str!("../templates/run-report-kit.bash"),
+        &[
+            ("SAMPLE", &REPORT_SAMPLE_SECONDS.to_string()),
+            ("SCHEMA", RUN_REPORT_SCHEMA),
+            ("PLATFORM", &json_quote(platform)),
+        ],
+    )
 }
 
 /// A string as a JSON literal in a bash `printf` format: quoted, with
@@ -128,95 +172,6 @@ fn json_quote(s: &str) -> String {
     let j = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
     j.replace('%', "%%").replace('\'', "")
 }
-
-const RUN_REPORT_KIT: &str = r#"SAMPLE_SECONDS=@SAMPLE@
-NVIDIA_SMI="${GPUPLAN_NVIDIA_SMI:-nvidia-smi}"
-DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{0,3}[0-9]+'
-STEP_PATTERN="${GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}"
-RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(date +%Y%m%d-%H%M%S).json}"
-STATE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-run.XXXXXX")"
-START_EPOCH=$(date +%s)
-START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
-# A job that opts in (one line: `import gpuplan_report;
-# gpuplan_report.report_torch_peak()`) leaves PyTorch's peak reserved memory
-# here; it counts where nvidia-smi cannot see the job's processes (many
-# containers hide them).
-export GPUPLAN_TORCH_PEAK_FILE="$STATE_DIR/torch_peak_mib"
-
-log() { printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }
-
-# JSON string: backslashes and quotes escaped, control characters dropped.
-json_str() { printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
-
-cpu_ticks() {
-  # busy and total jiffies of the whole machine, from /proc/stat
-  if read -r _ u n sy idle io irq sirq st _ < /proc/stat 2>/dev/null; then
-    echo "$((u + n + sy + irq + sirq + st)) $((u + n + sy + idle + io + irq + sirq + st))"
-  fi
-}
-CPU_START=$(cpu_ticks)
-
-# Peak GPU memory of the compute processes, polled until the run ends.
-(
-  # Until the run ends, or the wrapper is gone (its state folder with it).
-  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
-    used=$("$NVIDIA_SMI" --query-compute-apps=used_memory --format=csv,noheader,nounits 2>/dev/null |
-      awk '{ s += $1 } END { printf "%d", s }')
-    peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo 0)
-    if [ -n "$used" ] && [ "$used" -gt "$peak" ]; then echo "$used" > "$STATE_DIR/peak_mib"; fi
-    sleep "$SAMPLE_SECONDS"
-  done
-) </dev/null >/dev/null 2>&1 &
-
-# Passes the job's output through unchanged and notes its progress lines.
-watch_lines() {
-  while IFS= read -r line || [ -n "$line" ]; do
-    printf '%s\n' "$line"
-    if [[ $line =~ $STEP_PATTERN ]]; then
-      [ -e "$STATE_DIR/first_progress" ] || date +%s > "$STATE_DIR/first_progress"
-      printf '%s\n' "${BASH_REMATCH[0]:0:40}" >> "$STATE_DIR/progress"
-    fi
-  done
-}
-
-write_report() {
-  status=$1
-  end=$(date +%s)
-  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
-  gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
-  peak=$(cat "$STATE_DIR/peak_mib" 2>/dev/null || echo null)
-  torch_peak=$(tr -dc '0-9' < "$STATE_DIR/torch_peak_mib" 2>/dev/null | head -c 9)
-  if [ -n "$torch_peak" ] && { [ "$peak" = null ] || [ "$torch_peak" -gt "$peak" ]; }; then
-    peak=$torch_peak
-  fi
-  first=null
-  [ -e "$STATE_DIR/first_progress" ] && first=$(( $(cat "$STATE_DIR/first_progress") - START_EPOCH ))
-  lines=0
-  last=""
-  if [ -e "$STATE_DIR/progress" ]; then
-    lines=$(wc -l < "$STATE_DIR/progress")
-    last=$(tail -n 1 "$STATE_DIR/progress")
-  fi
-  cpu=null
-  cpu_end=$(cpu_ticks)
-  if [ -n "$CPU_START" ] && [ -n "$cpu_end" ]; then
-    # shellcheck disable=SC2086 # four numbers, split on purpose
-    set -- $CPU_START $cpu_end
-    [ "$(( $4 - $2 ))" -gt 0 ] && cpu=$(( 100 * ($3 - $1) / ($4 - $2) ))
-  fi
-  tmp="$RUN_REPORT.tmp.$$"
-  {
-    printf '{\n  "schema": "@SCHEMA@",\n'
-    printf '  "plan": %s,\n  "job": %s,\n  "platform": @PLATFORM@,\n' "$(json_str "$PLAN_NAME")" "$(json_str "$JOB_NAME")"
-    printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${gpu%%,*}")" "$(json_str "$(printf '%s' "${gpu#*,}" | tr -d ' ')")" "$gpus"
-    printf '  "peak_memory_mib": %s,\n' "$peak"
-    printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
-    printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
-    printf '  "progress_lines": %d,\n  "last_progress": %s,\n' "$lines" "$(json_str "$last")"
-    printf '  "cpu_percent": %s,\n  "exit_status": %d\n}\n' "$cpu" "$status"
-  } > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
-}
-"#;
 
 /// The auto-shutdown wrapper (bash). It runs the command, then stops the
 /// instance whether training succeeded or failed (trap on EXIT); a detached
@@ -233,15 +188,56 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
             "the training command, e.g. python train.py",
         ));
     }
-    if s.max_runtime_seconds == 0 || s.max_runtime_seconds > 60 * 60 * 24 * 60 {
+    // Any run a plan allows (its longest, with the margin) can be wrapped.
+    let longest = with_margin(crate::plan::MAX_HOURS as f64);
+    if s.max_runtime_seconds == 0 || s.max_runtime_seconds > longest {
         return Err(InputError::new(
-            "max_runtime",
-            format!("{} s is out of range", s.max_runtime_seconds),
-            "1 s to 60 days",
+            "max_hours",
+            format!("{} h is out of range", s.max_runtime_seconds.div_ceil(3600)),
+            format!("1 s to {} h", longest / 3600),
         ));
     }
     let poll = s.poll_seconds.clamp(1, 600);
-    let stop = match s.mechanism {
+    Ok(render(
+        include_str!("../templates/shutdown-wrapper.bash"),
+        &[
+            ("PLATFORM_ID", &platform_id_comment(&s.platform)),
+            ("SAMPLE", &REPORT_SAMPLE_SECONDS.to_string()),
+            ("WARNING", stop_warning(s.mechanism, s.destroy)),
+            ("JOB_NAME", &shell_quote(&s.job_name)),
+            ("PLAN_NAME", &shell_quote(&s.plan)),
+            ("COMMAND", &shell_quote(&s.command)),
+            ("MAX_RUNTIME", &s.max_runtime_seconds.to_string()),
+            ("POLL", &poll.to_string()),
+            ("STOP_BIN", stop_bin(s.mechanism)),
+            ("REPORT_KIT", &run_report_kit(&s.platform)),
+            ("STOP_COMMAND", &stop_command(s.mechanism, s.destroy)),
+        ],
+    ))
+}
+
+/// A platform id for a comment line: the id's own alphabet only (it comes
+/// from a profile, but a comment must never end early).
+fn platform_id_comment(id: &str) -> String {
+    id.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
+        .take(100)
+        .collect()
+}
+
+/// The stand-in-overridable program that stops the instance.
+fn stop_bin(m: StopMechanism) -> &'static str {
+    // Overridable so the wrapper can be tested with stand-ins.
+    match m {
+        StopMechanism::Shutdown => r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,
+        StopMechanism::HttpApi => r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
+        StopMechanism::VastCli => r#"VASTAI_BIN="${GPUPLAN_VASTAI_BIN:-vastai}""#,
+    }
+}
+
+/// The lines of `stop_instance` that stop it.
+fn stop_command(m: StopMechanism, destroy: bool) -> String {
+    match m {
         StopMechanism::Shutdown => r#"  "$SHUTDOWN_BIN" -h now || "$SHUTDOWN_BIN""#.to_owned(),
         StopMechanism::HttpApi => [
             r#"  : "${GPUPLAN_STOP_URL:?set GPUPLAN_STOP_URL to the stop endpoint shown in the platform console}""#,
@@ -250,121 +246,22 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
         ]
         .join("\n"),
         StopMechanism::VastCli => {
-            let verb = if s.destroy { "destroy" } else { "stop" };
-            format!(r#"  : "${{CONTAINER_ID:?CONTAINER_ID is set inside Vast.ai instances}}"
-  "$VASTAI_BIN" {verb} instance "$CONTAINER_ID""#)
+            let verb = if destroy { "destroy" } else { "stop" };
+            format!(
+                r#"  : "${{CONTAINER_ID:?CONTAINER_ID is set inside Vast.ai instances}}"
+  "$VASTAI_BIN" {verb} instance "$CONTAINER_ID""#
+            )
         }
-    };
-    let warning = match (s.mechanism, s.destroy) {
+    }
+}
+
+/// A comment warning about what a Vast.ai stop or destroy leaves or deletes.
+fn stop_warning(m: StopMechanism, destroy: bool) -> &'static str {
+    match (m, destroy) {
         (StopMechanism::VastCli, false) => "# Note: `stop` ends GPU billing but the disk keeps billing until you destroy the instance.\n",
         (StopMechanism::VastCli, true) => "# Note: `destroy` deletes the instance and its disk: copy results out first.\n",
         _ => "",
-    };
-    let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"#!/usr/bin/env bash
-# gpuplan 自动关机脚本（{platform}）：运行训练命令，无论成功还是出错都会关机
-# （trap EXIT）；脚本被杀掉（例如终端关了）时，后台看门狗也会关机，并限制最长运行
-# 时间。用 nohup bash 本脚本 > run.log 2>&1 & 在后台启动。另请在平台控制台同时
-# 打开定时关机、余额预警和欠费停机，作为第二道保险。
-#
-# gpuplan auto-shutdown wrapper for {platform}.
-# Runs the training command, then stops the instance whether training succeeded
-# or failed (trap on EXIT). A detached watchdog stops the instance if this
-# wrapper is killed (for example its terminal closed) and enforces a hard
-# maximum runtime. Start it detached, e.g.:  nohup bash this.sh > run.log 2>&1 &
-# Also turn on in the platform console, as a second line of defence: timed
-# shutdown (定时关机), a balance alert (余额预警) and stop on arrears (欠费停机).
-#
-# Run report / 运行报告: when the run ends (success, failure or a killed
-# job) the wrapper writes a small JSON file next to the job, atomically:
-# the GPU and driver, peak GPU memory of the job's processes (nvidia-smi
-# polled every {sample} s), wall time, time to the first progress line,
-# progress lines seen (lines matching GPUPLAN_STEP_PATTERN, by default
-# "Epoch N" or "Step N"), CPU use, exit status and the billing window.
-# Nothing leaves the machine. Import it with: gpuplan ledger import FILE
-{warning}set -u
-
-JOB_NAME={job}
-PLAN_NAME={plan}
-TRAIN_COMMAND={command}
-MAX_RUNTIME_SECONDS={max}
-POLL_SECONDS={poll}
-{bin}
-{report}
-stop_instance() {{
-  # Exactly once, whoever gets here first (the trap or the watchdog).
-  mkdir "$STATE_DIR/stopped" 2>/dev/null || return 0
-  log "stopping the instance ($1)"
-{stop}
-}}
-
-on_exit() {{
-  status=$?
-  touch "$STATE_DIR/wrapper-done"
-  log "training finished with status $status"
-  write_report "$status" || log "the run report could not be written"
-  stop_instance "wrapper exit, status $status"
-}}
-trap on_exit EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-
-WRAPPER_PID=$$
-(
-  trap '' HUP INT
-  deadline=$(( $(date +%s) + MAX_RUNTIME_SECONDS ))
-  while kill -0 "$WRAPPER_PID" 2>/dev/null; do
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      log "maximum runtime of $MAX_RUNTIME_SECONDS s reached: stopping training"
-      pkill -TERM -P "$WRAPPER_PID" 2>/dev/null
-      kill -TERM "$WRAPPER_PID" 2>/dev/null
-      sleep "$POLL_SECONDS"
-      stop_instance "maximum runtime reached"
-      # Its report is written by its own exit trap: wait for it to end.
-      while kill -0 "$WRAPPER_PID" 2>/dev/null; do sleep 1; done
-      rm -rf "$STATE_DIR"
-      exit 0
-    fi
-    sleep "$POLL_SECONDS"
-  done
-  # The wrapper is gone. If its trap did not run (it was killed), stop now.
-  [ -e "$STATE_DIR/wrapper-done" ] || stop_instance "wrapper killed"
-  # The watchdog is the last of the wrapper's processes: it leaves nothing.
-  rm -rf "$STATE_DIR"
-) </dev/null >/dev/null 2>&1 &
-disown 2>/dev/null || true
-
-log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
-# The job's stdout and stderr stay separate; both pass through watch_lines.
-bash -c "$TRAIN_COMMAND" > >(watch_lines) 2> >(watch_lines >&2) &
-train_pid=$!
-wait "$train_pid"
-status=$?
-# Let the output watchers finish their last lines before the report.
-sleep 0.2
-exit "$status"
-"#,
-        platform = s.platform,
-        warning = warning,
-        job = shell_quote(&s.job_name),
-        plan = shell_quote(&s.plan),
-        sample = REPORT_SAMPLE_SECONDS,
-        report = run_report_kit(&s.platform),
-        command = shell_quote(&s.command),
-        max = s.max_runtime_seconds,
-        poll = poll,
-        stop = stop,
-        bin = match s.mechanism {
-            // Overridable so the wrapper can be tested with stand-ins.
-            StopMechanism::Shutdown =>
-                r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,
-            StopMechanism::HttpApi => r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
-            StopMechanism::VastCli => r#"VASTAI_BIN="${GPUPLAN_VASTAI_BIN:-vastai}""#,
-        },
-    );
-    Ok(o)
+    }
 }
 
 /// The run report for notebooks (Colab, Kaggle, Jupyter), where no wrapper
@@ -375,151 +272,15 @@ exit "$status"
 pub fn notebook_report(platform: &str, plan: &str) -> Result<Script, InputError> {
     check_text("plan", plan, 200)?;
     check_text("platform", platform, 100)?;
+    // A JSON string is a Python string literal with the same value.
     let quote_py = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let text = format!(
-        r#""""gpuplan 运行报告（笔记本用）/ gpuplan run report for notebooks.
-
-在第一个单元格里 / in the first cell:
-    from gpuplan_report import RunReport
-    report = RunReport().start()
-每轮结束时 / after each epoch:    report.progress(f"Epoch {{epoch}}")
-训练结束后 / when training ends:  report.finish()        # or report.finish(exit_status=1)
-It writes gpuplan-run-YYYYMMDD-HHMMSS.json next to the notebook; import it
-with `gpuplan ledger import FILE`. Nothing leaves the machine.
-
-A script run by the shutdown wrapper or a Slurm script needs none of this;
-one line at its start hands PyTorch's peak memory to their report (where
-nvidia-smi cannot see the job's processes):
-    import gpuplan_report; gpuplan_report.report_torch_peak()
-"""
-import json
-import os
-import re
-import subprocess
-import time
-from datetime import datetime
-
-SCHEMA = "{schema}"
-PLAN = {plan}
-PLATFORM = {platform}
-
-
-def _now():
-    return datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-def _clean(s):
-    return re.sub(r"[\x00-\x1f\x7f]", "", str(s))[:200]
-
-
-def _smi(*args):
-    try:
-        out = subprocess.run(["nvidia-smi", *args], capture_output=True, text=True, timeout=10)
-        return out.stdout.strip().splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return []
-
-
-def _cpu_ticks():
-    try:
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:9]]
-        busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
-        return busy, busy + v[3] + v[4]
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _torch_peak_mib():
-    try:
-        import torch
-
-        if torch.cuda.is_available():
-            return int(torch.cuda.max_memory_reserved() // (1024 * 1024))
-    except Exception:
-        pass
-    return None
-
-
-def report_torch_peak():
-    """Under the wrapper or a Slurm script: at exit, write PyTorch's peak
-    reserved memory where their report reads it. Does nothing elsewhere."""
-    import atexit
-
-    path = os.environ.get("GPUPLAN_TORCH_PEAK_FILE")
-    if not path:
-        return
-
-    def _write():
-        peak = _torch_peak_mib()
-        if peak is not None:
-            try:
-                with open(path, "w") as f:
-                    f.write(str(peak))
-            except OSError:
-                pass
-
-    atexit.register(_write)
-
-
-class RunReport:
-    def __init__(self, job="notebook", path=None):
-        self.job = job
-        self.path = path or time.strftime("gpuplan-run-%Y%m%d-%H%M%S.json")
-        self.lines = 0
-        self.last = ""
-        self.first = None
-
-    def start(self):
-        self.t0 = time.time()
-        self.started = _now()
-        self.cpu0 = _cpu_ticks()
-        return self
-
-    def progress(self, text):
-        if self.first is None:
-            self.first = int(time.time() - self.t0)
-        self.lines += 1
-        self.last = _clean(text)[:40]
-
-    def finish(self, exit_status=0):
-        peak = _torch_peak_mib()
-        if peak is None:
-            used = [int(x) for x in _smi("--query-compute-apps=used_memory", "--format=csv,noheader,nounits") if x.strip().isdigit()]
-            peak = sum(used) if used else None
-        gpus = _smi("--query-gpu=name,driver_version", "--format=csv,noheader")
-        name, _, driver = (gpus[0] if gpus else ",").partition(",")
-        cpu = None
-        c1 = _cpu_ticks()
-        if self.cpu0 and c1 and c1[1] > self.cpu0[1]:
-            cpu = min(100, 100 * (c1[0] - self.cpu0[0]) // (c1[1] - self.cpu0[1]))
-        report = {{
-            "schema": SCHEMA,
-            "plan": PLAN,
-            "job": _clean(self.job),
-            "platform": PLATFORM,
-            "gpu_name": _clean(name.strip()),
-            "driver": _clean(driver.strip()),
-            "gpu_count": len(gpus),
-            "peak_memory_mib": peak,
-            "started_at": self.started,
-            "ended_at": _now(),
-            "wall_seconds": int(time.time() - self.t0),
-            "first_progress_seconds": self.first,
-            "progress_lines": self.lines,
-            "last_progress": self.last,
-            "cpu_percent": cpu,
-            "exit_status": int(exit_status) & 255,
-        }}
-        tmp = self.path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(report, f, ensure_ascii=False, indent=2)
-        os.replace(tmp, self.path)
-        return self.path
-"#,
-        schema = RUN_REPORT_SCHEMA,
-        plan = quote_py(plan),
-        platform = quote_py(platform),
+    let text = render(
+        include_str!("../templates/gpuplan_report.py"),
+        &[
+            ("SCHEMA", &quote_py(RUN_REPORT_SCHEMA)),
+            ("PLAN", &quote_py(plan)),
+            ("PLATFORM", &quote_py(platform)),
+        ],
     );
     Ok(Script {
         file_name: "gpuplan_report.py".into(),
@@ -703,6 +464,7 @@ on_exit() {
   status=$?
   touch "$STATE_DIR/wrapper-done"
   [ "$REPORTED" = 1 ] || write_report "$status" || log "the run report could not be written"
+  rm -rf "$STATE_DIR"
 }
 trap on_exit EXIT
 # Slurm's TERM at the walltime (or scancel) ends the job: exit through the
@@ -720,7 +482,7 @@ export GPUPLAN_RESUME=1
 requeue=0
 on_usr1() { requeue=1; kill -USR1 "$train_pid" 2>/dev/null; }
 trap on_usr1 USR1
-srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines) 2> >(watch_lines >&2) &
+srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
 train_pid=$!
 while true; do
   wait "$train_pid"
@@ -728,11 +490,13 @@ while true; do
   # A trapped signal interrupts wait; keep waiting until training has exited.
   kill -0 "$train_pid" 2>/dev/null || break
 done
-sleep 0.2
 if [ "$requeue" = 1 ]; then
-  # The requeue ends this script at once: report this part of the job first.
+  # The requeue ends this script at once: report this part of the job first,
+  # as a part that is not the last (the next part resumes the same run).
   touch "$STATE_DIR/wrapper-done"
+  REQUEUED=1
   write_report "$status" && REPORTED=1
+  rm -rf "$STATE_DIR"
   echo "gpuplan: walltime near, requeueing job $SLURM_JOB_ID to resume from its checkpoint"
   scontrol requeue "$SLURM_JOB_ID"
 fi
@@ -741,12 +505,10 @@ exit "$status"
         );
     } else {
         o.push_str(
-            r#"srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines) 2> >(watch_lines >&2) &
+            r#"srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
 train_pid=$!
 wait "$train_pid"
 status=$?
-# Let the output watchers finish their last lines before the report.
-sleep 0.2
 exit "$status"
 "#,
         );

@@ -47,6 +47,22 @@ pub enum StoreError {
         /// Seconds waited.
         waited_s: u64,
     },
+    /// The database (or the lock beside it) cannot be created or written:
+    /// a read-only folder, a folder where the file should be, a full disk.
+    #[error("the database at {path} cannot be used: {reason}; nothing was saved")]
+    Unwritable {
+        /// The file.
+        path: String,
+        /// What the operating system or SQLite said.
+        reason: String,
+    },
+    /// This store only browses: it opened without its file (see
+    /// [`Store::browse_without_saving`]), so a write would be lost.
+    #[error("not saved: {reason}")]
+    ReadOnly {
+        /// Why the database could not be opened.
+        reason: String,
+    },
     /// No such row.
     #[error("{what} {id} does not exist")]
     NotFound {
@@ -59,6 +75,48 @@ pub enum StoreError {
 
 /// How long a command waits for another process's lock on the database.
 pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long a process waits for another one to create or migrate the
+/// database on first use: a migration copies the old file first, which on a
+/// large ledger takes longer than an ordinary write.
+pub const FIRST_USE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// An exclusive lock on `<database>.lock`, held while the database is
+/// created and migrated, so that of several processes starting at once one
+/// does it and the others wait and then find it ready. Released on drop (the
+/// file is closed); the lock file itself is left, empty, for the next one.
+struct FirstUseLock(#[allow(dead_code)] std::fs::File);
+
+impl FirstUseLock {
+    fn acquire(db: &Path, wait: std::time::Duration) -> Result<Self, StoreError> {
+        let path = db.with_extension("db.lock");
+        let unwritable = |e: std::io::Error| StoreError::Unwritable {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(unwritable)?;
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(Self(file)),
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if started.elapsed() >= wait {
+                        return Err(StoreError::Busy {
+                            waited_s: wait.as_secs(),
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(unwritable(e)),
+            }
+        }
+    }
+}
 
 /// Why a database could not be opened, for deciding what to do with it.
 enum Unusable {
@@ -177,11 +235,31 @@ fn migrations() -> Migrations<'static> {
         // which personal calibration learns from; NULL when the report
         // matched no plan with a model.
         M::up("ALTER TABLE run_reports ADD COLUMN measured_run TEXT;"),
+        // v6: a report's identity (a digest of its content, computed by the
+        // caller), unique where known, so one run imported twice is one bill.
+        // Rows imported before have none until the caller fills it in.
+        M::up(
+            "ALTER TABLE run_reports ADD COLUMN identity TEXT;
+             CREATE UNIQUE INDEX run_reports_identity ON run_reports(identity) WHERE identity IS NOT NULL;",
+        ),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
+
+/// A bill imported from a run report, for [`Store::add_reported_bills`].
+#[derive(Debug, Clone, Copy)]
+pub struct ReportedBill<'a> {
+    /// The ledger entry.
+    pub entry: &'a LedgerEntry,
+    /// The report's JSON as imported.
+    pub report: &'a str,
+    /// The anonymised measured run (JSON owned by the caller), if any.
+    pub measured_run: Option<&'a str>,
+    /// The report's identity (see migration v6).
+    pub identity: &'a str,
+}
 
 /// The format of a saved plan's body written by this build: the plan file
 /// format of `docs/plans.md`.
@@ -255,6 +333,9 @@ pub struct MonthSpend {
 /// An open database.
 pub struct Store {
     conn: Connection,
+    /// Set when the store only browses (its file could not be opened):
+    /// every write is refused with this reason instead of being lost.
+    read_only: Option<String>,
 }
 
 fn saved_plan(r: &rusqlite::Row<'_>) -> rusqlite::Result<SavedPlan> {
@@ -279,12 +360,45 @@ fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        Self::init(Connection::open(path)?, BUSY_WAIT)
+        Self::open_file(path, BUSY_WAIT)
     }
 
-    /// An in-memory database (tests, or when the file cannot be used).
+    /// An in-memory database (tests).
     pub fn open_in_memory() -> Result<Self, StoreError> {
         Self::init(Connection::open_in_memory()?, BUSY_WAIT)
+    }
+
+    /// An empty in-memory store that refuses every write with `reason`: the
+    /// app browses its bundled data when the user's database cannot be
+    /// opened, and says so, but never pretends to save.
+    pub fn browse_without_saving(reason: &str) -> Result<Self, StoreError> {
+        let mut s = Self::open_in_memory()?;
+        s.read_only = Some(reason.to_owned());
+        Ok(s)
+    }
+
+    /// Why writes are refused, when they are (see
+    /// [`Store::browse_without_saving`]).
+    pub fn read_only_reason(&self) -> Option<&str> {
+        self.read_only.as_deref()
+    }
+
+    /// Opens the file under the first-use lock (creation and migration by
+    /// one process at a time), then lets it go: ordinary reads and writes
+    /// are serialised by SQLite itself.
+    fn open_file(path: &Path, wait: std::time::Duration) -> Result<Self, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::Unwritable {
+                path: path.display().to_string(),
+                reason: "a folder is where the database file should be".into(),
+            });
+        }
+        let _first_use = FirstUseLock::acquire(path, FIRST_USE_WAIT.max(wait))?;
+        let conn = Connection::open(path).map_err(|e| StoreError::Unwritable {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::init(conn, wait)
     }
 
     /// Opens the database at `path`; if it cannot be used (corrupt, or written
@@ -304,7 +418,7 @@ impl Store {
         tag: &str,
         wait: std::time::Duration,
     ) -> Result<(Self, Option<String>), StoreError> {
-        let e = match Self::init(Connection::open(path)?, wait) {
+        let e = match Self::open_file(path, wait) {
             Ok(s) => return Ok((s, None)),
             Err(e) => e,
         };
@@ -328,7 +442,7 @@ impl Store {
                 let _ = std::fs::rename(&from, format!("{}{ext}", aside.display()));
             }
         }
-        let fresh = Self::init(Connection::open(path)?, wait)?;
+        let fresh = Self::open_file(path, wait)?;
         Ok((
             fresh,
             Some(format!(
@@ -379,7 +493,10 @@ impl Store {
             }
         }
         migrations().to_latest(&mut conn)?;
-        Ok(Self { conn })
+        Ok(Self {
+            conn,
+            read_only: None,
+        })
     }
 
     /// The schema version in the file.
@@ -397,11 +514,22 @@ impl Store {
         Ok(r == "ok")
     }
 
+    /// One write, in one transaction. It starts IMMEDIATE (takes the write
+    /// lock first, waiting up to the busy time): a deferred transaction that
+    /// read first could not upgrade while another process writes, and would
+    /// fail at once instead of waiting its turn.
     fn write<T>(
         &mut self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let tx = self.conn.transaction()?;
+        if let Some(reason) = &self.read_only {
+            return Err(StoreError::ReadOnly {
+                reason: reason.clone(),
+            });
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -522,27 +650,78 @@ impl Store {
         })
     }
 
-    /// Adds a ledger entry with the run report it came from, in one
-    /// transaction; returns the entry's id.
-    pub fn add_ledger_with_report(
+    /// Adds bills imported from run reports, all in one transaction (all or
+    /// none); returns their ids in order.
+    pub fn add_reported_bills(
         &mut self,
-        e: &LedgerEntry,
-        report: &str,
-        measured_run: Option<&str>,
+        bills: &[ReportedBill<'_>],
         now: &str,
-    ) -> Result<i64, StoreError> {
+    ) -> Result<Vec<i64>, StoreError> {
         self.write(|tx| {
+            let mut ids = Vec::with_capacity(bills.len());
+            for b in bills {
+                let e = b.entry;
+                tx.execute(
+                    "INSERT INTO ledger (date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![e.date, e.platform, e.gpu, e.hours.to_string(), e.cost.to_string(), e.problems, e.plan_id, e.planned_cost.map(|d| d.to_string()), now],
+                )?;
+                let id = tx.last_insert_rowid();
+                tx.execute(
+                    "INSERT INTO run_reports (ledger_id, body, measured_run, identity, imported_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![id, b.report, b.measured_run, b.identity, now],
+                )?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })
+    }
+
+    /// The ledger entry whose report has this identity, if one was imported.
+    pub fn bill_of_report(&self, identity: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT ledger_id FROM run_reports WHERE identity = ?1",
+                [identity],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Reports imported before identities were kept: (ledger id, JSON).
+    pub fn reports_without_identity(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT ledger_id, body FROM run_reports WHERE identity IS NULL ORDER BY ledger_id",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records a report's identity; false (and nothing changed) when another
+    /// report already has it (a run imported twice before identities).
+    pub fn set_report_identity(
+        &mut self,
+        ledger_id: i64,
+        identity: &str,
+    ) -> Result<bool, StoreError> {
+        self.write(|tx| {
+            let taken: bool = tx
+                .query_row(
+                    "SELECT 1 FROM run_reports WHERE identity = ?1",
+                    [identity],
+                    |_| Ok(true),
+                )
+                .optional()?
+                .unwrap_or(false);
+            if taken {
+                return Ok(false);
+            }
             tx.execute(
-                "INSERT INTO ledger (date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![e.date, e.platform, e.gpu, e.hours.to_string(), e.cost.to_string(), e.problems, e.plan_id, e.planned_cost.map(|d| d.to_string()), now],
+                "UPDATE run_reports SET identity = ?2 WHERE ledger_id = ?1",
+                params![ledger_id, identity],
             )?;
-            let id = tx.last_insert_rowid();
-            tx.execute(
-                "INSERT INTO run_reports (ledger_id, body, measured_run, imported_at) VALUES (?1, ?2, ?3, ?4)",
-                params![id, report, measured_run, now],
-            )?;
-            Ok(id)
+            Ok(true)
         })
     }
 
@@ -853,6 +1032,134 @@ mod tests {
         s
     }
 
+    /// Adds one bill from a report (`identity` as the caller computed it).
+    fn one_reported_bill(s: &mut Store, report: &str, run: Option<&str>, identity: &str) -> i64 {
+        let e = entry("2026-11-30", "1.39");
+        let ids = s
+            .add_reported_bills(
+                &[ReportedBill {
+                    entry: &e,
+                    report,
+                    measured_run: run,
+                    identity,
+                }],
+                "now",
+            )
+            .expect("bill, report and run in one transaction");
+        ids[0]
+    }
+
+    #[test]
+    fn upgrade_from_v5_keeps_reports_and_gives_each_an_identity_once() {
+        let (_dir, path) = database_at(
+            5,
+            "v5.db",
+            &[
+                "INSERT INTO ledger (id, date, platform, gpu, hours, cost, created_at) VALUES (3, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')",
+                "INSERT INTO ledger (id, date, platform, gpu, hours, cost, created_at) VALUES (4, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')",
+                "INSERT INTO run_reports (ledger_id, body, measured_run, imported_at) VALUES (3, '{\"a\":1}', NULL, 't')",
+                "INSERT INTO run_reports (ledger_id, body, measured_run, imported_at) VALUES (4, '{\"a\":1}', NULL, 't')",
+            ],
+        );
+        let mut s = upgraded(&path);
+        let old = s.reports_without_identity().expect("read");
+        assert_eq!(old.len(), 2, "reports from v5 have no identity yet");
+        assert!(
+            s.set_report_identity(3, "same").expect("set"),
+            "the first report takes its identity"
+        );
+        assert!(
+            !s.set_report_identity(4, "same").expect("set"),
+            "a second import of the same report cannot take it: it stays as it was"
+        );
+        assert_eq!(
+            s.bill_of_report("same").expect("read"),
+            Some(3),
+            "the identity finds the first bill"
+        );
+    }
+
+    #[test]
+    fn reported_bills_are_added_all_or_none_and_an_identity_only_once() {
+        let mut s = Store::open_in_memory().expect("open");
+        let (a, b) = (entry("2026-11-29", "1.00"), entry("2026-11-30", "2.00"));
+        let bill = |e, identity| ReportedBill {
+            entry: e,
+            report: "{}",
+            measured_run: None,
+            identity,
+        };
+        let ids = s
+            .add_reported_bills(&[bill(&a, "x"), bill(&b, "y")], "now")
+            .expect("two bills at once");
+        assert_eq!(ids.len(), 2, "both added, ids in order");
+        let again = s.add_reported_bills(&[bill(&a, "z"), bill(&b, "y")], "now");
+        assert!(
+            again.is_err(),
+            "a batch holding a known identity is refused"
+        );
+        assert_eq!(
+            s.list_ledger().expect("ledger").len(),
+            2,
+            "and none of it was written (not even the new first bill)"
+        );
+    }
+
+    #[test]
+    fn a_browsing_store_refuses_to_save_instead_of_losing_it() {
+        let mut s = Store::browse_without_saving("the folder is read-only").expect("open");
+        let err = s
+            .add_ledger(&entry("2026-11-30", "1.00"), "now")
+            .expect_err("a write must not pretend to succeed");
+        assert!(
+            matches!(err, StoreError::ReadOnly { .. }) && err.to_string().contains("read-only"),
+            "the refusal says why: {err}"
+        );
+        assert!(
+            s.list_ledger().expect("read").is_empty(),
+            "nothing was kept"
+        );
+    }
+
+    #[test]
+    fn a_folder_where_the_file_should_be_is_named_not_worked_around() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("gpuplan.db");
+        std::fs::create_dir(&path).expect("a folder in the way");
+        let err = Store::open(&path).err().expect("refused");
+        assert!(
+            matches!(err, StoreError::Unwritable { .. })
+                && err.to_string().contains(&path.display().to_string()),
+            "the error names the path and the reason: {err}"
+        );
+    }
+
+    #[test]
+    fn twenty_processes_starting_at_once_all_save() {
+        // Threads stand in for processes: each opens its own connection to a
+        // database that does not exist yet, then writes one bill.
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("gpuplan.db");
+        let handles: Vec<_> = (0..20)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let mut s = Store::open(&path)?;
+                    s.add_ledger(&entry("2026-11-30", &format!("{i}.00")), "now")
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("no panic").expect("every first use saves");
+        }
+        let s = Store::open(&path).expect("reopen");
+        assert_eq!(
+            s.list_ledger().expect("ledger").len(),
+            20,
+            "every bill a process was told was saved is in the file"
+        );
+    }
+
     #[test]
     fn upgrade_from_v3_keeps_the_ledger_and_stores_run_reports() {
         let (_dir, path) = database_at(
@@ -868,9 +1175,7 @@ mod tests {
             1,
             "the v3 bill survives"
         );
-        let id = s
-            .add_ledger_with_report(&entry("2026-11-30", "1.39"), "{\"schema\":1}", None, "now")
-            .expect("bill and report in one transaction");
+        let id = one_reported_bill(&mut s, "{\"schema\":1}", None, "r1");
         assert_eq!(
             s.run_report(id).expect("read").as_deref(),
             Some("{\"schema\":1}"),
@@ -905,14 +1210,7 @@ mod tests {
             s.measured_runs().expect("runs").is_empty(),
             "a v4 report has no measured run to learn from"
         );
-        let id = s
-            .add_ledger_with_report(
-                &entry("2026-11-30", "1.39"),
-                "{}",
-                Some("{\"run\":1}"),
-                "now",
-            )
-            .expect("bill, report and run in one transaction");
+        let id = one_reported_bill(&mut s, "{}", Some("{\"run\":1}"), "r1");
         assert_eq!(
             s.measured_runs().expect("runs"),
             vec!["{\"run\":1}".to_owned()],

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use gpuplan_core::correction::{
-    observe, Corrections, Factor, MeasuredRun, MeasuredRunFile, Observation, Source,
-    MEASURED_RUNS_SCHEMA,
+    distinct, join_parts, observe, unique, Corrections, Factor, MeasuredRun, MeasuredRunFile,
+    Observation, Source, MEASURED_RUNS_SCHEMA,
 };
 use gpuplan_core::pack::CoursePack;
 use gpuplan_core::platform::PlatformSet;
@@ -60,17 +60,10 @@ pub(crate) fn observations(
     platforms: &PlatformSet,
     bundled: &crate::Bundled,
 ) -> Result<Vec<Observation>> {
-    let mut runs: Vec<(MeasuredRun, Source)> = Vec::new();
-    for body in store.measured_runs()? {
-        // A stored run was written by this program; one that no longer
-        // parses (an older shape) is skipped, never fatal.
-        if let Ok(r) = serde_json::from_str::<MeasuredRun>(&body) {
-            runs.push((r, Source::Own));
-        }
-    }
-    if let Some(p) = pack {
-        runs.extend(p.measured_runs.iter().cloned().map(|r| (r, Source::Class)));
-    }
+    let runs = distinct(
+        own_runs(store)?,
+        pack.map(|p| p.measured_runs.clone()).unwrap_or_default(),
+    );
     Ok(runs
         .iter()
         .filter_map(|(run, source)| {
@@ -86,6 +79,19 @@ pub(crate) fn observations(
             observe_run(run, *source, bundled, &host)
         })
         .collect())
+}
+
+/// The student's own runs, parts of one run joined into it.
+fn own_runs(store: &Store) -> Result<Vec<MeasuredRun>> {
+    let mut runs = Vec::new();
+    for body in store.measured_runs()? {
+        // A stored run was written by this program; one that no longer
+        // parses (an older shape) is skipped, never fatal.
+        if let Ok(r) = serde_json::from_str::<MeasuredRun>(&body) {
+            runs.push(r);
+        }
+    }
+    Ok(join_parts(runs))
 }
 
 /// A run against what the estimator expects of its job on its card; `None`
@@ -180,13 +186,16 @@ impl Planner {
     }
 
     /// The student's measured runs as a file to hand to the instructor:
-    /// the planned job, card, platform and measurements only.
+    /// the planned job, card, platform and measurements only, parts of one
+    /// run joined, each run once, and only runs an instructor's pack
+    /// accepts (a run whose model or card this build no longer knows is
+    /// left out, so the hand-in never fails at the instructor's).
     pub fn export_measured_runs(&mut self) -> Result<String> {
-        let runs: Vec<MeasuredRun> = self
-            .store()?
-            .measured_runs()?
-            .iter()
-            .filter_map(|b| serde_json::from_str(b).ok())
+        let own = unique(own_runs(self.store()?)?);
+        let (catalog, zoo) = (&self.bundled.catalog, &self.bundled.zoo);
+        let runs: Vec<MeasuredRun> = own
+            .into_iter()
+            .filter(|r| r.check("run", catalog, zoo).is_ok())
             .collect();
         let file = MeasuredRunFile {
             schema: MEASURED_RUNS_SCHEMA.to_owned(),
@@ -198,7 +207,9 @@ impl Planner {
     /// Reads a file of measured runs a student handed in (checked like any
     /// untrusted file).
     pub fn parse_measured_runs(&self, file: &str, text: &str) -> Result<Vec<MeasuredRun>> {
-        Ok(MeasuredRunFile::from_json(file, text, &self.bundled.catalog, &self.bundled.zoo)?.runs)
+        MeasuredRunFile::from_json(file, text, &self.bundled.catalog, &self.bundled.zoo)
+            .map(|f| f.runs)
+            .map_err(|e| AppError::from(e).in_file(file))
     }
 }
 

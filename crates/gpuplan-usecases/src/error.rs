@@ -110,3 +110,22 @@ impl From<std::io::Error> for AppError {
         Self::io(e.to_string())
     }
 }
+
+impl AppError {
+    /// The same error, its message saying which file it came from (a
+    /// multi-file import or a hand-in names the file it refused).
+    pub(crate) fn in_file(self, file: &str) -> Self {
+        match self {
+            AppError::Input {
+                field,
+                message,
+                allowed,
+            } if !message.contains(file) => AppError::Input {
+                field,
+                message: format!("{file}: {message}"),
+                allowed,
+            },
+            other => other,
+        }
+    }
+}

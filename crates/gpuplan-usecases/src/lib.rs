@@ -31,6 +31,7 @@ pub mod home;
 pub mod labels;
 mod legacy;
 pub mod planning;
+pub mod reports;
 pub mod userdata;
 pub mod views;
 
@@ -124,6 +125,9 @@ pub struct Planner {
     layer: Option<UserLayer>,
     clock: Clock,
     notice: Option<String>,
+    /// When the database cannot be opened: browse without saving (the app,
+    /// which shows a banner) instead of failing (the CLI).
+    browse_if_unwritable: bool,
 }
 
 impl Planner {
@@ -136,7 +140,23 @@ impl Planner {
             layer: None,
             clock,
             notice: None,
+            browse_if_unwritable: false,
         }
+    }
+
+    /// When the user's database cannot be opened, browse the bundled data
+    /// without saving instead of failing; every save then fails with the
+    /// reason, and [`Planner::read_only`] says so for a banner. The app asks
+    /// for this; the CLI does not (a command that cannot save exits non-zero).
+    pub fn browse_if_unwritable(mut self) -> Self {
+        self.browse_if_unwritable = true;
+        self
+    }
+
+    /// Why nothing can be saved this session, when the database could not
+    /// be opened and the planner browses without saving.
+    pub fn read_only(&self) -> Option<&str> {
+        self.store.as_ref().and_then(Store::read_only_reason)
     }
 
     /// The bundled data.
@@ -178,26 +198,35 @@ impl Planner {
             let (store, notice) = match &self.home {
                 Home::Memory => (Store::open_in_memory()?, None),
                 Home::Folder(dir) => {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
                     let tag = (self.clock)().format("%Y%m%d-%H%M%S").to_string();
-                    match Store::open_or_set_aside(&dir.join(home::DATABASE_FILE), &tag) {
+                    let opened = std::fs::create_dir_all(dir)
+                        .map_err(|e| gpuplan_store::StoreError::Unwritable {
+                            path: dir.display().to_string(),
+                            reason: e.to_string(),
+                        })
+                        .and_then(|()| {
+                            Store::open_or_set_aside(&dir.join(home::DATABASE_FILE), &tag)
+                        });
+                    match opened {
                         Ok(pair) => pair,
                         // Another gpuplan holds it: say so and change
                         // nothing; the next command finds it free.
                         Err(e @ gpuplan_store::StoreError::Busy { .. }) => return Err(e.into()),
-                        // The file could not even be set aside (a read-only
-                        // folder): keep working in memory and say so.
-                        Err(e) => (
-                            Store::open_in_memory()?,
-                            Some(format!("{e}. Working without saving this session.")),
-                        ),
+                        // The app browses without saving, and says so in a
+                        // banner; every save says it was not saved.
+                        Err(e) if self.browse_if_unwritable => {
+                            let reason = e.to_string();
+                            (Store::browse_without_saving(&reason)?, Some(reason))
+                        }
+                        // Anything else is the command's error: nothing it
+                        // was asked to keep may be reported as kept.
+                        Err(e) => return Err(e.into()),
                     }
                 }
             };
             self.notice = notice;
             self.store = Some(store);
-            if let Home::Folder(_) = self.home {
+            if matches!(self.home, Home::Folder(_)) && self.read_only().is_none() {
                 let legacy = home::legacy_cli_home();
                 if let Some(n) = self.import_legacy(&legacy)? {
                     self.notice = Some(match self.notice.take() {

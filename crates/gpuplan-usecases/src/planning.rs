@@ -833,7 +833,7 @@ impl Planner {
             },
             platforms: profiles,
             presets,
-            measured_runs: distinct(&e.measured_runs),
+            measured_runs: gpuplan_core::correction::unique(e.measured_runs.clone()),
         };
         let text = pack.to_toml();
         CoursePack::from_toml(
@@ -844,22 +844,6 @@ impl Planner {
         )?;
         Ok(text)
     }
-}
-
-/// The runs with repeats dropped: a student who hands in all their runs
-/// again each week is counted once per run. A repeat is the same run,
-/// start time included; runs that do not say when they started are all
-/// kept (two of them may have measured the same).
-fn distinct(
-    runs: &[gpuplan_core::correction::MeasuredRun],
-) -> Vec<gpuplan_core::correction::MeasuredRun> {
-    let mut out: Vec<gpuplan_core::correction::MeasuredRun> = Vec::new();
-    for r in runs {
-        if r.started_at.is_empty() || !out.contains(r) {
-            out.push(r.clone());
-        }
-    }
-    out
 }
 
 /// The presets of `pack` as the app shows them. Each sets every choice the

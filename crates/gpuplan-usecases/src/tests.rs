@@ -497,8 +497,10 @@ fn estimate_on_its_card(p: &mut Planner, job: &JobSpec) -> gpuplan_core::estimat
 /// A report of `plan`'s run, the `n`th of the day (its start time).
 fn measured_report(plan: &str, seconds: u64, peak_mib: u64, n: u32) -> String {
     format!(
-        r#"{{"schema": "gpuplan-run-report/1", "plan": "{plan}", "job": "train", "platform": "autodl",
-  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "peak_memory_mib": {peak_mib},
+        r#"{{"schema": "gpuplan-run-report/2", "plan": "{plan}", "job": "train", "platform": "autodl",
+  "run_id": "run-{n}", "part": 1, "requeued": false,
+  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "gpu_peaks_mib": [{peak_mib}],
+  "torch_allocated_mib": [],
   "started_at": "2026-11-30T10:{n:02}:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
   "wall_seconds": {seconds}, "first_progress_seconds": 30, "progress_lines": 10,
   "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#
@@ -713,15 +715,26 @@ fn a_course_of_two_thousand_measured_runs_is_learnt_from() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut t = planner(dir.path());
     let plan = model_plan();
-    let run = gpuplan_core::correction::MeasuredRun {
-        job: plan.job.clone(),
-        gpu: "rtx3090".into(),
-        platform: "autodl".into(),
-        wall_seconds: 900,
-        peak_memory_mib: Some(3000),
-        completed: true,
-        started_at: String::new(),
-    };
+    // Two thousand different runs (a run is one run: the same run twice is
+    // counted once, tested below).
+    let runs: Vec<_> = (0..gpuplan_core::correction::MAX_MEASURED_RUNS)
+        .map(|i| gpuplan_core::correction::MeasuredRun {
+            job: plan.job.clone(),
+            gpu: "rtx3090".into(),
+            platform: "autodl".into(),
+            wall_seconds: 900 + (i % 60) as u64,
+            peak_memory_mib: Some(3000),
+            memory: gpuplan_core::correction::MeasuredMemory::Process,
+            started_at: format!(
+                "2026-{:02}-{:02}T{:02}:{:02}:00+0800",
+                1 + i / 200,
+                1 + (i / 24) % 28,
+                i % 24,
+                i % 60
+            ),
+            ..Default::default()
+        })
+        .collect();
     let pack = t
         .export_pack(&crate::planning::PackExport {
             name: "big course",
@@ -729,7 +742,7 @@ fn a_course_of_two_thousand_measured_runs_is_learnt_from() {
             platforms: &["autodl".to_owned()],
             presets: Vec::new(),
             budget_cap: None,
-            measured_runs: vec![run; gpuplan_core::correction::MAX_MEASURED_RUNS],
+            measured_runs: runs,
         })
         .expect("the largest pack exports");
     let mut c = planner(dir.path());
@@ -740,6 +753,49 @@ fn a_course_of_two_thousand_measured_runs_is_learnt_from() {
         Some(2000),
         "all of them are learnt from"
     );
+}
+
+#[test]
+fn a_pack_repeating_one_run_is_refused_and_an_export_collapses_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut t = planner(dir.path());
+    let plan = model_plan();
+    let run = gpuplan_core::correction::MeasuredRun {
+        job: plan.job.clone(),
+        gpu: "rtx3090".into(),
+        platform: "autodl".into(),
+        wall_seconds: 900,
+        ..Default::default()
+    };
+    let pack = t
+        .export_pack(&crate::planning::PackExport {
+            name: "flood",
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: Vec::new(),
+            budget_cap: None,
+            measured_runs: vec![run; 2000],
+        })
+        .expect("exports");
+    assert_eq!(
+        pack.matches("[[measured_run]]").count(),
+        1,
+        "the instructor's export keeps one copy of a run handed in 2000 times"
+    );
+    // A pack edited by hand to repeat it is refused on import, by entry.
+    let one = pack
+        .split("[[measured_run]]")
+        .nth(1)
+        .map(|r| format!("[[measured_run]]{r}"))
+        .expect("the run");
+    let flood = format!("{pack}\n{one}\n{one}");
+    match t.import_pack("flood.toml", &flood) {
+        Err(AppError::Data { message, .. }) => assert!(
+            message.contains("measured_run[1]") && message.contains("the same run"),
+            "the repeated entry is named: {message}"
+        ),
+        other => panic!("a pack repeating a run must be refused: {other:?}"),
+    }
 }
 
 #[test]

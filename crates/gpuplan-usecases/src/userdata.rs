@@ -13,8 +13,8 @@ use gpuplan_store::{LedgerEntry, PLAN_FORMAT_TOML};
 use rust_decimal::Decimal;
 
 use crate::views::{
-    DeletedBill, ImportedRun, ImportedRunView, LedgerInput, LedgerPage, LedgerRow, OverrideRow,
-    PackRow, PlanVersusActual, SavedPlanRow, VersusView,
+    DeletedBill, LedgerInput, LedgerPage, LedgerRow, OverrideRow, PackRow, PlanVersusActual,
+    SavedPlanRow, VersusView,
 };
 use crate::{files, home, legacy, AppError, Planner, Result, UserLayer};
 
@@ -511,7 +511,6 @@ impl Planner {
         let Some(report) = &bill.report else {
             return Ok(self.store()?.add_ledger(&e, &now)?);
         };
-        gpuplan_core::report::RunReport::from_json("restored report", report)?;
         if let Some(m) = &bill.measured_run {
             let run: gpuplan_core::correction::MeasuredRun =
                 serde_json::from_str(m).map_err(|err| {
@@ -523,11 +522,21 @@ impl Planner {
                 })?;
             run.check("measured_run", &self.bundled.catalog, &self.bundled.zoo)?;
         }
-        let id =
-            self.store()?
-                .add_ledger_with_report(&e, report, bill.measured_run.as_deref(), &now)?;
+        let identity =
+            gpuplan_core::report::RunReport::from_json("restored report", report)?.identity();
+        let ids = self.store()?.add_reported_bills(
+            &[gpuplan_store::ReportedBill {
+                entry: &e,
+                report,
+                measured_run: bill.measured_run.as_deref(),
+                identity: &identity,
+            }],
+            &now,
+        )?;
         self.invalidate();
-        Ok(id)
+        ids.first().copied().ok_or_else(|| AppError::Store {
+            message: "the restored bill was not added".into(),
+        })
     }
 
     /// Adds a real bill to the ledger, with the linked plan's quoted total
@@ -539,7 +548,7 @@ impl Planner {
     }
 
     /// A ledger input checked field by field, with the linked plan's quote.
-    fn ledger_entry(&mut self, entry: &LedgerInput) -> Result<LedgerEntry> {
+    pub(crate) fn ledger_entry(&mut self, entry: &LedgerInput) -> Result<LedgerEntry> {
         let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| {
             AppError::input(
                 "date",
@@ -586,20 +595,6 @@ impl Planner {
         Ok(e)
     }
 
-    /// Imports a run report and draws plan versus actual (the app's import,
-    /// from the open dialog or a file dropped on the ledger).
-    pub fn import_report_view(&mut self, file: &str, text: &str) -> Result<ImportedRunView> {
-        let run = self.import_report(file, text, None)?;
-        let versus = match &run.versus {
-            Some(v) => Some(VersusView {
-                versus: v.clone(),
-                chart: self.versus_chart(v)?,
-            }),
-            None => None,
-        };
-        Ok(ImportedRunView { run, versus })
-    }
-
     /// Plan versus actual for a ledger entry imported from a run report,
     /// against its plan as it is saved now.
     pub fn run_versus(&mut self, ledger_id: i64) -> Result<VersusView> {
@@ -625,194 +620,13 @@ impl Planner {
         Ok(VersusView { versus, chart })
     }
 
-    /// Imports the run report in a file (bounded read, regular files only).
-    pub fn import_report_file(
-        &mut self,
-        path: &Path,
-        cost: Option<&str>,
-        plan: Option<&Plan>,
-    ) -> Result<ImportedRun> {
-        let text = files::read_text(
-            path,
-            "report",
-            gpuplan_core::report::MAX_REPORT_BYTES as u64,
-        )?;
-        self.import_report_with(&path.display().to_string(), &text, cost, plan)
-    }
-
-    /// Imports a run report the kit's wrapper wrote (`gpuplan ledger import`):
-    /// validated as untrusted input, matched to the saved plan of the name it
-    /// carries, and stored as a ledger entry with the report beside it. The
-    /// cost is `cost` when the student gives the real bill, else the billing
-    /// window's hours at the plan's (or platform's) price for that card.
-    pub fn import_report(
-        &mut self,
-        file: &str,
-        text: &str,
-        cost: Option<&str>,
-    ) -> Result<ImportedRun> {
-        self.import_report_with(file, text, cost, None)
-    }
-
-    /// [`Planner::import_report`], compared with `plan` (a plan file the
-    /// CLI names with `--plan`) instead of the saved plan of the report's
-    /// name.
-    pub fn import_report_with(
-        &mut self,
-        file: &str,
-        text: &str,
-        cost: Option<&str>,
-        plan_file: Option<&Plan>,
-    ) -> Result<ImportedRun> {
-        let report = gpuplan_core::report::RunReport::from_json(file, text)?;
-        let wanted = plan_file.map_or(report.plan.as_str(), |p| p.name.as_str());
-        let plan = self
-            .store()?
-            .list_plans()?
-            .into_iter()
-            .filter(|p| !wanted.is_empty() && p.name == wanted)
-            .max_by_key(|p| p.id);
-        let plan_id = plan.as_ref().map(|p| p.id);
-        let parsed = match plan_file {
-            Some(p) => Some(p.clone()),
-            None => plan
-                .as_ref()
-                .and_then(|p| Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok()),
-        };
-        let gpu = report
-            .gpu_id(&self.bundled.catalog)
-            .or_else(|| parsed.as_ref().map(|p| p.gpu.clone()))
-            .ok_or_else(|| {
-                AppError::input(
-                    "gpu_name",
-                    format!("`{}` is no card in the catalog", excerpt(&report.gpu_name)),
-                    "a report from an NVIDIA GPU gpuplan knows (gpuplan gpus)",
-                )
-            })?;
-        let platform = if report.platform.is_empty() {
-            parsed
-                .as_ref()
-                .map(|p| p.platform.clone())
-                .unwrap_or_default()
-        } else {
-            report.platform.clone()
-        };
-        let hours = report.hours();
-        let (cost, estimated) = match cost {
-            Some(c) => (c.trim().to_owned(), false),
-            None => {
-                let platforms = self.platforms()?;
-                let price = platforms
-                    .get(&platform)
-                    .ok()
-                    .and_then(|p| {
-                        p.offer(&gpu, &self.bundled.catalog)
-                            .ok()
-                            .map(|o| o.price_per_hour.typical)
-                    })
-                    .ok_or_else(|| {
-                        AppError::input(
-                            "cost",
-                            format!("no price for {gpu} on `{}`", excerpt(&platform)),
-                            "give the real bill with --cost",
-                        )
-                    })?;
-                let gpus = Decimal::from(report.gpu_count.max(1));
-                // Bounded inputs (ten years, 64 GPUs, a checked price), but
-                // checked: an overflow is an input error, never a panic.
-                let amount = hours
-                    .checked_mul(price)
-                    .and_then(|x| x.checked_mul(gpus))
-                    .ok_or_else(|| {
-                        AppError::input("cost", "the estimate overflows", "give --cost")
-                    })?
-                    .round_dp_with_strategy(
-                        2,
-                        rust_decimal::RoundingStrategy::MidpointAwayFromZero,
-                    );
-                (amount.to_string(), true)
-            }
-        };
-        let peak = report
-            .peak_memory_mib
-            .map(|m| format!("{:.1} GiB", m as f64 / 1024.0))
-            .unwrap_or_else(|| "-".into());
-        let note = format!(
-            "run report: exit {}, peak {peak}, {} progress lines{}{}",
-            report.exit_status,
-            report.progress_lines,
-            if report.last_progress.is_empty() {
-                String::new()
-            } else {
-                format!(" (last: {})", report.last_progress)
-            },
-            if estimated {
-                ", cost estimated from the price"
-            } else {
-                ""
-            }
-        );
-        let input = LedgerInput {
-            date: report.date().map(|d| d.to_string()).unwrap_or_default(),
-            platform,
-            gpu,
-            hours: hours.to_string(),
-            cost,
-            problems: note,
-            plan_id,
-        };
-        let e = self.ledger_entry(&input)?;
-        let versus = match &parsed {
-            Some(p) => self.versus(p, &report, &e.gpu, e.cost).ok(),
-            None => None,
-        };
-        // The anonymised run calibration learns from: the plan's job (when it
-        // names a model), the card and platform, and what was measured.
-        let measured = match &parsed {
-            Some(p) if p.job.model.is_some() => {
-                let run = gpuplan_core::correction::MeasuredRun {
-                    job: gpuplan_core::JobSpec {
-                        hours: None,
-                        ..p.job.clone()
-                    },
-                    gpu: e.gpu.clone(),
-                    platform: e.platform.clone(),
-                    wall_seconds: report.wall_seconds.max(1),
-                    peak_memory_mib: report.peak_memory_mib.filter(|m| *m > 0),
-                    completed: report.exit_status == 0,
-                    started_at: report.started_at.clone(),
-                };
-                serde_json::to_string(&run).ok()
-            }
-            _ => None,
-        };
-        let now = self.now();
-        let id = self
-            .store()?
-            .add_ledger_with_report(&e, text, measured.as_deref(), &now)?;
-        self.invalidate();
-        Ok(ImportedRun {
-            ledger_id: id,
-            plan_id,
-            date: e.date,
-            platform: e.platform,
-            gpu: e.gpu,
-            hours: e.hours,
-            cost: e.cost,
-            cost_estimated: estimated,
-            peak_memory_mib: report.peak_memory_mib,
-            exit_status: report.exit_status,
-            versus,
-        })
-    }
-
     /// One measured run against its plan, as the model estimated it
     /// (uncalibrated). A time more than 20% off the
     /// estimate is attributed to the input pipeline when the machine's CPUs
     /// were busy (85% or more) or the estimate already said input-bound, else
     /// to the card being slower or faster than the catalog says; memory more
     /// than 15% above the estimate is named too.
-    fn versus(
+    pub(crate) fn versus(
         &mut self,
         plan: &Plan,
         report: &gpuplan_core::report::RunReport,

@@ -394,20 +394,30 @@ pub struct PackRow {
     pub error: Option<String>,
 }
 
-/// What importing a run report added to the ledger.
+/// What importing a run report added to the ledger (or found there).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ImportedRun {
-    /// The new ledger entry.
+    /// The report's bill: new, or the one it already was.
     pub ledger_id: i64,
+    /// The report was imported before: nothing was added.
+    pub already_imported: bool,
+    /// The report's identity (a digest of its content).
+    pub identity: String,
     /// The saved plan it was matched to, by name.
     pub plan_id: Option<i64>,
     /// Day the billing window opened.
     pub date: String,
     /// Platform id.
     pub platform: String,
-    /// Catalog id of the GPU.
+    /// Catalog id of the GPU, or its name as measured when the catalog
+    /// does not know it.
     pub gpu: String,
+    /// Whether the GPU is a catalog card (else nothing is learnt from it).
+    pub gpu_in_catalog: bool,
+    /// Whether calibration learns from this run (a plan with a model, a
+    /// catalog card).
+    pub teaches_calibration: bool,
     /// Billed hours (the window, rounded up to the hundredth).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours: Decimal,

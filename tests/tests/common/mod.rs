@@ -225,6 +225,38 @@ pub fn wait_until(within: std::time::Duration, mut done: impl FnMut() -> bool) -
     }
 }
 
+/// A stand-in `nvidia-smi` for the kit's run report: a machine of
+/// `per_gpu_mib.len()` GPUs named `gpu` (driver `driver`), the job's
+/// processes using `per_gpu_mib[i]` MiB on GPU i (a 0 is a GPU the job did
+/// not use; the first GPU's use comes as two processes, as DDP's rank 0
+/// often shows). Answers the queries the kit asks, nothing else.
+pub fn nvidia_smi_script(gpu: &str, driver: &str, per_gpu_mib: &[u64]) -> String {
+    let bus = |i: usize| format!("00000000:{:02X}:00.0", i + 1);
+    let mut apps = String::new();
+    for (i, mib) in per_gpu_mib.iter().enumerate().filter(|(_, m)| **m > 0) {
+        if i == 0 && *mib > 1 {
+            apps.push_str(&format!(
+                "{}, {}\n{}, {}\n",
+                bus(i),
+                mib / 2,
+                bus(i),
+                mib - mib / 2
+            ));
+        } else {
+            apps.push_str(&format!("{}, {mib}\n", bus(i)));
+        }
+    }
+    let index: String = (0..per_gpu_mib.len().max(1))
+        .map(|i| format!("{i}, {}\n", bus(i)))
+        .collect();
+    let names: String = (0..per_gpu_mib.len().max(1))
+        .map(|_| format!("{gpu}\n"))
+        .collect();
+    format!(
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps=gpu_bus_id,used_memory*) printf '{apps}' ;;\n  *index,pci.bus_id*) printf '{index}' ;;\n  *name,driver_version*) echo '{gpu}, {driver}' ;;\n  *query-gpu=name*) printf '{names}' ;;\nesac\n"
+    )
+}
+
 /// Writes `body` to `path` as an executable file (a stand-in for a program:
 /// nvidia-smi, shutdown, a training script).
 pub fn executable(path: &std::path::Path, body: &str) {

@@ -20,4 +20,10 @@ time: Factor | null,
 /**
  * Memory factor.
  */
-memory: Factor | null, };
+memory: Factor | null, 
+/**
+ * The smallest card, MiB, on which a run that taught memory ran: a
+ * memory correction below 1 may let a job fit a card this size or
+ * larger, never a smaller one no run was seen on.
+ */
+memory_evidence_mib: number | null, };

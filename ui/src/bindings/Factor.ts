@@ -18,6 +18,10 @@ low: number,
 high: number, 
 /**
  * The factor applied to the estimate: `measured` when the interval
- * excludes 1, else 1.
+ * excludes 1 (within the cap), else 1.
  */
-applied: number, };
+applied: number, 
+/**
+ * The runs said more than the cap lets them apply ([`cap_log`]).
+ */
+capped: boolean, };

@@ -23,6 +23,11 @@ vram_gib: number,
  */
 verdict: Verdict, 
 /**
+ * The model's own verdict, when calibration changed it (both are
+ * shown: a job that fits only because of measured runs says so).
+ */
+uncalibrated_verdict: Verdict | null, 
+/**
  * Largest batch that fits (0 when not even batch 1 fits or unsupported).
  */
 max_batch: number, 

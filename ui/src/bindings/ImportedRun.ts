@@ -2,13 +2,21 @@
 import type { PlanVersusActual } from "./PlanVersusActual";
 
 /**
- * What importing a run report added to the ledger.
+ * What importing a run report added to the ledger (or found there).
  */
 export type ImportedRun = { 
 /**
- * The new ledger entry.
+ * The report's bill: new, or the one it already was.
  */
 ledger_id: number, 
+/**
+ * The report was imported before: nothing was added.
+ */
+already_imported: boolean, 
+/**
+ * The report's identity (a digest of its content).
+ */
+identity: string, 
 /**
  * The saved plan it was matched to, by name.
  */
@@ -22,9 +30,19 @@ date: string,
  */
 platform: string, 
 /**
- * Catalog id of the GPU.
+ * Catalog id of the GPU, or its name as measured when the catalog
+ * does not know it.
  */
 gpu: string, 
+/**
+ * Whether the GPU is a catalog card (else nothing is learnt from it).
+ */
+gpu_in_catalog: boolean, 
+/**
+ * Whether calibration learns from this run (a plan with a model, a
+ * catalog card).
+ */
+teaches_calibration: boolean, 
 /**
  * Billed hours (the window, rounded up to the hundredth).
  */

@@ -283,7 +283,10 @@ export function factorPct(f: number): string {
 export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string, unknown>) => string): string {
   const changes: string[] = [];
   for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
-    if (f && f.applied !== 1) changes.push(t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) }));
+    if (f && f.applied !== 1) {
+      const what = t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) });
+      changes.push(f.capped ? t("calibration.capped", { what, pct: factorPct(f.applied) }) : what);
+    }
   }
   if (changes.length === 0) changes.push(t("calibration.unchanged"));
   return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join("; ") });

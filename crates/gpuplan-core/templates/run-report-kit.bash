@@ -1,0 +1,153 @@
+# --- gpuplan run report kit (templates/run-report-kit.bash) ---------------
+# Shared by the shutdown wrapper and the Slurm scripts. The script defines
+# JOB_NAME and PLAN_NAME before this block, runs the job with its output
+# through `watch_lines`, and calls `write_report STATUS` once on exit
+# (touching "$STATE_DIR/wrapper-done" first to end the sampler).
+SAMPLE_SECONDS=@SAMPLE@
+NVIDIA_SMI="${GPUPLAN_NVIDIA_SMI:-nvidia-smi}"
+DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{0,3}[0-9]+'
+STEP_PATTERN="${GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}"
+RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(date +%Y%m%d-%H%M%S).json}"
+# One run may be made of parts (a Slurm job requeued at its walltime, or a
+# job resumed from its checkpoint by hand): every part carries the run's id
+# and its own number, and `gpuplan ledger import` joins them. Slurm keeps the
+# job id across requeues and counts them; elsewhere set GPUPLAN_RUN_ID (any
+# text) and GPUPLAN_RUN_PART (2, 3, ...) when resuming.
+RUN_ID="${GPUPLAN_RUN_ID:-${SLURM_JOB_ID:-}}"
+RUN_PART="${GPUPLAN_RUN_PART:-$(( ${SLURM_RESTART_COUNT:-0} + 1 ))}"
+case "$RUN_PART" in '' | *[!0-9]*) RUN_PART=1 ;; esac
+REQUEUED=0
+STATE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-run.XXXXXX")"
+START_EPOCH=$(date +%s)
+START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
+[ -n "$RUN_ID" ] || RUN_ID="$(date +%Y%m%d%H%M%S)-$$"
+# A job that opts in (one line: `import gpuplan_report;
+# gpuplan_report.report_torch_peak()`) leaves PyTorch's peak allocated memory
+# here, one file per process (rank); it counts where nvidia-smi cannot see
+# the job's processes (many containers hide them).
+export GPUPLAN_TORCH_PEAK_FILE="$STATE_DIR/torch_peak_mib"
+: > "$STATE_DIR/peaks"
+
+log() { printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }
+
+# JSON string: backslashes and quotes escaped, control characters dropped.
+json_str() { printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+
+cpu_ticks() {
+  # busy and total jiffies of the whole machine, from /proc/stat
+  if read -r _ u n sy idle io irq sirq st _ < /proc/stat 2>/dev/null; then
+    echo "$((u + n + sy + irq + sirq + st)) $((u + n + sy + idle + io + irq + sirq + st))"
+  fi
+}
+CPU_START=$(cpu_ticks)
+
+# Peak GPU memory of the job's processes on each GPU (by PCI bus id), polled
+# until the run ends or the wrapper is gone (its state folder with it).
+(
+  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
+    "$NVIDIA_SMI" --query-compute-apps=gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
+      awk -F', *' -v old="$STATE_DIR/peaks" '
+        BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); peak[f[1]] = f[2] + 0 } }
+        NF == 2 && $2 ~ /^[0-9]+$/ { now[$1] += $2 }
+        END { for (b in now) if (now[b] > peak[b]) peak[b] = now[b]
+              for (b in peak) print b ", " peak[b] }' > "$STATE_DIR/peaks.new" &&
+      mv -f "$STATE_DIR/peaks.new" "$STATE_DIR/peaks"
+    sleep "$SAMPLE_SECONDS"
+  done
+) </dev/null >/dev/null 2>&1 &
+
+# Passes the job's output through unchanged (tee) and counts its progress
+# lines on the side: grep matches them (any extended regex), awk counts them
+# and keeps the last one and the time of the first. Nothing runs per line in
+# the shell, and matching runs byte-wise (LC_ALL=C: a UTF-8 locale makes
+# grep's bracket expressions forty times slower), so a chatty job is not
+# slowed down. Usage: watch_lines out|err.
+watch_lines() {
+  tee >(LC_ALL=C grep -E --line-buffered -- "$STEP_PATTERN" |
+    LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
+      NR == 1 { srand(); first = srand() }
+      { last = $0 }
+      END { print NR > out; print (NR ? first : "") > out; print last > out; close(out)
+            print "" > (out ".done") }')
+}
+
+# Waits (up to 10 s) until the output watchers have counted every line.
+wait_for_watchers() {
+  local i=0
+  while [ "$i" -lt 100 ]; do
+    [ -e "$STATE_DIR/progress.out.done" ] && [ -e "$STATE_DIR/progress.err.done" ] && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+}
+
+# Per-GPU peaks as a JSON array, in nvidia-smi's GPU order (the GPUs the
+# job's processes used).
+gpu_peaks_json() {
+  "$NVIDIA_SMI" --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
+    awk -F', *' -v old="$STATE_DIR/peaks" '
+      BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); peak[f[1]] = f[2] + 0 } }
+      ($2 in peak) { printf "%s%d", (n++ ? ", " : ""), peak[$2] }' |
+    { read -r l || true; printf '[%s]' "$l"; }
+}
+
+# PyTorch's peaks, one per process that reported, as a JSON array.
+torch_peaks_json() {
+  local f v list=""
+  for f in "$GPUPLAN_TORCH_PEAK_FILE".*; do
+    [ -e "$f" ] || continue
+    v=$(tr -dc '0-9' < "$f" | head -c 9)
+    [ -n "$v" ] && list="${list:+$list, }$v"
+  done
+  printf '[%s]' "$list"
+}
+
+write_report() {
+  status=$1
+  wait_for_watchers
+  end=$(date +%s)
+  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+  gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+  lines=0
+  first=null
+  last=""
+  most=0
+  for stream in out err; do
+    f="$STATE_DIR/progress.$stream"
+    [ -e "$f" ] || continue
+    { read -r n; read -r t; IFS= read -r l; } < "$f"
+    case "$n" in '' | *[!0-9]*) continue ;; esac
+    [ "$n" -gt 0 ] || continue
+    lines=$((lines + n))
+    if [ "$first" = null ] || [ "$((t - START_EPOCH))" -lt "$first" ]; then
+      first=$((t - START_EPOCH))
+      [ "$first" -ge 0 ] || first=0
+    fi
+    # The last progress line of the stream the job reports progress on (the
+    # one with more of them; stdout on a tie).
+    if [ "$n" -gt "$most" ]; then last=$l; most=$n; fi
+  done
+  if [[ $last =~ $STEP_PATTERN ]]; then last=${BASH_REMATCH[0]}; fi
+  cpu=null
+  cpu_end=$(cpu_ticks)
+  if [ -n "$CPU_START" ] && [ -n "$cpu_end" ]; then
+    # shellcheck disable=SC2086 # four numbers, split on purpose
+    set -- $CPU_START $cpu_end
+    [ "$(( $4 - $2 ))" -gt 0 ] && cpu=$(( 100 * ($3 - $1) / ($4 - $2) ))
+  fi
+  requeued=false
+  [ "$REQUEUED" = 1 ] && requeued=true
+  tmp="$RUN_REPORT.tmp.$$"
+  {
+    printf '{\n  "schema": "@SCHEMA@",\n'
+    printf '  "plan": %s,\n  "job": %s,\n  "platform": @PLATFORM@,\n' "$(json_str "$PLAN_NAME")" "$(json_str "$JOB_NAME")"
+    printf '  "run_id": %s,\n  "part": %d,\n  "requeued": %s,\n' "$(json_str "$RUN_ID")" "$RUN_PART" "$requeued"
+    printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${gpu%%,*}")" "$(json_str "$(printf '%s' "${gpu#*,}" | tr -d ' ')")" "$gpus"
+    printf '  "gpu_peaks_mib": %s,\n  "torch_allocated_mib": %s,\n' "$(gpu_peaks_json)" "$(torch_peaks_json)"
+    printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
+    printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
+    printf '  "progress_lines": %d,\n  "last_progress": %s,\n' "$lines" "$(json_str "${last:0:40}")"
+    printf '  "cpu_percent": %s,\n  "exit_status": %d\n}\n' "$cpu" "$status"
+  } > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
+}
+# --- end of the run report kit ---------------------------------------------

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# gpuplan 自动关机脚本（@PLATFORM_ID@）：运行训练命令，无论成功还是出错都会关机
+# （trap EXIT）；脚本被杀掉（例如终端关了）时，后台看门狗也会关机，并限制最长运行
+# 时间。用 nohup bash 本脚本 > run.log 2>&1 & 在后台启动。另请在平台控制台同时
+# 打开定时关机、余额预警和欠费停机，作为第二道保险。
+#
+# gpuplan auto-shutdown wrapper for @PLATFORM_ID@.
+# Runs the training command, then stops the instance whether training succeeded
+# or failed (trap on EXIT). A detached watchdog stops the instance if this
+# wrapper is killed (for example its terminal closed) and enforces a hard
+# maximum runtime. Start it detached, e.g.:  nohup bash this.sh > run.log 2>&1 &
+# Also turn on in the platform console, as a second line of defence: timed
+# shutdown (定时关机), a balance alert (余额预警) and stop on arrears (欠费停机).
+#
+# Run report / 运行报告: when the run ends (success, failure or a killed
+# job) the wrapper writes a small JSON file next to the job, atomically:
+# the GPU and driver, peak GPU memory of the job's processes on each GPU
+# (nvidia-smi polled every @SAMPLE@ s), wall time, time to the first progress
+# line, progress lines seen (lines matching GPUPLAN_STEP_PATTERN, by default
+# "Epoch N" or "Step N"), CPU use, exit status and the billing window.
+# Resuming a run from its checkpoint? Start the next part with
+# GPUPLAN_RUN_ID=<the first part's run_id> GPUPLAN_RUN_PART=2 (3, ...), so the
+# parts are joined into one run. Nothing leaves the machine.
+# Import it with: gpuplan ledger import FILE
+@WARNING@set -u
+
+JOB_NAME=@JOB_NAME@
+PLAN_NAME=@PLAN_NAME@
+TRAIN_COMMAND=@COMMAND@
+MAX_RUNTIME_SECONDS=@MAX_RUNTIME@
+POLL_SECONDS=@POLL@
+@STOP_BIN@
+@REPORT_KIT@
+stop_instance() {
+  # Exactly once, whoever gets here first (the trap or the watchdog).
+  mkdir "$STATE_DIR/stopped" 2>/dev/null || return 0
+  log "stopping the instance ($1)"
+@STOP_COMMAND@
+}
+
+on_exit() {
+  status=$?
+  touch "$STATE_DIR/wrapper-done"
+  log "training finished with status $status"
+  write_report "$status" || log "the run report could not be written"
+  stop_instance "wrapper exit, status $status"
+}
+trap on_exit EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+WRAPPER_PID=$$
+(
+  trap '' HUP INT
+  deadline=$(( $(date +%s) + MAX_RUNTIME_SECONDS ))
+  while kill -0 "$WRAPPER_PID" 2>/dev/null; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      log "maximum runtime of $MAX_RUNTIME_SECONDS s reached: stopping training"
+      pkill -TERM -P "$WRAPPER_PID" 2>/dev/null
+      kill -TERM "$WRAPPER_PID" 2>/dev/null
+      sleep "$POLL_SECONDS"
+      stop_instance "maximum runtime reached"
+      # Its report is written by its own exit trap: wait for it to end.
+      while kill -0 "$WRAPPER_PID" 2>/dev/null; do sleep 1; done
+      rm -rf "$STATE_DIR"
+      exit 0
+    fi
+    sleep "$POLL_SECONDS"
+  done
+  # The wrapper is gone. If its trap did not run (it was killed), stop now.
+  [ -e "$STATE_DIR/wrapper-done" ] || stop_instance "wrapper killed"
+  # The watchdog is the last of the wrapper's processes: it leaves nothing.
+  rm -rf "$STATE_DIR"
+) </dev/null >/dev/null 2>&1 &
+disown 2>/dev/null || true
+
+log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
+# The job's stdout and stderr stay separate; both pass through watch_lines.
+bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
+train_pid=$!
+wait "$train_pid"
+status=$?
+exit "$status"

@@ -1,0 +1,402 @@
+//! Run reports into the ledger: `gpuplan ledger import`, the app's open
+//! dialog and files dropped on its ledger.
+//!
+//! A report is untrusted input, validated by `gpuplan_core::report`. Import
+//! is all or nothing: every file is read and checked first, then every new
+//! bill is written in one transaction, so a retry after an error never
+//! duplicates a bill. Each report is one bill however often it is imported
+//! (its identity is a digest of its content, unique in the store): a report
+//! seen before is answered with the bill it already is, and nothing is
+//! added. A report's GPU is matched to the catalog by the names drivers
+//! print; a name the catalog does not know is kept as measured, the report
+//! still imports, and it teaches calibration nothing.
+
+use std::path::Path;
+
+use gpuplan_core::correction::{MeasuredMemory, MeasuredRun};
+use gpuplan_core::plan::Plan;
+use gpuplan_core::report::{MemoryMeasure, RunReport};
+use gpuplan_store::{LedgerEntry, ReportedBill};
+use rust_decimal::Decimal;
+
+use crate::userdata::excerpt;
+use crate::views::{ImportedRun, ImportedRunView, LedgerInput, VersusView};
+use crate::{files, AppError, Planner, Result};
+
+/// A report read and checked, its bill ready to be written.
+struct Prepared {
+    text: String,
+    identity: String,
+    entry: LedgerEntry,
+    measured: Option<String>,
+    run: ImportedRun,
+}
+
+impl Planner {
+    /// Imports the run reports in `paths` (bounded reads, regular files
+    /// only), all or none.
+    pub fn import_report_files(
+        &mut self,
+        paths: &[&Path],
+        cost: Option<&str>,
+        plan: Option<&Plan>,
+    ) -> Result<Vec<ImportedRun>> {
+        let mut texts = Vec::with_capacity(paths.len());
+        for path in paths {
+            let text = files::read_text(
+                path,
+                "report",
+                gpuplan_core::report::MAX_REPORT_BYTES as u64,
+            )?;
+            texts.push((path.display().to_string(), text));
+        }
+        self.import_reports(&texts, cost, plan)
+    }
+
+    /// Imports run reports given as (file name, text): each is checked and
+    /// matched first, then the new bills are written in one transaction.
+    /// A report already in the ledger (or twice in `reports`) is answered
+    /// with its bill and `already_imported`, and adds nothing.
+    pub fn import_reports(
+        &mut self,
+        reports: &[(String, String)],
+        cost: Option<&str>,
+        plan_file: Option<&Plan>,
+    ) -> Result<Vec<ImportedRun>> {
+        let mut out: Vec<Option<ImportedRun>> = Vec::with_capacity(reports.len());
+        let mut fresh: Vec<Prepared> = Vec::new();
+        for (file, text) in reports {
+            let report = RunReport::from_json(file, text)?;
+            let identity = report.identity();
+            let known = self.store()?.bill_of_report(&identity)?;
+            let earlier = fresh.iter().position(|p| p.identity == identity);
+            match (known, earlier) {
+                (Some(id), _) => out.push(Some(self.already(file, &report, id)?)),
+                (None, Some(i)) => {
+                    let mut twice = fresh[i].run.clone();
+                    twice.already_imported = true;
+                    out.push(Some(twice));
+                }
+                (None, None) => {
+                    let p = self
+                        .prepare(text, &report, identity, cost, plan_file)
+                        .map_err(|e| e.in_file(file))?;
+                    fresh.push(p);
+                    out.push(None);
+                }
+            }
+        }
+        let now = self.now();
+        let bills: Vec<ReportedBill<'_>> = fresh
+            .iter()
+            .map(|p| ReportedBill {
+                entry: &p.entry,
+                report: &p.text,
+                measured_run: p.measured.as_deref(),
+                identity: &p.identity,
+            })
+            .collect();
+        let ids = if bills.is_empty() {
+            Vec::new()
+        } else {
+            self.store()?.add_reported_bills(&bills, &now)?
+        };
+        self.invalidate();
+        let mut added = fresh.into_iter().zip(ids).map(|(mut p, id)| {
+            p.run.ledger_id = id;
+            p.run
+        });
+        let mut result = Vec::with_capacity(out.len());
+        for slot in out {
+            match slot {
+                Some(run) => result.push(run),
+                None => result.extend(added.next()),
+            }
+        }
+        // A report twice in one batch points at the bill its first copy made.
+        for i in 0..result.len() {
+            if result[i].already_imported && result[i].ledger_id == 0 {
+                let id = result
+                    .iter()
+                    .find(|r| !r.already_imported && r.identity == result[i].identity)
+                    .map(|r| r.ledger_id);
+                result[i].ledger_id = id.unwrap_or(0);
+            }
+        }
+        Ok(result)
+    }
+
+    /// Imports one report (see [`Planner::import_reports`]).
+    pub fn import_report(
+        &mut self,
+        file: &str,
+        text: &str,
+        cost: Option<&str>,
+    ) -> Result<ImportedRun> {
+        self.import_reports(&[(file.to_owned(), text.to_owned())], cost, None)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| AppError::Store {
+                message: "the report was not imported".into(),
+            })
+    }
+
+    /// Imports one report and draws plan versus actual (the app's import,
+    /// from the open dialog or a file dropped on the ledger).
+    pub fn import_report_view(&mut self, file: &str, text: &str) -> Result<ImportedRunView> {
+        let run = self.import_report(file, text, None)?;
+        let versus = match &run.versus {
+            Some(v) => Some(VersusView {
+                versus: v.clone(),
+                chart: self.versus_chart(v)?,
+            }),
+            None => None,
+        };
+        Ok(ImportedRunView { run, versus })
+    }
+
+    /// The answer for a report already in the ledger as bill `id`.
+    fn already(&mut self, file: &str, report: &RunReport, id: i64) -> Result<ImportedRun> {
+        let entry = self.store()?.ledger_entry(id)?.ok_or_else(|| {
+            AppError::input(
+                "report",
+                format!("{file}: imported before, but its bill {id} is gone"),
+                "a report not yet in the ledger",
+            )
+        })?;
+        Ok(ImportedRun {
+            ledger_id: id,
+            plan_id: entry.plan_id,
+            date: entry.date,
+            platform: entry.platform,
+            gpu: entry.gpu,
+            gpu_in_catalog: true,
+            hours: entry.hours,
+            cost: entry.cost,
+            cost_estimated: false,
+            peak_memory_mib: report.shown_peak_mib(),
+            exit_status: report.exit_status,
+            versus: None,
+            already_imported: true,
+            teaches_calibration: false,
+            identity: report.identity(),
+        })
+    }
+
+    /// Reads one new report into its bill, its measured run and the answer,
+    /// writing nothing.
+    fn prepare(
+        &mut self,
+        text: &str,
+        report: &RunReport,
+        identity: String,
+        cost: Option<&str>,
+        plan_file: Option<&Plan>,
+    ) -> Result<Prepared> {
+        let (plan_id, plan) = self.plan_of(report, plan_file)?;
+        let known_gpu = report.gpu_id(&self.bundled.catalog);
+        // A card the catalog does not know is kept as measured: the bill
+        // says what ran, and nothing is learnt from it.
+        let gpu = known_gpu.clone().unwrap_or_else(|| measured_name(report));
+        let platform = if report.platform.is_empty() {
+            plan.as_ref()
+                .map(|p| p.platform.clone())
+                .unwrap_or_default()
+        } else {
+            report.platform.clone()
+        };
+        let hours = report.hours();
+        let (cost, estimated, priced_as) = match cost {
+            Some(c) => (c.trim().to_owned(), false, None),
+            None => {
+                let priced_as = known_gpu
+                    .clone()
+                    .or_else(|| plan.as_ref().map(|p| p.gpu.clone()));
+                let amount = self.estimated_cost(report, &platform, priced_as.as_deref(), hours)?;
+                (amount.to_string(), true, priced_as)
+            }
+        };
+        let note = bill_note(report, estimated, known_gpu.is_none(), priced_as.as_deref());
+        let input = LedgerInput {
+            date: report.date().map(|d| d.to_string()).unwrap_or_default(),
+            platform,
+            gpu,
+            hours: hours.to_string(),
+            cost,
+            problems: note,
+            plan_id,
+        };
+        let entry = self.ledger_entry(&input)?;
+        let versus = match &plan {
+            Some(p) => self.versus(p, report, &entry.gpu, entry.cost).ok(),
+            None => None,
+        };
+        let measured = match (&plan, &known_gpu) {
+            (Some(p), Some(g)) if p.job.model.is_some() => {
+                serde_json::to_string(&measured_run(p, g, &entry.platform, report)).ok()
+            }
+            _ => None,
+        };
+        let run = ImportedRun {
+            ledger_id: 0,
+            plan_id,
+            date: entry.date.clone(),
+            platform: entry.platform.clone(),
+            gpu: entry.gpu.clone(),
+            gpu_in_catalog: known_gpu.is_some(),
+            hours: entry.hours,
+            cost: entry.cost,
+            cost_estimated: estimated,
+            peak_memory_mib: report.shown_peak_mib(),
+            exit_status: report.exit_status,
+            versus,
+            already_imported: false,
+            teaches_calibration: measured.is_some(),
+            identity: identity.clone(),
+        };
+        Ok(Prepared {
+            text: text.to_owned(),
+            identity,
+            entry,
+            measured,
+            run,
+        })
+    }
+
+    /// The saved plan the report names (the newest of that name), or the
+    /// plan file the CLI was given, parsed.
+    fn plan_of(
+        &mut self,
+        report: &RunReport,
+        plan_file: Option<&Plan>,
+    ) -> Result<(Option<i64>, Option<Plan>)> {
+        let wanted = plan_file.map_or(report.plan.as_str(), |p| p.name.as_str());
+        let saved = self
+            .store()?
+            .list_plans()?
+            .into_iter()
+            .filter(|p| !wanted.is_empty() && p.name == wanted)
+            .max_by_key(|p| p.id);
+        let plan_id = saved.as_ref().map(|p| p.id);
+        let parsed = match plan_file {
+            Some(p) => Some(p.clone()),
+            None => saved
+                .as_ref()
+                .and_then(|p| Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok()),
+        };
+        Ok((plan_id, parsed))
+    }
+
+    /// The billing window's hours at the platform's price for `gpu`, for
+    /// every GPU the job used.
+    fn estimated_cost(
+        &mut self,
+        report: &RunReport,
+        platform: &str,
+        gpu: Option<&str>,
+        hours: Decimal,
+    ) -> Result<Decimal> {
+        let no_price =
+            |what: String| AppError::input("cost", what, "give the real bill with --cost");
+        let gpu = gpu.ok_or_else(|| {
+            no_price(format!(
+                "`{}` is not a card gpuplan knows, and no plan names one",
+                excerpt(&report.gpu_name)
+            ))
+        })?;
+        let platforms = self.platforms()?;
+        let price = platforms
+            .get(platform)
+            .ok()
+            .and_then(|p| {
+                p.offer(gpu, &self.bundled.catalog)
+                    .ok()
+                    .map(|o| o.price_per_hour.typical)
+            })
+            .ok_or_else(|| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
+        let gpus = Decimal::from(report.job_gpus().max(1));
+        // Bounded inputs (a century, 64 GPUs, a checked price), but checked:
+        // an overflow is an input error, never a panic.
+        Ok(hours
+            .checked_mul(price)
+            .and_then(|x| x.checked_mul(gpus))
+            .ok_or_else(|| no_price("the estimate overflows".into()))?
+            .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero))
+    }
+}
+
+/// The GPU as the report named it, for a card the catalog lacks.
+fn measured_name(report: &RunReport) -> String {
+    let name = report.gpu_name.trim();
+    if name.is_empty() {
+        "unknown GPU".to_owned()
+    } else {
+        name.chars().take(100).collect()
+    }
+}
+
+/// The bill's note: what the report said, and how the cost was found.
+fn bill_note(
+    report: &RunReport,
+    estimated: bool,
+    unknown_card: bool,
+    priced_as: Option<&str>,
+) -> String {
+    let peak = report
+        .shown_peak_mib()
+        .map(|m| format!("{:.1} GiB", m as f64 / 1024.0))
+        .unwrap_or_else(|| "-".into());
+    let mut note = format!(
+        "run report: exit {}, peak {peak}, {} progress lines",
+        report.exit_status, report.progress_lines
+    );
+    if !report.last_progress.is_empty() {
+        note.push_str(&format!(" (last: {})", report.last_progress));
+    }
+    if !report.run_id.is_empty() && (report.part > 1 || report.requeued) {
+        note.push_str(&format!(", part {} of run {}", report.part, report.run_id));
+    }
+    if unknown_card {
+        note.push_str(&format!(
+            ", GPU `{}` is not in the catalog (not used for calibration)",
+            excerpt(&report.gpu_name)
+        ));
+    }
+    if estimated {
+        match (unknown_card, priced_as) {
+            (true, Some(g)) => note.push_str(&format!(", cost estimated at the plan's {g} price")),
+            _ => note.push_str(", cost estimated from the price"),
+        }
+    }
+    note
+}
+
+/// The anonymised run calibration learns from: the plan's job, the card
+/// and platform, and what was measured, in the form it is compared in.
+fn measured_run(plan: &Plan, gpu: &str, platform: &str, report: &RunReport) -> MeasuredRun {
+    let (peak, memory) = match report.memory() {
+        MemoryMeasure::Process(m) => (Some(m), MeasuredMemory::Process),
+        MemoryMeasure::LiveTensors(m) => (Some(m), MeasuredMemory::LiveTensors),
+        MemoryMeasure::Unknown => (None, MeasuredMemory::Unknown),
+    };
+    let v2 = report.schema == gpuplan_core::scripts::RUN_REPORT_SCHEMA;
+    MeasuredRun {
+        job: gpuplan_core::JobSpec {
+            hours: None,
+            ..plan.job.clone()
+        },
+        gpu: gpu.to_owned(),
+        platform: platform.to_owned(),
+        wall_seconds: report.wall_seconds.max(1),
+        peak_memory_mib: peak.filter(|m| *m > 0),
+        completed: report.exit_status == 0,
+        started_at: report.started_at.clone(),
+        memory,
+        run_id: report.run_id.clone(),
+        // First-version reports are whole runs; a second-version report is
+        // part `part` of its run (part 1 of 1 when never resumed).
+        part: if v2 { report.part } else { 0 },
+        requeued: report.requeued,
+        parts: 1,
+    }
+}

@@ -33,6 +33,7 @@ mod habits;
 mod hostile;
 mod hostile_cases;
 mod labels;
+mod learning_loop;
 mod limits;
 mod parallel;
 mod parsers;

@@ -231,17 +231,26 @@ pub fn join_parts(runs: Vec<MeasuredRun>) -> Vec<MeasuredRun> {
             out.push(r);
             continue;
         }
-        if !groups.contains_key(&r.run_id) {
-            order.push(r.run_id.clone());
+        // A run id names one run of one job on one card: job ids repeat
+        // across clusters, so the job and card are part of the key.
+        let key = format!(
+            "{}\u{0}{}\u{0}{}",
+            r.run_id,
+            r.gpu,
+            crate::digest::of_json(&r.job)
+        );
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
         }
-        groups.entry(r.run_id.clone()).or_default().push(r);
+        groups.entry(key).or_default().push(r);
     }
     for id in order {
         let Some(mut parts) = groups.remove(&id) else {
             continue;
         };
+        // Two parts of one number (a part imported from two places, or two
+        // runs under one id) cannot be joined: they stay parts.
         parts.sort_by_key(|p| p.part);
-        parts.dedup_by_key(|p| p.part);
         match join(&parts) {
             Some(whole) => out.push(whole),
             None => out.extend(parts),

@@ -507,6 +507,14 @@ pub const MAX_RESOLUTION: u32 = 8192;
 /// Largest LoRA rank accepted.
 pub const MAX_LORA_RANK: u32 = 4096;
 
+/// A GPU count as a plan or a form gives it: a whole number from 1 to
+/// [`crate::parallel::MAX_GPUS`], that splits evenly over nodes.
+pub fn whole_gpus(v: f64) -> Result<u32, InputError> {
+    let gpus = whole(limits::GPUS, v)?;
+    crate::parallel::check_node_split(gpus)?;
+    Ok(gpus)
+}
+
 fn whole(limit: FieldLimit, v: f64) -> Result<u32, InputError> {
     let field = limit.field;
     let allowed = limit.describe();
@@ -725,7 +733,7 @@ impl JobSpec {
             ));
         }
         let gpus = match self.gpus {
-            Some(g) => whole(limits::GPUS, g)?,
+            Some(g) => whole_gpus(g)?,
             None => 1,
         };
         if gpus > 1 && mode == Mode::Infer {

@@ -170,15 +170,10 @@ impl FieldLimit {
     /// The range in words, for error messages: `a whole number in 1..=64`
     /// or `a number in (0, 87600]`.
     pub fn describe(&self) -> String {
-        if self.integer {
-            format!("a whole number in {}..={}", self.min, self.max)
-        } else {
-            format!(
-                "a number in {}{}, {}]",
-                if self.min_exclusive { "(" } else { "[" },
-                self.min,
-                self.max
-            )
+        match (self.integer, self.min_exclusive) {
+            (true, _) => format!("a whole number from {} to at most {}", self.min, self.max),
+            (false, true) => format!("a number above {}, at most {}", self.min, self.max),
+            (false, false) => format!("a number from {} to at most {}", self.min, self.max),
         }
     }
 }

@@ -146,6 +146,37 @@ pub const MAX_GPUS_PER_NODE: u32 = 8;
 /// Most GPUs a plan may use in all.
 pub const MAX_GPUS: u32 = 64;
 
+/// GPUs spread evenly over nodes: at most [`MAX_GPUS_PER_NODE`] per node and
+/// the same number on every node (torchrun and Accelerate start as many
+/// processes on each node; Slurm asks for one GPU count per node).
+pub fn splits_evenly(gpus: u32) -> bool {
+    let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE).max(1);
+    gpus % nodes == 0
+}
+
+/// Refuses a GPU count that cannot be laid out evenly over nodes, naming
+/// the nearest counts that can (so the plan bills exactly the GPUs the
+/// launch scripts start).
+pub fn check_node_split(gpus: u32) -> Result<(), InputError> {
+    if splits_evenly(gpus) {
+        return Ok(());
+    }
+    let below = (1..gpus).rev().find(|g| splits_evenly(*g)).unwrap_or(1);
+    let above = (gpus..=MAX_GPUS).find(|g| splits_evenly(*g));
+    let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE);
+    let nearest = match above {
+        Some(a) => format!("{below} or {a} GPUs"),
+        None => format!("{below} GPUs"),
+    };
+    Err(InputError::new(
+        "gpus",
+        format!(
+            "{gpus} GPUs do not split evenly over {nodes} nodes of at most {MAX_GPUS_PER_NODE}"
+        ),
+        nearest,
+    ))
+}
+
 /// A multi-GPU layout.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

@@ -480,10 +480,13 @@ trap 'exit 143' TERM
 # exits, and the job is requeued to resume from it.
 export GPUPLAN_RESUME=1
 requeue=0
-on_usr1() { requeue=1; kill -USR1 "$train_pid" 2>/dev/null; }
+train_pid=""
+# A USR1 that comes before training has started is passed on once it has.
+on_usr1() { requeue=1; [ -z "$train_pid" ] || kill -USR1 "$train_pid" 2>/dev/null; }
 trap on_usr1 USR1
 srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
 train_pid=$!
+[ "$requeue" = 0 ] || kill -USR1 "$train_pid" 2>/dev/null
 while true; do
   wait "$train_pid"
   status=$?

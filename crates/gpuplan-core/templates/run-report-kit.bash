@@ -58,14 +58,15 @@ CPU_START=$(cpu_ticks)
 
 # Passes the job's output through unchanged (tee) and counts its progress
 # lines on the side: grep matches them (any extended regex), awk counts them
-# and keeps the last one and the time of the first. Nothing runs per line in
+# and keeps the last one and the time of the first (from `date`, the one
+# clock the whole report reads). Nothing runs per line in
 # the shell, and matching runs byte-wise (LC_ALL=C: a UTF-8 locale makes
 # grep's bracket expressions forty times slower), so a chatty job is not
 # slowed down. Usage: watch_lines out|err.
 watch_lines() {
   tee >(LC_ALL=C grep -E --line-buffered -- "$STEP_PATTERN" |
     LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
-      NR == 1 { srand(); first = srand() }
+      NR == 1 { "date +%s" | getline first; close("date +%s") }
       { last = $0 }
       END { print NR > out; print (NR ? first : "") > out; print last > out; close(out)
             print "" > (out ".done") }')

@@ -1569,22 +1569,13 @@ fn instance_gpus(
     offer: &crate::platform::Offer,
     profile: &PlatformProfile,
 ) -> Result<u32, InputError> {
+    // The job's own limits, worded as the job's fields are everywhere.
     let gpus = match plan.job.gpus {
         None => 1,
-        Some(g)
-            if g.is_finite()
-                && g.fract() == 0.0
-                && (1.0..=f64::from(crate::parallel::MAX_GPUS)).contains(&g) =>
-        {
-            g as u32
-        }
-        Some(g) => {
-            return Err(InputError::new(
-                "job.gpus",
-                format!("{g} is not a whole number of GPUs"),
-                format!("1..={}", crate::parallel::MAX_GPUS),
-            ))
-        }
+        Some(g) => crate::job::whole_gpus(g).map_err(|e| InputError {
+            field: "job.gpus".into(),
+            ..e
+        })?,
     };
     let max = offer.max_gpus(profile.kind);
     if gpus > max {
@@ -1594,7 +1585,7 @@ fn instance_gpus(
                 "{} gives at most {max} x {} to one instance",
                 profile.id, offer.gpu
             ),
-            format!("1..={max}"),
+            format!("at most {max}"),
         ));
     }
     Ok(gpus)

@@ -463,3 +463,590 @@ fn runs_that_are_off_the_estimate_do_move_it_by_what_they_measured() {
         );
     }
 }
+
+/// A second-version report of `plan`'s run on `gpu_name`, `n`th of the
+/// day, `wall` seconds in a window of the same length, `peak` MiB on its
+/// one GPU.
+fn report_v2(plan: &str, gpu_name: &str, n: u32, wall: u64, peak: u64) -> String {
+    let start = chrono::NaiveDate::from_ymd_opt(2026, 11, 2)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .expect("day")
+        + chrono::Duration::minutes(i64::from(n) * 7);
+    let end = start + chrono::Duration::seconds(wall as i64);
+    let fmt = |t: chrono::NaiveDateTime| t.format("%Y-%m-%dT%H:%M:%S+0800").to_string();
+    serde_json::json!({
+        "schema": gpuplan_core::scripts::RUN_REPORT_SCHEMA,
+        "plan": plan, "job": "train", "platform": "autodl",
+        "run_id": format!("r{n}"), "part": 1, "requeued": false,
+        "gpu_name": gpu_name, "driver": "550", "gpu_count": 1,
+        "gpu_peaks_mib": [peak], "torch_allocated_mib": [],
+        "started_at": fmt(start), "ended_at": fmt(end), "wall_seconds": wall,
+        "first_progress_seconds": 1, "progress_lines": 3, "last_progress": "Epoch 3",
+        "cpu_percent": 50, "exit_status": 0
+    })
+    .to_string()
+}
+
+fn vit_l_plan() -> gpuplan_core::plan::Plan {
+    let mut plan = gpuplan_usecases::defaults::plan(JobSpec {
+        model: Some("vit-l-16".into()),
+        batch: Some(64.0),
+        dataset_samples: Some(10_000.0),
+        epochs: Some(1.0),
+        ..JobSpec::default()
+    });
+    plan.name = "vit-l".into();
+    plan.platform = "autodl".into();
+    plan.gpu = "rtx4090".into();
+    plan
+}
+
+/// Imports `copies` crafted reports (each a distinct run: 0.12x the memory (0.1x
+/// and below is dropped as another job)
+/// and time the estimator expects, on an RTX 4090) and returns the
+/// estimate before and after.
+fn crafted(
+    copies: u32,
+) -> (
+    gpuplan_core::estimate::EstimateReport,
+    gpuplan_core::estimate::EstimateReport,
+    Planner,
+    tempfile::TempDir,
+) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = Planner::new(
+        common::bundled(),
+        Home::Folder(dir.path().to_path_buf()),
+        clock,
+    );
+    let plan = vit_l_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let at = |p: &mut Planner| {
+        p.estimate(&plan.job, Some("rtx4090"), None, Some("autodl"))
+            .expect("estimate")
+    };
+    let before = at(&mut p);
+    let run_s = before.run.map(|r| r.total_s).expect("a whole run");
+    for n in 0..copies {
+        let text = report_v2(
+            "vit-l",
+            "NVIDIA GeForce RTX 4090",
+            n,
+            (run_s * 0.12).round() as u64 + u64::from(n),
+            (before.peak_gib * 0.12 * 1024.0).round() as u64,
+        );
+        p.import_report(&format!("crafted-{n}.json"), &text, Some("1.00"))
+            .expect("a well-formed report imports");
+    }
+    let after = at(&mut p);
+    (before, after, p, dir)
+}
+
+#[test]
+fn one_crafted_report_cannot_make_a_big_job_fit_a_small_card() {
+    let (before, after, mut p, _dir) = crafted(1);
+    assert!(
+        before.peak_gib > 24.0,
+        "the job needs more than a 24 GB card: {}",
+        before.peak_gib
+    );
+    let c = after.calibration.expect("the run is looked at");
+    for (what, f) in [("memory", c.memory_factor()), ("time", c.time_factor())] {
+        assert!(
+            f >= (-gpuplan_core::correction::PER_RUN_LOG).exp() - 1e-9,
+            "one run moves {what} by at most one run's worth (15%), not to 0.1x: {f}"
+        );
+    }
+    for g in &after.gpus {
+        // The crafted run claims an RTX 4090 (24,564 MiB): a smaller card
+        // keeps the model's verdict; one of that class may change, and then
+        // shows both.
+        if g.vram_gib < 23.9 {
+            assert_eq!(
+                g.uncalibrated_verdict, None,
+                "{}: a card smaller than any measured run keeps the model's verdict",
+                g.id
+            );
+        }
+        if g.vram_gib * 1024.0 < before.peak_gib * 1024.0 * 0.8 {
+            assert!(
+                !matches!(
+                    g.verdict,
+                    gpuplan_core::estimate::Verdict::Fits | gpuplan_core::estimate::Verdict::Tight
+                ),
+                "{}: a 0.1x report never makes a {:.1} GiB job fit {:.0} GiB",
+                g.id,
+                before.peak_gib,
+                g.vram_gib
+            );
+        }
+    }
+    let mut s = gpuplan_usecases::defaults::situation();
+    s.job = vit_l_plan().job;
+    let rec = p.recommend(&s).expect("recommend");
+    for o in rec.options.iter().take(3) {
+        let card = common::catalog().get(&o.gpu).expect("card");
+        assert!(
+            card.vram_gib() * 1.1
+                >= before.peak_gib * (-gpuplan_core::correction::PER_RUN_LOG).exp(),
+            "the top options are cards the job fits, not {} ({} GiB)",
+            o.gpu,
+            card.vram_gib()
+        );
+    }
+}
+
+#[test]
+fn forty_crafted_reports_stay_within_the_cap() {
+    let (before, after, _p, _dir) = crafted(40);
+    let c = after.calibration.expect("the runs are looked at");
+    for (what, f) in [("memory", c.memory_factor()), ("time", c.time_factor())] {
+        assert!(
+            f >= (-gpuplan_core::correction::WIDE_CAP_LOG).exp() - 1e-9,
+            "forty agreeing runs move {what} at most to x0.5, never -90%: {f}"
+        );
+    }
+    for g in after.gpus.iter().filter(|g| g.vram_gib < 23.9) {
+        let own = g.uncalibrated_verdict.unwrap_or(g.verdict);
+        assert_eq!(
+            g.verdict, own,
+            "{}: no run was seen on a card this small, so its verdict is the model's",
+            g.id
+        );
+    }
+    assert!(
+        before.peak_gib > after.peak_gib,
+        "the memory estimate did move down"
+    );
+}
+
+#[test]
+fn forty_copies_of_one_report_are_one_bill_and_one_run() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    let f = dir.path().join("r.json");
+    std::fs::write(&f, report_v2("p", "NVIDIA GeForce RTX 3090", 1, 600, 9000)).expect("write");
+    let name = f.to_str().expect("utf8");
+    let mut args = vec!["ledger", "import", "--cost", "1.00"];
+    args.truncate(2);
+    args.extend(std::iter::repeat_n(name, 40));
+    // Forty copies on one command line, then again: one bill.
+    let out = gpuplan(&home, &args);
+    assert!(
+        out.status.success(),
+        "imports: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ok(&gpuplan(&home, &["ledger", "import", name]));
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&gpuplan(&home, &["ledger", "list", "--json"]))).expect("JSON");
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "one bill: {rows}");
+}
+
+#[test]
+fn a_students_own_runs_handed_back_in_the_class_pack_count_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = Planner::new(
+        common::bundled(),
+        Home::Folder(dir.path().to_path_buf()),
+        clock,
+    );
+    let mut plan = vit_l_plan();
+    plan.name = "own".into();
+    p.save_plan(None, &plan, None).expect("saved");
+    for n in 0..2 {
+        p.import_report(
+            "r.json",
+            &report_v2("own", "NVIDIA GeForce RTX 4090", n, 3000, 20_000),
+            Some("1"),
+        )
+        .expect("imports");
+    }
+    let handed_in = p.export_measured_runs().expect("export");
+    let runs = p
+        .parse_measured_runs("handed-in.json", &handed_in)
+        .expect("the export is what a pack takes");
+    assert_eq!(runs.len(), 2, "both runs handed in");
+    let pack = p
+        .export_pack(&gpuplan_usecases::planning::PackExport {
+            name: "class",
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: Vec::new(),
+            budget_cap: None,
+            measured_runs: runs,
+        })
+        .expect("pack");
+    p.import_pack("class.toml", &pack)
+        .expect("the student opens the pack");
+    let view = p.calibration().expect("view");
+    assert_eq!(
+        (view.own_runs, view.class_runs),
+        (2, 0),
+        "the pack's runs are the student's own: counted once, as own"
+    );
+}
+
+#[test]
+fn printed_names_are_their_cards_and_other_parts_are_not() {
+    let catalog = common::catalog();
+    for g in catalog.gpus() {
+        for n in &g.spec.printed_names {
+            for variant in [
+                n.name.clone(),
+                n.name.to_ascii_uppercase(),
+                format!("  {}  ", n.name.replace(' ', "  ")),
+                n.name.trim_start_matches("NVIDIA ").to_owned(),
+            ] {
+                assert_eq!(
+                    catalog.by_printed_name(&variant).map(|c| c.id.as_str()),
+                    Some(g.id.as_str()),
+                    "`{variant}` (as drivers print it) is {}",
+                    g.id
+                );
+            }
+        }
+    }
+    // Names real machines print for other parts: never the nearest card.
+    for other in [
+        "NVIDIA GeForce RTX 4090 Laptop GPU",
+        "NVIDIA GeForce RTX 3060 Laptop GPU",
+        "NVIDIA A100-SXM4-80GB MIG 1g.10gb",
+        "NVIDIA H100 NVL",
+        "NVIDIA A10G",
+        "NVIDIA Graphics Device",
+        "NVIDIA GeForce RTX 5090 D",
+        "Tesla V100S-PCIE-32GB",
+        "",
+    ] {
+        assert_eq!(
+            catalog.by_printed_name(other).map(|c| c.id.as_str()),
+            None,
+            "`{other}` is not a catalog card"
+        );
+    }
+    for (printed, id) in [
+        ("NVIDIA A100-SXM4-80GB", "a100-80g-sxm"),
+        ("A100-PCIE-40GB", "a100-40g-pcie"),
+        ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+        ("Tesla V100-SXM2-32GB", "v100-32g"),
+        ("Tesla P100-PCIE-16GB", "p100"),
+        ("NVIDIA A800-SXM4-80GB", "a800"),
+        ("GeForce RTX 3090", "rtx3090"),
+    ] {
+        assert_eq!(
+            catalog.by_printed_name(printed).map(|c| c.id.as_str()),
+            Some(id),
+            "issue 20's names: `{printed}`"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_card_is_kept_as_measured_and_teaches_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_toml("laptop run", &vision_job(None))).expect("plan");
+    let f = dir.path().join("r.json");
+    let laptop = "NVIDIA GeForce RTX 4090 Laptop GPU";
+    std::fs::write(&f, report_v2("laptop run", laptop, 1, 900, 8000)).expect("write");
+    let out = ok(&gpuplan(
+        &home,
+        &[
+            "--lang",
+            "en",
+            "ledger",
+            "import",
+            f.to_str().expect("utf8"),
+            "--plan",
+            plan.to_str().expect("utf8"),
+            "--json",
+        ],
+    ));
+    let runs: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        runs[0]["gpu"], laptop,
+        "the card as measured, never the plan's rtx3090"
+    );
+    assert_eq!(
+        runs[0]["gpu_in_catalog"], false,
+        "and said not to be a catalog card"
+    );
+    assert_eq!(
+        runs[0]["teaches_calibration"], false,
+        "nothing is learnt from it"
+    );
+    assert_eq!(
+        runs[0]["cost_estimated"], true,
+        "priced at the plan's card, and the bill says so"
+    );
+    let view: serde_json::Value =
+        serde_json::from_str(&ok(&gpuplan(&home, &["calibration", "--json"]))).expect("JSON");
+    assert_eq!(view["own_runs"], 0, "no run to learn from: {view}");
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&gpuplan(&home, &["ledger", "list", "--json"]))).expect("JSON");
+    assert!(
+        rows[0]["problems"]
+            .as_str()
+            .is_some_and(|p| p.contains("not in the catalog") && p.contains("rtx3090 price")),
+        "the bill's note says how it was priced: {rows}"
+    );
+}
+
+#[test]
+fn the_bill_comes_from_the_billing_window() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    // A run of 30 minutes in a window of 2 hours (setup before, the stop
+    // after): the platform bills the window.
+    let text = report_v2("p", "NVIDIA GeForce RTX 3090", 1, 7200, 9000)
+        .replace("\"wall_seconds\":7200", "\"wall_seconds\":1800");
+    let f = dir.path().join("r.json");
+    std::fs::write(&f, &text).expect("write");
+    let runs: serde_json::Value = serde_json::from_str(&ok(&gpuplan(
+        &home,
+        &[
+            "ledger",
+            "import",
+            f.to_str().expect("utf8"),
+            "--cost",
+            "3.00",
+            "--json",
+        ],
+    )))
+    .expect("JSON");
+    assert_eq!(
+        runs[0]["hours"], "2",
+        "two hours billed, the window, not the 0.5 h the job ran"
+    );
+    // A ten-year wall time in a one-minute window is refused, both named.
+    let bad = report_v2("p", "NVIDIA GeForce RTX 3090", 2, 60, 9000)
+        .replace("\"wall_seconds\":60", "\"wall_seconds\":315360000");
+    std::fs::write(&f, &bad).expect("write");
+    let out = gpuplan(
+        &home,
+        &[
+            "--lang",
+            "en",
+            "ledger",
+            "import",
+            f.to_str().expect("utf8"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "refused as bad input: {err}");
+    assert!(
+        err.contains("wall_seconds") && err.contains("315360000") && err.contains("60 s"),
+        "the error names both figures: {err}"
+    );
+}
+
+mod caps {
+    use gpuplan_core::correction::{
+        cap_log, Corrections, Observation, Source, CAP_LOG, PER_RUN_LOG, WIDE_CAP_LOG,
+    };
+    use gpuplan_core::Mode;
+    use proptest::prelude::*;
+
+    use crate::common;
+
+    fn obs(t: f64, m: f64, source: Source) -> Observation {
+        Observation {
+            family: "vision".into(),
+            gpu: "rtx4090".into(),
+            mode: Mode::Train,
+            source,
+            time_log_ratio: Some(t),
+            memory_log_ratio: Some(m),
+            card_mib: 24_564.0,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(common::proptest_config(256))]
+
+        /// No set of up to 12 runs, whatever they say (within the 10x any
+        /// run may be), moves an estimate past what that many runs may:
+        /// one run's worth each, at most x0.67..x1.5, x0.5..x2 only when
+        /// they agree.
+        #[test]
+        fn no_set_of_runs_moves_an_estimate_past_its_cap(
+            runs in prop::collection::vec((-2.3f64..2.3, -2.3f64..2.3, any::<bool>()), 1..12),
+        ) {
+            let n_weight: f64 = runs.iter().map(|(_, _, own)| if *own { 1.0 } else { 0.5 }).sum();
+            let c = Corrections::new(
+                runs.iter()
+                    .map(|(t, m, own)| obs(*t, *m, if *own { Source::Own } else { Source::Class }))
+                    .collect(),
+            )
+            .for_job("vision", "rtx4090", Mode::Train)
+            .expect("counted");
+            for f in [c.time_factor(), c.memory_factor()] {
+                let moved = f.ln().abs();
+                prop_assert!(moved <= WIDE_CAP_LOG + 1e-9, "never past x0.5..x2: {f}");
+                prop_assert!(moved <= n_weight * PER_RUN_LOG + 1e-9, "{n_weight} runs' worth at most: {f}");
+                if n_weight < 3.0 {
+                    prop_assert!(moved <= CAP_LOG + 1e-9, "fewer than three runs: x0.67..x1.5 at most: {f}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cap_widens_only_for_runs_that_agree() {
+        let agree = [(0.5, 1.0), (0.52, 1.0), (0.48, 1.0)];
+        let scattered = [(0.9, 1.0), (0.1, 1.0), (0.5, 1.0)];
+        assert!(
+            (cap_log(3.0, 0.02, &agree) - WIDE_CAP_LOG.min(3.0 * PER_RUN_LOG)).abs() < 1e-12,
+            "three runs within their noise: the wide cap"
+        );
+        assert!(
+            cap_log(3.0, 0.33, &scattered) <= CAP_LOG,
+            "three runs that disagree: the normal cap"
+        );
+        assert!(
+            (cap_log(1.0, 0.0, &agree[..1]) - PER_RUN_LOG).abs() < 1e-12,
+            "one run: one run's worth"
+        );
+    }
+}
+
+#[test]
+fn twenty_first_imports_at_once_are_all_saved() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    let children: Vec<_> = (0..20)
+        .map(|n| {
+            let f = dir.path().join(format!("r{n}.json"));
+            std::fs::write(&f, report_v2("p", "NVIDIA GeForce RTX 3090", n, 600, 9000))
+                .expect("write");
+            Command::new(common::gpuplan_binary())
+                .args([
+                    "ledger",
+                    "import",
+                    f.to_str().expect("utf8"),
+                    "--cost",
+                    "1.00",
+                ])
+                .env("GPUPLAN_HOME", &home)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let mut added = 0;
+    for c in children {
+        let out = c.wait_with_output().expect("waits");
+        assert!(
+            out.status.success(),
+            "every first use saves: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        added += 1;
+    }
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&gpuplan(&home, &["ledger", "list", "--json"]))).expect("JSON");
+    assert_eq!(
+        rows.as_array().map(Vec::len),
+        Some(added),
+        "every bill a process said it added is in the database"
+    );
+}
+
+#[test]
+fn a_database_that_cannot_be_written_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = dir.path().join("r.json");
+    std::fs::write(&f, report_v2("p", "NVIDIA GeForce RTX 3090", 1, 600, 9000)).expect("write");
+    let report = f.to_str().expect("utf8");
+    // A folder where the database file should be.
+    let folder_home = dir.path().join("folder");
+    std::fs::create_dir_all(folder_home.join("gpuplan.db")).expect("folder in the way");
+    // A home that cannot be created (its parent is a file).
+    std::fs::write(dir.path().join("a-file"), "x").expect("file");
+    let no_home = dir.path().join("a-file/home");
+    for (home, why) in [
+        (&folder_home, "a folder in the way"),
+        (&no_home, "no folder can be made"),
+    ] {
+        for args in [
+            vec!["ledger", "import", report, "--cost", "1.00"],
+            vec!["calibration", "--off"],
+        ] {
+            let out = gpuplan(home, &args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_ne!(
+                out.status.code(),
+                Some(0),
+                "{why}: `{}` fails: {err}",
+                args.join(" ")
+            );
+            assert!(
+                err.contains(&home.display().to_string()) && !err.contains("without saving"),
+                "{why}: the error names the path and the reason: {err}"
+            );
+            assert!(
+                !String::from_utf8_lossy(&out.stdout).contains("added"),
+                "{why}: nothing says it was saved"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_multi_file_import_is_all_or_nothing_so_a_retry_never_duplicates() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    let files: Vec<PathBuf> = (0..3)
+        .map(|n| {
+            let f = dir.path().join(format!("r{n}.json"));
+            let text = report_v2("p", "NVIDIA GeForce RTX 3090", n, 600, 9000);
+            // The third file is broken.
+            std::fs::write(
+                &f,
+                if n == 2 {
+                    text.replace("\"exit_status\":0", "\"exit_status\":999")
+                } else {
+                    text
+                },
+            )
+            .expect("write");
+            f
+        })
+        .collect();
+    let names: Vec<&str> = files.iter().map(|f| f.to_str().expect("utf8")).collect();
+    let mut args = vec!["ledger", "import"];
+    args.extend(names.iter().copied());
+    let out = gpuplan(&home, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the broken file fails the import: {err}"
+    );
+    assert!(err.contains("r2.json"), "and is named: {err}");
+    let list = |home: &Path| -> usize {
+        serde_json::from_str::<serde_json::Value>(&ok(&gpuplan(
+            home,
+            &["ledger", "list", "--json"],
+        )))
+        .ok()
+        .and_then(|v| v.as_array().map(Vec::len))
+        .unwrap_or(usize::MAX)
+    };
+    assert_eq!(list(&home), 0, "nothing of it was written");
+    std::fs::write(
+        &files[2],
+        report_v2("p", "NVIDIA GeForce RTX 3090", 2, 600, 9000),
+    )
+    .expect("fixed");
+    ok(&gpuplan(&home, &args));
+    ok(&gpuplan(&home, &args));
+    assert_eq!(
+        list(&home),
+        3,
+        "the retry adds each report once, and again adds nothing"
+    );
+}

@@ -594,10 +594,20 @@ impl JobSpec {
                         self.seq_len.unwrap_or(default_seq),
                     )
                     .map_err(|e| InputError {
-                        message: format!(
-                            "{} (the model accepts at most {} positions)",
-                            e.message, t.max_positions
-                        ),
+                        // The limit that applies, said as it is: the model's
+                        // positions, or gpuplan's own ceiling above them.
+                        message: if t.max_positions <= limits::MAX_SEQ_LEN {
+                            format!(
+                                "{} (`{}` accepts at most {} positions)",
+                                e.message, entry.id, t.max_positions
+                            )
+                        } else {
+                            format!(
+                                "{} (gpuplan plans sequences of at most {} tokens)",
+                                e.message,
+                                limits::MAX_SEQ_LEN
+                            )
+                        },
                         ..e
                     })?;
                     let classes = whole(limits::CLASSES, self.classes.unwrap_or(2.0))?;

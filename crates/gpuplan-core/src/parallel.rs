@@ -35,15 +35,21 @@ use crate::vram::{self, Components, Live, VramEstimate};
 pub enum Engine {
     /// PyTorch DistributedDataParallel: everything replicated.
     Ddp,
-    /// FSDP `FULL_SHARD`: parameters, gradients and states sharded.
+    /// FSDP `FULL_SHARD`: parameters, gradients and states sharded. A plan
+    /// file may say `fsdp`, as the CLI's `--engine fsdp` does.
+    #[serde(alias = "fsdp", alias = "full_shard")]
     FsdpFull,
     /// FSDP `SHARD_GRAD_OP`: gradients and states sharded.
+    #[serde(alias = "shard_grad_op")]
     FsdpGradOp,
     /// DeepSpeed ZeRO-1: optimizer states sharded.
+    #[serde(alias = "zero-1")]
     Zero1,
     /// DeepSpeed ZeRO-2: gradients and optimizer states sharded.
+    #[serde(alias = "zero-2")]
     Zero2,
     /// DeepSpeed ZeRO-3: parameters, gradients and optimizer states sharded.
+    #[serde(alias = "zero-3")]
     Zero3,
 }
 

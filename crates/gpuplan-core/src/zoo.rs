@@ -800,12 +800,20 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
     };
     // RoPE scaling (linear, dynamic, YaRN, Llama 3): the model is trained or
     // extended to accept `factor` times its table.
-    let rope_factor = obj
-        .get("rope_scaling")
-        .and_then(|r| r.get("factor"))
-        .and_then(serde_json::Value::as_f64)
-        .filter(|f| f.is_finite() && *f >= 1.0 && *f <= 1024.0)
-        .unwrap_or(1.0);
+    let rope_factor = match obj.get("rope_scaling").and_then(|r| r.get("factor")) {
+        None | Some(serde_json::Value::Null) => 1.0,
+        Some(v) => match v.as_f64() {
+            Some(f) if f.is_finite() && (1.0..=1024.0).contains(&f) => f,
+            // The value as the config gave it, so the student finds it.
+            _ => {
+                return Err(InputError::new(
+                    "rope_scaling.factor",
+                    format!("{v} is not a RoPE scaling factor"),
+                    "a factor from 1 to 1024",
+                ))
+            }
+        },
+    };
     let max_positions = (f64::from(max_positions) * rope_factor).min(f64::from(u32::MAX)) as u32;
     let experts = optional(&["num_local_experts", "num_experts", "n_routed_experts"])?;
     let experts_active = optional(&["num_experts_per_tok", "moe_top_k"])?;

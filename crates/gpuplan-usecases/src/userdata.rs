@@ -556,6 +556,18 @@ impl Planner {
                 "YYYY-MM-DD",
             )
         })?;
+        let years = gpuplan_core::report::YEARS;
+        if !years.contains(&chrono::Datelike::year(&date)) {
+            return Err(AppError::input(
+                "date",
+                format!("{date} is not a day a bill was paid"),
+                format!(
+                    "a date from {}-01-01 to {}-12-31",
+                    years.start(),
+                    years.end()
+                ),
+            ));
+        }
         let text = |field: &str, s: &str, max: usize| -> Result<String> {
             let t = s.trim();
             if t.is_empty() || t.chars().count() > max {

@@ -1050,3 +1050,226 @@ fn a_multi_file_import_is_all_or_nothing_so_a_retry_never_duplicates() {
         "the retry adds each report once, and again adds nothing"
     );
 }
+
+#[test]
+fn the_kit_launches_what_the_plan_bills() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = dir.path().join("home");
+    // Nine GPUs cannot be laid out evenly over two nodes: refused where the
+    // student types it, with the counts that can.
+    let out = gpuplan(
+        &home,
+        &[
+            "--lang",
+            "en",
+            "estimate",
+            "--model",
+            "llama-2-7b",
+            "--mode",
+            "lora",
+            "--gpus",
+            "9",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "nine GPUs refused: {err}");
+    assert!(
+        err.contains("gpus") && err.contains("8 or 10"),
+        "with the nearest counts: {err}"
+    );
+    let nine = gpuplan_core::scripts::LaunchSpec {
+        job_name: "big".into(),
+        command: "python train.py".into(),
+        gpus: 9,
+        engine: gpuplan_core::parallel::Engine::Ddp,
+        offload: false,
+        batch: 4,
+        precision: gpuplan_core::job::Precision::Bf16,
+    };
+    assert_eq!(
+        scripts::slurm_multigpu(&nine, "gpu", 2.0, 8)
+            .map_err(|e| e.field)
+            .err()
+            .as_deref(),
+        Some("gpus"),
+        "and the launch scripts never lay out nine GPUs as 2 x 5"
+    );
+    for (gpus, per_node, nodes) in [(16u32, 8u32, 2u32), (10, 5, 2), (24, 8, 3)] {
+        let spec = gpuplan_core::scripts::LaunchSpec {
+            job_name: "big".into(),
+            command: "python train.py".into(),
+            gpus,
+            engine: gpuplan_core::parallel::Engine::FsdpFull,
+            offload: false,
+            batch: 4,
+            precision: gpuplan_core::job::Precision::Bf16,
+        };
+        let sbatch = scripts::slurm_multigpu(&spec, "gpu", 2.0, 8)
+            .expect("sbatch")
+            .text;
+        assert!(
+            sbatch.contains(&format!("--nodes={nodes}"))
+                && sbatch.contains(&format!("--gres=gpu:{per_node}")),
+            "{gpus} GPUs: {nodes} nodes of {per_node}: {sbatch}"
+        );
+        let accelerate = scripts::accelerate_config(&spec).expect("config").text;
+        assert!(
+            accelerate.contains(&format!("num_processes: {gpus}")),
+            "{gpus} GPUs: as many processes as GPUs billed: {accelerate}"
+        );
+    }
+    // A 1000-hour plan gets its shutdown wrapper, the hard stop derived
+    // from the plan.
+    let mut plan = gpuplan_usecases::defaults::plan(JobSpec {
+        hours: Some(rust_decimal::Decimal::from(1000)),
+        ..JobSpec::default()
+    });
+    plan.name = "long".into();
+    let file = dir.path().join("long.toml");
+    std::fs::write(&file, toml::to_string_pretty(&plan).expect("toml")).expect("write");
+    let out = gpuplan(
+        &home,
+        &[
+            "script",
+            "shutdown",
+            "--platform",
+            "autodl",
+            "--command",
+            "python train.py",
+            "--plan",
+            file.to_str().expect("utf8"),
+        ],
+    );
+    let text = ok(&out);
+    assert!(
+        text.contains(&format!(
+            "MAX_RUNTIME_SECONDS={}",
+            scripts::with_margin(1000.0)
+        )),
+        "the hard stop is the plan's 1000 hours with margin"
+    );
+}
+
+#[test]
+fn runs_a_student_exports_are_what_the_instructors_pack_takes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let student = dir.path().join("student");
+    let teacher = dir.path().join("teacher");
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(&plan, plan_toml("hw", &vision_job(None))).expect("plan");
+    let f = dir.path().join("r.json");
+    std::fs::write(&f, report_v2("hw", "NVIDIA GeForce RTX 3090", 1, 900, 9000)).expect("write");
+    ok(&gpuplan(
+        &student,
+        &[
+            "ledger",
+            "import",
+            f.to_str().expect("utf8"),
+            "--plan",
+            plan.to_str().expect("utf8"),
+        ],
+    ));
+    let runs = dir.path().join("zhang.json");
+    ok(&gpuplan(
+        &student,
+        &["ledger", "runs", "--out", runs.to_str().expect("utf8")],
+    ));
+    let pack = dir.path().join("pack.toml");
+    let export = |runs_file: &Path| {
+        gpuplan(
+            &teacher,
+            &[
+                "--lang",
+                "en",
+                "pack",
+                "export",
+                "--name",
+                "CV",
+                "--instructor",
+                "TA",
+                "--platform",
+                "autodl",
+                "--runs",
+                runs_file.to_str().expect("utf8"),
+                "--out",
+                pack.to_str().expect("utf8"),
+            ],
+        )
+    };
+    ok(&export(&runs));
+    // A hand-in edited by hand is refused, naming the file and the entry.
+    let tampered = dir.path().join("li.json");
+    let text = std::fs::read_to_string(&runs)
+        .expect("read")
+        .replace("\"rtx3090\"", "\"gtx480\"");
+    std::fs::write(&tampered, text).expect("write");
+    let out = export(&tampered);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "refused: {err}");
+    assert!(
+        err.contains("li.json") && err.contains("runs[0]"),
+        "the file and entry are named: {err}"
+    );
+}
+
+#[test]
+fn the_wrapper_counts_a_million_progress_lines_exactly_and_leaves_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    common::executable(&bin.join("shutdown"), "#!/bin/sh\nexit 0\n");
+    common::executable(
+        &bin.join("nvidia-smi"),
+        &common::nvidia_smi_script("NVIDIA GeForce RTX 3090", "550", &[9000]),
+    );
+    let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
+        platform: "autodl".into(),
+        mechanism: StopMechanism::Shutdown,
+        job_name: "chatty".into(),
+        // A million progress lines on stdout, and a few on stderr.
+        command: "seq 1 1000000 | sed 's/^/step /'; echo 'Epoch 1' >&2; echo 'Epoch 2' >&2".into(),
+        max_runtime_seconds: 600,
+        destroy: false,
+        poll_seconds: 1,
+        plan: "p".into(),
+    })
+    .expect("wrapper");
+    let script = dir.path().join("run.sh");
+    std::fs::write(&script, wrapper).expect("write");
+    let report = dir.path().join("report.json");
+    let out = Command::new("bash")
+        .arg(&script)
+        .current_dir(dir.path())
+        .env("GPUPLAN_SHUTDOWN_BIN", bin.join("shutdown"))
+        .env("GPUPLAN_NVIDIA_SMI", bin.join("nvidia-smi"))
+        .env("GPUPLAN_RUN_REPORT", &report)
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "the run succeeds");
+    let passed = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("step "))
+        .count();
+    assert_eq!(
+        passed, 1_000_000,
+        "every line of the job passes through, in full"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    assert_eq!(
+        r["progress_lines"], 1_000_002,
+        "every progress line counted, on both streams"
+    );
+    assert_eq!(
+        r["last_progress"], "step 1000000",
+        "the stream the job reports progress on"
+    );
+    let left = common::wait_until(std::time::Duration::from_secs(15), || {
+        std::fs::read_dir(dir.path()).is_ok_and(|d| {
+            !d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("gpuplan-run."))
+        })
+    });
+    assert!(left, "the wrapper's state folder is removed at the end");
+}

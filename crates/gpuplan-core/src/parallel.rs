@@ -157,7 +157,7 @@ pub const MAX_GPUS: u32 = 64;
 /// processes on each node; Slurm asks for one GPU count per node).
 pub fn splits_evenly(gpus: u32) -> bool {
     let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE).max(1);
-    gpus % nodes == 0
+    gpus.is_multiple_of(nodes)
 }
 
 /// Refuses a GPU count that cannot be laid out evenly over nodes, naming

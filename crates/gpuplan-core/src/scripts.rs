@@ -462,6 +462,8 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
 REPORTED=0
 on_exit() {
   status=$?
+  # The job's last lines first: nothing below may land inside them.
+  wait_for_watchers
   touch "$STATE_DIR/wrapper-done"
   [ "$REPORTED" = 1 ] || write_report "$status" || log "the run report could not be written"
   rm -rf "$STATE_DIR"
@@ -824,6 +826,7 @@ fn nodes(gpus: u32) -> (u32, u32) {
 /// are the shell's, exactly as on one GPU; the rank variables torchrun and
 /// Accelerate set reach the training script through the environment.
 fn check_launch(s: &LaunchSpec) -> Result<(), InputError> {
+    crate::parallel::check_node_split(s.gpus)?;
     check_text("command", &s.command, 4000)?;
     if s.command.trim().is_empty() {
         return Err(InputError::new(

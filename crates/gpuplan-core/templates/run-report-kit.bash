@@ -75,6 +75,8 @@ watch_lines() {
 # Waits (up to 10 s) until the output watchers have counted every line.
 wait_for_watchers() {
   local i=0
+  # Nothing to wait for once the report is written (its folder removed).
+  [ -d "$STATE_DIR" ] || return 0
   while [ "$i" -lt 100 ]; do
     [ -e "$STATE_DIR/progress.out.done" ] && [ -e "$STATE_DIR/progress.err.done" ] && return 0
     sleep 0.1

@@ -40,6 +40,8 @@ stop_instance() {
 
 on_exit() {
   status=$?
+  # The job's last lines first: the log below must not land inside them.
+  wait_for_watchers
   touch "$STATE_DIR/wrapper-done"
   log "training finished with status $status"
   write_report "$status" || log "the run report could not be written"

@@ -1212,8 +1212,26 @@ fn runs_a_student_exports_are_what_the_instructors_pack_takes() {
     );
 }
 
+/// How the million-line job's output leaves the wrapper.
+enum Output_ {
+    /// A pipe (a terminal, `| tee`): the watchers pass it through.
+    Pipe,
+    /// A log file, as `nohup bash run.sh > run.log 2>&1` gives: the job
+    /// writes straight into it, read back at the end.
+    LogFile,
+}
+
 #[test]
 fn the_wrapper_counts_a_million_progress_lines_exactly_and_leaves_nothing() {
+    million_lines(Output_::Pipe);
+}
+
+#[test]
+fn the_wrapper_counts_a_million_lines_written_straight_into_its_log_file() {
+    million_lines(Output_::LogFile);
+}
+
+fn million_lines(how: Output_) {
     let dir = tempfile::tempdir().expect("tmp");
     let bin = dir.path().join("bin");
     std::fs::create_dir_all(&bin).expect("bin");
@@ -1237,20 +1255,29 @@ fn the_wrapper_counts_a_million_progress_lines_exactly_and_leaves_nothing() {
     let script = dir.path().join("run.sh");
     std::fs::write(&script, wrapper).expect("write");
     let report = dir.path().join("report.json");
-    let out = Command::new("bash")
-        .arg(&script)
+    let mut c = Command::new("bash");
+    c.arg(&script)
         .current_dir(dir.path())
         .env("GPUPLAN_SHUTDOWN_BIN", bin.join("shutdown"))
         .env("GPUPLAN_NVIDIA_SMI", bin.join("nvidia-smi"))
         .env("GPUPLAN_RUN_REPORT", &report)
-        .env("TMPDIR", dir.path())
-        .output()
-        .expect("runs");
-    assert!(out.status.success(), "the run succeeds");
-    let passed = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.starts_with("step "))
-        .count();
+        .env("TMPDIR", dir.path());
+    let log = dir.path().join("run.log");
+    let stdout = match how {
+        Output_::Pipe => {
+            let out = c.output().expect("runs");
+            assert!(out.status.success(), "the run succeeds");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        }
+        Output_::LogFile => {
+            let file = std::fs::File::create(&log).expect("log");
+            let err = file.try_clone().expect("2>&1");
+            let status = c.stdout(file).stderr(err).status().expect("runs");
+            assert!(status.success(), "the run succeeds");
+            std::fs::read_to_string(&log).expect("the log")
+        }
+    };
+    let passed = stdout.lines().filter(|l| l.starts_with("step ")).count();
     assert_eq!(
         passed, 1_000_000,
         "every line of the job passes through, in full"
@@ -1261,10 +1288,13 @@ fn the_wrapper_counts_a_million_progress_lines_exactly_and_leaves_nothing() {
         r["progress_lines"], 1_000_002,
         "every progress line counted, on both streams"
     );
-    assert_eq!(
-        r["last_progress"], "step 1000000",
-        "the stream the job reports progress on"
-    );
+    let last = match how {
+        // Two streams: the one the job reports progress on.
+        Output_::Pipe => "step 1000000",
+        // One log file for both: the last progress line in it.
+        Output_::LogFile => "Epoch 2",
+    };
+    assert_eq!(r["last_progress"], last, "the last progress line");
     let left = common::wait_until(std::time::Duration::from_secs(15), || {
         std::fs::read_dir(dir.path()).is_ok_and(|d| {
             !d.flatten()

@@ -486,7 +486,8 @@ train_pid=""
 # A USR1 that comes before training has started is passed on once it has.
 on_usr1() { requeue=1; [ -z "$train_pid" ] || kill -USR1 "$train_pid" 2>/dev/null; }
 trap on_usr1 USR1
-srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
+open_streams
+srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
 train_pid=$!
 [ "$requeue" = 0 ] || kill -USR1 "$train_pid" 2>/dev/null
 while true; do
@@ -510,7 +511,8 @@ exit "$status"
         );
     } else {
         o.push_str(
-            r#"srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
+            r#"open_streams
+srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
 train_pid=$!
 wait "$train_pid"
 status=$?

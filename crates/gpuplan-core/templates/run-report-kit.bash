@@ -41,42 +41,91 @@ cpu_ticks() {
 }
 CPU_START=$(cpu_ticks)
 
-# Peak GPU memory of the job's processes on each GPU (by PCI bus id), polled
-# until the run ends or the wrapper is gone (its state folder with it).
-(
-  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
-    "$NVIDIA_SMI" --query-compute-apps=gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
-      awk -F', *' -v old="$STATE_DIR/peaks" '
-        BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); peak[f[1]] = f[2] + 0 } }
-        NF == 2 && $2 ~ /^[0-9]+$/ { now[$1] += $2 }
-        END { for (b in now) if (now[b] > peak[b]) peak[b] = now[b]
-              for (b in peak) print b ", " peak[b] }' > "$STATE_DIR/peaks.new" &&
-      mv -f "$STATE_DIR/peaks.new" "$STATE_DIR/peaks"
-    sleep "$SAMPLE_SECONDS"
-  done
-) </dev/null >/dev/null 2>&1 &
 
-# Passes the job's output through unchanged (tee) and counts its progress
-# lines on the side: grep matches them (any extended regex), awk counts them
-# and keeps the last one and the time of the first (from `date`, the one
-# clock the whole report reads). Nothing runs per line in
-# the shell, and matching runs byte-wise (LC_ALL=C: a UTF-8 locale makes
-# grep's bracket expressions forty times slower), so a chatty job is not
-# slowed down. Usage: watch_lines out|err.
-watch_lines() {
-  tee >(LC_ALL=C grep -E --line-buffered -- "$STEP_PATTERN" |
-    LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
-      NR == 1 { "date +%s" | getline first; close("date +%s") }
-      { last = $0 }
-      END { print NR > out; print (NR ? first : "") > out; print last > out; close(out)
-            print "" > (out ".done") }')
+# Where the job's output goes. When the script's own output is a log file
+# (nohup bash run.sh > run.log 2>&1, or Slurm's --output), the job writes
+# straight into it, with no pipe in its way, and its progress lines are
+# read back from the file at the end. Otherwise (a terminal, a pipe) each
+# stream passes through a watcher. Either way nothing runs per line in the
+# shell and matching runs byte-wise (LC_ALL=C: a UTF-8 locale makes grep's
+# bracket expressions forty times slower), so a chatty job is not slowed.
+log_file() {
+  local f
+  f=$(readlink -f "/proc/$$/fd/$1" 2>/dev/null) && [ -f "$f" ] && printf '%s' "$f"
+}
+OUT_FILE=$(log_file 1 || true)
+ERR_FILE=$(log_file 2 || true)
+[ "$ERR_FILE" != "$OUT_FILE" ] || ERR_FILE=""
+OUT_FROM=0
+ERR_FROM=0
+[ -z "$OUT_FILE" ] || OUT_FROM=$(stat -c %s "$OUT_FILE" 2>/dev/null || echo 0)
+[ -z "$ERR_FILE" ] || ERR_FROM=$(stat -c %s "$ERR_FILE" 2>/dev/null || echo 0)
+
+# The job's progress lines in a log file from byte FROM on (the script's
+# own [gpuplan] lines left out).
+progress_in() {
+  tail -c +"$(( $2 + 1 ))" "$1" 2>/dev/null | LC_ALL=C grep -vF ' [gpuplan] ' |
+    LC_ALL=C grep -E -- "$STEP_PATTERN"
 }
 
-# Waits (up to 10 s) until the output watchers have counted every line.
+# The sampler's other job, for log files: note when the first progress
+# line appeared (to the sampling interval).
+note_first_in_files() {
+  local stream file from
+  for stream in out err; do
+    if [ "$stream" = out ]; then file=$OUT_FILE from=$OUT_FROM; else file=$ERR_FILE from=$ERR_FROM; fi
+    if [ -z "$file" ] || [ -e "$STATE_DIR/first.$stream" ]; then continue; fi
+    if progress_in "$file" "$from" | head -n 1 | grep -q .; then
+      date +%s > "$STATE_DIR/first.$stream"
+    fi
+  done
+}
+
+# A watcher for a stream that is not a log file: passes it through (tee),
+# counts its progress lines on the side (grep matches them, awk counts them
+# and keeps the last), and notes when the first came. Usage: watch_lines
+# out|err.
+watch_lines() {
+  tee >({ LC_ALL=C grep -qm1 -E -- "$STEP_PATTERN" && date +%s > "$STATE_DIR/first.$1"; cat > /dev/null; }) \
+    >(LC_ALL=C grep -E -- "$STEP_PATTERN" |
+      LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
+        { last = $0 }
+        END { print NR > out; print last > out; close(out); print "" > (out ".done") }')
+}
+
+# Opens fd 3 and fd 4, where the job's stdout and stderr go: the log file
+# itself, or a watcher. Call right before starting the job (nothing started
+# earlier may hold a watcher open), and close_streams once it has ended.
+open_streams() {
+  if [ -n "$OUT_FILE" ]; then exec 3>&1; else exec 3> >(watch_lines out); fi
+  if [ -n "$ERR_FILE" ] || { [ -n "$OUT_FILE" ] && [ "$(readlink -f /proc/$$/fd/2)" = "$OUT_FILE" ]; }; then
+    exec 4>&2
+  else
+    exec 4> >(watch_lines err >&2)
+  fi
+}
+close_streams() { { exec 3>&- 4>&-; } 2>/dev/null || true; }
+
+# The counts of a stream read back from its log file, in the watchers' form.
+count_file() {
+  progress_in "$2" "$3" |
+    LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
+      { last = $0 }
+      END { print NR > out; print last > out; close(out); print "" > (out ".done") }'
+}
+
+# Waits (up to 10 s) until every stream has been counted: a log file is
+# read back now, a watcher finishes its last lines.
 wait_for_watchers() {
   local i=0
   # Nothing to wait for once the report is written (its folder removed).
   [ -d "$STATE_DIR" ] || return 0
+  close_streams
+  [ -z "$OUT_FILE" ] || [ -e "$STATE_DIR/progress.out.done" ] || count_file out "$OUT_FILE" "$OUT_FROM"
+  [ -z "$ERR_FILE" ] || [ -e "$STATE_DIR/progress.err.done" ] || count_file err "$ERR_FILE" "$ERR_FROM"
+  # A stream that shares the other's log file has nothing of its own.
+  [ -z "$OUT_FILE" ] || [ -n "$ERR_FILE" ] || [ -e "$STATE_DIR/progress.err.done" ] ||
+    { [ "$(readlink -f /proc/$$/fd/2)" = "$OUT_FILE" ] && : > "$STATE_DIR/progress.err.done"; }
   while [ "$i" -lt 100 ]; do
     [ -e "$STATE_DIR/progress.out.done" ] && [ -e "$STATE_DIR/progress.err.done" ] && return 0
     sleep 0.1
@@ -118,11 +167,15 @@ write_report() {
   for stream in out err; do
     f="$STATE_DIR/progress.$stream"
     [ -e "$f" ] || continue
-    { read -r n; read -r t; IFS= read -r l; } < "$f"
+    { read -r n; IFS= read -r l; } < "$f"
     case "$n" in '' | *[!0-9]*) continue ;; esac
     [ "$n" -gt 0 ] || continue
     lines=$((lines + n))
-    if [ "$first" = null ] || [ "$((t - START_EPOCH))" -lt "$first" ]; then
+    t=$(cat "$STATE_DIR/first.$stream" 2>/dev/null || echo "")
+    # A log file read back after a run shorter than the sampling interval:
+    # the lines are counted, their time is not known.
+    case "$t" in '' | *[!0-9]*) t="" ;; esac
+    if [ -n "$t" ] && { [ "$first" = null ] || [ "$((t - START_EPOCH))" -lt "$first" ]; }; then
       first=$((t - START_EPOCH))
       [ "$first" -ge 0 ] || first=0
     fi
@@ -153,4 +206,21 @@ write_report() {
     printf '  "cpu_percent": %s,\n  "exit_status": %d\n}\n' "$cpu" "$status"
   } > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
 }
+# The sampler, started last (it runs the functions above): peak GPU memory
+# of the job's processes on each GPU (by PCI bus id), and the first progress
+# line in a log file, polled until the run ends or the wrapper is gone (its
+# state folder with it).
+(
+  while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
+    "$NVIDIA_SMI" --query-compute-apps=gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
+      awk -F', *' -v old="$STATE_DIR/peaks" '
+        BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); peak[f[1]] = f[2] + 0 } }
+        NF == 2 && $2 ~ /^[0-9]+$/ { now[$1] += $2 }
+        END { for (b in now) if (now[b] > peak[b]) peak[b] = now[b]
+              for (b in peak) print b ", " peak[b] }' > "$STATE_DIR/peaks.new" &&
+      mv -f "$STATE_DIR/peaks.new" "$STATE_DIR/peaks"
+    note_first_in_files
+    sleep "$SAMPLE_SECONDS"
+  done
+) </dev/null >/dev/null 2>&1 &
 # --- end of the run report kit ---------------------------------------------

@@ -77,8 +77,10 @@ WRAPPER_PID=$$
 disown 2>/dev/null || true
 
 log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
-# The job's stdout and stderr stay separate; both pass through watch_lines.
-bash -c "$TRAIN_COMMAND" > >(watch_lines out) 2> >(watch_lines err >&2) &
+# The job's stdout and stderr stay separate (open_streams: straight into the
+# log file, or through a watcher).
+open_streams
+bash -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
 train_pid=$!
 wait "$train_pid"
 status=$?

@@ -411,8 +411,9 @@ e2e("ledger: a dropped run report shows plan versus actual and calibrates later 
   await saveResnetPlan("e2e <b>ResNet-18</b> plan");
   await click("#tab-ledger");
   const report = JSON.stringify({
-    schema: "gpuplan-run-report/1", plan: "e2e <b>ResNet-18</b> plan", job: "train", platform: "autodl",
-    gpu_name: "NVIDIA GeForce RTX 3090", driver: "550.54", gpu_count: 1, peak_memory_mib: 4000,
+    schema: "gpuplan-run-report/2", plan: "e2e <b>ResNet-18</b> plan", job: "train", platform: "autodl",
+    run_id: "e2e-1", part: 1, requeued: false,
+    gpu_name: "NVIDIA GeForce RTX 3090", driver: "550.54", gpu_count: 1, gpu_peaks_mib: [4000], torch_allocated_mib: [],
     started_at: "2026-11-30T10:00:00+0800", ended_at: "2026-11-30T11:00:00+0800", wall_seconds: 3600,
     first_progress_seconds: 30, progress_lines: 20, last_progress: "Epoch 20", cpu_percent: 50, exit_status: 0,
   });

@@ -120,3 +120,35 @@ fn a_pack_with_several_bad_profiles_lists_them_all() {
     );
     assert!(err.line > 0, "with a line: {err}");
 }
+
+#[test]
+fn a_first_version_report_still_imports_but_its_memory_teaches_nothing() {
+    let text = std::fs::read_to_string(crate::common::root().join("examples/run-report-v1.json"))
+        .expect("example");
+    let r =
+        gpuplan_core::report::RunReport::from_json("v1.json", &text).expect("a v1 report reads");
+    assert_eq!(
+        r.shown_peak_mib(),
+        Some(2746),
+        "its figure is shown on the bill"
+    );
+    assert_eq!(
+        r.memory(),
+        gpuplan_core::report::MemoryMeasure::Unknown,
+        "but not compared: a v1 figure is a sum over GPUs from nvidia-smi or PyTorch, unsaid which"
+    );
+    let v2 =
+        std::fs::read_to_string(crate::common::root().join("examples/run-report-example.json"))
+            .expect("example");
+    let r2 = gpuplan_core::report::RunReport::from_json("v2.json", &v2).expect("a v2 report reads");
+    assert_eq!(
+        r2.memory(),
+        gpuplan_core::report::MemoryMeasure::Process(2746),
+        "v2: per GPU"
+    );
+    assert_ne!(
+        r.identity(),
+        r2.identity(),
+        "two different reports, two identities"
+    );
+}

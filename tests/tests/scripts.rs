@@ -653,3 +653,40 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
         assert_eq!(run.stops(), 1, "{why}: stopped exactly once");
     }
 }
+
+#[test]
+fn rendered_templates_leave_no_placeholder_and_values_are_never_rendered_again() {
+    // A job name, command and plan spelling other templates' placeholders
+    // stay text: rendering is one pass.
+    let sneaky = "@REPORT_KIT@ @STOP_COMMAND@ @SCHEMA@";
+    let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
+        job_name: sneaky.into(),
+        plan: sneaky.into(),
+        ..spec(
+            StopMechanism::Shutdown,
+            &format!("echo {}", scripts::shell_quote(sneaky)),
+            60,
+        )
+    })
+    .expect("wrapper");
+    let notebook = scripts::notebook_report("autodl", sneaky)
+        .expect("module")
+        .text;
+    for (name, text) in [("wrapper", &wrapper), ("notebook module", &notebook)] {
+        let leftover = text.split('@').skip(1).step_by(2).find(|w| {
+            !w.is_empty()
+                && w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                && !sneaky.contains(*w)
+        });
+        assert_eq!(leftover, None, "{name}: every placeholder is filled");
+        assert_eq!(
+            text.matches("--- end of the run report kit").count(),
+            usize::from(name == "wrapper"),
+            "{name}: the kit appears once, not again from a value"
+        );
+    }
+    assert!(
+        wrapper.contains(&scripts::shell_quote(sneaky)),
+        "the job name is one quoted word, as typed"
+    );
+}

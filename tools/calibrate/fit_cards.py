@@ -1,7 +1,7 @@
 """Fit (and hold out) how step time carries from the calibration card to others.
 
 Input: the `CARD` lines printed by
-    cargo test -p gpuplan-tests --test cross_card -- --ignored --nocapture
+    cargo test -p gpuplan-cli --features tauri/custom-protocol --test integration cross_card -- --ignored --nocapture
 (card, model, precision, batch, published seconds per step, conv FLOPs,
 matmul FLOPs, traffic bytes, ops, half?, generation, tensor TFLOPS, FP32
 TFLOPS, bandwidth GB/s, tf32?).

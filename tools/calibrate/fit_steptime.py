@@ -1,7 +1,7 @@
 """Fit (and leave-one-out check) the step-time constants of calibration.rs.
 
 Input: the `WORK` lines printed by
-    cargo test -p gpuplan-tests --test accuracy -- --ignored --nocapture
+    cargo test -p gpuplan-cli --features tauri/custom-protocol --test integration accuracy -- --ignored --nocapture
 (name, measured seconds, conv FLOPs, matmul FLOPs, traffic bytes, ops, half?).
 The model is the one in crates/gpuplan-core/src/steptime.rs on the reference
 card (H200): device = conv/(P*e_conv) + matmul/(P*e_mm) + traffic/(BW*e_mem),

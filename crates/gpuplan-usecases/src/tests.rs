@@ -849,3 +849,27 @@ fn a_run_with_another_batch_is_told_apart_from_a_slower_card() {
         assert_eq!(v.gaps, gaps, "{why}: {v:?} run_s {run_s}");
     }
 }
+
+#[test]
+fn the_app_browses_an_unwritable_home_and_never_says_saved() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("a-file"), "x").expect("file");
+    // The parent is a file: no data folder can be made there.
+    let home = Home::Folder(dir.path().join("a-file/home"));
+    let mut app = Planner::new(bundled(), home.clone(), clock).browse_if_unwritable();
+    let info = app
+        .info()
+        .expect("the app starts and shows the bundled data");
+    let reason = info.read_only.expect("and says nothing can be saved");
+    assert!(reason.contains("a-file"), "naming the path: {reason}");
+    let saved = app.save_plan(None, &hours_plan("autodl", "rtx3090", 2), None);
+    assert!(
+        matches!(&saved, Err(AppError::Store { message }) if message.contains("not saved")),
+        "a save fails with the reason, it is never reported saved: {saved:?}"
+    );
+    let mut cli = Planner::new(bundled(), home, clock);
+    assert!(
+        cli.set_calibration(false).is_err(),
+        "the CLI does not browse: a write that cannot be made is its error"
+    );
+}

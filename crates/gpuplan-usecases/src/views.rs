@@ -153,6 +153,10 @@ pub struct AppInfo {
     pub limits: Vec<gpuplan_core::limits::FieldLimit>,
     /// Something to tell the user at start (a database set aside).
     pub notice: Option<String>,
+    /// Why nothing can be saved this session, when the user's database
+    /// could not be opened: the app browses, says so in a banner, and every
+    /// save fails with this reason.
+    pub read_only: Option<String>,
 }
 
 /// The memory screen.

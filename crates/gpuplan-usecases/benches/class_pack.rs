@@ -55,7 +55,8 @@ fn bench(c: &mut Criterion) {
     c.bench_function("class_pack_2000_runs_import_and_first_estimate", |b| {
         b.iter(|| {
             let mut p = Planner::new(bundled.clone(), Home::Memory, clock);
-            p.import_pack("big.toml", black_box(&pack)).expect("imports");
+            p.import_pack("big.toml", black_box(&pack))
+                .expect("imports");
             let e = p
                 .estimate(&job, Some("rtx3090"), None, Some("autodl"))
                 .expect("estimate");

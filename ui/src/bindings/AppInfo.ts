@@ -47,4 +47,10 @@ limits: Array<FieldLimit>,
 /**
  * Something to tell the user at start (a database set aside).
  */
-notice: string | null, };
+notice: string | null, 
+/**
+ * Why nothing can be saved this session, when the user's database
+ * could not be opened: the app browses, says so in a banner, and every
+ * save fails with this reason.
+ */
+read_only: string | null, };

@@ -322,7 +322,7 @@ fn the_generated_slurm_scripts_run_on_a_real_slurm() {
     let cluster = Cluster::start();
     common::executable(
         &cluster.dir.join("nvidia-smi"),
-        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps*) echo 7000 ;;\n  *name,driver_version*) echo 'NVIDIA GeForce RTX 3090, 550.54.14' ;;\n  *query-gpu=name*) echo 'NVIDIA GeForce RTX 3090' ;;\nesac\n",
+        &common::nvidia_smi_script("NVIDIA GeForce RTX 3090", "550.54.14", &[7000]),
     );
     let job_dir = |name: &str| {
         let d = cluster.dir.join("jobs").join(name);
@@ -369,7 +369,7 @@ fn the_generated_slurm_scripts_run_on_a_real_slurm() {
     assert_eq!(
         (
             r.gpu_name.as_str(),
-            r.peak_memory_mib,
+            r.shown_peak_mib(),
             r.platform.as_str(),
             r.plan.as_str()
         ),
@@ -470,12 +470,20 @@ fn the_generated_slurm_scripts_run_on_a_real_slurm() {
         "the second run resumed from the checkpoint: {log}"
     );
     assert!(log.contains("Epoch 40/40"), "and ran to the end: {log}");
-    let r = reports(&rq);
+    let mut r = reports(&rq);
     assert_eq!(r.len(), 2, "a report for each part of the requeued job");
     assert!(
         r.iter().all(|x| x.exit_status == 0),
         "both parts exited cleanly: {:?}",
         r.iter().map(|x| x.exit_status).collect::<Vec<_>>()
+    );
+    r.sort_by_key(|x| x.part);
+    assert_eq!(
+        r.iter()
+            .map(|x| (x.run_id.as_str(), x.part, x.requeued))
+            .collect::<Vec<_>>(),
+        vec![(rq_id.as_str(), 1, true), (rq_id.as_str(), 2, false)],
+        "one run in two parts: the job id, part numbers from Slurm's restart count, the first marked requeued"
     );
 
     // 4. The multi-GPU script's headers: accepted for four GPUs on the

@@ -185,7 +185,7 @@ fn a_stopped_autodl_instance_bills_its_disk_once_and_the_free_disk_is_free() {
     );
     assert_eq!(q.cash_total, d("8.34"), "only the GPU bills");
     assert_eq!(
-        cat(&q, Category::StoppedIdle),
+        cat(&q, Category::Stopped),
         Decimal::ZERO,
         "no second fee for being stopped"
     );
@@ -513,7 +513,7 @@ fn persistent_storage_outlives_released_instances() {
     assert!(
         !q.warnings
             .iter()
-            .any(|w| matches!(w, Warning::ReleasedBetweenRuns)),
+            .any(|w| matches!(w, Warning::ReleasedBetweenRuns { .. })),
         "the data is safe on the netdisk"
     );
 }
@@ -533,7 +533,11 @@ fn free_credit_and_a_prepaid_balance() {
         [job]
         hours = 10"#,
     );
-    assert_eq!(line(&q, LineKind::Credit), d("-10.00"), "the credit line");
+    assert_eq!(
+        line(&q, LineKind::Coupon),
+        d("-10.00"),
+        "the plan's own credit is a coupon line, not the platform's student credit"
+    );
     assert_eq!(q.cash_total, d("3.90"), "paid after credit");
     assert!(
         matches!(q.warnings.first(), Some(Warning::BalanceRunsOut { short, .. }) if *short == d("1.90")),

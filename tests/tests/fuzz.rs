@@ -33,21 +33,58 @@ fn budget() -> Duration {
     )
 }
 
+/// One input slower than this fails the target, naming the input: a
+/// student waits for one answer, not minutes, so an input that takes this
+/// long (debug build) is a hang to fix.
+const SLOW_CASE: Duration = Duration::from_secs(20);
+
+/// The input being checked and when its check began, for the watchdog.
+type Current = std::sync::Arc<std::sync::Mutex<Option<(Instant, String)>>>;
+
+/// Watches the check in progress: one that runs past [`SLOW_CASE`] (a hang
+/// that would otherwise only time the test out) is reported with its input
+/// and the process ends.
+fn watchdog(name: &str, current: Current) -> std::sync::mpsc::Sender<()> {
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let name = name.to_owned();
+    std::thread::spawn(move || loop {
+        if stopped.recv_timeout(Duration::from_millis(500)).is_ok() {
+            return;
+        }
+        let slow = current.lock().ok().and_then(|c| {
+            c.as_ref()
+                .filter(|(at, _)| at.elapsed() > SLOW_CASE)
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(value) = slow {
+            eprintln!("{name}: one input took over {SLOW_CASE:?}: {value}");
+            std::process::exit(101);
+        }
+    });
+    stop
+}
+
 /// Runs `check` on values of `strategy` until the time budget is spent.
 fn fuzz<T: std::fmt::Debug>(name: &str, strategy: impl Strategy<Value = T>, check: impl Fn(&T)) {
     let mut runner = TestRunner::default();
     let deadline = Instant::now() + budget();
     let mut cases: u64 = 0;
+    let current: Current = Default::default();
+    let stop = watchdog(name, current.clone());
     while Instant::now() < deadline {
         let value = strategy
             .new_tree(&mut runner)
             .expect("strategy generates")
             .current();
+        if let Ok(mut c) = current.lock() {
+            *c = Some((Instant::now(), format!("{value:?}")));
+        }
         if catch_unwind(AssertUnwindSafe(|| check(&value))).is_err() {
             panic!("{name}: crash on input {value:?}");
         }
         cases += 1;
     }
+    let _ = stop.send(());
     println!("{name}: {cases} cases in {:?} without a crash", budget());
 }
 

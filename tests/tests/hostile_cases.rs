@@ -547,3 +547,61 @@ fn a_line_past_the_limit_is_refused_even_when_credit_brings_the_total_under() {
         "a 15 M CNY line behind a 10 M credit",
     );
 }
+
+/// The fuzz smoke run found two plans that hung the quote for minutes: 87,600
+/// stops of 33,525 h each on a platform where stops keep billing the GPU,
+/// paid in week packages (a package count in the millions), and a Kaggle
+/// plan whose 170,000 hours of setup and debugging ran past the quota
+/// windows counted one by one. The first is refused naming the stops; the
+/// second is answered, quickly.
+#[test]
+fn plans_that_hung_the_quote_answer_at_once() {
+    let dir = home("hang");
+    let stops = write(
+        &dir,
+        "stops.toml",
+        r#"name = "edges"
+platform = "matpool"
+gpu = "rtx4090"
+parallel = 64
+payment = { package = "week" }
+[prices]
+package_price = 3333333.33
+[[run]]
+name = "r"
+count = 29200
+minutes = 1440
+[stops]
+count = 87600
+hours_each = 33524.84
+"#,
+    );
+    let started = std::time::Instant::now();
+    let out = run(&dir, &["quote", &stops]);
+    refused(&out, "stops.hours_each", "a timeline of millennia");
+    let kaggle = write(
+        &dir,
+        "kaggle.toml",
+        r#"name = "edges"
+platform = "kaggle"
+gpu = "t4"
+setup_hours = 87600
+[job]
+hours = 1
+[debug]
+gpu = "t4"
+hours = 82640.57
+"#,
+    );
+    let out = run(&dir, &["quote", &kaggle]);
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(2),
+        "answered or refused, not crashed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "both answered within seconds, not minutes: {:?}",
+        started.elapsed()
+    );
+}

@@ -63,6 +63,13 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             PackagePeriod::ALL.iter().map(spelled).collect(),
         ),
         ("enum.payment.", s(&["on-demand", "spot", "package"])),
+        (
+            "enum.granularity.",
+            gpuplan_core::platform::Granularity::ALL
+                .iter()
+                .map(|g| g.key().to_owned())
+                .collect(),
+        ),
         ("enum.badge.", Badge::ALL.iter().map(spelled).collect()),
         (
             "bill.category.",

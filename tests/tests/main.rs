@@ -23,6 +23,7 @@ mod accuracy;
 mod architectures;
 mod billing_properties;
 mod billing_rules;
+mod billing_timeline;
 mod calibration;
 mod cli;
 mod cli_plans;

@@ -84,7 +84,7 @@ fn seed003_resnet50_on_four_platforms() {
     }
     let autodl = example("seed003-autodl-resnet50.toml");
     assert_eq!(
-        cat(&autodl, Category::StoppedIdle),
+        cat(&autodl, Category::Stopped),
         Decimal::ZERO,
         "a stopped AutoDL instance bills its disk as storage, no second fee"
     );

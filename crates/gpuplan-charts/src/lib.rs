@@ -12,8 +12,9 @@ use plotters::prelude::*;
 /// Chart size in pixels.
 pub const SIZE: (u32, u32) = (720, 360);
 
-/// Palette for stacked parts, colour-blind friendly (Okabe-Ito).
-const PALETTE: [RGBColor; 9] = [
+/// Palette for stacked parts, colour-blind friendly (Okabe-Ito), then a
+/// dark teal for a tenth part (each bill category keeps its own colour).
+const PALETTE: [RGBColor; 10] = [
     RGBColor(0, 114, 178),
     RGBColor(230, 159, 0),
     RGBColor(0, 158, 115),
@@ -23,6 +24,7 @@ const PALETTE: [RGBColor; 9] = [
     RGBColor(240, 228, 66),
     RGBColor(120, 120, 120),
     RGBColor(0, 0, 0),
+    RGBColor(0, 90, 90),
 ];
 
 /// A chart failed to draw (only a plotting backend error can cause it).

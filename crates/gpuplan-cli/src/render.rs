@@ -497,7 +497,7 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         clean(&q.plan),
         q.platform,
         q.gpu,
-        q.price_per_hour.round_dp(2),
+        q.price_per_hour.normalize(),
         t("plan.pricePerHour")
     );
     let _ = writeln!(o);
@@ -521,23 +521,26 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
     let _ = writeln!(o);
     let _ = writeln!(
         o,
-        "  {} {:>10} CNY",
+        "  {} {:>10} {}",
         pad(&t("plan.cashTotal"), 30),
-        q.cash_total
+        q.cash_total,
+        t("unit.cny")
     );
     if q.total != q.cash_total {
         let _ = writeln!(
             o,
-            "  {} {:>10} CNY",
+            "  {} {:>10} {}",
             pad(&t("plan.totalWithTime"), 30),
-            q.total
+            q.total,
+            t("unit.cny")
         );
     }
     let _ = writeln!(
         o,
-        "  {} {:>10} h",
+        "  {} {:>10} {}",
         pad(&t("plan.timeToResult"), 30),
-        q.time_to_result_hours
+        q.time_to_result_hours,
+        t("unit.hours")
     );
     if let Some(parts) = &q.run_parts {
         let _ = writeln!(o);
@@ -596,7 +599,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     for (i, opt) in r.options.iter().enumerate() {
         let _ = writeln!(
             o,
-            "{}. {} · {} · {} · {} CNY · {} h",
+            "{}. {} · {} · {} · {} {} · {} {}",
             i.saturating_add(1),
             lz(lang, &opt.platform_name),
             match &opt.layout {
@@ -615,7 +618,9 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
             },
             c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),
             opt.cost.round_dp(2),
-            opt.time_to_result_hours.round_dp(1)
+            c.text(lang, "unit.cny"),
+            opt.time_to_result_hours.round_dp(1),
+            c.text(lang, "unit.hours")
         );
         if !opt.badges.is_empty() {
             let names: Vec<String> = opt

@@ -111,6 +111,18 @@ pub enum Granularity {
 }
 
 impl Granularity {
+    /// Every unit, finest first.
+    pub const ALL: [Self; 3] = [Self::Second, Self::Minute, Self::Hour];
+
+    /// As spelled in profiles and catalog keys (`enum.granularity.*`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Second => "second",
+            Self::Minute => "minute",
+            Self::Hour => "hour",
+        }
+    }
+
     /// The billing unit in minutes.
     pub fn minutes(self) -> u32 {
         match self {

@@ -123,6 +123,8 @@ impl Catalog {
         for (name, value) in params {
             let shown = if value.starts_with("enum.") && self.map(lang).contains_key(value) {
                 self.text(lang, value)
+            } else if name.ends_with("_s") {
+                duration(lang, value)
             } else {
                 value.to_owned()
             };
@@ -138,5 +140,35 @@ impl Catalog {
             &m.key,
             m.params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
         )
+    }
+}
+
+/// A duration parameter (whole seconds, the `_s` parameters of bill lines)
+/// as a reader says it: seconds under a minute, minutes under an hour, then
+/// hours to two places. A value that is not a number is shown as it is.
+pub fn duration(lang: Lang, seconds: &str) -> String {
+    // A range of durations, "a..b": each worded, joined by a dash.
+    if let Some((a, b)) = seconds.split_once("..") {
+        return format!("{}–{}", duration(lang, a), duration(lang, b));
+    }
+    let Ok(s) = seconds.trim().parse::<f64>() else {
+        return seconds.to_owned();
+    };
+    let (n, unit) = if s < 60.0 {
+        (format!("{s:.0}"), ["s", "秒"])
+    } else if s < 3600.0 {
+        let m = s / 60.0;
+        let text = if (m - m.round()).abs() < 0.05 {
+            format!("{m:.0}")
+        } else {
+            format!("{m:.1}")
+        };
+        (text, ["min", "分钟"])
+    } else {
+        (format!("{:.2}", s / 3600.0), ["h", "小时"])
+    };
+    match lang {
+        Lang::En => format!("{n} {}", unit[0]),
+        Lang::Zh => format!("{n} {}", unit[1]),
     }
 }

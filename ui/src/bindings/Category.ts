@@ -3,4 +3,4 @@
 /**
  * Bill categories, in display order.
  */
-export type Category = "gpu-compute" | "storage" | "stopped-idle" | "traffic" | "setup-no-gpu" | "preemption-reruns" | "minimum-charge-waste" | "credit" | "own-time";
+export type Category = "gpu-compute" | "idle-running" | "storage" | "stopped" | "traffic" | "setup" | "preemption-reruns" | "minimum-charge-waste" | "credit" | "own-time";

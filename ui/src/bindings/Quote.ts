@@ -51,9 +51,15 @@ total: string,
  */
 run_hours: string, 
 /**
- * Hours of the longest single run (what a walltime or hard stop must cover).
+ * Hours of the longest single run (what a walltime or hard stop must
+ * cover), to two places as every duration here.
  */
 longest_run_hours: string, 
+/**
+ * The longest run to the second (what the kit's hard stop is made
+ * from).
+ */
+longest_run_seconds: string, 
 /**
  * Hours from the first start to the last result.
  */

@@ -12,7 +12,11 @@ idle_days: string,
 /**
  * The platform's deadline.
  */
-deadline_days: number, } | { "kind": "scratch-wiped", 
+deadline_days: number, 
+/**
+ * Fresh instances the plan then needs, its data brought back to each.
+ */
+fresh_instances: number, } | { "kind": "scratch-wiped", 
 /**
  * Which directory.
  */
@@ -34,7 +38,11 @@ cap_hours: string,
  */
 parts: number, } | { "kind": "quota-exhausted", 
 /**
- * GPU hours in the plan.
+ * The first week (from the first start, 1-based) that runs out.
+ */
+week: number, 
+/**
+ * GPU hours scheduled in that week.
  */
 hours: string, 
 /**
@@ -92,4 +100,76 @@ short: string, } | { "kind": "time-of-day-prices",
 /**
  * The peak multiplier.
  */
-multiplier: string, } | { "kind": "released-between-runs" };
+multiplier: string, } | { "kind": "released-between-runs", 
+/**
+ * Releases before a run.
+ */
+releases: number, 
+/**
+ * What bringing the data back costs over them (uploads, traffic).
+ */
+bring_back: string, } | { "kind": "persistent-instead", 
+/**
+ * Persistent storage for the plan's span.
+ */
+cost: string, 
+/**
+ * Bringing the data back to each fresh instance.
+ */
+instead_of: string, } | { "kind": "start-hour-assumed", 
+/**
+ * The hour assumed.
+ */
+hour: number, } | { "kind": "package-dearer", 
+/**
+ * Which package.
+ */
+period: PackagePeriod, 
+/**
+ * How many it buys.
+ */
+count: number, 
+/**
+ * What they cost.
+ */
+cost: string, 
+/**
+ * Paying as you go for the same schedule.
+ */
+instead_of: string, } | { "kind": "extra-package", 
+/**
+ * Which package.
+ */
+period: PackagePeriod, 
+/**
+ * Hours it covers.
+ */
+hours: string, 
+/**
+ * What it costs.
+ */
+cost: string, 
+/**
+ * Paying as you go for those hours.
+ */
+instead_of: string, } | { "kind": "stop-between-runs", 
+/**
+ * Hours kept running idle.
+ */
+hours: string, 
+/**
+ * What they cost running.
+ */
+cost: string, 
+/**
+ * What they would cost stopped.
+ */
+stopped_cost: string, } | { "kind": "schedule-too-tight", 
+/**
+ * Days the schedule gives.
+ */
+days: string, 
+/**
+ * Days the runs need.
+ */
+needed_days: string, };

@@ -14,12 +14,35 @@ export async function initI18n(lang: string) {
 }
 
 /**
+ * A duration parameter (whole seconds: the `_s` parameters of bill lines)
+ * as a reader says it, the Rust side's `labels::duration`: seconds under a
+ * minute, minutes under an hour, then hours to two places.
+ */
+export function duration(seconds: string, lang: string): string {
+  // A range of durations, "a..b": each worded, joined by a dash.
+  const range = seconds.split("..");
+  if (range.length === 2) return `${duration(range[0], lang)}–${duration(range[1], lang)}`;
+  const s = Number(seconds);
+  if (seconds.trim() === "" || !Number.isFinite(s)) return seconds;
+  const zh = lang.startsWith("zh");
+  if (s < 60) return `${s.toFixed(0)} ${zh ? "秒" : "s"}`;
+  if (s < 3600) {
+    const m = s / 60;
+    return `${Math.abs(m - Math.round(m)) < 0.05 ? m.toFixed(0) : m.toFixed(1)} ${zh ? "分钟" : "min"}`;
+  }
+  return `${(s / 3600).toFixed(2)} ${zh ? "小时" : "h"}`;
+}
+
+/**
  * Parameters as the catalog shows them: a value that is itself a catalog key
- * under `enum.` (a package period, say) is translated, as the Rust side does.
+ * under `enum.` (a package period, say) is translated, and a `_s` duration
+ * is worded, as the Rust side does.
  */
 export function shownParams(params: Record<string, string>, t: (k: string) => string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) out[k] = v.startsWith("enum.") && i18next.exists(v) ? t(v) : v;
+  for (const [k, v] of Object.entries(params)) {
+    out[k] = v.startsWith("enum.") && i18next.exists(v) ? t(v) : k.endsWith("_s") ? duration(v, i18next.language ?? "zh") : v;
+  }
   return out;
 }
 

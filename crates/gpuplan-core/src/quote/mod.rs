@@ -42,12 +42,15 @@
     reason = "inputs bounded by Plan::check and profile validation; see the bound above"
 )]
 
+mod advice;
+mod prices;
 mod schedule;
 pub mod spot;
+mod stages;
 
 use std::collections::BTreeMap;
 
-use chrono::{Datelike, Days, NaiveDate};
+use chrono::{Days, NaiveDate};
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Serialize;
@@ -58,8 +61,8 @@ use crate::error::InputError;
 use crate::estimate;
 use crate::message::Message;
 use crate::pipeline::RunParts;
-use crate::plan::{Between, Disk, Payment, Plan, MAX_CNY, MAX_HOURS};
-use crate::platform::{Granularity, PackagePeriod, PlatformKind, PlatformProfile};
+use crate::plan::{Plan, MAX_CNY, MAX_HOURS};
+use crate::platform::{Granularity, PackagePeriod, PlatformProfile};
 use crate::zoo::ModelZoo;
 
 /// Bill categories, in display order.
@@ -69,14 +72,17 @@ use crate::zoo::ModelZoo;
 pub enum Category {
     /// GPU hours actually used (main runs, debugging, peak surcharges, packages).
     GpuCompute,
+    /// The instance running with nothing to do: between runs, and left on
+    /// after the last.
+    IdleRunning,
     /// Instance disks and persistent storage.
     Storage,
-    /// Fees of stopped instances and idle running time.
-    StoppedIdle,
+    /// Fees of stopped instances.
+    Stopped,
     /// Data transfer in and out.
     Traffic,
-    /// Environment setup and uploads (no-GPU mode where offered).
-    SetupNoGpu,
+    /// Environment setup and bringing the data onto each instance.
+    Setup,
     /// Work redone after spot preemptions.
     PreemptionReruns,
     /// Billed but unused time from billing units and minimum charges.
@@ -89,12 +95,13 @@ pub enum Category {
 
 impl Category {
     /// Every category, in display order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::GpuCompute,
+        Self::IdleRunning,
         Self::Storage,
-        Self::StoppedIdle,
+        Self::Stopped,
         Self::Traffic,
-        Self::SetupNoGpu,
+        Self::Setup,
         Self::PreemptionReruns,
         Self::MinimumChargeWaste,
         Self::Credit,
@@ -118,6 +125,8 @@ pub enum LineKind {
     DebugWaste,
     /// Billing units and minimum charges of the runs.
     Waste,
+    /// Billing-unit rounding of the runs, where there is no minimum charge.
+    Rounding,
     /// Prepaid packages instead of pay-as-you-go.
     Package,
     /// Environment setup.
@@ -142,20 +151,23 @@ pub enum LineKind {
     Storage,
     /// Persistent storage above its free amount.
     PersistentStorage,
-    /// Free credit.
+    /// The platform's free credit for students.
     Credit,
+    /// The plan's own coupon or credit.
+    Coupon,
     /// The student's own time.
     OwnTime,
 }
 
 impl LineKind {
     /// Every kind.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 21] = [
         Self::Runs,
         Self::PeakSurcharge,
         Self::Debug,
         Self::DebugWaste,
         Self::Waste,
+        Self::Rounding,
         Self::Package,
         Self::Setup,
         Self::Upload,
@@ -169,6 +181,7 @@ impl LineKind {
         Self::Storage,
         Self::PersistentStorage,
         Self::Credit,
+        Self::Coupon,
         Self::OwnTime,
     ];
 
@@ -176,15 +189,14 @@ impl LineKind {
     pub fn category(self) -> Category {
         match self {
             Self::Runs | Self::PeakSurcharge | Self::Debug | Self::Package => Category::GpuCompute,
-            Self::DebugWaste | Self::Waste => Category::MinimumChargeWaste,
-            Self::Setup | Self::Upload => Category::SetupNoGpu,
+            Self::DebugWaste | Self::Waste | Self::Rounding => Category::MinimumChargeWaste,
+            Self::Setup | Self::Upload => Category::Setup,
             Self::Traffic | Self::Egress => Category::Traffic,
-            Self::Stopped | Self::StoppedBilling | Self::IdleBetween | Self::Forgotten => {
-                Category::StoppedIdle
-            }
+            Self::IdleBetween | Self::Forgotten => Category::IdleRunning,
+            Self::Stopped | Self::StoppedBilling => Category::Stopped,
             Self::Reruns => Category::PreemptionReruns,
             Self::Storage | Self::PersistentStorage => Category::Storage,
-            Self::Credit => Category::Credit,
+            Self::Credit | Self::Coupon => Category::Credit,
             Self::OwnTime => Category::OwnTime,
         }
     }
@@ -249,6 +261,8 @@ pub enum Warning {
         idle_days: Decimal,
         /// The platform's deadline.
         deadline_days: u32,
+        /// Fresh instances the plan then needs, its data brought back to each.
+        fresh_instances: u32,
     },
     /// A scratch directory is wiped after a stop.
     ScratchWiped {
@@ -268,9 +282,11 @@ pub enum Warning {
         /// Parts (jobs or sessions) the longest run needs.
         parts: u32,
     },
-    /// The weekly quota is used up: the plan waits for resets.
+    /// A week's quota is used up: the plan waits for the next reset.
     QuotaExhausted {
-        /// GPU hours in the plan.
+        /// The first week (from the first start, 1-based) that runs out.
+        week: u32,
+        /// GPU hours scheduled in that week.
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         hours: Decimal,
         /// Hours the quota allows per week.
@@ -335,13 +351,83 @@ pub enum Warning {
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         multiplier: Decimal,
     },
-    /// Releasing between runs deletes the instance disk the plan keeps its data on.
-    ReleasedBetweenRuns,
+    /// Releasing between runs deletes the instance disk the plan keeps its
+    /// data on: each fresh instance needs it again.
+    ReleasedBetweenRuns {
+        /// Releases before a run.
+        releases: u32,
+        /// What bringing the data back costs over them (uploads, traffic).
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        bring_back: Decimal,
+    },
+    /// Persistent storage would keep the data through the releases: what
+    /// it costs for the same span, against bringing the data back.
+    PersistentInstead {
+        /// Persistent storage for the plan's span.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        cost: Decimal,
+        /// Bringing the data back to each fresh instance.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        instead_of: Decimal,
+    },
+    /// The plan gives a start date but no hour: it is taken to start then.
+    StartHourAssumed {
+        /// The hour assumed.
+        hour: u32,
+    },
+    /// A package plan whose schedule costs less paying as you go.
+    PackageDearer {
+        /// Which package.
+        period: PackagePeriod,
+        /// How many it buys.
+        count: u32,
+        /// What they cost.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        cost: Decimal,
+        /// Paying as you go for the same schedule.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        instead_of: Decimal,
+    },
+    /// A package bought for a few hours past the one before.
+    ExtraPackage {
+        /// Which package.
+        period: PackagePeriod,
+        /// Hours it covers.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        hours: Decimal,
+        /// What it costs.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        cost: Decimal,
+        /// Paying as you go for those hours.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        instead_of: Decimal,
+    },
+    /// Kept running between runs where stopping costs less.
+    StopBetweenRuns {
+        /// Hours kept running idle.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        hours: Decimal,
+        /// What they cost running.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        cost: Decimal,
+        /// What they would cost stopped.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        stopped_cost: Decimal,
+    },
+    /// A schedule whose days cannot hold its runs: they ran back to back.
+    ScheduleTooTight {
+        /// Days the schedule gives.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        days: Decimal,
+        /// Days the runs need.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        needed_days: Decimal,
+    },
 }
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 13] = [
+    pub const KINDS: [&'static str; 19] = [
         "data-wiped",
         "scratch-wiped",
         "run-exceeds-cap",
@@ -355,6 +441,12 @@ impl Warning {
         "balance-runs-out",
         "time-of-day-prices",
         "released-between-runs",
+        "persistent-instead",
+        "start-hour-assumed",
+        "package-dearer",
+        "extra-package",
+        "stop-between-runs",
+        "schedule-too-tight",
     ];
 
     /// This warning's kind (one of [`Warning::KINDS`]).
@@ -372,7 +464,13 @@ impl Warning {
             Self::SpotWithoutCheckpoints => "spot-without-checkpoints",
             Self::BalanceRunsOut { .. } => "balance-runs-out",
             Self::TimeOfDayPrices { .. } => "time-of-day-prices",
-            Self::ReleasedBetweenRuns => "released-between-runs",
+            Self::ReleasedBetweenRuns { .. } => "released-between-runs",
+            Self::PersistentInstead { .. } => "persistent-instead",
+            Self::StartHourAssumed { .. } => "start-hour-assumed",
+            Self::PackageDearer { .. } => "package-dearer",
+            Self::ExtraPackage { .. } => "extra-package",
+            Self::StopBetweenRuns { .. } => "stop-between-runs",
+            Self::ScheduleTooTight { .. } => "schedule-too-tight",
         }
     }
 
@@ -399,6 +497,7 @@ impl Warning {
                         format!("enum.package-period.{s}")
                     }
                     serde_json::Value::String(s) => s,
+                    serde_json::Value::Null => String::new(),
                     other => other.to_string(),
                 };
                 m = m.with(&k, text);
@@ -444,6 +543,20 @@ pub struct TimeToResult {
     /// Hours from the first start to the last result (the slowest instance).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub total: Decimal,
+}
+
+impl TimeToResult {
+    /// Every duration to two places, as the text shows it.
+    fn rounded(&self) -> Self {
+        Self {
+            waiting: h2(self.waiting),
+            setup: h2(self.setup),
+            running: h2(self.running),
+            reruns: h2(self.reruns),
+            gaps: h2(self.gaps),
+            total: h2(self.total),
+        }
+    }
 }
 
 /// The spread of a spot plan's cost.
@@ -501,9 +614,14 @@ pub struct Quote {
     /// GPU hours of the main runs (one run each, summed over the matrix).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub run_hours: Decimal,
-    /// Hours of the longest single run (what a walltime or hard stop must cover).
+    /// Hours of the longest single run (what a walltime or hard stop must
+    /// cover), to two places as every duration here.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub longest_run_hours: Decimal,
+    /// The longest run to the second (what the kit's hard stop is made
+    /// from).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub longest_run_seconds: Decimal,
     /// Hours from the first start to the last result.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub time_to_result_hours: Decimal,
@@ -705,90 +823,6 @@ fn job_hours(
     ))
 }
 
-/// The prices that apply to this plan: the profile's, replaced by the plan's
-/// own `[prices]`, after the student discount.
-struct Prices {
-    gpu: Decimal,
-    run: Decimal,
-    debug_gpu: Decimal,
-    stopped_fee: Decimal,
-    storage_gb_day: Decimal,
-    free_gb: Decimal,
-    persistent_gb_day: Option<Decimal>,
-    persistent_free_gb: Decimal,
-    egress_per_gb: Decimal,
-    granularity: Granularity,
-    minimum_minutes: u32,
-}
-
-/// The accumulating bill.
-struct Bill {
-    lines: Vec<LineItem>,
-}
-
-impl Bill {
-    fn push(
-        &mut self,
-        kind: LineKind,
-        params: Vec<(&'static str, String)>,
-        hours: Option<Decimal>,
-        amount: Decimal,
-    ) {
-        if amount.is_zero() && kind != LineKind::Runs {
-            return;
-        }
-        self.lines.push(LineItem {
-            category: kind.category(),
-            kind,
-            params: Params(params),
-            hours: hours.map(h2),
-            amount: cny(amount),
-        });
-    }
-
-    fn sum(&self, f: impl Fn(&LineItem) -> bool) -> Decimal {
-        self.lines.iter().filter(|l| f(l)).map(|l| l.amount).sum()
-    }
-}
-
-fn price_of(o: Option<Decimal>, profile: Option<Decimal>) -> Decimal {
-    o.or(profile).unwrap_or(Decimal::ZERO)
-}
-
-/// Peak hours in `[a, b)` hours after midnight of the start date, whose
-/// weekday is `first_weekday` (0 = Monday).
-fn peak_hours(
-    pk: &crate::platform::PeakPricing,
-    first_weekday: u32,
-    a: Decimal,
-    b: Decimal,
-) -> Decimal {
-    // F(t): peak hours in [0, t); whole weeks repeat, the rest is at most 7 days.
-    let week = Decimal::from(168);
-    let per_day = Decimal::from(pk.to_hour - pk.from_hour);
-    let days_per_week = if pk.weekends_only { 2 } else { 7 };
-    let f = |t: Decimal| -> Decimal {
-        let t = t.max(Decimal::ZERO);
-        let weeks = (t / week).floor();
-        let mut acc = weeks * per_day * Decimal::from(days_per_week);
-        let mut rest = t - weeks * week;
-        let mut day = 0u32;
-        while rest > Decimal::ZERO && day < 7 {
-            let wd = (first_weekday + day) % 7;
-            if !pk.weekends_only || wd >= 5 {
-                let into = rest.min(Decimal::from(24));
-                let lo = Decimal::from(pk.from_hour);
-                let hi = Decimal::from(pk.to_hour);
-                acc += (into.min(hi) - lo).max(Decimal::ZERO);
-            }
-            rest -= Decimal::from(24);
-            day += 1;
-        }
-        acc
-    };
-    f(b) - f(a)
-}
-
 /// Prices `plan` on `profile`. Ids are checked against `catalog`; a job with a
 /// model is timed by the estimator over `zoo`.
 pub fn quote(
@@ -802,6 +836,12 @@ pub fn quote(
 
 /// [`quote`] with an estimated job's time corrected by measured runs
 /// ([`crate::correction`]); the quote says what was applied.
+///
+/// A pipeline of stages over one timeline: the prices ([`prices`]), the
+/// work (how long each run takes, spot reruns, the data upload), the
+/// timeline ([`schedule::lay_out`]), the billed states ([`stages`]: setup
+/// and data, debugging, the GPU, peak hours, stops, storage, credit), the
+/// time to result, then the warnings and advice ([`advice`]).
 pub fn quote_with(
     plan: &Plan,
     profile: &PlatformProfile,
@@ -810,126 +850,207 @@ pub fn quote_with(
     corrections: &Corrections,
 ) -> Result<Quote, InputError> {
     plan.check()?;
-    let offer = profile.offer(&plan.gpu, catalog)?;
-    let gpu_id = offer.gpu.clone();
-    let o = &plan.prices;
-    let discount = if plan.student {
-        profile.student.discount.value
-    } else {
-        Decimal::ONE
-    };
-    let debug_offer = match &plan.debug {
-        Some(d) => Some(profile.offer(&d.gpu, catalog).map_err(|e| InputError {
-            field: "debug.gpu".into(),
-            ..e
-        })?),
-        None => None,
-    };
-    // An instance of several GPUs bills each of them: prices here are per
-    // instance-hour.
-    let gpus = instance_gpus(plan, offer, profile)?;
-    let per_instance = Decimal::from(gpus);
-    let instance_name = if gpus > 1 {
-        format!("{gpus} x {}", offer.gpu)
-    } else {
-        offer.gpu.clone()
-    };
-    let gpu_price =
-        o.gpu_per_hour.unwrap_or(offer.price_per_hour.typical) * discount * per_instance;
-    let spot_price = match plan.payment {
-        Payment::Spot => Some(
-            o.spot_per_hour
-                .or(offer.spot_per_hour.as_ref().map(|s| s.value))
-                .map(|p| p * discount * per_instance)
-                .ok_or_else(|| {
-                    InputError::new(
-                        "payment",
-                        format!("{} offers no spot price for {gpu_id}", profile.id),
-                        "on-demand, or set prices.spot_per_hour",
-                    )
-                })?,
-        ),
-        _ => None,
-    };
-    let persistent = profile.storage.persistent.as_ref();
-    let prices = Prices {
-        gpu: gpu_price,
-        run: spot_price.unwrap_or(gpu_price),
-        debug_gpu: price_of(
-            o.debug_gpu_per_hour,
-            debug_offer.map(|d| d.price_per_hour.typical),
-        ) * discount,
-        stopped_fee: o
-            .stopped_fee_per_hour
-            .unwrap_or(profile.billing.stopped_fee_per_hour.value),
-        storage_gb_day: o
-            .storage_per_gb_day
-            .or(o.storage_per_gb_month.map(|m| m / Decimal::from(30)))
-            .unwrap_or(profile.storage.price_per_gb_day.value),
-        free_gb: o.free_storage_gb.unwrap_or(profile.storage.free_gb.value),
-        persistent_gb_day: o
-            .persistent_per_gb_day
-            .or(persistent.map(|p| p.price_per_gb_day.value)),
-        persistent_free_gb: persistent.map(|p| p.free_gb.value).unwrap_or_default(),
-        egress_per_gb: price_of(
-            o.egress_per_gb,
-            profile.storage.egress_per_gb.as_ref().map(|e| e.value),
-        ),
-        granularity: o.granularity.unwrap_or(profile.billing.granularity.value),
-        minimum_minutes: o
-            .minimum_charge_minutes
-            .unwrap_or(profile.billing.minimum_charge_minutes.value),
-    };
-    if let Some(s) = &plan.storage {
-        if s.on == Disk::Persistent && prices.persistent_gb_day.is_none() {
-            return Err(InputError::new(
-                "storage.on",
-                format!("{} offers no persistent storage", profile.id),
-                "instance, or set prices.persistent_per_gb_day",
-            ));
-        }
-    }
-    let package_period = match plan.payment {
-        Payment::Package(p) => Some(p),
-        _ => None,
-    };
-    let package_price = |period: PackagePeriod| -> Option<Decimal> {
-        o.package_price
-            .filter(|_| package_period == Some(period))
-            .or(offer
-                .packages
-                .iter()
-                .find(|p| p.period == period)
-                .map(|p| p.price))
-            .map(|p| p * discount * per_instance)
-    };
-    if let Some(period) = package_period {
-        if package_price(period).is_none() {
-            return Err(InputError::new(
-                "payment",
-                format!(
-                    "{} offers no {} package for {gpu_id}",
-                    profile.id,
-                    period.key()
-                ),
-                "on-demand, or set prices.package_price",
-            ));
-        }
-    }
-
-    // The runs.
-    let (job_hours, per_epoch, run_parts, calibration) = job_hours(
+    let (rental, prices) = prices::prices(plan, profile, catalog)?;
+    let work = work(plan, profile, &rental, &prices, catalog, zoo, corrections)?;
+    let walls: Vec<Decimal> = work.walls.iter().map(|(w, _)| *w).collect();
+    let debug_hours = plan.debug.as_ref().map(|d| d.hours).unwrap_or_default();
+    let lanes = schedule::lay_out(&schedule::Inputs {
         plan,
-        &gpu_id,
-        &profile.host_for(offer),
-        catalog,
-        zoo,
-        corrections,
-    )?;
+        profile,
+        groups: &work.groups,
+        walls: &walls,
+        setup_hours: plan.setup_hours,
+        upload_hours: work.upload_hours,
+        debug_hours,
+    })?;
+    let stop_bills_gpu = !profile.billing.stop_ends_gpu_billing.value;
+    let Billed {
+        mut bill,
+        gpu,
+        packages,
+        peak_placed,
+        credit,
+    } = billed_states(plan, profile, &rental, &prices, &work, &walls, &lanes);
+    let cash_total = bill.sum(|l| l.category != Category::OwnTime);
+    let time = schedule::time_to_result(&schedule::TimeInputs {
+        plan,
+        profile,
+        lanes: &lanes,
+        setup_hours: plan.setup_hours + work.upload_hours,
+        debug_hours,
+    })?;
+    let total = own_time_and_limits(&mut bill, plan, &time, cash_total)?;
+    let warnings = advice::warnings(&advice::Facts {
+        plan,
+        profile,
+        rental: &rental,
+        prices: &prices,
+        lanes: &lanes,
+        gpu: &gpu,
+        bill: &bill,
+        cash_total,
+        packages: packages.as_ref().map(|(c, _)| *c),
+        checkpoint: work.checkpoint,
+        stop_bills_gpu,
+        upload_hours: work.upload_hours,
+        peak_placed,
+    });
+    let spot = spot_outlook(&prices, &work, cash_total)?;
+    let timeline = schedule::timeline(plan, &bill.lines, &lanes, cash_total, credit);
+    let by_category = bill.by_category();
+    Ok(Quote {
+        plan: plan.name.clone(),
+        platform: profile.id.clone(),
+        gpu: rental.offer.gpu.clone(),
+        price_per_hour: prices.run.round_dp(4).normalize(),
+        lines: bill.lines,
+        by_category,
+        cash_total,
+        total,
+        run_hours: h2(gpu.used),
+        longest_run_hours: h2(gpu.longest),
+        longest_run_seconds: whole_seconds(gpu.longest),
+        time_to_result_hours: h2(time.total),
+        time: time.rounded(),
+        run_parts: work.run_parts,
+        calibration: work.calibration,
+        spot,
+        packages: prices
+            .package
+            .zip(packages)
+            .map(|((period, _), (count, days))| PackageUse {
+                period,
+                count,
+                bought_on_days: days,
+            }),
+        timeline,
+        warnings,
+    })
+}
+
+/// The billed states read off the timeline, in order: setup and data,
+/// debugging, the GPU (pay as you go or packages), peak hours, stops,
+/// storage, credit.
+struct Billed {
+    bill: stages::Bill,
+    gpu: stages::GpuUse,
+    packages: Option<(u32, Vec<u32>)>,
+    peak_placed: bool,
+    credit: Decimal,
+}
+
+fn billed_states(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    rental: &prices::Rental<'_>,
+    prices: &prices::Prices,
+    work: &Work,
+    walls: &[Decimal],
+    lanes: &[schedule::Lane],
+) -> Billed {
+    let stop_bills_gpu = !profile.billing.stop_ends_gpu_billing.value;
+    let mut bill = stages::Bill::default();
+    stages::setup_and_data(&mut bill, plan, profile, prices, lanes, work.upload_hours);
+    stages::debug(&mut bill, plan, prices);
+    let gpu = stages::gpu_use(&work.groups, walls, lanes, prices);
+    let packages = match prices.package {
+        Some(_) => stages::packages(&mut bill, prices, lanes, stop_bills_gpu, gpu.used),
+        None => {
+            stages::pay_as_you_go(&mut bill, plan, rental, prices, &work.groups, &gpu);
+            None
+        }
+    };
+    let peak_placed =
+        prices.package.is_none() && stages::peak(&mut bill, plan, profile, prices, lanes);
+    stages::stops(
+        &mut bill,
+        prices,
+        lanes,
+        stop_bills_gpu,
+        prices.package.is_some(),
+    );
+    stages::storage(&mut bill, plan, profile, prices, lanes);
+    let credit = stages::credit(&mut bill, plan, profile);
+    Billed {
+        bill,
+        gpu,
+        packages,
+        peak_placed,
+        credit,
+    }
+}
+
+/// The hour of the day a plan with a start date but no start hour is taken
+/// to start at (and the quote says so).
+pub const DEFAULT_START_HOUR: u32 = 9;
+
+/// Whole seconds of `hours`, as a bill line's duration parameter (the
+/// renderers word it in seconds, minutes or hours, in the reader's
+/// language).
+pub fn seconds_param(hours: Decimal) -> String {
+    whole_seconds(hours.max(Decimal::ZERO))
+        .normalize()
+        .to_string()
+}
+
+/// How long the plan's work takes, before it is laid out in time.
+struct Work {
+    groups: Vec<schedule::Group>,
+    /// Wall hours of one run of each group (spot reruns included), and the
+    /// spread of a spot run.
+    walls: Vec<(Decimal, spot::Outlook)>,
+    checkpoint: Option<Decimal>,
+    /// Hours of uploading and unpacking the dataset onto one instance.
+    upload_hours: Decimal,
+    run_parts: Option<RunParts>,
+    calibration: Option<Calibration>,
+}
+
+/// The work stage: each run group's hours (the estimator's for an estimated
+/// job), their expected wall time on spot, and the data's upload.
+fn work(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    rental: &prices::Rental<'_>,
+    prices: &prices::Prices,
+    catalog: &GpuCatalog,
+    zoo: &ModelZoo,
+    corrections: &Corrections,
+) -> Result<Work, InputError> {
+    let host = profile.host_for(rental.offer);
+    let (job_hours, per_epoch, run_parts, calibration) =
+        job_hours(plan, &rental.offer.gpu, &host, catalog, zoo, corrections)?;
     let groups = schedule::groups(plan, job_hours, per_epoch)?;
-    // The runs alone, spread over every parallel instance, must end within
-    // ten years; checked before laying the plan out in time, whose cost
-    // grows with the plan's length.
+    check_run_hours(plan, &groups)?;
+    let spot_spec = plan.spot.clone().unwrap_or_default();
+    let checkpoint = if prices.spot {
+        spot_spec
+            .checkpoint_every_hours
+            .or(match (spot_spec.checkpoint_every_epochs, per_epoch) {
+                (Some(e), Some(pe)) => e.checked_mul(pe),
+                _ => None,
+            })
+    } else {
+        None
+    };
+    let walls = groups
+        .iter()
+        .map(|g| spot_wall(g, prices.spot, checkpoint, &spot_spec))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Work {
+        groups,
+        walls,
+        checkpoint,
+        upload_hours: upload_hours(plan)?,
+        run_parts,
+        calibration,
+    })
+}
+
+/// The runs alone, spread over every parallel instance, end within ten
+/// years: checked before laying the plan out in time, whose cost grows with
+/// the plan's length.
+fn check_run_hours(plan: &Plan, groups: &[schedule::Group]) -> Result<(), InputError> {
     let run_hours = groups
         .iter()
         .try_fold(Decimal::ZERO, |sum, g| {
@@ -950,385 +1071,67 @@ pub fn quote_with(
             "fewer or shorter runs, or more parallel instances",
         ));
     }
+    Ok(())
+}
 
-    // Spot: the expected hours of each run as a renewal process.
-    let spot_spec = plan.spot.clone().unwrap_or_default();
-    let checkpoint = if spot_price.is_some() {
-        spot_spec
-            .checkpoint_every_hours
-            .or(match (spot_spec.checkpoint_every_epochs, per_epoch) {
-                (Some(e), Some(pe)) => e.checked_mul(pe),
-                _ => None,
-            })
-    } else {
-        None
+/// One run's expected wall hours on spot (a renewal process), or its hours.
+fn spot_wall(
+    g: &schedule::Group,
+    spot: bool,
+    checkpoint: Option<Decimal>,
+    spec: &crate::plan::SpotSpec,
+) -> Result<(Decimal, spot::Outlook), InputError> {
+    if !spot {
+        return Ok((g.hours, spot::Outlook::default()));
+    }
+    let lambda = (spec.preemptions_per_day / Decimal::from(24))
+        .to_f64()
+        .unwrap_or(0.0);
+    let restart = (spec.restart_minutes / Decimal::from(60))
+        .to_f64()
+        .unwrap_or(0.0);
+    let t = g.hours.to_f64().unwrap_or(0.0);
+    let out = spot::run(t, checkpoint.and_then(|c| c.to_f64()), lambda, restart)
+        .filter(|o| o.mean <= MAX_HOURS as f64)
+        .ok_or_else(|| {
+            InputError::new(
+                "spot.preemptions_per_day",
+                format!(
+                    "a {} h run at {} preemptions a day would practically never finish",
+                    g.hours.round_dp(2),
+                    spec.preemptions_per_day
+                ),
+                "checkpoints (spot.checkpoint_every_hours), fewer preemptions or shorter runs",
+            )
+        })?;
+    Ok((dec("spot", out.mean)?.max(g.hours), out))
+}
+
+/// Hours to upload the dataset onto one instance and unpack it there.
+fn upload_hours(plan: &Plan) -> Result<Decimal, InputError> {
+    let Some(d) = &plan.data else {
+        return Ok(Decimal::ZERO);
     };
-    let lambda = (spot_spec.preemptions_per_day / Decimal::from(24))
-        .to_f64()
-        .unwrap_or(0.0);
-    let restart = (spot_spec.restart_minutes / Decimal::from(60))
-        .to_f64()
-        .unwrap_or(0.0);
-    let walls = groups
-        .iter()
-        .map(|g| -> Result<(Decimal, spot::Outlook), InputError> {
-            if spot_price.is_none() {
-                return Ok((g.hours, spot::Outlook::default()));
-            }
-            let t = g.hours.to_f64().unwrap_or(0.0);
-            let out = spot::run(t, checkpoint.and_then(|c| c.to_f64()), lambda, restart)
-                .filter(|o| o.mean <= MAX_HOURS as f64)
-                .ok_or_else(|| {
-                    InputError::new(
-                        "spot.preemptions_per_day",
-                        format!(
-                            "a {} h run at {} preemptions a day would practically never finish",
-                            g.hours.round_dp(2),
-                            spot_spec.preemptions_per_day
-                        ),
-                        "checkpoints (spot.checkpoint_every_hours), fewer preemptions or shorter runs",
-                    )
-                })?;
-            let mean = dec("spot", out.mean)?.max(g.hours);
-            Ok((mean, out))
+    d.size_gb
+        .checked_mul(Decimal::from(8192))
+        .and_then(|x| x.checked_div(d.upload_mbps))
+        .and_then(|x| {
+            // Unpacking the archive on the instance follows the upload.
+            let unpack = d.size_gb.checked_mul(unpack_seconds_per_gb())?;
+            x.checked_add(unpack)
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|x| (x / Decimal::from(3600)).round_dp(6))
+        .ok_or_else(|| overflow("data.size_gb"))
+}
 
-    let start_hour = Decimal::from(plan.start_hour.unwrap_or(9));
-    let upload_hours = match &plan.data {
-        Some(d) => d
-            .size_gb
-            .checked_mul(Decimal::from(8192))
-            .and_then(|x| x.checked_div(d.upload_mbps))
-            .and_then(|x| {
-                // Unpacking the archive on the instance follows the upload.
-                let unpack = d.size_gb.checked_mul(unpack_seconds_per_gb())?;
-                x.checked_add(unpack)
-            })
-            .map(|x| (x / Decimal::from(3600)).round_dp(6))
-            .ok_or_else(|| overflow("data.size_gb"))?,
-        None => Decimal::ZERO,
-    };
-    let lanes = schedule::lay_out(&schedule::Inputs {
-        plan,
-        profile,
-        groups: &groups,
-        walls: &walls.iter().map(|(w, _)| *w).collect::<Vec<_>>(),
-        before_runs: plan.setup_hours + upload_hours,
-    })?;
-
-    let mut bill = Bill { lines: Vec::new() };
-    let mut warnings: Vec<Warning> = Vec::new();
-
-    // Setup and uploads, on every instance: in the no-GPU mode where there is
-    // one, free where there is no instance to pay for (a campus login node, a
-    // free notebook), else on the GPU.
-    let setup_rate = match profile.kind {
-        PlatformKind::CampusHpc | PlatformKind::HostedNotebook => Decimal::ZERO,
-        _ => profile
-            .billing
-            .no_gpu_mode_per_hour
-            .as_ref()
-            .map(|p| p.value)
-            .unwrap_or(prices.gpu),
-    };
-    let p = Decimal::from(plan.parallel);
-    bill.push(
-        LineKind::Setup,
-        vec![
-            ("hours", h2(plan.setup_hours).to_string()),
-            ("instances", plan.parallel.to_string()),
-        ],
-        Some(plan.setup_hours * p),
-        plan.setup_hours * p * setup_rate,
-    );
-    bill.push(
-        LineKind::Upload,
-        vec![
-            ("hours", h2(upload_hours).to_string()),
-            ("instances", plan.parallel.to_string()),
-        ],
-        Some(upload_hours * p),
-        upload_hours * p * setup_rate,
-    );
-    if let Some(d) = &plan.data {
-        bill.push(
-            LineKind::Traffic,
-            vec![("gb", (d.size_gb * p).normalize().to_string())],
-            None,
-            d.size_gb * p * profile.storage.traffic_per_gb.value,
-        );
-        if let Some(g) = d.download_gb {
-            bill.push(
-                LineKind::Egress,
-                vec![("gb", g.normalize().to_string())],
-                None,
-                g * prices.egress_per_gb,
-            );
-        }
-    }
-
-    // Debugging on a cheap card first (one start, on the first instance's time).
-    let mut debug_hours = Decimal::ZERO;
-    if let Some(d) = &plan.debug {
-        debug_hours = d.hours;
-        let b = billed_hours(d.hours, prices.granularity, prices.minimum_minutes);
-        bill.push(
-            LineKind::Debug,
-            vec![("gpu", d.gpu.clone()), ("hours", h2(d.hours).to_string())],
-            Some(d.hours),
-            d.hours * prices.debug_gpu,
-        );
-        bill.push(
-            LineKind::DebugWaste,
-            vec![],
-            Some(b - d.hours),
-            (b - d.hours) * prices.debug_gpu,
-        );
-    }
-
-    // The runs: used hours and billed hours per start.
-    // Runs are pure GPU work; starts are the spans the instance is on (runs
-    // with idle kept running between them and forgotten idle), each rounded
-    // up once to the billing unit and minimum.
-    let used: Decimal = groups
-        .iter()
-        .map(|g| g.hours * Decimal::from(g.count))
-        .sum();
-    let mut powered = Decimal::ZERO;
-    let mut billed = Decimal::ZERO;
-    let mut longest = Decimal::ZERO;
-    for lane in &lanes {
-        for s in &lane.starts {
-            powered += *s;
-            billed += billed_hours(*s, prices.granularity, prices.minimum_minutes);
-        }
-    }
-    for g in &groups {
-        longest = longest.max(g.hours);
-    }
-    let rerun_hours: Decimal = groups
-        .iter()
-        .zip(&walls)
-        .map(|(g, (w, _))| (*w - g.hours) * Decimal::from(g.count))
-        .sum();
-    let waste_hours = (billed - powered).max(Decimal::ZERO);
-    let idle_gap_hours: Decimal = lanes
-        .iter()
-        .map(|l| l.gap_hours(Between::KeepRunning))
-        .sum();
-    let stopped_hours: Decimal = lanes.iter().map(|l| l.gap_hours(Between::Stop)).sum();
-    let forgotten_hours = plan.forgotten_shutdown_hours * p;
-    let stop_bills_gpu = !profile.billing.stop_ends_gpu_billing.value;
-
-    if let Some(period) = package_period {
-        // Packages cover whole periods from purchase: everything the GPU
-        // bills in a covered period (runs, reruns, idle, a stop that keeps
-        // billing) is paid; the periods the schedule touches are bought.
-        let (count, days) = schedule::packages(&lanes, period.hours(), stop_bills_gpu);
-        let price = package_price(period).unwrap_or_default();
-        bill.push(
-            LineKind::Package,
-            vec![
-                ("count", count.to_string()),
-                ("period", format!("enum.package-period.{}", period.key())),
-                ("hours", h2(used).to_string()),
-            ],
-            Some(used),
-            price * Decimal::from(count),
-        );
-        let _ = days;
-    } else {
-        for g in &groups {
-            let hours = g.hours * Decimal::from(g.count);
-            bill.push(
-                LineKind::Runs,
-                vec![
-                    ("count", g.count.to_string()),
-                    ("name", g.name.clone()),
-                    ("hours", h2(g.hours).to_string()),
-                    ("gpu", instance_name.clone()),
-                ],
-                Some(hours),
-                hours * prices.run,
-            );
-        }
-        bill.push(
-            LineKind::Waste,
-            vec![
-                ("hours", h2(waste_hours).to_string()),
-                ("minimum", prices.minimum_minutes.to_string()),
-            ],
-            Some(waste_hours),
-            waste_hours * prices.run,
-        );
-        if spot_price.is_some() {
-            bill.push(
-                LineKind::Reruns,
-                vec![
-                    (
-                        "rate",
-                        spot_spec.preemptions_per_day.normalize().to_string(),
-                    ),
-                    ("hours", h2(rerun_hours).to_string()),
-                ],
-                Some(rerun_hours),
-                rerun_hours * prices.run,
-            );
-        }
-        if idle_gap_hours > Decimal::ZERO {
-            bill.push(
-                LineKind::IdleBetween,
-                vec![("hours", h2(idle_gap_hours).to_string())],
-                Some(idle_gap_hours),
-                idle_gap_hours * prices.run,
-            );
-        }
-        // Forgotten idle bills at the price the instance was rented at.
-        bill.push(
-            LineKind::Forgotten,
-            vec![("hours", h2(forgotten_hours).to_string())],
-            Some(forgotten_hours),
-            forgotten_hours * prices.run,
-        );
-        // Peak hours: a surcharge above the base price, when the plan's
-        // start places its runs in hours of the day.
-        if let Some(pk) = &profile.billing.peak {
-            match plan.start_date {
-                Some(date) => {
-                    let wd = date.weekday().num_days_from_monday();
-                    let mut peak = Decimal::ZERO;
-                    for lane in &lanes {
-                        for r in &lane.runs {
-                            peak += peak_hours(pk, wd, start_hour + r.start, start_hour + r.end);
-                        }
-                    }
-                    bill.push(
-                        LineKind::PeakSurcharge,
-                        vec![
-                            ("hours", h2(peak).to_string()),
-                            ("multiplier", pk.multiplier.value.normalize().to_string()),
-                        ],
-                        Some(peak),
-                        peak * prices.run * (pk.multiplier.value - Decimal::ONE),
-                    );
-                }
-                None => warnings.push(Warning::TimeOfDayPrices {
-                    multiplier: pk.multiplier.value.normalize(),
-                }),
-            }
-        }
-    }
-
-    // Stops: an occupancy fee where stopping ends GPU billing (disks are
-    // storage, below); the GPU price where it does not.
-    if stopped_hours > Decimal::ZERO {
-        let count: usize = lanes.iter().map(|l| l.count_gaps(Between::Stop)).sum();
-        if stop_bills_gpu {
-            if package_period.is_none() {
-                bill.push(
-                    LineKind::StoppedBilling,
-                    vec![
-                        ("count", count.to_string()),
-                        ("hours", h2(stopped_hours).to_string()),
-                    ],
-                    Some(stopped_hours),
-                    stopped_hours * prices.gpu,
-                );
-            }
-            warnings.push(Warning::StopKeepsBilling);
-        } else {
-            bill.push(
-                LineKind::Stopped,
-                vec![
-                    ("count", count.to_string()),
-                    ("hours", h2(stopped_hours).to_string()),
-                ],
-                Some(stopped_hours),
-                stopped_hours * prices.stopped_fee,
-            );
-        }
-    }
-
-    // Storage: the instance disk while the instance exists (until released by
-    // the student or the platform's deadline), and persistent storage for the
-    // days it is kept.
-    let minimum_gb = profile
-        .storage
-        .minimum_gb
-        .as_ref()
-        .map(|m| m.value)
-        .unwrap_or_default();
-    let (kept_gb, on) = plan
-        .storage
-        .as_ref()
-        .map(|s| (s.gb, s.on))
-        .unwrap_or((Decimal::ZERO, Disk::Instance));
-    let instance_gb = if on == Disk::Instance {
-        kept_gb
-    } else {
-        Decimal::ZERO
-    }
-    .max(minimum_gb);
-    let billable_instance_gb = (instance_gb - prices.free_gb).max(Decimal::ZERO);
-    let disk_hours: Decimal = lanes
-        .iter()
-        .map(|l| l.disk_hours(profile.storage.bills_while_stopped.value))
-        .sum();
-    bill.push(
-        LineKind::Storage,
-        vec![
-            ("gb", h2(billable_instance_gb).normalize().to_string()),
-            ("free", prices.free_gb.normalize().to_string()),
-            ("days", h2(disk_hours / Decimal::from(24)).to_string()),
-        ],
-        None,
-        billable_instance_gb * disk_hours / Decimal::from(24) * prices.storage_gb_day,
-    );
-    if on == Disk::Persistent {
-        // Kept for the plan's days, or until the last instance's work ends.
-        let work_hours = lanes
-            .iter()
-            .map(|l| l.forgotten.map(|f| f.end).unwrap_or(l.work_end))
-            .max()
-            .unwrap_or_default();
-        let kept_days = plan.storage.as_ref().and_then(|s| s.days);
-        let days = kept_days
-            .unwrap_or_default()
-            .max(work_hours / Decimal::from(24));
-        let billable = (kept_gb - prices.persistent_free_gb).max(Decimal::ZERO);
-        bill.push(
-            LineKind::PersistentStorage,
-            vec![
-                ("gb", billable.normalize().to_string()),
-                ("free", prices.persistent_free_gb.normalize().to_string()),
-                ("days", h2(days).to_string()),
-            ],
-            None,
-            billable * days * prices.persistent_gb_day.unwrap_or_default(),
-        );
-    }
-
-    // Free credit: the platform's student credit and the plan's own.
-    let cash_before_credit = bill.sum(|l| l.category != Category::OwnTime);
-    let credit_available = if plan.student {
-        profile.student.free_credit.value
-    } else {
-        Decimal::ZERO
-    } + plan.credit.unwrap_or_default();
-    let credit = cny(credit_available.min(cash_before_credit.max(Decimal::ZERO)));
-    bill.push(LineKind::Credit, vec![], None, -credit);
-    let cash_total = bill.sum(|l| l.category != Category::OwnTime);
-
-    // Time to result, per instance, the slowest deciding.
-    let time = schedule::time_to_result(&schedule::TimeInputs {
-        plan,
-        profile,
-        lanes: &lanes,
-        setup_hours: plan.setup_hours + upload_hours,
-        debug_hours,
-        gpu_hours: used + rerun_hours + debug_hours,
-    })?;
+/// The student's own time, and the limits every printed figure is held to.
+/// Returns the total with own time.
+fn own_time_and_limits(
+    bill: &mut stages::Bill,
+    plan: &Plan,
+    time: &TimeToResult,
+    cash_total: Decimal,
+) -> Result<Decimal, InputError> {
     if time.total > Decimal::from(MAX_HOURS) {
         return Err(InputError::new(
             "run",
@@ -1339,227 +1142,67 @@ pub fn quote_with(
             "fewer or shorter runs, more parallel instances, or another platform",
         ));
     }
-
-    // The student's own time: waiting, setup, uploads, debugging.
     let own_hours = time.waiting + time.setup;
     bill.push(
         LineKind::OwnTime,
-        vec![("hours", h2(own_hours).to_string())],
+        vec![("time_s", seconds_param(own_hours))],
         Some(own_hours),
         own_hours * plan.own_time_per_hour,
     );
     let total = bill.sum(|_| true);
     // Credit can bring a total under the limit while a line stays above it:
     // every printed figure is held to the limit, not just the sum.
-    let line_over = bill
+    let largest = bill
         .lines
         .iter()
-        .any(|l| l.amount.abs() > Decimal::from(MAX_CNY));
+        .max_by(|a, b| a.amount.abs().cmp(&b.amount.abs()));
+    let line_over = largest.is_some_and(|l| l.amount.abs() > Decimal::from(MAX_CNY));
     if line_over || cash_total > Decimal::from(MAX_CNY) || total > Decimal::from(MAX_CNY) {
         // Name the fields behind the largest line: that is what to change.
-        let largest = bill
-            .lines
-            .iter()
-            .max_by(|a, b| a.amount.abs().cmp(&b.amount.abs()))
-            .map(|l| l.kind)
-            .unwrap_or(LineKind::Runs);
+        let shown = largest
+            .map(|l| l.amount.abs())
+            .unwrap_or_default()
+            .max(total)
+            .max(cash_total);
         return Err(InputError::new(
-            fields_of(largest),
+            fields_of(largest.map(|l| l.kind).unwrap_or(LineKind::Runs)),
             format!(
                 "the plan would cost {} CNY, more than any student plan (at most {MAX_CNY} on any line or in total)",
-                bill.lines.iter().map(|l| l.amount.abs()).max().unwrap_or(Decimal::ZERO).max(total).max(cash_total).round_dp(0)
+                shown.round_dp(0)
             ),
             "fewer or shorter runs, lower prices or less storage",
         ));
     }
-    let mut by_category = BTreeMap::new();
-    for l in &bill.lines {
-        *by_category.entry(l.category).or_insert(Decimal::ZERO) += l.amount;
-    }
+    Ok(total)
+}
 
-    // Warnings.
-    let training = bill.sum(|l| l.kind == LineKind::Runs);
-    let idle = bill.sum(|l| l.kind == LineKind::Forgotten);
-    if idle > training && idle > Decimal::ZERO {
-        warnings.push(Warning::ForgottenShutdownCostly { idle, training });
+/// Spot: the bad case beside the expectation.
+fn spot_outlook(
+    prices: &prices::Prices,
+    work: &Work,
+    cash_total: Decimal,
+) -> Result<Option<SpotOutlook>, InputError> {
+    if !prices.spot {
+        return Ok(None);
     }
-    if billed > Decimal::ZERO && package_period.is_none() {
-        let pct = waste_hours / billed * Decimal::from(100);
-        if pct >= Decimal::from(10) {
-            warnings.push(Warning::MinimumChargeWaste {
-                percent: pct.round_dp(1),
-            });
-        }
-    }
-    let cap = profile
-        .quota
-        .walltime_max_hours
-        .as_ref()
-        .or(profile.quota.session_max_hours.as_ref())
-        .map(|c| c.value);
-    if let Some(cap) = cap.filter(|c| *c > Decimal::ZERO) {
-        if longest > cap {
-            let parts = (longest / cap).ceil().to_u32().unwrap_or(u32::MAX);
-            warnings.push(Warning::RunExceedsCap {
-                run_hours: h2(longest),
-                cap_hours: cap,
-                parts,
-            });
-        }
-    }
-    if let Some(weekly) = &profile.quota.weekly_gpu_hours {
-        let gpu_hours = used + rerun_hours + debug_hours;
-        if weekly.value > Decimal::ZERO && gpu_hours > weekly.value {
-            warnings.push(Warning::QuotaExhausted {
-                hours: h2(gpu_hours),
-                quota_hours: weekly.value,
-                weeks: (gpu_hours / weekly.value)
-                    .ceil()
-                    .to_u32()
-                    .unwrap_or(u32::MAX),
-            });
-        }
-    }
-    if let Some(deadline) = &profile.lifecycle.release_after_stopped_days {
-        let longest_stop = lanes
-            .iter()
-            .map(|l| l.longest_stop)
-            .max()
-            .unwrap_or_default();
-        // "Stopped 15 days in a row is released": a stop of exactly the
-        // deadline already loses the disk.
-        if on == Disk::Instance
-            && longest_stop > Decimal::ZERO
-            && longest_stop >= Decimal::from(deadline.value) * Decimal::from(24)
-        {
-            warnings.push(Warning::DataWiped {
-                idle_days: (longest_stop / Decimal::from(24)).round_dp(1),
-                deadline_days: deadline.value,
-            });
-        }
-    }
-    if let (Some(hours), Some(path)) = (
-        &profile.lifecycle.scratch_wipe_after_stopped_hours,
-        &profile.lifecycle.scratch_path,
-    ) {
-        let longest_stop = lanes
-            .iter()
-            .map(|l| l.longest_stop)
-            .max()
-            .unwrap_or_default();
-        if longest_stop >= Decimal::from(hours.value) && longest_stop > Decimal::ZERO {
-            warnings.push(Warning::ScratchWiped {
-                path: path.clone(),
-                after_hours: hours.value,
-            });
-        }
-    }
-    if plan
-        .schedule
-        .as_ref()
-        .is_some_and(|s| s.between_runs == Between::Release)
-        && on == Disk::Instance
-        && kept_gb > Decimal::ZERO
-    {
-        warnings.push(Warning::ReleasedBetweenRuns);
-    }
-    if spot_price.is_some() && checkpoint.is_none() {
-        warnings.push(Warning::SpotWithoutCheckpoints);
-    }
-    if matches!(plan.payment, Payment::OnDemand) {
-        // The pay-as-you-go GPU cost of this schedule against the packages
-        // that would cover the same schedule.
-        let payg = bill.sum(|l| {
-            matches!(
-                l.kind,
-                LineKind::Runs
-                    | LineKind::Waste
-                    | LineKind::IdleBetween
-                    | LineKind::Forgotten
-                    | LineKind::StoppedBilling
-                    | LineKind::PeakSurcharge
-            )
-        });
-        for pk in &offer.packages {
-            let (count, _) = schedule::packages(&lanes, pk.period.hours(), stop_bills_gpu);
-            let cost = cny(pk.price * discount * per_instance * Decimal::from(count));
-            if cost < payg {
-                warnings.push(Warning::PackageCheaper {
-                    period: pk.period,
-                    count,
-                    cost,
-                    instead_of: payg,
-                });
-            }
-        }
-    }
-    if let Some(balance) = plan.balance {
-        if cash_total > balance {
-            warnings.push(Warning::BalanceRunsOut {
-                balance: cny(balance),
-                short: cash_total - cny(balance),
-            });
-        }
-    }
-    if let Some(budget) = plan.budget {
-        if cash_total > budget {
-            warnings.push(Warning::BudgetExceeded {
-                total: cash_total,
-                budget: cny(budget),
-            });
-        }
-    }
-    // Money the student does not have comes first.
-    warnings.sort_by_key(|w| !w.is_about_budget());
-
-    // Spot: the bad case beside the expectation.
-    let spot = match spot_price {
-        Some(sp) => {
-            let total: spot::Outlook = groups
-                .iter()
-                .zip(&walls)
-                .map(|(g, (_, o))| o.times(f64::from(g.count)))
-                .fold(spot::Outlook::default(), |a, b| a + b);
-            let p90_hours = dec("spot", total.p90())?;
-            let expected = dec("spot", total.mean)?;
-            let extra = (p90_hours - expected).max(Decimal::ZERO);
-            Some(SpotOutlook {
-                expected_rerun_hours: h2(rerun_hours),
-                p90_rerun_hours: h2(rerun_hours + extra),
-                p90_cash_total: cash_total + cny(extra * sp),
-            })
-        }
-        None => None,
-    };
-    let packages = package_period.map(|period| {
-        let (count, days) = schedule::packages(&lanes, period.hours(), stop_bills_gpu);
-        PackageUse {
-            period,
-            count,
-            bought_on_days: days,
-        }
-    });
-    let timeline = schedule::timeline(plan, &bill.lines, &lanes, cash_total, credit);
-    Ok(Quote {
-        plan: plan.name.clone(),
-        platform: profile.id.clone(),
-        gpu: gpu_id,
-        price_per_hour: prices.run.round_dp(4),
-        lines: bill.lines,
-        by_category,
-        cash_total,
-        total,
-        run_hours: used.round_dp(4),
-        longest_run_hours: longest.round_dp(4),
-        time_to_result_hours: h2(time.total),
-        time,
-        run_parts,
-        calibration,
-        spot,
-        packages,
-        timeline,
-        warnings,
-    })
+    let total: spot::Outlook = work
+        .groups
+        .iter()
+        .zip(&work.walls)
+        .map(|(g, (_, o))| o.times(f64::from(g.count)))
+        .fold(spot::Outlook::default(), |a, b| a + b);
+    let reruns: Decimal = work
+        .groups
+        .iter()
+        .zip(&work.walls)
+        .map(|(g, (w, _))| (*w - g.hours) * Decimal::from(g.count))
+        .sum();
+    let extra = (dec("spot", total.p90())? - dec("spot", total.mean)?).max(Decimal::ZERO);
+    Ok(Some(SpotOutlook {
+        expected_rerun_hours: h2(reruns),
+        p90_rerun_hours: h2(reruns + extra),
+        p90_cash_total: cash_total + cny(extra * prices.run),
+    }))
 }
 
 /// GPUs in one instance of the plan (its job's `gpus`, default 1), within
@@ -1602,9 +1245,11 @@ fn unpack_seconds_per_gb() -> Decimal {
 /// change them.
 fn fields_of(kind: LineKind) -> &'static str {
     match kind {
-        LineKind::Runs | LineKind::PeakSurcharge | LineKind::Waste | LineKind::Package => {
-            "run.count, job.hours, prices.gpu_per_hour"
-        }
+        LineKind::Runs
+        | LineKind::PeakSurcharge
+        | LineKind::Waste
+        | LineKind::Rounding
+        | LineKind::Package => "run.count, job.hours, prices.gpu_per_hour",
         LineKind::Debug | LineKind::DebugWaste => "debug.hours",
         LineKind::Setup => "setup_hours",
         LineKind::Upload | LineKind::Traffic => "data.size_gb",
@@ -1614,7 +1259,8 @@ fn fields_of(kind: LineKind) -> &'static str {
         LineKind::Forgotten => "forgotten_shutdown_hours",
         LineKind::Reruns => "spot",
         LineKind::Storage | LineKind::PersistentStorage => "storage.gb, storage.days",
-        LineKind::Credit => "credit",
+        LineKind::Credit => "student",
+        LineKind::Coupon => "credit",
         LineKind::OwnTime => "own_time_per_hour",
     }
 }

@@ -23,7 +23,7 @@ use rust_decimal::Decimal;
 
 use super::{date_of, day_of, DayCost, LineItem, LineKind, TimeToResult};
 use crate::error::InputError;
-use crate::plan::{Between, Disk, Plan};
+use crate::plan::{Between, Disk, Plan, MAX_HOURS};
 use crate::platform::{PlatformKind, PlatformProfile};
 
 /// A group of identical runs with the hours of one run.
@@ -70,7 +70,7 @@ pub fn groups(
                 }
                 (None, None, None, _) => job_hours,
             };
-            if hours <= Decimal::ZERO || hours > Decimal::from(crate::plan::MAX_HOURS) {
+            if hours <= Decimal::ZERO || hours > Decimal::from(MAX_HOURS) {
                 return Err(InputError::new(
                     "run.hours",
                     format!("run `{}` lasts {hours} hours", r.name),
@@ -97,7 +97,8 @@ pub struct Interval {
 }
 
 impl Interval {
-    fn len(&self) -> Decimal {
+    /// Hours in it.
+    pub fn len(&self) -> Decimal {
         (self.end - self.start).max(Decimal::ZERO)
     }
 }
@@ -109,6 +110,17 @@ pub struct Gap {
     pub span: Interval,
     /// Stopped, released or left running.
     pub between: Between,
+}
+
+/// What a running interval is billed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rate {
+    /// The runs' price (spot on spot): runs, reruns, idle running, forgotten.
+    Run,
+    /// The debug card's price.
+    Debug,
+    /// Setup and uploads: the no-GPU rate where there is one, else the GPU's.
+    Setup,
 }
 
 /// One instance's timeline.
@@ -126,15 +138,29 @@ pub struct Lane {
     pub gaps: Vec<Gap>,
     /// Idle running after the last run.
     pub forgotten: Option<Interval>,
+    /// Every interval the instance runs, with what it is billed at: the
+    /// bill's peak hours are read off these, wherever they fall.
+    pub on: Vec<(Interval, Rate)>,
     /// When the instance disk exists (it goes with a release, by the
     /// student or the platform's deadline).
     pub disk: Vec<Interval>,
+    /// Fresh instances after the first (each release, and each stop the
+    /// platform's deadline ended): each needs its data again.
+    pub reprovisions: u32,
+    /// Hours of bringing the data back to those instances.
+    pub reupload_hours: Decimal,
+    /// When the platform's deadline released the stopped instance (and its
+    /// disk), before its work was done.
+    pub deadline_releases: u32,
     /// When the last run ends (the result is there).
     pub work_end: Decimal,
     /// When storage is released (the plan's storage days, or the end).
     pub storage_end: Decimal,
     /// The longest time the instance sits stopped in a row.
     pub longest_stop: Decimal,
+    /// A `[schedule]` slot came before the previous run had ended: the
+    /// schedule cannot hold its runs.
+    pub schedule_overrun: bool,
 }
 
 impl Lane {
@@ -147,12 +173,13 @@ impl Lane {
             .sum()
     }
 
-    /// Gaps of one kind (of some length).
-    pub fn count_gaps(&self, b: Between) -> usize {
+    /// The lengths of the gaps of one kind (of some length).
+    pub fn gap_lengths(&self, b: Between) -> Vec<Decimal> {
         self.gaps
             .iter()
             .filter(|g| g.between == b && g.span.len() > Decimal::ZERO)
-            .count()
+            .map(|g| g.span.len())
+            .collect()
     }
 
     /// Hours the instance disk bills: all the time it exists, or only while
@@ -161,26 +188,27 @@ impl Lane {
         if bills_while_stopped {
             self.disk.iter().map(Interval::len).sum()
         } else {
-            let running: Decimal = self.runs.iter().map(Interval::len).sum();
-            running
-                + self.gap_hours(Between::KeepRunning)
-                + self.forgotten.map(|f| f.len()).unwrap_or_default()
+            self.on.iter().map(|(i, _)| i.len()).sum()
         }
     }
 
-    /// Intervals in which the GPU bills (for packages).
-    fn gpu_billed(&self, stop_bills_gpu: bool) -> Vec<Interval> {
-        let mut v: Vec<Interval> = self.runs.clone();
-        v.extend(
-            self.gaps
-                .iter()
-                .filter(|g| {
-                    g.between == Between::KeepRunning
-                        || (stop_bills_gpu && g.between == Between::Stop)
-                })
-                .map(|g| g.span),
-        );
-        v.extend(self.forgotten);
+    /// Intervals in which the GPU bills at the runs' price (for packages
+    /// and weekly quotas).
+    pub fn gpu_billed(&self, stop_bills_gpu: bool) -> Vec<Interval> {
+        let mut v: Vec<Interval> = self
+            .on
+            .iter()
+            .filter(|(_, r)| *r == Rate::Run)
+            .map(|(i, _)| *i)
+            .collect();
+        if stop_bills_gpu {
+            v.extend(
+                self.gaps
+                    .iter()
+                    .filter(|g| g.between == Between::Stop)
+                    .map(|g| g.span),
+            );
+        }
         v.retain(|i| i.len() > Decimal::ZERO);
         v.sort_by_key(|a| a.start);
         v
@@ -197,8 +225,12 @@ pub struct Inputs<'a> {
     pub groups: &'a [Group],
     /// Wall hours of one run of each group (spot reruns included).
     pub walls: &'a [Decimal],
-    /// Hours of setup and uploads before the first run.
-    pub before_runs: Decimal,
+    /// Hours of setup before the first upload.
+    pub setup_hours: Decimal,
+    /// Hours of uploading and unpacking the dataset onto an instance.
+    pub upload_hours: Decimal,
+    /// Hours of debugging on the first instance before its runs.
+    pub debug_hours: Decimal,
 }
 
 /// One run in a lane: its used and wall hours.
@@ -210,8 +242,7 @@ struct Run {
 
 /// Lays the plan out in time, one lane per instance.
 pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
-    let plan = i.plan;
-    let p = plan.parallel.max(1) as usize;
+    let p = i.plan.parallel.max(1) as usize;
     let mut per_lane: Vec<Vec<Run>> = vec![Vec::new(); p];
     let mut k = 0usize;
     for (g, wall) in i.groups.iter().zip(i.walls) {
@@ -223,182 +254,317 @@ pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
             k += 1;
         }
     }
-    let stops = plan.stops.clone();
-    let deadline = i
-        .profile
-        .lifecycle
-        .release_after_stopped_days
-        .as_ref()
-        .map(|d| Decimal::from(d.value) * Decimal::from(24));
+    let lanes: Vec<Lane> = per_lane
+        .into_iter()
+        .enumerate()
+        .map(|(j, runs)| lay_out_lane(i, j, &runs))
+        .collect();
+    check_span(i.plan, &lanes)?;
+    Ok(lanes)
+}
+
+/// Longest timeline a plan may lay out, hours (twenty years: ten years of
+/// work plus ten of storage): longer is a typo, and refused naming what made
+/// it long rather than priced hour by hour.
+const MAX_SPAN_HOURS: i64 = 2 * MAX_HOURS;
+
+fn check_span(plan: &Plan, lanes: &[Lane]) -> Result<(), InputError> {
+    let Some(lane) = lanes.iter().max_by_key(|l| l.work_end) else {
+        return Ok(());
+    };
+    if lane.work_end <= Decimal::from(MAX_SPAN_HOURS) {
+        return Ok(());
+    }
+    let runs: Decimal = lane.runs.iter().map(Interval::len).sum();
+    let gaps: Decimal = lane.gaps.iter().map(|g| g.span.len()).sum();
+    let gap_field = if plan.stops.is_some() {
+        "stops.hours_each"
+    } else {
+        "schedule.days"
+    };
+    let (field, _) = [
+        ("run", runs),
+        (gap_field, gaps),
+        ("setup_hours", plan.setup_hours),
+        (
+            "debug.hours",
+            plan.debug.as_ref().map(|d| d.hours).unwrap_or_default(),
+        ),
+    ]
+    .into_iter()
+    .max_by_key(|(_, h)| *h)
+    .unwrap_or(("run", runs));
+    Err(InputError::new(
+        field,
+        format!(
+            "the plan's timeline is {} years long",
+            (lane.work_end / Decimal::from(8760)).round_dp(1)
+        ),
+        "a plan of at most 20 years (fewer or shorter stops, runs or phases)",
+    ))
+}
+
+/// One lane being laid out: the time reached, the instance's time on since
+/// its last start, and what has been laid out.
+struct Builder {
+    lane: Lane,
+    t: Decimal,
+    on: Decimal,
+    /// The platform's deadline for a stopped instance, hours.
+    deadline: Option<Decimal>,
+    upload: Decimal,
+}
+
+impl Builder {
+    /// The instance is stopped, released or kept running until `until`.
+    fn gap(&mut self, until: Decimal, between: Between) {
+        if until <= self.t {
+            return;
+        }
+        let span = Interval {
+            start: self.t,
+            end: until,
+        };
+        self.lane.gaps.push(Gap { span, between });
+        match between {
+            Between::KeepRunning => {
+                self.lane.on.push((span, Rate::Run));
+                self.on += span.len();
+            }
+            Between::Stop | Between::Release => self.end_start(),
+        }
+        self.t = until;
+        // A release, or a stop the platform's deadline ends, leaves no
+        // instance: the next work starts on a fresh one and brings its data
+        // back first.
+        let expired = between == Between::Stop && self.deadline.is_some_and(|d| span.len() >= d);
+        if between == Between::Release || expired {
+            self.lane.deadline_releases += u32::from(expired);
+            self.reprovision();
+        }
+    }
+
+    /// The data again on a fresh instance, before its next work.
+    fn reprovision(&mut self) {
+        self.lane.reprovisions += 1;
+        self.lane.reupload_hours += self.upload;
+        let span = Interval {
+            start: self.t,
+            end: self.t + self.upload,
+        };
+        if span.len() > Decimal::ZERO {
+            self.lane.on.push((span, Rate::Setup));
+        }
+        self.t = span.end;
+    }
+
+    /// The instance stops (or is released): its time on is one start.
+    fn end_start(&mut self) {
+        if self.on > Decimal::ZERO {
+            self.lane.starts.push(self.on);
+        }
+        self.on = Decimal::ZERO;
+    }
+
+    /// A run (or a piece of one) from now.
+    fn run(&mut self, used: Decimal, wall: Decimal) {
+        let span = Interval {
+            start: self.t,
+            end: self.t + wall,
+        };
+        self.lane.runs.push(span);
+        self.lane.on.push((span, Rate::Run));
+        self.on += used;
+        self.t = span.end;
+    }
+}
+
+/// One instance: setup and upload, debugging (the first instance), its runs
+/// with the plan's schedule or stops between them, forgotten idle time, the
+/// storage kept afterwards, and the disk's life.
+fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
+    let plan = i.plan;
+    let mut b = Builder {
+        lane: Lane::default(),
+        t: Decimal::ZERO,
+        on: Decimal::ZERO,
+        deadline: i
+            .profile
+            .lifecycle
+            .release_after_stopped_days
+            .as_ref()
+            .map(|d| Decimal::from(d.value) * Decimal::from(24)),
+        upload: i.upload_hours,
+    };
+    let before = i.setup_hours + i.upload_hours;
+    if before > Decimal::ZERO {
+        b.lane.on.push((
+            Interval {
+                start: Decimal::ZERO,
+                end: before,
+            },
+            Rate::Setup,
+        ));
+    }
+    b.t = before;
+    if j == 0 && i.debug_hours > Decimal::ZERO {
+        b.lane.on.push((
+            Interval {
+                start: b.t,
+                end: b.t + i.debug_hours,
+            },
+            Rate::Debug,
+        ));
+        b.t += i.debug_hours;
+    }
+    lay_out_runs(&mut b, i, j, runs);
+    b.lane.work_end = b.t;
+    if plan.forgotten_shutdown_hours > Decimal::ZERO {
+        let span = Interval {
+            start: b.t,
+            end: b.t + plan.forgotten_shutdown_hours,
+        };
+        b.lane.forgotten = Some(span);
+        b.lane.on.push((span, Rate::Run));
+        b.on += span.len();
+        b.t = span.end;
+    }
+    b.end_start();
+    b.lane.starts.retain(|s| *s > Decimal::ZERO);
+    let end = b.t;
+    finish_storage(&mut b.lane, plan, end);
+    disk_life(&mut b.lane, b.deadline);
+    b.lane
+}
+
+/// The lane's runs: a `[schedule]` spreads them evenly over its days with
+/// the instance stopped, released or left running in the gaps; explicit
+/// `[stops]` go between runs first and split runs when there are more stops
+/// than gaps; otherwise back to back, each its own start (the auto-shutdown
+/// wrapper stops the instance after each).
+fn lay_out_runs(b: &mut Builder, i: &Inputs<'_>, j: usize, runs: &[Run]) {
+    let plan = i.plan;
+    let p = plan.parallel.max(1) as usize;
+    let n = runs.len();
+    let (stop_count, stop_hours) = match &plan.stops {
+        Some(s) => {
+            let share = s.count as usize / p + usize::from(j < s.count as usize % p);
+            (share, s.hours_each)
+        }
+        None => (0, Decimal::ZERO),
+    };
+    let between_stops = stop_count.min(n.saturating_sub(1));
+    let mut splits = vec![0usize; n];
+    for s in 0..stop_count - between_stops {
+        if n > 0 {
+            splits[s % n] += 1;
+        }
+    }
+    let spacing = plan.schedule.as_ref().map(|s| {
+        (
+            s.days * Decimal::from(24) / Decimal::from(n.max(1) as u64),
+            s.between_runs,
+        )
+    });
+    let origin = b.t;
+    for (r, run) in runs.iter().enumerate() {
+        if r > 0 {
+            match spacing {
+                Some((sp, between)) => {
+                    let slot = origin + sp * Decimal::from(r as u64);
+                    if slot < b.t {
+                        b.lane.schedule_overrun = true;
+                        if between != Between::KeepRunning {
+                            b.end_start();
+                        }
+                    }
+                    b.gap(slot, between)
+                }
+                None if r <= between_stops => b.gap(b.t + stop_hours, Between::Stop),
+                None => b.end_start(),
+            }
+        }
+        // The run, split into pieces by extra stops.
+        let pieces = splits.get(r).copied().unwrap_or(0) + 1;
+        let piece_used = (run.used / Decimal::from(pieces as u64)).round_dp(6);
+        let piece_wall = (run.wall / Decimal::from(pieces as u64)).round_dp(6);
+        for piece in 0..pieces {
+            if piece > 0 {
+                b.gap(b.t + stop_hours, Between::Stop);
+            }
+            b.run(piece_used, piece_wall);
+        }
+        b.lane.run_hours.push(run.used);
+    }
+}
+
+/// Storage after the work: kept on the instance disk longer, the instance
+/// sits stopped until it is released (a plan that releases between runs
+/// releases after the last one too); the disk exists from the first start,
+/// gone at each release (the student's, or the deadline's after that long
+/// a stop) and back with each fresh instance.
+fn finish_storage(lane: &mut Lane, plan: &Plan, end: Decimal) {
     let kept_days = plan.storage.as_ref().and_then(|s| s.days);
     let releases = plan
         .schedule
         .as_ref()
         .is_some_and(|s| s.between_runs == Between::Release);
     let on_instance = plan.storage.as_ref().is_none_or(|s| s.on == Disk::Instance);
-    let mut lanes = Vec::with_capacity(p);
-    for (j, runs) in per_lane.into_iter().enumerate() {
-        let mut lane = Lane::default();
-        let n = runs.len();
-        // Explicit stops: this lane's share, between runs first, then
-        // splitting runs (round-robin).
-        let (stop_count, stop_hours) = match &stops {
-            Some(s) => {
-                let share = s.count as usize / p + usize::from(j < s.count as usize % p);
-                (share, s.hours_each)
-            }
-            None => (0, Decimal::ZERO),
-        };
-        let between_stops = stop_count.min(n.saturating_sub(1));
-        let extra = stop_count - between_stops;
-        let mut splits = vec![0usize; n];
-        for s in 0..extra {
-            if n > 0 {
-                splits[s % n] += 1;
-            }
-        }
-        let spacing = plan.schedule.as_ref().map(|s| {
-            (
-                s.days * Decimal::from(24) / Decimal::from(n.max(1) as u64),
-                s.between_runs,
-            )
+    lane.storage_end = match kept_days {
+        Some(d) => (d * Decimal::from(24)).max(end),
+        None => end,
+    };
+    if releases {
+        lane.storage_end = lane.storage_end.min(end);
+    }
+    if on_instance && !releases && lane.storage_end > end {
+        lane.gaps.push(Gap {
+            span: Interval {
+                start: end,
+                end: lane.storage_end,
+            },
+            between: Between::Stop,
         });
-        let mut t = i.before_runs;
-        let origin = t;
-        let mut on = Decimal::ZERO;
-        for (r, run) in runs.iter().enumerate() {
-            if r > 0 {
-                let (start, between) = match spacing {
-                    Some((sp, b)) => ((origin + sp * Decimal::from(r as u64)).max(t), b),
-                    None if r <= between_stops => (t + stop_hours, Between::Stop),
-                    None => (t, Between::Stop),
-                };
-                if start > t {
-                    lane.gaps.push(Gap {
-                        span: Interval {
-                            start: t,
-                            end: start,
-                        },
-                        between,
-                    });
-                    if between == Between::KeepRunning {
-                        on += start - t;
-                    } else {
-                        lane.starts.push(on);
-                        on = Decimal::ZERO;
-                    }
-                } else if spacing.is_none() {
-                    // Back-to-back runs: each its own start (the auto-shutdown
-                    // wrapper stops the instance after each).
-                    lane.starts.push(on);
-                    on = Decimal::ZERO;
-                }
-                t = start;
-            }
-            // The run, split into pieces by extra stops.
-            let pieces = splits.get(r).copied().unwrap_or(0) + 1;
-            let piece_used = (run.used / Decimal::from(pieces as u64)).round_dp(6);
-            let piece_wall = (run.wall / Decimal::from(pieces as u64)).round_dp(6);
-            for piece in 0..pieces {
-                if piece > 0 {
-                    lane.gaps.push(Gap {
-                        span: Interval {
-                            start: t,
-                            end: t + stop_hours,
-                        },
-                        between: Between::Stop,
-                    });
-                    t += stop_hours;
-                    lane.starts.push(on);
-                    on = Decimal::ZERO;
-                }
-                lane.runs.push(Interval {
-                    start: t,
-                    end: t + piece_wall,
-                });
-                on += piece_used;
-                t += piece_wall;
-            }
-            lane.run_hours.push(run.used);
-        }
-        lane.work_end = t;
-        if plan.forgotten_shutdown_hours > Decimal::ZERO {
-            lane.forgotten = Some(Interval {
-                start: t,
-                end: t + plan.forgotten_shutdown_hours,
-            });
-            t += plan.forgotten_shutdown_hours;
-            on += plan.forgotten_shutdown_hours;
-        }
-        if on > Decimal::ZERO {
-            lane.starts.push(on);
-        }
-        lane.starts.retain(|s| *s > Decimal::ZERO);
-        let end = t;
-        lane.storage_end = match kept_days {
-            Some(d) => (d * Decimal::from(24)).max(end),
-            None => end,
+    }
+    lane.longest_stop = lane
+        .gaps
+        .iter()
+        .filter(|g| g.between == Between::Stop)
+        .map(|g| g.span.len())
+        .max()
+        .unwrap_or_default();
+}
+
+/// The instance disk's life on `lane`: from the first start until a
+/// release, again from each fresh instance, ending at the platform's
+/// deadline in any stop that long.
+fn disk_life(lane: &mut Lane, deadline: Option<Decimal>) {
+    let mut disk_from = Decimal::ZERO;
+    let mut gaps = lane.gaps.clone();
+    gaps.sort_by_key(|a| a.span.start);
+    for g in &gaps {
+        let gone_at = match g.between {
+            Between::Release => Some(g.span.start),
+            Between::Stop => deadline
+                .filter(|dl| g.span.len() >= *dl)
+                .map(|dl| g.span.start + dl),
+            Between::KeepRunning => None,
         };
-        // Kept longer on the instance disk: the instance sits stopped (a
-        // plan that releases between runs releases after the last one too,
-        // so its instance disk ends with the work).
-        if releases {
-            lane.storage_end = lane.storage_end.min(end);
-        }
-        if on_instance && !releases && lane.storage_end > end {
-            lane.gaps.push(Gap {
-                span: Interval {
-                    start: end,
-                    end: lane.storage_end,
-                },
-                between: Between::Stop,
-            });
-        }
-        // The disk: from the first start, gone at each release (the
-        // student's, or the deadline's after that long a stop).
-        let mut disk_from = Decimal::ZERO;
-        let mut longest_stop = Decimal::ZERO;
-        let mut gaps = lane.gaps.clone();
-        gaps.sort_by_key(|a| a.span.start);
-        for g in &gaps {
-            match g.between {
-                Between::Release => {
-                    lane.disk.push(Interval {
-                        start: disk_from,
-                        end: g.span.start,
-                    });
-                    disk_from = g.span.end;
-                }
-                Between::Stop => {
-                    longest_stop = longest_stop.max(g.span.len());
-                    // After the last use the platform's deadline releases the
-                    // instance and its disk stops billing. A stop that long in
-                    // the middle of the work also loses the data (the quote
-                    // warns), but the work resumes on a disk billed again, so
-                    // the disk is counted throughout.
-                    let trailing = g.span.start >= end;
-                    if let Some(dl) = deadline.filter(|dl| trailing && g.span.len() >= *dl) {
-                        lane.disk.push(Interval {
-                            start: disk_from,
-                            end: g.span.start + dl,
-                        });
-                        disk_from = g.span.end;
-                    }
-                }
-                Between::KeepRunning => {}
-            }
-        }
-        if disk_from < lane.storage_end {
+        if let Some(at) = gone_at {
             lane.disk.push(Interval {
                 start: disk_from,
-                end: lane.storage_end,
+                end: at,
             });
+            disk_from = g.span.end;
         }
-        lane.disk.retain(|d| d.len() > Decimal::ZERO);
-        lane.longest_stop = longest_stop;
-        lanes.push(lane);
     }
-    Ok(lanes)
+    if disk_from < lane.storage_end {
+        lane.disk.push(Interval {
+            start: disk_from,
+            end: lane.storage_end,
+        });
+    }
+    lane.disk.retain(|d| d.len() > Decimal::ZERO);
 }
 
 /// Packages of `period` hours bought from the moment GPU time is first
@@ -428,6 +594,43 @@ pub fn packages(lanes: &[Lane], period: Decimal, stop_bills_gpu: bool) -> (u32, 
     (count, days)
 }
 
+/// Packages beyond the first on each lane whose period covers only what is
+/// left after the one before (a few hours past a full period), and the GPU
+/// hours they cover: what paying as you go for those hours is compared
+/// with.
+pub fn last_package_hours(lanes: &[Lane], period: Decimal, stop_bills_gpu: bool) -> (u32, Decimal) {
+    let mut extra = 0u32;
+    let mut hours = Decimal::ZERO;
+    for lane in lanes {
+        let spans = lane.gpu_billed(stop_bills_gpu);
+        let mut paid_until: Option<Decimal> = None;
+        let mut bought: Vec<Decimal> = Vec::new();
+        for iv in &spans {
+            let mut t = iv.start;
+            while t < iv.end {
+                match paid_until {
+                    Some(until) if t < until => t = until,
+                    _ => {
+                        bought.push(t);
+                        paid_until = Some(t + period);
+                        t += period;
+                    }
+                }
+            }
+        }
+        if let (true, Some(last)) = (bought.len() > 1, bought.last()) {
+            let end = *last + period;
+            let used: Decimal = spans
+                .iter()
+                .map(|s| (s.end.min(end) - s.start.max(*last)).max(Decimal::ZERO))
+                .sum();
+            extra += 1;
+            hours += used;
+        }
+    }
+    (extra, hours)
+}
+
 /// What [`time_to_result`] needs.
 pub struct TimeInputs<'a> {
     /// The plan.
@@ -440,33 +643,13 @@ pub struct TimeInputs<'a> {
     pub setup_hours: Decimal,
     /// Debugging first.
     pub debug_hours: Decimal,
-    /// GPU hours in all (runs, reruns, debugging), for weekly quotas.
-    pub gpu_hours: Decimal,
 }
 
 /// Hours from the first start to the last result: the slowest instance,
 /// plus waiting for weekly quota resets.
 pub fn time_to_result(t: &TimeInputs<'_>) -> Result<TimeToResult, InputError> {
     let profile = t.profile;
-    let minutes = |m: Decimal| m / Decimal::from(60);
-    let startup = minutes(profile.timing.startup_minutes.value);
-    let queue = minutes(profile.timing.queue_minutes.value);
-    let campus = profile.kind == PlatformKind::CampusHpc;
-    // A run longer than the walltime runs as several jobs (requeued), one
-    // longer than a session as several sessions; each part waits again.
-    let cap = profile
-        .quota
-        .walltime_max_hours
-        .as_ref()
-        .or(profile.quota.session_max_hours.as_ref())
-        .map(|c| c.value)
-        .filter(|c| *c > Decimal::ZERO);
-    let parts = |h: Decimal| -> Decimal {
-        match cap {
-            Some(c) => (h / c).ceil().max(Decimal::ONE),
-            None => Decimal::ONE,
-        }
-    };
+    let waits = Waits::of(profile);
     let mut slowest = TimeToResult {
         waiting: Decimal::ZERO,
         setup: Decimal::ZERO,
@@ -476,56 +659,19 @@ pub fn time_to_result(t: &TimeInputs<'_>) -> Result<TimeToResult, InputError> {
         total: Decimal::ZERO,
     };
     for (j, lane) in t.lanes.iter().enumerate() {
-        let mut waiting = queue + startup;
-        for (r, h) in lane.run_hours.iter().enumerate() {
-            let extra = parts(*h) - Decimal::ONE;
-            // Every Slurm job queues; elsewhere only the first start does,
-            // and each later start or session boots again.
-            let each = if campus { queue + startup } else { startup };
-            let new_start = if r == 0 { Decimal::ZERO } else { each };
-            waiting += new_start + extra * (queue + startup);
-        }
-        // Pieces of split runs start again too.
-        let pieces = lane.starts.len().saturating_sub(lane.run_hours.len());
-        waiting += startup * Decimal::from(pieces as u64);
-        let running: Decimal = lane.run_hours.iter().copied().sum();
-        let wall: Decimal = lane.runs.iter().map(Interval::len).sum();
-        let gaps: Decimal = lane
-            .gaps
-            .iter()
-            .filter(|g| g.span.end <= lane.work_end)
-            .map(|g| g.span.len())
-            .sum();
-        let setup = t.setup_hours + if j == 0 { t.debug_hours } else { Decimal::ZERO };
-        let total = waiting + setup + wall + gaps;
-        if total > slowest.total {
-            slowest = TimeToResult {
-                waiting,
-                setup,
-                running,
-                reruns: wall - running,
-                gaps,
-                total,
-            };
+        let time = lane_time(t, &waits, lane, j == 0);
+        if time.total > slowest.total {
+            slowest = time;
         }
     }
-    // A weekly quota: what does not fit this week waits for the next reset.
-    if let Some(q) = profile
-        .quota
-        .weekly_gpu_hours
-        .as_ref()
-        .map(|q| q.value)
-        .filter(|q| *q > Decimal::ZERO)
-    {
-        if t.gpu_hours > q {
-            let weeks = (t.gpu_hours / q).ceil();
-            let done_before = (weeks - Decimal::ONE) * q;
-            let last_week = (t.gpu_hours - done_before) / Decimal::from(t.plan.parallel.max(1));
-            let quota_total = (weeks - Decimal::ONE) * Decimal::from(168)
-                + slowest.setup
-                + queue
-                + startup
-                + last_week;
+    // A weekly quota: what does not fit its week waits for the next reset.
+    if let Some(q) = weekly_quota(profile) {
+        let weeks = quota_weeks(t.lanes, q);
+        if weeks.carried > Decimal::ZERO {
+            let quota_total = weeks.done_at / Decimal::from(t.plan.parallel.max(1))
+                + Decimal::from(weeks.weeks.saturating_sub(1)) * Decimal::from(168)
+                + waits.queue
+                + waits.startup;
             if quota_total > slowest.total {
                 slowest.waiting += quota_total - slowest.total;
                 slowest.total = quota_total;
@@ -533,6 +679,170 @@ pub fn time_to_result(t: &TimeInputs<'_>) -> Result<TimeToResult, InputError> {
         }
     }
     Ok(slowest)
+}
+
+/// How long a platform makes each start wait.
+struct Waits {
+    /// Booting an instance, hours.
+    startup: Decimal,
+    /// Queueing for one, hours.
+    queue: Decimal,
+    /// Whether every job queues anew (a campus Slurm cluster).
+    campus: bool,
+    /// The longest one job or session may run.
+    cap: Option<Decimal>,
+}
+
+impl Waits {
+    fn of(profile: &PlatformProfile) -> Self {
+        let minutes = |m: Decimal| m / Decimal::from(60);
+        Self {
+            startup: minutes(profile.timing.startup_minutes.value),
+            queue: minutes(profile.timing.queue_minutes.value),
+            campus: profile.kind == PlatformKind::CampusHpc,
+            cap: profile
+                .quota
+                .walltime_max_hours
+                .as_ref()
+                .or(profile.quota.session_max_hours.as_ref())
+                .map(|c| c.value)
+                .filter(|c| *c > Decimal::ZERO),
+        }
+    }
+
+    /// Jobs or sessions a run of `hours` needs: one longer than the
+    /// walltime runs as several (requeued), each waiting again.
+    fn parts(&self, hours: Decimal) -> Decimal {
+        match self.cap {
+            Some(c) => (hours / c).ceil().max(Decimal::ONE),
+            None => Decimal::ONE,
+        }
+    }
+}
+
+/// One instance's time to its last result.
+fn lane_time(t: &TimeInputs<'_>, w: &Waits, lane: &Lane, first: bool) -> TimeToResult {
+    let mut waiting = w.queue + w.startup;
+    for (r, h) in lane.run_hours.iter().enumerate() {
+        let extra = w.parts(*h) - Decimal::ONE;
+        // Every Slurm job queues; elsewhere only the first start does,
+        // and each later start or session boots again.
+        let each = if w.campus {
+            w.queue + w.startup
+        } else {
+            w.startup
+        };
+        let new_start = if r == 0 { Decimal::ZERO } else { each };
+        waiting += new_start + extra * (w.queue + w.startup);
+    }
+    // Pieces of split runs start again too.
+    let pieces = lane.starts.len().saturating_sub(lane.run_hours.len());
+    waiting += w.startup * Decimal::from(pieces as u64);
+    let running: Decimal = lane.run_hours.iter().copied().sum();
+    let wall: Decimal = lane.runs.iter().map(Interval::len).sum();
+    let gaps: Decimal = lane
+        .gaps
+        .iter()
+        .filter(|g| g.span.end <= lane.work_end)
+        .map(|g| g.span.len())
+        .sum();
+    // Bringing the data back to each fresh instance is setup too.
+    let debug = if first { t.debug_hours } else { Decimal::ZERO };
+    let setup = t.setup_hours + lane.reupload_hours + debug;
+    TimeToResult {
+        waiting,
+        setup,
+        running,
+        reruns: wall - running,
+        gaps,
+        total: waiting + setup + wall + gaps,
+    }
+}
+
+/// The platform's weekly GPU-hour quota, when it has one.
+pub fn weekly_quota(profile: &PlatformProfile) -> Option<Decimal> {
+    profile
+        .quota
+        .weekly_gpu_hours
+        .as_ref()
+        .map(|q| q.value)
+        .filter(|q| *q > Decimal::ZERO)
+}
+
+/// How a plan's GPU hours fall into the quota's weeks (168-hour windows
+/// from the first start; the account's hours over every instance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuotaWeeks {
+    /// GPU hours scheduled in each week.
+    pub scheduled: Vec<Decimal>,
+    /// The first week (1-based) whose hours, with what earlier weeks could
+    /// not fit, pass the quota.
+    pub first_short: Option<u32>,
+    /// Hours still owed after the last scheduled week.
+    pub carried: Decimal,
+    /// Weeks the plan needs in all.
+    pub weeks: u32,
+    /// Hours into the last week when the last owed hour is done.
+    pub done_at: Decimal,
+}
+
+/// Weeks of quota windows counted one by one (twenty years); hours after
+/// that fall in the last.
+const MAX_QUOTA_WEEKS: usize = 1044;
+
+/// The plan's GPU hours week by week against a weekly `quota`.
+pub fn quota_weeks(lanes: &[Lane], quota: Decimal) -> QuotaWeeks {
+    let week = Decimal::from(168);
+    let mut scheduled: Vec<Decimal> = Vec::new();
+    for lane in lanes {
+        let mut spans = lane.gpu_billed(false);
+        spans.extend(
+            lane.on
+                .iter()
+                .filter(|(_, r)| *r == Rate::Debug)
+                .map(|(i, _)| *i),
+        );
+        for s in spans {
+            let mut a = s.start;
+            while a < s.end {
+                let k = (a / week)
+                    .floor()
+                    .to_usize()
+                    .unwrap_or(MAX_QUOTA_WEEKS)
+                    .min(MAX_QUOTA_WEEKS);
+                // The last window takes everything after it: a plan that long
+                // is refused on quota anyway, and the loop stays bounded.
+                let b = if k == MAX_QUOTA_WEEKS {
+                    s.end
+                } else {
+                    s.end.min(Decimal::from(k as u64 + 1) * week)
+                };
+                if scheduled.len() <= k {
+                    scheduled.resize(k + 1, Decimal::ZERO);
+                }
+                scheduled[k] += b - a;
+                a = b;
+            }
+        }
+    }
+    let mut carry = Decimal::ZERO;
+    let mut first_short = None;
+    for (k, h) in scheduled.iter().enumerate() {
+        let demand = *h + carry;
+        if demand > quota && first_short.is_none() {
+            first_short = Some(k as u32 + 1);
+        }
+        carry = (demand - quota).max(Decimal::ZERO);
+    }
+    let extra = (carry / quota).ceil().to_u32().unwrap_or(0);
+    let last = carry - Decimal::from(extra.saturating_sub(1)) * quota;
+    QuotaWeeks {
+        weeks: (scheduled.len() as u32).saturating_add(extra),
+        done_at: if extra > 0 { last } else { Decimal::ZERO },
+        first_short,
+        carried: carry,
+        scheduled,
+    }
 }
 
 /// Spreads `amount` over the hours of `spans` (the day holding `at` when they
@@ -616,76 +926,17 @@ pub fn timeline(
         .unwrap_or(MAX_TIMELINE_DAYS)
         .clamp(1, MAX_TIMELINE_DAYS);
     let mut days = vec![Decimal::ZERO; n as usize];
-    let collect = |f: &dyn Fn(&Lane) -> Vec<Interval>| -> Vec<Interval> {
-        lanes.iter().flat_map(f).collect()
-    };
-    let runs = collect(&|l| l.runs.clone());
-    let gaps_of = |b: Between| {
-        collect(&|l| {
-            l.gaps
-                .iter()
-                .filter(|g| g.between == b)
-                .map(|g| g.span)
-                .collect()
-        })
-    };
-    let forgotten = collect(&|l| l.forgotten.into_iter().collect());
-    let disk = collect(&|l| l.disk.clone());
-    let work_end = lanes.iter().map(|l| l.work_end).max().unwrap_or_default();
     // Sum the lines per set of spans first, then spread each sum once: a plan
     // with a hundred run groups spreads one amount over its runs, not a
     // hundred.
-    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-    enum When {
-        Runs,
-        Idle,
-        Stopped,
-        Forgotten,
-        Disk,
-        Whole,
-        WorkEnd,
-        Start,
-    }
     let mut sums: std::collections::BTreeMap<When, Decimal> = Default::default();
     for l in lines {
-        let when = match l.kind {
-            LineKind::Runs
-            | LineKind::Waste
-            | LineKind::Reruns
-            | LineKind::PeakSurcharge
-            | LineKind::Package => When::Runs,
-            LineKind::IdleBetween => When::Idle,
-            LineKind::Stopped | LineKind::StoppedBilling => When::Stopped,
-            LineKind::Forgotten => When::Forgotten,
-            LineKind::Storage => When::Disk,
-            LineKind::PersistentStorage => When::Whole,
-            LineKind::Egress => When::WorkEnd,
-            LineKind::Credit | LineKind::OwnTime => continue,
-            LineKind::Setup
-            | LineKind::Upload
-            | LineKind::Traffic
-            | LineKind::Debug
-            | LineKind::DebugWaste => When::Start,
-        };
-        *sums.entry(when).or_insert(Decimal::ZERO) += l.amount;
+        if let Some(when) = When::of(l.kind) {
+            *sums.entry(when).or_insert(Decimal::ZERO) += l.amount;
+        }
     }
     for (when, amount) in sums {
-        let (spans, at) = match when {
-            When::Runs => (runs.clone(), Decimal::ZERO),
-            When::Idle => (gaps_of(Between::KeepRunning), Decimal::ZERO),
-            When::Stopped => (gaps_of(Between::Stop), Decimal::ZERO),
-            When::Forgotten => (forgotten.clone(), work_end),
-            When::Disk => (disk.clone(), Decimal::ZERO),
-            When::Whole => (
-                vec![Interval {
-                    start: Decimal::ZERO,
-                    end,
-                }],
-                Decimal::ZERO,
-            ),
-            When::WorkEnd => (Vec::new(), work_end),
-            When::Start => (Vec::new(), Decimal::ZERO),
-        };
+        let (spans, at) = when.spans(lanes, end);
         spread(&mut days, amount, &spans, at);
     }
     let mut gross = Decimal::ZERO;
@@ -705,4 +956,85 @@ pub fn timeline(
         });
     }
     out
+}
+
+/// When a bill line's money is spent, for the timeline.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum When {
+    /// Over the runs.
+    Runs,
+    /// Over the idle running between runs.
+    Idle,
+    /// Over the stops.
+    Stopped,
+    /// Over the forgotten hours after the work.
+    Forgotten,
+    /// Over the instance disks' lives.
+    Disk,
+    /// Over the whole plan.
+    Whole,
+    /// At the end of the work.
+    WorkEnd,
+    /// At the start.
+    Start,
+}
+
+impl When {
+    /// When a line of `kind` is spent; credit and own time are not cash
+    /// spent on a day.
+    fn of(kind: LineKind) -> Option<Self> {
+        Some(match kind {
+            LineKind::Runs
+            | LineKind::Waste
+            | LineKind::Rounding
+            | LineKind::Reruns
+            | LineKind::PeakSurcharge
+            | LineKind::Package => Self::Runs,
+            LineKind::IdleBetween => Self::Idle,
+            LineKind::Stopped | LineKind::StoppedBilling => Self::Stopped,
+            LineKind::Forgotten => Self::Forgotten,
+            LineKind::Storage => Self::Disk,
+            LineKind::PersistentStorage => Self::Whole,
+            LineKind::Egress => Self::WorkEnd,
+            LineKind::Credit | LineKind::Coupon | LineKind::OwnTime => return None,
+            LineKind::Setup
+            | LineKind::Upload
+            | LineKind::Traffic
+            | LineKind::Debug
+            | LineKind::DebugWaste => Self::Start,
+        })
+    }
+
+    /// The spans this money is spread over, or the hour it falls at.
+    fn spans(self, lanes: &[Lane], end: Decimal) -> (Vec<Interval>, Decimal) {
+        let collect = |f: &dyn Fn(&Lane) -> Vec<Interval>| -> Vec<Interval> {
+            lanes.iter().flat_map(f).collect()
+        };
+        let gaps_of = |b: Between| {
+            collect(&|l| {
+                l.gaps
+                    .iter()
+                    .filter(|g| g.between == b)
+                    .map(|g| g.span)
+                    .collect()
+            })
+        };
+        let work_end = lanes.iter().map(|l| l.work_end).max().unwrap_or_default();
+        match self {
+            Self::Runs => (collect(&|l| l.runs.clone()), Decimal::ZERO),
+            Self::Idle => (gaps_of(Between::KeepRunning), Decimal::ZERO),
+            Self::Stopped => (gaps_of(Between::Stop), Decimal::ZERO),
+            Self::Forgotten => (collect(&|l| l.forgotten.into_iter().collect()), work_end),
+            Self::Disk => (collect(&|l| l.disk.clone()), Decimal::ZERO),
+            Self::Whole => (
+                vec![Interval {
+                    start: Decimal::ZERO,
+                    end,
+                }],
+                Decimal::ZERO,
+            ),
+            Self::WorkEnd => (Vec::new(), work_end),
+            Self::Start => (Vec::new(), Decimal::ZERO),
+        }
+    }
 }

@@ -1,0 +1,261 @@
+//! Stage one of a quote: the prices that apply to the plan. The profile's
+//! prices, replaced by the plan's own `[prices]`, after the student
+//! discount, per instance (an instance of several GPUs bills each).
+
+// Operators allowed on the bound stated in `quote/mod.rs`: every input is
+// validated before the cost engine runs.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "inputs bounded by Plan::check and profile validation; see quote/mod.rs"
+)]
+
+use rust_decimal::Decimal;
+
+use crate::catalog::GpuCatalog;
+use crate::error::InputError;
+use crate::plan::{Disk, Payment, Plan};
+use crate::platform::{Granularity, Offer, PackagePeriod, PlatformKind, PlatformProfile};
+
+/// How setup and uploads are billed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetupMode {
+    /// In the platform's no-GPU mode.
+    NoGpu,
+    /// On the GPU instance, at its price.
+    Gpu,
+    /// Free: no instance to pay for (a campus login node, a free notebook).
+    Free,
+}
+
+impl SetupMode {
+    /// The catalog key that names it on a bill line.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::NoGpu => "enum.setup-mode.no-gpu",
+            Self::Gpu => "enum.setup-mode.gpu",
+            Self::Free => "enum.setup-mode.free",
+        }
+    }
+}
+
+/// The prices that apply to this plan.
+#[derive(Debug, Clone)]
+pub struct Prices {
+    /// An instance-hour on demand.
+    pub gpu: Decimal,
+    /// An instance-hour of the runs (the spot price on spot).
+    pub run: Decimal,
+    /// An hour of the debug card.
+    pub debug_gpu: Decimal,
+    /// An hour stopped (the occupancy fee).
+    pub stopped_fee: Decimal,
+    /// An hour of setup and uploads.
+    pub setup: Decimal,
+    /// How setup is billed.
+    pub setup_mode: SetupMode,
+    /// A GB-day of the instance disk above its free amount.
+    pub storage_gb_day: Decimal,
+    /// GB of the instance disk free.
+    pub free_gb: Decimal,
+    /// A GB-day of persistent storage, when the platform has it.
+    pub persistent_gb_day: Option<Decimal>,
+    /// GB of persistent storage free.
+    pub persistent_free_gb: Decimal,
+    /// A GB downloaded.
+    pub egress_per_gb: Decimal,
+    /// The billing unit.
+    pub granularity: Granularity,
+    /// The minimum charge per start, minutes.
+    pub minimum_minutes: u32,
+    /// A package of the plan's period, when it buys packages.
+    pub package: Option<(PackagePeriod, Decimal)>,
+    /// Whether the runs are spot.
+    pub spot: bool,
+}
+
+/// The offer the plan rents and what an instance of it is.
+pub struct Rental<'a> {
+    /// The offer.
+    pub offer: &'a Offer,
+    /// GPUs in one instance.
+    pub gpus: u32,
+    /// The instance as a bill line names it ("4 x rtx4090").
+    pub name: String,
+    /// The student discount (1 without one).
+    pub discount: Decimal,
+}
+
+/// The offer, the instance and the prices of `plan` on `profile`.
+pub fn prices<'a>(
+    plan: &Plan,
+    profile: &'a PlatformProfile,
+    catalog: &GpuCatalog,
+) -> Result<(Rental<'a>, Prices), InputError> {
+    let offer = profile.offer(&plan.gpu, catalog)?;
+    let gpus = super::instance_gpus(plan, offer, profile)?;
+    let per_instance = Decimal::from(gpus);
+    let discount = if plan.student {
+        profile.student.discount.value
+    } else {
+        Decimal::ONE
+    };
+    let o = &plan.prices;
+    let gpu = o.gpu_per_hour.unwrap_or(offer.price_per_hour.typical) * discount * per_instance;
+    let spot = spot_price(plan, profile, offer, discount * per_instance)?;
+    let debug_gpu = match &plan.debug {
+        Some(d) => {
+            let debug_offer = profile.offer(&d.gpu, catalog).map_err(|e| InputError {
+                field: "debug.gpu".into(),
+                ..e
+            })?;
+            o.debug_gpu_per_hour
+                .unwrap_or(debug_offer.price_per_hour.typical)
+                * discount
+        }
+        None => Decimal::ZERO,
+    };
+    let (setup, setup_mode) = setup_rate(profile, gpu);
+    let persistent = profile.storage.persistent.as_ref();
+    let prices = Prices {
+        gpu,
+        run: spot.unwrap_or(gpu),
+        debug_gpu,
+        stopped_fee: o
+            .stopped_fee_per_hour
+            .unwrap_or(profile.billing.stopped_fee_per_hour.value),
+        setup,
+        setup_mode,
+        storage_gb_day: o
+            .storage_per_gb_day
+            .or(o.storage_per_gb_month.map(|m| m / Decimal::from(30)))
+            .unwrap_or(profile.storage.price_per_gb_day.value),
+        free_gb: o.free_storage_gb.unwrap_or(profile.storage.free_gb.value),
+        persistent_gb_day: o
+            .persistent_per_gb_day
+            .or(persistent.map(|p| p.price_per_gb_day.value)),
+        persistent_free_gb: persistent.map(|p| p.free_gb.value).unwrap_or_default(),
+        egress_per_gb: o
+            .egress_per_gb
+            .or(profile.storage.egress_per_gb.as_ref().map(|e| e.value))
+            .unwrap_or_default(),
+        granularity: o.granularity.unwrap_or(profile.billing.granularity.value),
+        minimum_minutes: o
+            .minimum_charge_minutes
+            .unwrap_or(profile.billing.minimum_charge_minutes.value),
+        package: package(plan, profile, offer, discount * per_instance)?,
+        spot: spot.is_some(),
+    };
+    check_storage(plan, profile, &prices)?;
+    let name = if gpus > 1 {
+        format!("{gpus} x {}", offer.gpu)
+    } else {
+        offer.gpu.clone()
+    };
+    Ok((
+        Rental {
+            offer,
+            gpus,
+            name,
+            discount,
+        },
+        prices,
+    ))
+}
+
+/// The spot price of an instance, on a spot plan.
+fn spot_price(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    offer: &Offer,
+    scale: Decimal,
+) -> Result<Option<Decimal>, InputError> {
+    if plan.payment != Payment::Spot {
+        return Ok(None);
+    }
+    plan.prices
+        .spot_per_hour
+        .or(offer.spot_per_hour.as_ref().map(|s| s.value))
+        .map(|p| Some(p * scale))
+        .ok_or_else(|| {
+            InputError::new(
+                "payment",
+                format!("{} offers no spot price for {}", profile.id, offer.gpu),
+                "on-demand, or set prices.spot_per_hour",
+            )
+        })
+}
+
+/// Setup and uploads: in the no-GPU mode where there is one, free where
+/// there is no instance to pay for, else on the GPU.
+fn setup_rate(profile: &PlatformProfile, gpu: Decimal) -> (Decimal, SetupMode) {
+    match profile.kind {
+        PlatformKind::CampusHpc | PlatformKind::HostedNotebook => (Decimal::ZERO, SetupMode::Free),
+        _ => match &profile.billing.no_gpu_mode_per_hour {
+            Some(p) => (p.value, SetupMode::NoGpu),
+            None => (gpu, SetupMode::Gpu),
+        },
+    }
+}
+
+/// The price of `period`'s package for an instance, when the offer (or
+/// the plan) has one.
+pub fn package_price(
+    plan: &Plan,
+    offer: &Offer,
+    period: PackagePeriod,
+    scale: Decimal,
+) -> Option<Decimal> {
+    let chosen = matches!(plan.payment, Payment::Package(p) if p == period);
+    plan.prices
+        .package_price
+        .filter(|_| chosen)
+        .or(offer
+            .packages
+            .iter()
+            .find(|p| p.period == period)
+            .map(|p| p.price))
+        .map(|p| p * scale)
+}
+
+/// The package a package plan buys, and its price.
+fn package(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    offer: &Offer,
+    scale: Decimal,
+) -> Result<Option<(PackagePeriod, Decimal)>, InputError> {
+    let Payment::Package(period) = plan.payment else {
+        return Ok(None);
+    };
+    match package_price(plan, offer, period, scale) {
+        Some(p) => Ok(Some((period, p))),
+        None => Err(InputError::new(
+            "payment",
+            format!(
+                "{} offers no {} package for {}",
+                profile.id,
+                period.key(),
+                offer.gpu
+            ),
+            "on-demand, or set prices.package_price",
+        )),
+    }
+}
+
+/// A plan keeping its data on persistent storage needs a platform with it.
+fn check_storage(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    prices: &Prices,
+) -> Result<(), InputError> {
+    match &plan.storage {
+        Some(s) if s.on == Disk::Persistent && prices.persistent_gb_day.is_none() => {
+            Err(InputError::new(
+                "storage.on",
+                format!("{} offers no persistent storage", profile.id),
+                "instance, or set prices.persistent_per_gb_day",
+            ))
+        }
+        _ => Ok(()),
+    }
+}

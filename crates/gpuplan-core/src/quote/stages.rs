@@ -1,0 +1,509 @@
+//! The bill, stage by stage, read off one timeline ([`super::schedule`]):
+//! setup and data (on every fresh instance), debugging, the GPU (runs or
+//! packages, billing units, reruns, idle running, forgotten time), peak
+//! surcharges on every running hour wherever it falls, stops, storage, and
+//! credit. Each stage adds its lines to the [`Bill`]; none recomputes what
+//! another did.
+
+// Operators allowed on the bound stated in `quote/mod.rs`: every input is
+// validated before the cost engine runs.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "inputs bounded by Plan::check and profile validation; see quote/mod.rs"
+)]
+
+use chrono::Datelike;
+use rust_decimal::Decimal;
+
+use super::prices::{Prices, Rental};
+use super::schedule::{self, Group, Lane, Rate};
+use super::{billed_hours, cny, h2, seconds_param, Category, LineItem, LineKind, Params};
+use crate::plan::{Between, Disk, Plan};
+use crate::platform::PlatformProfile;
+
+/// The accumulating bill.
+#[derive(Default)]
+pub struct Bill {
+    /// The lines so far, each rounded to the fen.
+    pub lines: Vec<LineItem>,
+}
+
+impl Bill {
+    /// Adds a line (a zero amount is left out, except the runs' line).
+    pub fn push(
+        &mut self,
+        kind: LineKind,
+        params: Vec<(&'static str, String)>,
+        hours: Option<Decimal>,
+        amount: Decimal,
+    ) {
+        if amount.is_zero() && kind != LineKind::Runs {
+            return;
+        }
+        self.lines.push(LineItem {
+            category: kind.category(),
+            kind,
+            params: Params(params),
+            hours: hours.map(h2),
+            amount: cny(amount),
+        });
+    }
+
+    /// The sum of the printed lines `f` picks.
+    pub fn sum(&self, f: impl Fn(&LineItem) -> bool) -> Decimal {
+        self.lines.iter().filter(|l| f(l)).map(|l| l.amount).sum()
+    }
+
+    /// The sum of the printed lines of each category.
+    pub fn by_category(&self) -> std::collections::BTreeMap<Category, Decimal> {
+        let mut out = std::collections::BTreeMap::new();
+        for l in &self.lines {
+            *out.entry(l.category).or_insert(Decimal::ZERO) += l.amount;
+        }
+        out
+    }
+}
+
+/// What the GPU stage found, for the warnings and the answer.
+pub struct GpuUse {
+    /// GPU hours the runs used.
+    pub used: Decimal,
+    /// Hours billed for all starts (units and minimums applied).
+    pub billed: Decimal,
+    /// Billed but unused.
+    pub waste: Decimal,
+    /// Expected hours redone after preemptions.
+    pub reruns: Decimal,
+    /// The longest single run.
+    pub longest: Decimal,
+    /// Idle hours kept running between runs.
+    pub idle_between: Decimal,
+}
+
+/// Setup on every instance; the data onto every instance, the first and
+/// each fresh one after a release; traffic in for each; downloads out.
+pub fn setup_and_data(
+    bill: &mut Bill,
+    plan: &Plan,
+    profile: &PlatformProfile,
+    prices: &Prices,
+    lanes: &[Lane],
+    upload_hours: Decimal,
+) {
+    let instances = Decimal::from(plan.parallel);
+    let fresh: u32 = lanes.iter().map(|l| l.reprovisions).sum();
+    let uploads = instances + Decimal::from(fresh);
+    let mode = prices.setup_mode.key().to_owned();
+    bill.push(
+        LineKind::Setup,
+        vec![
+            ("time_s", seconds_param(plan.setup_hours)),
+            ("instances", plan.parallel.to_string()),
+            ("mode", mode.clone()),
+        ],
+        Some(plan.setup_hours * instances),
+        plan.setup_hours * instances * prices.setup,
+    );
+    bill.push(
+        LineKind::Upload,
+        vec![
+            ("time_s", seconds_param(upload_hours)),
+            ("uploads", uploads.to_string()),
+            ("mode", mode),
+        ],
+        Some(upload_hours * uploads),
+        upload_hours * uploads * prices.setup,
+    );
+    if let Some(d) = &plan.data {
+        bill.push(
+            LineKind::Traffic,
+            vec![
+                ("gb", (d.size_gb * uploads).normalize().to_string()),
+                ("uploads", uploads.to_string()),
+            ],
+            None,
+            d.size_gb * uploads * profile.storage.traffic_per_gb.value,
+        );
+        if let Some(g) = d.download_gb {
+            bill.push(
+                LineKind::Egress,
+                vec![("gb", g.normalize().to_string())],
+                None,
+                g * prices.egress_per_gb,
+            );
+        }
+    }
+}
+
+/// Debugging on a cheap card first (one start, on the first instance).
+pub fn debug(bill: &mut Bill, plan: &Plan, prices: &Prices) {
+    let Some(d) = &plan.debug else { return };
+    let b = billed_hours(d.hours, prices.granularity, prices.minimum_minutes);
+    bill.push(
+        LineKind::Debug,
+        vec![("gpu", d.gpu.clone()), ("time_s", seconds_param(d.hours))],
+        Some(d.hours),
+        d.hours * prices.debug_gpu,
+    );
+    bill.push(
+        LineKind::DebugWaste,
+        vec![("time_s", seconds_param(b - d.hours))],
+        Some(b - d.hours),
+        (b - d.hours) * prices.debug_gpu,
+    );
+}
+
+/// The GPU's hours: what the runs used, what their starts billed, reruns,
+/// idle running, forgotten time.
+pub fn gpu_use(groups: &[Group], walls: &[Decimal], lanes: &[Lane], prices: &Prices) -> GpuUse {
+    let used: Decimal = groups
+        .iter()
+        .map(|g| g.hours * Decimal::from(g.count))
+        .sum();
+    let (powered, billed) =
+        lanes
+            .iter()
+            .flat_map(|l| &l.starts)
+            .fold((Decimal::ZERO, Decimal::ZERO), |(p, b), s| {
+                (
+                    p + *s,
+                    b + billed_hours(*s, prices.granularity, prices.minimum_minutes),
+                )
+            });
+    let reruns = groups
+        .iter()
+        .zip(walls)
+        .map(|(g, w)| (*w - g.hours) * Decimal::from(g.count))
+        .sum();
+    GpuUse {
+        used,
+        billed,
+        waste: (billed - powered).max(Decimal::ZERO),
+        reruns,
+        longest: groups.iter().map(|g| g.hours).max().unwrap_or_default(),
+        idle_between: lanes
+            .iter()
+            .map(|l| l.gap_hours(Between::KeepRunning))
+            .sum(),
+    }
+}
+
+/// Pay as you go: the runs, the billing units and minimums, reruns, idle
+/// running between runs and after the last.
+pub fn pay_as_you_go(
+    bill: &mut Bill,
+    plan: &Plan,
+    rental: &Rental<'_>,
+    prices: &Prices,
+    groups: &[Group],
+    gpu: &GpuUse,
+) {
+    for g in groups {
+        let hours = g.hours * Decimal::from(g.count);
+        bill.push(
+            LineKind::Runs,
+            vec![
+                ("count", g.count.to_string()),
+                ("name", g.name.clone()),
+                ("time_s", seconds_param(g.hours)),
+                ("gpu", rental.name.clone()),
+            ],
+            Some(hours),
+            hours * prices.run,
+        );
+    }
+    let (kind, minimum) = if prices.minimum_minutes > 0 {
+        (LineKind::Waste, prices.minimum_minutes.to_string())
+    } else {
+        (LineKind::Rounding, String::new())
+    };
+    let mut params = vec![
+        ("time_s", seconds_param(gpu.waste)),
+        (
+            "unit",
+            format!("enum.granularity.{}", prices.granularity.key()),
+        ),
+    ];
+    if !minimum.is_empty() {
+        params.push(("minimum", minimum));
+    }
+    bill.push(kind, params, Some(gpu.waste), gpu.waste * prices.run);
+    if prices.spot {
+        let rate = plan.spot.clone().unwrap_or_default().preemptions_per_day;
+        bill.push(
+            LineKind::Reruns,
+            vec![
+                ("rate", rate.normalize().to_string()),
+                ("time_s", seconds_param(gpu.reruns)),
+            ],
+            Some(gpu.reruns),
+            gpu.reruns * prices.run,
+        );
+    }
+    bill.push(
+        LineKind::IdleBetween,
+        vec![("time_s", seconds_param(gpu.idle_between))],
+        Some(gpu.idle_between),
+        gpu.idle_between * prices.run,
+    );
+    let forgotten = plan.forgotten_shutdown_hours * Decimal::from(plan.parallel);
+    bill.push(
+        LineKind::Forgotten,
+        vec![
+            ("time_s", seconds_param(plan.forgotten_shutdown_hours)),
+            ("instances", plan.parallel.to_string()),
+        ],
+        Some(forgotten),
+        forgotten * prices.run,
+    );
+}
+
+/// Packages: every period the schedule's GPU time falls in is bought.
+pub fn packages(
+    bill: &mut Bill,
+    prices: &Prices,
+    lanes: &[Lane],
+    stop_bills_gpu: bool,
+    used: Decimal,
+) -> Option<(u32, Vec<u32>)> {
+    let (period, price) = prices.package?;
+    let (count, days) = schedule::packages(lanes, period.hours(), stop_bills_gpu);
+    bill.push(
+        LineKind::Package,
+        vec![
+            ("count", count.to_string()),
+            ("period", format!("enum.package-period.{}", period.key())),
+            ("time_s", seconds_param(used)),
+        ],
+        Some(used),
+        price * Decimal::from(count),
+    );
+    Some((count, days))
+}
+
+/// Peak hours: the surcharge above the base price on every running hour
+/// that falls in the platform's peak window (runs, reruns, idle running,
+/// forgotten time, debugging, and setup where it runs on the GPU), placed
+/// where it really is in the schedule. Without a start date the runs cannot
+/// be placed; the caller warns instead.
+pub fn peak(
+    bill: &mut Bill,
+    plan: &Plan,
+    profile: &PlatformProfile,
+    prices: &Prices,
+    lanes: &[Lane],
+) -> bool {
+    let (Some(pk), Some(date)) = (&profile.billing.peak, plan.start_date) else {
+        return false;
+    };
+    let weekday = date.weekday().num_days_from_monday();
+    let offset = Decimal::from(plan.start_hour.unwrap_or(super::DEFAULT_START_HOUR));
+    let mut hours = Decimal::ZERO;
+    let mut base = Decimal::ZERO;
+    for (span, rate) in lanes.iter().flat_map(|l| &l.on) {
+        let price = match rate {
+            Rate::Run => prices.run,
+            Rate::Debug => prices.debug_gpu,
+            Rate::Setup if prices.setup_mode == super::prices::SetupMode::Gpu => prices.gpu,
+            Rate::Setup => continue,
+        };
+        let h = peak_hours(pk, weekday, offset + span.start, offset + span.end);
+        hours += h;
+        base += h * price;
+    }
+    bill.push(
+        LineKind::PeakSurcharge,
+        vec![
+            ("time_s", seconds_param(hours)),
+            ("multiplier", pk.multiplier.value.normalize().to_string()),
+        ],
+        Some(hours),
+        base * (pk.multiplier.value - Decimal::ONE),
+    );
+    true
+}
+
+/// Peak hours in `[a, b)` hours after midnight of the start date, whose
+/// weekday is `first_weekday` (0 = Monday).
+pub fn peak_hours(
+    pk: &crate::platform::PeakPricing,
+    first_weekday: u32,
+    a: Decimal,
+    b: Decimal,
+) -> Decimal {
+    // F(t): peak hours in [0, t); whole weeks repeat, the rest is at most 7 days.
+    let week = Decimal::from(168);
+    let per_day = Decimal::from(pk.to_hour - pk.from_hour);
+    let days_per_week = if pk.weekends_only { 2 } else { 7 };
+    let f = |t: Decimal| -> Decimal {
+        let t = t.max(Decimal::ZERO);
+        let weeks = (t / week).floor();
+        let mut acc = weeks * per_day * Decimal::from(days_per_week);
+        let mut rest = t - weeks * week;
+        let mut day = 0u32;
+        while rest > Decimal::ZERO && day < 7 {
+            let wd = (first_weekday + day) % 7;
+            if !pk.weekends_only || wd >= 5 {
+                let into = rest.min(Decimal::from(24));
+                let lo = Decimal::from(pk.from_hour);
+                let hi = Decimal::from(pk.to_hour);
+                acc += (into.min(hi) - lo).max(Decimal::ZERO);
+            }
+            rest -= Decimal::from(24);
+            day += 1;
+        }
+        acc
+    };
+    f(b) - f(a)
+}
+
+/// Stops: an occupancy fee where stopping ends GPU billing (disks are
+/// storage, below); the GPU price where it does not. The line says how many
+/// stops, how long each, and how long in all.
+pub fn stops(
+    bill: &mut Bill,
+    prices: &Prices,
+    lanes: &[Lane],
+    stop_bills_gpu: bool,
+    package: bool,
+) {
+    let lengths: Vec<Decimal> = lanes
+        .iter()
+        .flat_map(|l| l.gap_lengths(Between::Stop))
+        .collect();
+    let total: Decimal = lengths.iter().copied().sum();
+    if total.is_zero() {
+        return;
+    }
+    let shortest = lengths.iter().copied().min().unwrap_or_default();
+    let longest = lengths.iter().copied().max().unwrap_or_default();
+    // One length ("57600"), or the range ("3600..57600") when they differ.
+    let each = if shortest == longest {
+        seconds_param(shortest)
+    } else {
+        format!("{}..{}", seconds_param(shortest), seconds_param(longest))
+    };
+    let params = vec![
+        ("count", lengths.len().to_string()),
+        ("each_s", each),
+        ("total_s", seconds_param(total)),
+    ];
+    if stop_bills_gpu {
+        if !package {
+            bill.push(
+                LineKind::StoppedBilling,
+                params,
+                Some(total),
+                total * prices.gpu,
+            );
+        }
+    } else {
+        bill.push(
+            LineKind::Stopped,
+            params,
+            Some(total),
+            total * prices.stopped_fee,
+        );
+    }
+}
+
+/// Storage: the instance disk while an instance exists (until released by
+/// the student or the platform's deadline), in GB-days over every instance;
+/// persistent storage for the days it is kept.
+pub fn storage(
+    bill: &mut Bill,
+    plan: &Plan,
+    profile: &PlatformProfile,
+    prices: &Prices,
+    lanes: &[Lane],
+) {
+    let minimum_gb = profile
+        .storage
+        .minimum_gb
+        .as_ref()
+        .map(|m| m.value)
+        .unwrap_or_default();
+    let (kept_gb, on) = plan
+        .storage
+        .as_ref()
+        .map(|s| (s.gb, s.on))
+        .unwrap_or((Decimal::ZERO, Disk::Instance));
+    let instance_gb = if on == Disk::Instance {
+        kept_gb
+    } else {
+        Decimal::ZERO
+    }
+    .max(minimum_gb);
+    let billable = (instance_gb - prices.free_gb).max(Decimal::ZERO);
+    let while_stopped = profile.storage.bills_while_stopped.value;
+    let day = Decimal::from(24);
+    let lane_days: Vec<Decimal> = lanes
+        .iter()
+        .map(|l| l.disk_hours(while_stopped) / day)
+        .collect();
+    let days: Decimal = lane_days.iter().copied().sum();
+    bill.push(
+        LineKind::Storage,
+        vec![
+            ("gb", h2(billable).normalize().to_string()),
+            ("free", prices.free_gb.normalize().to_string()),
+            ("gb_days", h2(billable * days).normalize().to_string()),
+            ("instances", lanes.len().to_string()),
+            (
+                "days",
+                h2(lane_days.iter().copied().max().unwrap_or_default()).to_string(),
+            ),
+        ],
+        None,
+        billable * days * prices.storage_gb_day,
+    );
+    if on == Disk::Persistent {
+        persistent(bill, plan, prices, lanes, kept_gb);
+    }
+}
+
+/// Persistent storage, kept for the plan's days or until the last
+/// instance's work ends.
+fn persistent(bill: &mut Bill, plan: &Plan, prices: &Prices, lanes: &[Lane], kept_gb: Decimal) {
+    let work_hours = lanes
+        .iter()
+        .map(|l| l.forgotten.map(|f| f.end).unwrap_or(l.work_end))
+        .max()
+        .unwrap_or_default();
+    let days = plan
+        .storage
+        .as_ref()
+        .and_then(|s| s.days)
+        .unwrap_or_default()
+        .max(work_hours / Decimal::from(24));
+    let billable = (kept_gb - prices.persistent_free_gb).max(Decimal::ZERO);
+    bill.push(
+        LineKind::PersistentStorage,
+        vec![
+            ("gb", billable.normalize().to_string()),
+            ("free", prices.persistent_free_gb.normalize().to_string()),
+            ("days", h2(days).to_string()),
+        ],
+        None,
+        billable * days * prices.persistent_gb_day.unwrap_or_default(),
+    );
+}
+
+/// Credit: the platform's student credit, then the plan's own coupon or
+/// credit, each as its own line, never more than the cash they cover.
+/// Returns the credit used.
+pub fn credit(bill: &mut Bill, plan: &Plan, profile: &PlatformProfile) -> Decimal {
+    let cash = bill
+        .sum(|l| l.category != Category::OwnTime)
+        .max(Decimal::ZERO);
+    let student = if plan.student {
+        profile.student.free_credit.value
+    } else {
+        Decimal::ZERO
+    };
+    let from_student = cny(student.min(cash));
+    bill.push(LineKind::Credit, vec![], None, -from_student);
+    let from_plan = cny(plan.credit.unwrap_or_default().min(cash - from_student));
+    bill.push(LineKind::Coupon, vec![], None, -from_plan);
+    from_student + from_plan
+}

@@ -1,0 +1,556 @@
+//! Billing truth, round three (issue 21): the bill follows the schedule hour
+//! by hour. One named test per case, each with its plan written as a
+//! student would, the bill computed by hand in a comment, and the expected
+//! figures. Prices are pinned in the plans so the hand computation is
+//! short; the rules are the bundled profiles'.
+
+use crate::common;
+
+use gpuplan_core::plan::Plan;
+use gpuplan_core::quote::{quote, Category, LineKind, Quote, Warning};
+use rust_decimal::Decimal;
+
+fn priced(toml: &str) -> Quote {
+    let p = Plan::from_toml("test plan", toml).unwrap_or_else(|e| panic!("{e}"));
+    let platforms = common::platforms();
+    let profile = platforms.get(&p.platform).expect("platform");
+    quote(&p, profile, common::catalog(), common::zoo()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().expect("decimal literal")
+}
+
+fn line(q: &Quote, kind: LineKind) -> Decimal {
+    q.lines
+        .iter()
+        .filter(|l| l.kind == kind)
+        .map(|l| l.amount)
+        .sum()
+}
+
+fn param<'a>(q: &'a Quote, kind: LineKind, name: &str) -> Option<&'a str> {
+    q.lines
+        .iter()
+        .find(|l| l.kind == kind)
+        .and_then(|l| l.params.get(name))
+}
+
+fn cat(q: &Quote, c: Category) -> Decimal {
+    q.by_category.get(&c).copied().unwrap_or_default()
+}
+
+// ---- Peak prices on every running hour, where it really is -------------
+
+#[test]
+fn a_run_after_debugging_pays_the_peak_of_the_hours_it_really_runs() {
+    // Vast.ai, peak Saturday and Sunday 18:00-24:00 at 2x. Saturday
+    // 2026-12-05 from 14:00: debugging 2 h (14-16), then the run 4 h
+    // (16-20): 18-20 is peak, 2 h x 1.00 x (2 - 1) = 2.00. Debug 2.00, run
+    // 4.00, peak 2.00: 8.00. (Laid out without the debugging, the run would
+    // be 14-18 and pay no peak at all.)
+    let q = priced(
+        r#"name = "debug then run"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        start_date = "2026-12-05"
+        start_hour = 14
+        [job]
+        hours = 4
+        [debug]
+        gpu = "rtx3090"
+        hours = 2
+        [prices]
+        gpu_per_hour = 1
+        debug_gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("2.00"),
+        "the run's two evening hours"
+    );
+    assert_eq!(q.cash_total, d("8.00"), "2 + 4 + 2");
+}
+
+#[test]
+fn an_instance_forgotten_through_sunday_evening_pays_its_peak_hours() {
+    // Sunday 2026-12-06 from 12:00: a 2 h run (12-14), then forgotten 8 h
+    // (14-22): 18-22 is peak, 4 h x 1.00 = 4.00 more. Run 2.00, forgotten
+    // 8.00, peak 4.00: 14.00.
+    let q = priced(
+        r#"name = "forgotten on Sunday"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        start_date = "2026-12-06"
+        start_hour = 12
+        forgotten_shutdown_hours = 8
+        [job]
+        hours = 2
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("4.00"),
+        "four forgotten evening hours"
+    );
+    assert_eq!(
+        line(&q, LineKind::Forgotten),
+        d("8.00"),
+        "eight forgotten hours"
+    );
+    assert_eq!(q.cash_total, d("14.00"), "2 + 8 + 4");
+    assert_eq!(
+        cat(&q, Category::IdleRunning),
+        d("8.00"),
+        "running idle is running, not 'stopped'"
+    );
+}
+
+#[test]
+fn an_instance_kept_running_between_runs_pays_peak_and_is_told_to_stop() {
+    // Saturday 2026-12-05 from 12:00, two 2 h runs a day apart's half: the
+    // schedule spaces them 12 h (1 day / 2 runs). Run 12-14, kept running
+    // 14-24 (10 h, of which 18-24 = 6 h peak), run Sunday 00-02. Runs 4.00,
+    // idle 10.00, peak 6.00: 20.00. Stopped instead (no fee on Vast.ai,
+    // the disk bills either way): 0.00, and the quote says so.
+    let q = priced(
+        r#"name = "kept running"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        start_date = "2026-12-05"
+        start_hour = 12
+        [[run]]
+        name = "run"
+        count = 2
+        hours = 2
+        [schedule]
+        days = 1
+        between_runs = "keep-running"
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::IdleBetween),
+        d("10.00"),
+        "ten idle hours"
+    );
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("6.00"),
+        "six of them in the evening"
+    );
+    assert_eq!(q.cash_total, d("20.00"), "4 + 10 + 6");
+    assert!(
+        q.warnings.iter().any(
+            |w| matches!(w, Warning::StopBetweenRuns { cost, stopped_cost, .. }
+            if *cost == d("10.00") && *stopped_cost == d("0.00"))
+        ),
+        "advice with both figures: {:?}",
+        q.warnings
+    );
+}
+
+// ---- Release means release -----------------------------------------------
+
+#[test]
+fn each_instance_after_a_release_needs_its_data_again() {
+    // Vast.ai (no no-GPU mode: uploads at the GPU's 1.00/h; traffic 0.10/GB),
+    // three 2 h sessions a day apart, released between. 20 GB at 20 Mbit/s:
+    // 20 x 8192 / 20 = 8192 s, unpacking 20 GB at 150 MB/s = 133.333 s:
+    // 8325.333 s = 2.312593 h, onto three instances: 6.937778 h -> 6.94.
+    // Traffic in 3 x 20 GB x 0.10 = 6.00. Runs 3 x 2 h = 6.00. Total 18.94.
+    // Bringing the data back to the two fresh instances: 2 x (2.312593 +
+    // 2.00) = 8.63, and the quote says what a release deletes.
+    let q = priced(
+        r#"name = "release between sessions"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "session"
+        count = 3
+        hours = 2
+        [schedule]
+        days = 3
+        between_runs = "release"
+        [data]
+        size_gb = 20
+        upload_mbps = 20
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::Upload),
+        d("6.94"),
+        "three uploads, not one"
+    );
+    assert_eq!(
+        line(&q, LineKind::Traffic),
+        d("6.00"),
+        "three times the data in"
+    );
+    assert_eq!(
+        param(&q, LineKind::Upload, "uploads"),
+        Some("3"),
+        "the line says three"
+    );
+    assert_eq!(q.cash_total, d("18.94"), "6.94 + 6.00 + 6.00");
+    assert!(
+        q.warnings.iter().any(
+            |w| matches!(w, Warning::ReleasedBetweenRuns { releases: 2, bring_back }
+            if *bring_back == d("8.63"))
+        ),
+        "what the releases delete and cost to bring back: {:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn releasing_where_persistent_storage_exists_compares_the_two() {
+    // 恒源云 has /hy-nas (persistent, 0.0168/GB-day): three sessions a day
+    // apart, released between, 50 GB of data. The quote names both costs.
+    let q = priced(
+        r#"name = "release on gpushare"
+        platform = "gpushare"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "session"
+        count = 3
+        hours = 2
+        [schedule]
+        days = 3
+        between_runs = "release"
+        [data]
+        size_gb = 50
+        upload_mbps = 20
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert!(
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::PersistentInstead { .. })),
+        "persistent storage is offered as the alternative, with both figures: {:?}",
+        q.warnings
+    );
+}
+
+// ---- Deadlines everywhere ---------------------------------------------------
+
+#[test]
+fn the_release_deadline_ends_disk_billing_inside_a_stop_too() {
+    // AutoDL: released after 15 days stopped. A 1 h run, a 20-day stop, a
+    // 1 h run; 150 GB kept on the instance disk, 50 GB free: 100 GB at
+    // 0.0066/GB-day. The disk lives from 0 until 15 days into the stop
+    // (1 + 360 h), is gone, and comes back with the fresh instance for the
+    // second run (1 h): 362 h = 15.083333 days x 100 x 0.0066 = 9.955 ->
+    // 9.96 (not 20.08 days: 13.26). Runs 2 x 1.00. Total 11.96.
+    let q = priced(
+        r#"name = "a long stop on AutoDL"
+        platform = "autodl"
+        gpu = "rtx3090"
+        student = false
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 2
+        hours = 1
+        [stops]
+        count = 1
+        hours_each = 480
+        [storage]
+        gb = 150
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::Storage),
+        d("9.96"),
+        "the disk until the deadline, then again"
+    );
+    assert_eq!(q.cash_total, d("11.96"), "2.00 + 9.96");
+    assert!(
+        q.warnings.iter().any(|w| matches!(
+            w,
+            Warning::DataWiped {
+                fresh_instances: 1,
+                ..
+            }
+        )),
+        "the deadline releases it, and the next run starts fresh: {:?}",
+        q.warnings
+    );
+}
+
+// ---- Quotas per window ----------------------------------------------------
+
+#[test]
+fn a_weekly_quota_is_checked_week_by_week() {
+    // Kaggle, 30 GPU hours a week. Eight 5 h runs over 14 days: one every
+    // 42 h, four in each week (20 h): never over the quota.
+    let spread = priced(
+        r#"name = "forty hours over two weeks"
+        platform = "kaggle"
+        gpu = "t4"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 8
+        hours = 5
+        [schedule]
+        days = 14"#,
+    );
+    assert!(
+        !spread
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::QuotaExhausted { .. })),
+        "20 h in each week is within 30: {:?}",
+        spread.warnings
+    );
+    // The same forty hours in one week: 40 > 30, week 1 runs out.
+    let packed = priced(
+        r#"name = "forty hours in a week"
+        platform = "kaggle"
+        gpu = "t4"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 8
+        hours = 5
+        [schedule]
+        days = 7"#,
+    );
+    assert!(
+        packed.warnings.iter().any(
+            |w| matches!(w, Warning::QuotaExhausted { week: 1, hours, weeks: 2, .. }
+            if *hours == d("40.00"))
+        ),
+        "week 1 needs 40 h: the rest waits for week 2: {:?}",
+        packed.warnings
+    );
+}
+
+// ---- Words a student reads right --------------------------------------
+
+#[test]
+fn stops_say_how_long_each_was_and_storage_counts_gb_days() {
+    // 矩池云 keeps billing the card while stopped: twelve 16 h stops are a
+    // line that says each was 57,600 s (16 h), 691,200 s (192 h) in all.
+    let stops = priced(
+        r#"name = "twelve stops"
+        platform = "matpool"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 13
+        hours = 1
+        [stops]
+        count = 12
+        hours_each = 16"#,
+    );
+    let stop = |p: &str| param(&stops, LineKind::StoppedBilling, p);
+    assert_eq!(stop("count"), Some("12"), "twelve stops");
+    assert_eq!(
+        stop("each_s"),
+        Some("57600"),
+        "each 16 h, not the 192 h of all of them"
+    );
+    assert_eq!(stop("total_s"), Some("691200"), "192 h in all");
+    // Two parallel instances each keep a 100 GB disk (50 free) on AutoDL:
+    // GB-days over both, and the days of each, never the days added up.
+    let q = priced(
+        r#"name = "two instances"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        parallel = 2
+        [[run]]
+        name = "run"
+        count = 2
+        hours = 1
+        [storage]
+        gb = 100
+        days = 6"#,
+    );
+    let storage = |p: &str| param(&q, LineKind::Storage, p);
+    assert_eq!(storage("instances"), Some("2"), "two instances' disks");
+    assert_eq!(storage("days"), Some("6.00"), "six days each, not twelve");
+    assert_eq!(
+        storage("gb_days"),
+        Some("600"),
+        "50 GB x 6 days x 2 instances"
+    );
+}
+
+#[test]
+fn short_durations_are_seconds_and_rates_are_the_digits_billed() {
+    // A 30 s run at 1.3205/h on a per-minute platform with no minimum: the
+    // line says 30 s, the rounding line (no minimum) says so.
+    let q = priced(
+        r#"name = "thirty seconds"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 0.008333333
+        [prices]
+        gpu_per_hour = 1.3205
+        granularity = "minute""#,
+    );
+    assert_eq!(
+        param(&q, LineKind::Runs, "time_s"),
+        Some("30"),
+        "30 seconds, not 0.01 h"
+    );
+    assert_eq!(
+        q.price_per_hour,
+        d("1.3205"),
+        "the rate to the digit billed"
+    );
+    assert!(
+        q.lines.iter().all(|l| l.kind != LineKind::Waste),
+        "no 'minimum charge' where there is none"
+    );
+    assert!(
+        q.lines.iter().any(|l| l.kind == LineKind::Rounding),
+        "the per-minute rounding is its own line: {:?}",
+        q.lines
+    );
+    let json = serde_json::to_value(&q).expect("json");
+    for field in ["waiting", "setup", "running", "reruns", "gaps", "total"] {
+        let v = json["time"][field].as_str().unwrap_or_default();
+        assert!(
+            v.split('.').nth(1).is_none_or(|f| f.len() <= 2),
+            "time.{field} to two places as the text: {v}"
+        );
+    }
+}
+
+#[test]
+fn a_coupon_is_not_called_student_credit() {
+    let q = priced(
+        r#"name = "coupon"
+        platform = "autodl"
+        gpu = "rtx3090"
+        student = false
+        setup_hours = 0
+        credit = 5
+        [job]
+        hours = 10
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::Coupon),
+        d("-5.00"),
+        "the plan's own credit, named as such"
+    );
+    assert_eq!(line(&q, LineKind::Credit), d("0.00"), "no student credit");
+}
+
+// ---- Advice that follows from the bill ----------------------------------
+
+#[test]
+fn a_month_package_for_twenty_hours_says_pay_as_you_go_is_cheaper() {
+    // AutoDL RTX 4090 month package 1,052; twenty hours pay as you go at
+    // 2.19: 43.80.
+    let q = priced(
+        r#"name = "twenty hours on a month package"
+        platform = "autodl"
+        gpu = "rtx4090"
+        student = false
+        payment = { package = "month" }
+        setup_hours = 0
+        [job]
+        hours = 20"#,
+    );
+    assert!(
+        q.warnings.iter().any(
+            |w| matches!(w, Warning::PackageDearer { cost, instead_of, .. }
+            if *cost == d("1052.00") && *instead_of == d("43.80"))
+        ),
+        "both figures: {:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn a_second_day_package_for_six_hours_is_compared_with_paying_as_you_go() {
+    // A 30 h run on day packages at 40.00 (the plan's price): two days,
+    // 80.00; the second covers 6 h, which at 2.00/h would cost 12.00.
+    let q = priced(
+        r#"name = "thirty hours on day packages"
+        platform = "autodl"
+        gpu = "rtx4090"
+        student = false
+        payment = { package = "day" }
+        setup_hours = 0
+        [job]
+        hours = 30
+        [prices]
+        gpu_per_hour = 2
+        package_price = 40"#,
+    );
+    assert_eq!(line(&q, LineKind::Package), d("80.00"), "two day packages");
+    assert!(
+        q.warnings.iter().any(
+            |w| matches!(w, Warning::ExtraPackage { hours, cost, instead_of, .. }
+            if *hours == d("6.00") && *cost == d("40.00") && *instead_of == d("12.00"))
+        ),
+        "the second package against paying as you go for its 6 h: {:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn a_schedule_too_short_for_its_runs_is_said_with_what_fits() {
+    // Three 10 h runs "within one day": they cannot be spaced 8 h apart;
+    // they run back to back (30 h) and the quote names 2 days.
+    let q = priced(
+        r#"name = "three long runs in a day"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 3
+        hours = 10
+        [schedule]
+        days = 1"#,
+    );
+    assert!(
+        q.warnings.iter().any(
+            |w| matches!(w, Warning::ScheduleTooTight { needed_days, .. }
+            if *needed_days == d("2"))
+        ),
+        "{:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn a_start_date_without_an_hour_is_said_to_start_at_nine() {
+    let q = priced(
+        r#"name = "a date only"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        start_date = "2026-12-05"
+        [job]
+        hours = 2"#,
+    );
+    assert!(
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::StartHourAssumed { hour: 9 })),
+        "{:?}",
+        q.warnings
+    );
+}

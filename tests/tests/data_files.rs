@@ -353,6 +353,84 @@ fn broken_platform_files_fail_with_file_line_and_field() {
 }
 
 #[test]
+fn every_platform_figure_is_graded_by_the_rules() {
+    let catalog = common::catalog();
+    let good = gpuplan_data::PLATFORMS[0].1;
+    let line = good
+        .lines()
+        .find(|l| l.starts_with("startup_minutes = "))
+        .expect("test setup: the profile has a startup time");
+    // (replacement figure, Some(what the error names) or None when valid, why)
+    let cases = [
+        (
+            r#"{ value = 2, source = "s", confidence = "low" }"#,
+            Some("grade"),
+            "a figure without a grade",
+        ),
+        (
+            r#"{ value = 2, grade = "seed", source = "seed 000 §3", confidence = "high" }"#,
+            Some("confidence"),
+            "high confidence resting on a seed article",
+        ),
+        (
+            r#"{ value = 2, grade = "estimate", source = "guess", confidence = "medium" }"#,
+            Some("confidence"),
+            "an estimate claiming medium confidence",
+        ),
+        (
+            r#"{ value = 2, grade = "estimate", source = "guess", observed = "2026-11-30", confidence = "low" }"#,
+            Some("observed"),
+            "an estimate with a date nobody saw it on",
+        ),
+        (
+            r#"{ value = 2, grade = "platform-page", source = "docs", confidence = "high" }"#,
+            Some("url"),
+            "a platform page without its address",
+        ),
+        (
+            r#"{ value = 2, grade = "third-party", source = "a survey", confidence = "medium" }"#,
+            Some("observed"),
+            "an undated third-party report",
+        ),
+        (
+            r#"{ value = 2, grade = "seed", source = "a blog", confidence = "medium" }"#,
+            Some("seed"),
+            "a seed figure that names no seed",
+        ),
+        (
+            r#"{ value = 2, grade = "platform-page", source = "docs", url = "https://example.com/docs", observed = "2026-10", confidence = "high" }"#,
+            None,
+            "a platform page with its address and date",
+        ),
+        (
+            r#"{ value = 2, grade = "platform-quoted", source = "UI text copied in a repository", confidence = "high" }"#,
+            None,
+            "the platform's own words quoted elsewhere, undated",
+        ),
+    ];
+    for (figure, names, why) in cases {
+        let text = good.replacen(line, &format!("startup_minutes = {figure}"), 1);
+        let got = gpuplan_core::platform::PlatformProfile::from_toml(
+            "platforms/autodl.toml",
+            &text,
+            catalog,
+        );
+        match (names, got) {
+            (None, Ok(_)) => {}
+            (None, Err(e)) => panic!("{why}: accepted, got {e}"),
+            (Some(_), Ok(_)) => panic!("{why}: refused"),
+            (Some(field), Err(e)) => {
+                assert!(e.line > 0, "{why}: names a line ({e})");
+                assert!(
+                    e.field.contains(field) || e.message.contains(field),
+                    "{why}: names `{field}` ({e})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn published_runs_are_checked_like_the_catalog() {
     let good = gpuplan_data::PUBLISHED_TRAINING_TOML;
     let first = good.find("[[run]]").expect("a run");

@@ -176,7 +176,7 @@ fn an_absurd_package_price_is_refused_and_a_broken_stored_pack_stops_nothing() {
         .and_then(|o| o.as_array_mut())
         .and_then(|a| a.first_mut())
     {
-        let package = toml::toml! { period = "month" price = 7.9e28 source = "s" observed = "2026-11" confidence = "low" };
+        let package = toml::toml! { period = "month" price = 7.9e28 grade = "estimate" source = "s" confidence = "low" };
         if let Some(t) = offer.as_table_mut() {
             t.insert(
                 "packages".into(),

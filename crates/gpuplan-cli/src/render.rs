@@ -476,7 +476,7 @@ pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
                     lang,
                     &c.text(lang, "plan.pricePerHour"),
                     &r.source,
-                    &r.observed,
+                    r.observed.as_deref().unwrap_or("-"),
                     r.confidence
                 )
             );

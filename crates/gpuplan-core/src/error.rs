@@ -115,15 +115,28 @@ fn enclosing_key(text: &str, offset: usize) -> String {
 /// Finds the line of `key` inside the table whose header names `table`.
 fn locate(text: &str, table: &str, key: &str) -> (usize, usize) {
     let last = table.rsplit('.').next().unwrap_or(table).trim_matches('"');
+    // `offer[2]` is the third `[[offer]]`; a plain name is the first.
+    let (last, nth) = match last.split_once('[') {
+        Some((name, rest)) => (
+            name,
+            rest.trim_end_matches(']').parse::<usize>().unwrap_or(0),
+        ),
+        None => (last, 0),
+    };
+    let mut seen = 0usize;
     // An empty table means the top level: the lines before the first header.
     let mut in_table = table.is_empty();
     for (i, l) in text.lines().enumerate() {
         let t = l.trim();
         if t.starts_with('[') {
-            in_table = !table.is_empty()
+            let named = !table.is_empty()
                 && t.replace('"', "")
                     .trim_matches(|c| c == '[' || c == ']')
                     .ends_with(last);
+            in_table = named && seen == nth;
+            if named {
+                seen = seen.saturating_add(1);
+            }
             if in_table && key.is_empty() {
                 return (i.saturating_add(1), 1);
             }

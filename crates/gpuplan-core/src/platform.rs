@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 
 use crate::catalog::GpuCatalog;
 use crate::error::{DataError, InputError};
-use crate::sourced::{valid_observed, Confidence, Sourced};
+use crate::sourced::{Confidence, Fact, Grade, Provenance};
 
 /// Text in both UI languages.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,13 +138,13 @@ impl Granularity {
 #[serde(deny_unknown_fields)]
 pub struct Metrics {
     /// From zero to a training shell within minutes.
-    pub startup_speed: Sourced<u8>,
+    pub startup_speed: Fact<u8>,
     /// Ready images versus installing drivers yourself.
-    pub environment: Sourced<u8>,
+    pub environment: Fact<u8>,
     /// Clear bills, billing that stops when stopped, balance alerts.
-    pub billing_transparency: Sourced<u8>,
+    pub billing_transparency: Fact<u8>,
     /// Uploading datasets, public datasets, object storage.
-    pub data_transfer: Sourced<u8>,
+    pub data_transfer: Fact<u8>,
 }
 
 /// What running and stopped instances bill.
@@ -152,16 +152,16 @@ pub struct Metrics {
 #[serde(deny_unknown_fields)]
 pub struct Billing {
     /// Unit of GPU billing.
-    pub granularity: Sourced<Granularity>,
+    pub granularity: Fact<Granularity>,
     /// Minimum billed minutes per start (0 = none).
-    pub minimum_charge_minutes: Sourced<u32>,
+    pub minimum_charge_minutes: Fact<u32>,
     /// Whether stopping an instance ends GPU billing (矩池云 bills until released).
-    pub stop_ends_gpu_billing: Sourced<bool>,
+    pub stop_ends_gpu_billing: Fact<bool>,
     /// CNY per hour a stopped (not released) instance still costs: disks, occupancy.
-    pub stopped_fee_per_hour: Sourced<Decimal>,
+    pub stopped_fee_per_hour: Fact<Decimal>,
     /// CNY per hour in a CPU-only mode for uploads and setup, if offered.
     #[serde(default)]
-    pub no_gpu_mode_per_hour: Option<Sourced<Decimal>>,
+    pub no_gpu_mode_per_hour: Option<Fact<Decimal>>,
     /// Time-of-day prices (marketplaces whose hosts charge more at peak).
     #[serde(default)]
     pub peak: Option<PeakPricing>,
@@ -173,7 +173,7 @@ pub struct Billing {
 #[serde(deny_unknown_fields)]
 pub struct PeakPricing {
     /// Price multiplier in the window (2 = double).
-    pub multiplier: Sourced<Decimal>,
+    pub multiplier: Fact<Decimal>,
     /// Only Saturdays and Sundays (else every day).
     #[serde(default)]
     pub weekends_only: bool,
@@ -192,21 +192,21 @@ pub struct PeakPricing {
 #[serde(deny_unknown_fields)]
 pub struct Storage {
     /// GB of the instance disk included free.
-    pub free_gb: Sourced<Decimal>,
+    pub free_gb: Fact<Decimal>,
     /// CNY per GB-day of the instance disk above the free amount.
-    pub price_per_gb_day: Sourced<Decimal>,
+    pub price_per_gb_day: Fact<Decimal>,
     /// Whether the instance disk keeps billing while the instance is stopped
     /// (false: it bills only while running).
-    pub bills_while_stopped: Sourced<bool>,
+    pub bills_while_stopped: Fact<bool>,
     /// A disk size always billed, however little the plan keeps (a fixed
     /// data-disk spec, such as 揽睿星舟's 200 GB).
     #[serde(default)]
-    pub minimum_gb: Option<Sourced<Decimal>>,
+    pub minimum_gb: Option<Fact<Decimal>>,
     /// CNY per GB transferred in.
-    pub traffic_per_gb: Sourced<Decimal>,
+    pub traffic_per_gb: Fact<Decimal>,
     /// CNY per GB transferred out (downloading results), where billed.
     #[serde(default)]
-    pub egress_per_gb: Option<Sourced<Decimal>>,
+    pub egress_per_gb: Option<Fact<Decimal>>,
     /// Network or file storage that outlives instances, where offered.
     #[serde(default)]
     pub persistent: Option<PersistentStorage>,
@@ -217,9 +217,9 @@ pub struct Storage {
 #[serde(deny_unknown_fields)]
 pub struct PersistentStorage {
     /// GB included free.
-    pub free_gb: Sourced<Decimal>,
+    pub free_gb: Fact<Decimal>,
     /// CNY per GB-day above the free amount.
-    pub price_per_gb_day: Sourced<Decimal>,
+    pub price_per_gb_day: Fact<Decimal>,
 }
 
 /// Deadlines after which data disappears.
@@ -228,10 +228,10 @@ pub struct PersistentStorage {
 pub struct Lifecycle {
     /// A stopped instance is released (with its disks) after this many days.
     #[serde(default)]
-    pub release_after_stopped_days: Option<Sourced<u32>>,
+    pub release_after_stopped_days: Option<Fact<u32>>,
     /// A scratch directory is wiped this many hours after a stop.
     #[serde(default)]
-    pub scratch_wipe_after_stopped_hours: Option<Sourced<u32>>,
+    pub scratch_wipe_after_stopped_hours: Option<Fact<u32>>,
     /// Which directory that is.
     #[serde(default)]
     pub scratch_path: Option<String>,
@@ -243,16 +243,16 @@ pub struct Lifecycle {
 pub struct Quota {
     /// GPU hours per week (Kaggle ~30).
     #[serde(default)]
-    pub weekly_gpu_hours: Option<Sourced<Decimal>>,
+    pub weekly_gpu_hours: Option<Fact<Decimal>>,
     /// Longest session before it is cut (Colab ~12 h).
     #[serde(default)]
-    pub session_max_hours: Option<Sourced<Decimal>>,
+    pub session_max_hours: Option<Fact<Decimal>>,
     /// Idle minutes before disconnect.
     #[serde(default)]
-    pub idle_timeout_minutes: Option<Sourced<u32>>,
+    pub idle_timeout_minutes: Option<Fact<u32>>,
     /// Longest Slurm job (walltime cap).
     #[serde(default)]
-    pub walltime_max_hours: Option<Sourced<Decimal>>,
+    pub walltime_max_hours: Option<Fact<Decimal>>,
 }
 
 /// The machine around each GPU on a platform.
@@ -260,11 +260,11 @@ pub struct Quota {
 #[serde(deny_unknown_fields)]
 pub struct HostProfile {
     /// vCPUs per GPU.
-    pub vcpus_per_gpu: Sourced<u32>,
+    pub vcpus_per_gpu: Fact<u32>,
     /// Host memory per GPU, GB.
-    pub ram_gb_per_gpu: Sourced<u32>,
+    pub ram_gb_per_gpu: Fact<u32>,
     /// Where the data disk is.
-    pub disk: Sourced<crate::pipeline::DiskKind>,
+    pub disk: Fact<crate::pipeline::DiskKind>,
 }
 
 /// Typical waiting before work starts.
@@ -272,9 +272,9 @@ pub struct HostProfile {
 #[serde(deny_unknown_fields)]
 pub struct Timing {
     /// Minutes from "create" to a shell.
-    pub startup_minutes: Sourced<Decimal>,
+    pub startup_minutes: Fact<Decimal>,
     /// Typical minutes queued for a card or a Slurm slot.
-    pub queue_minutes: Sourced<Decimal>,
+    pub queue_minutes: Fact<Decimal>,
 }
 
 /// Student certification.
@@ -282,9 +282,9 @@ pub struct Timing {
 #[serde(deny_unknown_fields)]
 pub struct Student {
     /// Price multiplier after certification (0.95 = 5% off).
-    pub discount: Sourced<Decimal>,
+    pub discount: Fact<Decimal>,
     /// Free credit in CNY after certification.
-    pub free_credit: Sourced<Decimal>,
+    pub free_credit: Fact<Decimal>,
 }
 
 /// A price range with provenance.
@@ -297,12 +297,31 @@ pub struct PriceRange {
     pub typical: Decimal,
     /// Dearest seen.
     pub high: Decimal,
-    /// Where the figures come from.
+    /// Where they come from.
+    pub grade: Grade,
+    /// Where exactly, or the reasoning.
     pub source: String,
-    /// When.
-    pub observed: String,
+    /// The page, for a platform page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The date the source shows, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
     /// How far to trust them.
     pub confidence: Confidence,
+}
+
+impl PriceRange {
+    /// Its provenance.
+    pub fn provenance(&self) -> Provenance<'_> {
+        Provenance {
+            grade: self.grade,
+            source: &self.source,
+            url: self.url.as_deref(),
+            observed: self.observed.as_deref(),
+            confidence: self.confidence,
+        }
+    }
 }
 
 /// Length of a prepaid package.
@@ -349,12 +368,31 @@ pub struct Package {
     pub period: PackagePeriod,
     /// CNY for the period.
     pub price: Decimal,
-    /// Source.
+    /// Where it comes from.
+    pub grade: Grade,
+    /// Where exactly, or the reasoning.
     pub source: String,
-    /// When.
-    pub observed: String,
-    /// Confidence.
+    /// The page, for a platform page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The date the source shows, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
+    /// How far to trust it.
     pub confidence: Confidence,
+}
+
+impl Package {
+    /// Its provenance.
+    pub fn provenance(&self) -> Provenance<'_> {
+        Provenance {
+            grade: self.grade,
+            source: &self.source,
+            url: self.url.as_deref(),
+            observed: self.observed.as_deref(),
+            confidence: self.confidence,
+        }
+    }
 }
 
 /// A GPU the platform rents out.
@@ -367,19 +405,19 @@ pub struct Offer {
     pub price_per_hour: PriceRange,
     /// CNY per GPU-hour for spot / interruptible instances.
     #[serde(default)]
-    pub spot_per_hour: Option<Sourced<Decimal>>,
+    pub spot_per_hour: Option<Fact<Decimal>>,
     /// Prepaid packages.
     #[serde(default)]
     pub packages: Vec<Package>,
     /// Most GPUs of this card one instance (or one job, on a cluster) can
     /// have; default 8 (1 on hosted notebooks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_gpus: Option<Sourced<u32>>,
+    pub max_gpus: Option<Fact<u32>>,
     /// How the GPUs of one instance of this offer talk (`pcie` or
     /// `nvlink`); when absent, the card's usual form factor decides
     /// ([`crate::estimate::interconnect`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interconnect: Option<Sourced<crate::parallel::Interconnect>>,
+    pub interconnect: Option<Fact<crate::parallel::Interconnect>>,
 }
 
 impl Offer {
@@ -494,21 +532,38 @@ impl PlatformProfile {
     }
 
     fn validate(&self, file: &str, text: &str, catalog: &GpuCatalog) -> Result<(), DataError> {
-        let top = "";
-        let bad = |table: &str, key: &str, msg: String| {
-            Err(DataError::invalid(file, text, table, key, msg))
-        };
+        let bad =
+            |(table, key, msg): Problem| Err(DataError::invalid(file, text, &table, &key, msg));
+        if let Err(p) = self.check_texts() {
+            return bad(p);
+        }
+        if let Err(p) = self.check_ranges() {
+            return bad(p);
+        }
+        if let Err(p) = self.check_offers(catalog) {
+            return bad(p);
+        }
+        for f in self.facts() {
+            if let Some(msg) = f.problem {
+                return bad((f.table, f.key, msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// Ids and the texts every profile shows, in both languages.
+    fn check_texts(&self) -> Result<(), Problem> {
         if self.id.is_empty()
             || !self
                 .id
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
-            return bad(
-                top,
+            return Err(problem(
+                "",
                 "id",
-                "ids are lowercase letters, digits and '-'".into(),
-            );
+                "ids are lowercase letters, digits and '-'",
+            ));
         }
         for (key, l) in [
             ("name", &self.name),
@@ -517,9 +572,15 @@ impl PlatformProfile {
             ("network", &self.network),
         ] {
             if l.zh.trim().is_empty() || l.en.trim().is_empty() {
-                return bad(top, key, "both zh and en text are required".into());
+                return Err(problem("", key, "both zh and en text are required"));
             }
         }
+        Ok(())
+    }
+
+    /// Every number within what the platform could plausibly charge or
+    /// allow.
+    fn check_ranges(&self) -> Result<(), Problem> {
         let m = &self.metrics;
         for (key, v) in [
             ("startup_speed", &m.startup_speed),
@@ -528,204 +589,165 @@ impl PlatformProfile {
             ("data_transfer", &m.data_transfer),
         ] {
             if !(1..=5).contains(&v.value) {
-                return bad("metrics", key, format!("{} is outside 1..=5", v.value));
+                return Err(problem(
+                    "metrics",
+                    key,
+                    format!("{} is outside 1..=5", v.value),
+                ));
             }
-            check_source(file, text, "metrics", key, &v.source, &v.observed)?;
         }
-        let money =
-            |table: &str, key: &str, v: &Sourced<Decimal>, max: Decimal| -> Result<(), DataError> {
-                if v.value < Decimal::ZERO || v.value > max {
-                    return Err(DataError::invalid(
-                        file,
-                        text,
-                        table,
-                        key,
-                        format!("{} is outside 0..={max}", v.value),
-                    ));
-                }
-                check_source(file, text, table, key, &v.source, &v.observed)
-            };
         let b = &self.billing;
-        check_source(
-            file,
-            text,
-            "billing",
-            "granularity",
-            &b.granularity.source,
-            &b.granularity.observed,
-        )?;
         if b.minimum_charge_minutes.value > 24 * 60 {
-            return bad(
+            return Err(problem(
                 "billing",
                 "minimum_charge_minutes",
                 format!("{} is outside 0..=1440", b.minimum_charge_minutes.value),
-            );
+            ));
         }
-        check_source(
-            file,
-            text,
-            "billing",
-            "minimum_charge_minutes",
-            &b.minimum_charge_minutes.source,
-            &b.minimum_charge_minutes.observed,
-        )?;
-        check_source(
-            file,
-            text,
-            "billing",
-            "stop_ends_gpu_billing",
-            &b.stop_ends_gpu_billing.source,
-            &b.stop_ends_gpu_billing.observed,
-        )?;
-        money(
-            "billing",
-            "stopped_fee_per_hour",
-            &b.stopped_fee_per_hour,
-            Decimal::from(1000),
-        )?;
-        if let Some(v) = &b.no_gpu_mode_per_hour {
-            money("billing", "no_gpu_mode_per_hour", v, Decimal::from(1000))?;
-        }
-        let s = &self.storage;
-        money("storage", "free_gb", &s.free_gb, Decimal::from(1_000_000))?;
-        money(
-            "storage",
-            "price_per_gb_day",
-            &s.price_per_gb_day,
-            Decimal::from(100),
-        )?;
-        money(
-            "storage",
-            "traffic_per_gb",
-            &s.traffic_per_gb,
-            Decimal::from(100),
-        )?;
-        check_source(
-            file,
-            text,
-            "storage",
-            "bills_while_stopped",
-            &s.bills_while_stopped.source,
-            &s.bills_while_stopped.observed,
-        )?;
-        if let Some(v) = &s.minimum_gb {
-            money("storage", "minimum_gb", v, Decimal::from(1_000_000))?;
-        }
-        if let Some(v) = &s.egress_per_gb {
-            money("storage", "egress_per_gb", v, Decimal::from(100))?;
-        }
-        if let Some(ps) = &s.persistent {
-            money(
+        let mut money: Vec<(&str, &'static str, &Fact<Decimal>, u32)> = vec![
+            (
+                "billing",
+                "stopped_fee_per_hour",
+                &b.stopped_fee_per_hour,
+                1000,
+            ),
+            ("storage", "free_gb", &self.storage.free_gb, 1_000_000),
+            (
+                "storage",
+                "price_per_gb_day",
+                &self.storage.price_per_gb_day,
+                100,
+            ),
+            (
+                "storage",
+                "traffic_per_gb",
+                &self.storage.traffic_per_gb,
+                100,
+            ),
+            (
+                "timing",
+                "startup_minutes",
+                &self.timing.startup_minutes,
+                100_000,
+            ),
+            (
+                "timing",
+                "queue_minutes",
+                &self.timing.queue_minutes,
+                100_000,
+            ),
+            ("student", "free_credit", &self.student.free_credit, 100_000),
+        ];
+        let optional = [
+            (
+                "billing",
+                "no_gpu_mode_per_hour",
+                b.no_gpu_mode_per_hour.as_ref(),
+                1000,
+            ),
+            (
+                "storage",
+                "minimum_gb",
+                self.storage.minimum_gb.as_ref(),
+                1_000_000,
+            ),
+            (
+                "storage",
+                "egress_per_gb",
+                self.storage.egress_per_gb.as_ref(),
+                100,
+            ),
+            (
                 "storage.persistent",
                 "free_gb",
-                &ps.free_gb,
-                Decimal::from(1_000_000),
-            )?;
-            money(
+                self.storage.persistent.as_ref().map(|p| &p.free_gb),
+                1_000_000,
+            ),
+            (
                 "storage.persistent",
                 "price_per_gb_day",
-                &ps.price_per_gb_day,
-                Decimal::from(100),
-            )?;
+                self.storage
+                    .persistent
+                    .as_ref()
+                    .map(|p| &p.price_per_gb_day),
+                100,
+            ),
+        ];
+        money.extend(
+            optional
+                .into_iter()
+                .filter_map(|(t, k, v, max)| v.map(|v| (t, k, v, max))),
+        );
+        for (table, key, v, max) in money {
+            if v.value < Decimal::ZERO || v.value > Decimal::from(max) {
+                return Err(problem(
+                    table,
+                    key,
+                    format!("{} is outside 0..={max}", v.value),
+                ));
+            }
         }
-        if let Some(pk) = &b.peak {
-            money(
+        self.check_peak()?;
+        self.check_host()?;
+        self.check_student_and_quota()
+    }
+
+    /// A peak window is a window of hours, and a peak never costs less.
+    fn check_peak(&self) -> Result<(), Problem> {
+        let Some(pk) = &self.billing.peak else {
+            return Ok(());
+        };
+        let m = pk.multiplier.value;
+        if m < Decimal::ONE || m > Decimal::from(10) {
+            return Err(problem(
                 "billing.peak",
                 "multiplier",
-                &pk.multiplier,
-                Decimal::from(10),
-            )?;
-            if pk.multiplier.value < Decimal::ONE {
-                return bad(
-                    "billing.peak",
-                    "multiplier",
-                    format!(
-                        "{} is below 1 (a peak never costs less)",
-                        pk.multiplier.value
-                    ),
-                );
-            }
-            if pk.from_hour > 23 || pk.to_hour > 24 || pk.from_hour >= pk.to_hour {
-                return bad(
-                    "billing.peak",
-                    "from_hour",
-                    format!(
-                        "{}..{} is not a window of hours in a day",
-                        pk.from_hour, pk.to_hour
-                    ),
-                );
-            }
+                format!("{m} is outside 1..=10 (a peak never costs less)"),
+            ));
         }
-        if let Some(h) = &self.host {
-            if !(1..=256).contains(&h.vcpus_per_gpu.value) {
-                return bad(
-                    "host",
-                    "vcpus_per_gpu",
-                    format!("{} is outside 1..=256", h.vcpus_per_gpu.value),
-                );
-            }
-            if !(1..=4096).contains(&h.ram_gb_per_gpu.value) {
-                return bad(
-                    "host",
-                    "ram_gb_per_gpu",
-                    format!("{} is outside 1..=4096", h.ram_gb_per_gpu.value),
-                );
-            }
-            check_source(
-                file,
-                text,
+        if pk.from_hour > 23 || pk.to_hour > 24 || pk.from_hour >= pk.to_hour {
+            return Err(problem(
+                "billing.peak",
+                "from_hour",
+                format!(
+                    "{}..{} is not a window of hours in a day",
+                    pk.from_hour, pk.to_hour
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_host(&self) -> Result<(), Problem> {
+        let Some(h) = &self.host else {
+            return Ok(());
+        };
+        if !(1..=256).contains(&h.vcpus_per_gpu.value) {
+            return Err(problem(
                 "host",
                 "vcpus_per_gpu",
-                &h.vcpus_per_gpu.source,
-                &h.vcpus_per_gpu.observed,
-            )?;
-            check_source(
-                file,
-                text,
+                format!("{} is outside 1..=256", h.vcpus_per_gpu.value),
+            ));
+        }
+        if !(1..=4096).contains(&h.ram_gb_per_gpu.value) {
+            return Err(problem(
                 "host",
                 "ram_gb_per_gpu",
-                &h.ram_gb_per_gpu.source,
-                &h.ram_gb_per_gpu.observed,
-            )?;
-            check_source(file, text, "host", "disk", &h.disk.source, &h.disk.observed)?;
+                format!("{} is outside 1..=4096", h.ram_gb_per_gpu.value),
+            ));
         }
-        money(
-            "timing",
-            "startup_minutes",
-            &self.timing.startup_minutes,
-            Decimal::from(100_000),
-        )?;
-        money(
-            "timing",
-            "queue_minutes",
-            &self.timing.queue_minutes,
-            Decimal::from(100_000),
-        )?;
-        let st = &self.student;
-        if st.discount.value <= Decimal::ZERO || st.discount.value > Decimal::ONE {
-            return bad(
+        Ok(())
+    }
+
+    fn check_student_and_quota(&self) -> Result<(), Problem> {
+        let d = self.student.discount.value;
+        if d <= Decimal::ZERO || d > Decimal::ONE {
+            return Err(problem(
                 "student",
                 "discount",
-                format!(
-                    "{} is outside (0, 1] (a price multiplier)",
-                    st.discount.value
-                ),
-            );
+                format!("{d} is outside (0, 1] (a price multiplier)"),
+            ));
         }
-        check_source(
-            file,
-            text,
-            "student",
-            "discount",
-            &st.discount.source,
-            &st.discount.observed,
-        )?;
-        money(
-            "student",
-            "free_credit",
-            &st.free_credit,
-            Decimal::from(100_000),
-        )?;
         let q = &self.quota;
         for (key, v) in [
             ("weekly_gpu_hours", &q.weekly_gpu_hours),
@@ -733,31 +755,37 @@ impl PlatformProfile {
             ("walltime_max_hours", &q.walltime_max_hours),
         ] {
             if let Some(v) = v {
-                if v.value <= Decimal::ZERO {
-                    return bad("quota", key, "must be positive".into());
+                if v.value <= Decimal::ZERO || v.value > Decimal::from(100_000) {
+                    return Err(problem(
+                        "quota",
+                        key,
+                        format!("{} is outside (0, 100000]", v.value),
+                    ));
                 }
-                money("quota", key, v, Decimal::from(100_000))?;
             }
         }
+        Ok(())
+    }
+
+    /// Offers name catalog cards, with a price range in order, packages
+    /// and spot prices within reason.
+    fn check_offers(&self, catalog: &GpuCatalog) -> Result<(), Problem> {
         if self.offers.is_empty() && !self.template {
-            return bad(
-                top,
+            return Err(problem(
+                "",
                 "offer",
-                "a platform must offer at least one GPU".into(),
-            );
+                "a platform must offer at least one GPU",
+            ));
         }
         for (i, o) in self.offers.iter().enumerate() {
-            let table = "offer";
+            let table = format!("offer[{i}]");
+            let what = format!("offer {} ({})", i.saturating_add(1), o.gpu);
             if catalog.get(&o.gpu).map(|g| g.id != o.gpu).unwrap_or(true) {
-                return bad(
+                return Err((
                     table,
-                    "gpu",
-                    format!(
-                        "offer {}: `{}` is not a catalog id",
-                        i.saturating_add(1),
-                        o.gpu
-                    ),
-                );
+                    "gpu".into(),
+                    format!("{what}: `{}` is not a catalog id", o.gpu),
+                ));
             }
             let pr = &o.price_per_hour;
             if pr.low < Decimal::ZERO
@@ -765,90 +793,175 @@ impl PlatformProfile {
                 || pr.typical > pr.high
                 || pr.high > Decimal::from(10_000)
             {
-                return bad(
+                return Err((
                     table,
-                    "price_per_hour",
-                    format!(
-                        "offer {} ({}): need 0 <= low <= typical <= high <= 10000",
-                        i.saturating_add(1),
-                        o.gpu
-                    ),
-                );
+                    "price_per_hour".into(),
+                    format!("{what}: need 0 <= low <= typical <= high <= 10000"),
+                ));
             }
-            check_source(
-                file,
-                text,
-                table,
-                "price_per_hour",
-                &pr.source,
-                &pr.observed,
-            )?;
             if let Some(sp) = &o.spot_per_hour {
-                money(table, "spot_per_hour", sp, pr.high)?;
-            }
-            for p in &o.packages {
-                // A package costs no more than running the card on demand for
-                // its whole period at the highest price any profile may carry.
-                if p.price <= Decimal::ZERO || p.price > Decimal::from(crate::plan::MAX_CNY) {
-                    return bad(
+                if sp.value < Decimal::ZERO || sp.value > pr.high {
+                    return Err((
                         table,
-                        "packages",
-                        format!(
-                            "offer {} ({}): package price {} is outside (0, {}]",
-                            i.saturating_add(1),
-                            o.gpu,
-                            p.price,
-                            crate::plan::MAX_CNY
-                        ),
-                    );
+                        "spot_per_hour".into(),
+                        format!("{what}: {} is outside 0..={}", sp.value, pr.high),
+                    ));
                 }
-                check_source(file, text, table, "packages", &p.source, &p.observed)?;
             }
-            if let Some(m) = &o.max_gpus {
-                if m.value == 0 || m.value > crate::parallel::MAX_GPUS {
-                    return bad(
-                        table,
-                        "max_gpus",
-                        format!("{} is outside 1..={}", m.value, crate::parallel::MAX_GPUS),
-                    );
-                }
-                check_source(file, text, table, "max_gpus", &m.source, &m.observed)?;
+            // A package costs no more than the most any plan may cost.
+            if let Some(p) = o
+                .packages
+                .iter()
+                .find(|p| p.price <= Decimal::ZERO || p.price > Decimal::from(crate::plan::MAX_CNY))
+            {
+                return Err((
+                    table,
+                    "packages".into(),
+                    format!(
+                        "{what}: package price {} is outside (0, {}]",
+                        p.price,
+                        crate::plan::MAX_CNY
+                    ),
+                ));
             }
-            if let Some(i) = &o.interconnect {
-                check_source(file, text, table, "interconnect", &i.source, &i.observed)?;
+            if let Some(m) = o
+                .max_gpus
+                .as_ref()
+                .filter(|m| m.value == 0 || m.value > crate::parallel::MAX_GPUS)
+            {
+                return Err((
+                    table,
+                    "max_gpus".into(),
+                    format!("{} is outside 1..={}", m.value, crate::parallel::MAX_GPUS),
+                ));
             }
         }
         Ok(())
     }
+
+    /// Every graded figure of the profile, in file order, with where it
+    /// sits and what is wrong with its provenance, if anything. Read off
+    /// the profile's serialized form, so a figure added to the format can
+    /// never be missed.
+    pub fn facts(&self) -> Vec<FactRow> {
+        let mut rows = Vec::new();
+        if let Ok(v) = serde_json::to_value(self) {
+            walk_facts(&v, "", "", &mut rows);
+        }
+        rows
+    }
 }
 
-fn check_source(
-    file: &str,
-    text: &str,
-    table: &str,
-    key: &str,
-    source: &str,
-    observed: &str,
-) -> Result<(), DataError> {
-    if source.trim().is_empty() {
-        return Err(DataError::invalid(
-            file,
-            text,
-            table,
-            key,
-            "source must not be empty",
-        ));
+/// A data problem: the table, the key and what is wrong.
+type Problem = (String, String, String);
+
+fn problem(table: &str, key: &str, msg: impl Into<String>) -> Problem {
+    (table.to_owned(), key.to_owned(), msg.into())
+}
+
+/// One graded figure of a profile, for checking and for the platforms page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct FactRow {
+    /// The table it sits in (`billing`, `offer[2]`).
+    pub table: String,
+    /// Its key (`price_per_hour`).
+    pub key: String,
+    /// The figure, as written (a range as `low..typical..high`, a package
+    /// as `period price`).
+    pub value: String,
+    /// Where it comes from.
+    pub grade: Grade,
+    /// How far to trust it.
+    pub confidence: Confidence,
+    /// Where exactly, or the reasoning.
+    pub source: String,
+    /// The page, for a platform page.
+    pub url: Option<String>,
+    /// The date the source shows, if any.
+    pub observed: Option<String>,
+    /// What is wrong with its provenance (only ever set on a profile being
+    /// validated; a loaded profile has none).
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub problem: Option<String>,
+}
+
+fn walk_facts(v: &serde_json::Value, table: &str, key: &str, rows: &mut Vec<FactRow>) {
+    match v {
+        serde_json::Value::Object(map)
+            if map.contains_key("grade") && map.contains_key("source") =>
+        {
+            rows.push(fact_row(map, table, key));
+        }
+        serde_json::Value::Object(map) => {
+            for (k, child) in map {
+                let sub = match (table.is_empty(), key.is_empty()) {
+                    (_, true) => table.to_owned(),
+                    (true, false) => key.to_owned(),
+                    (false, false) => format!("{table}.{key}"),
+                };
+                walk_facts(child, &sub, k, rows);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                // An array of tables (`[[offer]]`) is named by position; an
+                // array of figures (`packages = [...]`) keeps its key.
+                if child.get("grade").is_some() {
+                    walk_facts(child, table, key, rows);
+                } else {
+                    walk_facts(child, &format!("{key}[{i}]"), "", rows);
+                }
+            }
+        }
+        _ => {}
     }
-    if !valid_observed(observed) {
-        return Err(DataError::invalid(
-            file,
-            text,
-            table,
-            key,
-            format!("observed `{observed}` is not YYYY-MM or YYYY-MM-DD"),
-        ));
+}
+
+fn fact_row(map: &serde_json::Map<String, serde_json::Value>, table: &str, key: &str) -> FactRow {
+    let text = |k: &str| -> Option<String> {
+        map.get(k).map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let value = match (text("value"), text("typical"), text("price")) {
+        (Some(v), _, _) => v,
+        (None, Some(t), _) => format!(
+            "{}..{}..{}",
+            text("low").unwrap_or_default(),
+            t,
+            text("high").unwrap_or_default()
+        ),
+        (None, None, Some(p)) => format!("{} {p}", text("period").unwrap_or_default()),
+        _ => String::new(),
+    };
+    let parsed: Option<(Grade, Confidence)> =
+        serde_json::from_value(map.get("grade").cloned().unwrap_or_default())
+            .ok()
+            .zip(serde_json::from_value(map.get("confidence").cloned().unwrap_or_default()).ok());
+    let (grade, confidence) = parsed.unwrap_or((Grade::Estimate, Confidence::Low));
+    let row = FactRow {
+        table: table.to_owned(),
+        key: key.to_owned(),
+        value,
+        grade,
+        confidence,
+        source: text("source").unwrap_or_default(),
+        url: text("url"),
+        observed: text("observed"),
+        problem: None,
+    };
+    let problem = Provenance {
+        grade,
+        source: &row.source,
+        url: row.url.as_deref(),
+        observed: row.observed.as_deref(),
+        confidence,
     }
-    Ok(())
+    .problem();
+    FactRow { problem, ..row }
 }
 
 /// All profiles, sorted by id.

@@ -6,16 +6,193 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How far to trust a figure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How far to trust a figure. Ordered from the least to the most trust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Confidence {
-    /// Primary source (vendor datasheet, official docs) or our own measurement.
-    High,
-    /// A careful secondary source quoting primary ones.
-    Medium,
     /// Derived, unverified or from a single informal source.
     Low,
+    /// A careful secondary source quoting primary ones.
+    Medium,
+    /// Primary source (vendor datasheet, official docs) or our own measurement.
+    High,
+}
+
+impl Confidence {
+    /// As spelled in files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
+}
+
+/// Where a platform figure comes from, strongest first. The grade decides
+/// how far it may be trusted ([`Grade::max_confidence`]) and whether a bill
+/// resting on it says so ([`Grade::is_unverified`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Grade {
+    /// The figure the student or their instructor entered (a price override,
+    /// a course pack): theirs to vouch for.
+    Own,
+    /// The platform's own page, with its URL.
+    PlatformPage,
+    /// The platform's own words (docs, UI text, an announcement) reproduced
+    /// elsewhere; the source says where.
+    PlatformQuoted,
+    /// The hardware maker's specification (a card's interconnect).
+    Vendor,
+    /// A dated third-party report (a survey, a price scrape, a write-up).
+    ThirdParty,
+    /// Only the seed articles support it.
+    Seed,
+    /// Nobody documents it; the source gives the reasoning.
+    Estimate,
+}
+
+impl Grade {
+    /// Every grade, strongest first.
+    pub const ALL: [Self; 7] = [
+        Self::Own,
+        Self::PlatformPage,
+        Self::PlatformQuoted,
+        Self::Vendor,
+        Self::ThirdParty,
+        Self::Seed,
+        Self::Estimate,
+    ];
+
+    /// As spelled in files and catalog keys (`enum.grade.*`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Own => "own",
+            Self::PlatformPage => "platform-page",
+            Self::PlatformQuoted => "platform-quoted",
+            Self::Vendor => "vendor",
+            Self::ThirdParty => "third-party",
+            Self::Seed => "seed",
+            Self::Estimate => "estimate",
+        }
+    }
+
+    /// A figure nobody checked against the platform: a bill resting on it
+    /// says so.
+    pub fn is_unverified(self) -> bool {
+        matches!(self, Self::Seed | Self::Estimate)
+    }
+
+    /// The most confidence a figure of this grade may claim: high needs the
+    /// platform's (or the maker's) own words; a seed article or a
+    /// third-party report is at most medium; an estimate is low.
+    pub fn max_confidence(self) -> Confidence {
+        match self {
+            Self::Own | Self::PlatformPage | Self::PlatformQuoted | Self::Vendor => {
+                Confidence::High
+            }
+            Self::ThirdParty | Self::Seed => Confidence::Medium,
+            Self::Estimate => Confidence::Low,
+        }
+    }
+}
+
+/// How a figure is sourced, read off any graded value for checking and
+/// display.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Provenance<'a> {
+    /// The grade.
+    pub grade: Grade,
+    /// Where it came from, or the reasoning of an estimate.
+    pub source: &'a str,
+    /// The page, where the grade is a platform page.
+    pub url: Option<&'a str>,
+    /// The date the source shows, if it shows one.
+    pub observed: Option<&'a str>,
+    /// How far to trust it.
+    pub confidence: Confidence,
+}
+
+impl Provenance<'_> {
+    /// What is wrong with this provenance, if anything: the rules a
+    /// reviewer would apply, so that a grade means the same everywhere.
+    pub fn problem(&self) -> Option<String> {
+        if self.source.trim().is_empty() {
+            return Some("source must not be empty".into());
+        }
+        if let Some(o) = self.observed {
+            if !valid_observed(o) {
+                return Some(format!("observed `{o}` is not YYYY-MM or YYYY-MM-DD"));
+            }
+        }
+        let url_ok = self
+            .url
+            .is_some_and(|u| u.starts_with("https://") || u.starts_with("http://"));
+        match self.grade {
+            Grade::PlatformPage if !url_ok => {
+                return Some("a platform-page figure needs the page's url".into());
+            }
+            Grade::ThirdParty if self.observed.is_none() => {
+                return Some(
+                    "a third-party figure needs the date its report shows (observed); an undated one is an estimate"
+                        .into(),
+                );
+            }
+            Grade::Estimate if self.observed.is_some() => {
+                return Some("an estimate has no observed date: nobody saw it".into());
+            }
+            Grade::Seed if !self.source.contains("seed") => {
+                return Some("a seed figure names the seed article it rests on".into());
+            }
+            _ => {}
+        }
+        if self.confidence > self.grade.max_confidence() {
+            return Some(format!(
+                "confidence {} is more than a {} figure allows ({} at most)",
+                self.confidence.key(),
+                self.grade.key(),
+                self.grade.max_confidence().key()
+            ));
+        }
+        None
+    }
+}
+
+/// A platform figure with its graded source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fact<T> {
+    /// The figure itself.
+    pub value: T,
+    /// Where it comes from.
+    pub grade: Grade,
+    /// Where exactly (a document, a page, a quote) or the reasoning.
+    pub source: String,
+    /// The page, for a platform page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The date the source shows (`YYYY-MM` or `YYYY-MM-DD`), if it shows one;
+    /// never the day a file was edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
+    /// How far to trust it.
+    pub confidence: Confidence,
+}
+
+impl<T> Fact<T> {
+    /// Its provenance.
+    pub fn provenance(&self) -> Provenance<'_> {
+        Provenance {
+            grade: self.grade,
+            source: &self.source,
+            url: self.url.as_deref(),
+            observed: self.observed.as_deref(),
+            confidence: self.confidence,
+        }
+    }
 }
 
 /// A value with its source, observation date (`YYYY-MM` or `YYYY-MM-DD`) and confidence.

@@ -285,6 +285,13 @@ pub struct Student {
     pub discount: Fact<Decimal>,
     /// Free credit in CNY after certification.
     pub free_credit: Fact<Decimal>,
+    /// A coupon for new accounts (any user, not only students), CNY: applied
+    /// to a plan that says it is the student's first time here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newcomer_credit: Option<Fact<Decimal>>,
+    /// What the newcomer coupon may be spent on, when it is restricted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newcomer_terms: Option<Localized>,
 }
 
 /// A price range with provenance.
@@ -638,6 +645,9 @@ impl PlatformProfile {
             ),
             ("student", "free_credit", &self.student.free_credit, 100_000),
         ];
+        if let Some(c) = &self.student.newcomer_credit {
+            money.push(("student", "newcomer_credit", c, 100_000));
+        }
         let optional = [
             (
                 "billing",

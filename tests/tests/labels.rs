@@ -64,6 +64,20 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ),
         ("enum.payment.", s(&["on-demand", "spot", "package"])),
         (
+            "enum.grade.",
+            gpuplan_core::sourced::Grade::ALL
+                .iter()
+                .map(|g| g.key().to_owned())
+                .collect(),
+        ),
+        (
+            "figure.",
+            gpuplan_core::quote::Figure::ALL
+                .iter()
+                .map(|f| f.key().to_owned())
+                .collect(),
+        ),
+        (
             "enum.granularity.",
             gpuplan_core::platform::Granularity::ALL
                 .iter()

@@ -45,4 +45,5 @@ mod recommend_seeds;
 mod run_reports;
 mod scripts;
 mod slurm;
+mod unverified;
 mod whole_run;

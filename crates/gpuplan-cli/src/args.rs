@@ -68,6 +68,8 @@ pub enum Command {
     },
     /// List the platform profiles (bundled, imported packs, your overrides).
     Platforms {
+        /// One platform's every figure, with its grade and source.
+        id: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -57,12 +57,21 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
         } else {
             render::gpus(planner.labels(), lang, &planner.bundled().catalog)
         }),
-        Command::Platforms { json } => {
+        Command::Platforms { id: None, json } => {
             let set = planner.platforms()?;
             Ok(if *json {
                 render::json(&set)
             } else {
                 render::platforms(planner.labels(), lang, &set)
+            })
+        }
+        Command::Platforms { id: Some(id), json } => {
+            let set = planner.platforms()?;
+            let p = set.get(id)?;
+            Ok(if *json {
+                render::json(&p.facts())
+            } else {
+                render::platform_facts(planner.labels(), lang, p)
             })
         }
         Command::Quote { plan, json } => {

@@ -53,11 +53,14 @@ pub fn duration(s: f64) -> String {
 
 /// Pads to a display width, counting CJK characters as two columns.
 fn pad(s: &str, width: usize) -> String {
-    let w: usize = s
-        .chars()
+    format!("{s}{}", " ".repeat(width.saturating_sub(width_of(s))))
+}
+
+/// Columns `s` takes in a terminal (CJK characters take two).
+fn width_of(s: &str) -> usize {
+    s.chars()
         .map(|c| if c as u32 >= 0x2E80 { 2 } else { 1 })
-        .sum();
-    format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+        .sum()
 }
 
 fn lz(lang: Lang, l: &Localized) -> String {
@@ -436,6 +439,54 @@ fn provenance(
     ))
 }
 
+/// How many of a profile's figures have each grade, in one line
+/// ("3 platform's own page · 10 estimate").
+fn grade_counts(c: &Catalog, lang: Lang, p: &gpuplan_core::platform::PlatformProfile) -> String {
+    let facts = p.facts();
+    gpuplan_core::sourced::Grade::ALL
+        .iter()
+        .filter_map(|g| {
+            let n = facts.iter().filter(|f| f.grade == *g).count();
+            (n > 0).then(|| format!("{n} {}", c.text(lang, &format!("enum.grade.{}", g.key()))))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// One platform's every figure: value, grade, confidence, source, page and
+/// the date the source shows.
+pub fn platform_facts(
+    c: &Catalog,
+    lang: Lang,
+    p: &gpuplan_core::platform::PlatformProfile,
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} · {}", clean(&p.id), lz(lang, &p.name));
+    let _ = writeln!(o, "  {}\n", grade_counts(c, lang, p));
+    for f in p.facts() {
+        let place = if f.table.is_empty() {
+            f.key.clone()
+        } else {
+            format!("{}.{}", f.table, f.key)
+        };
+        let _ = writeln!(o, "  {} = {}", clean(&place), clean(&f.value));
+        let grade = c.text(lang, &format!("enum.grade.{}", f.grade.key()));
+        let level = c.text(lang, &format!("cli.confidence-{}", f.confidence.key()));
+        let mut line = format!("      [{grade} · {level}] {}", f.source);
+        if let Some(u) = &f.url {
+            line.push_str(&format!(" <{u}>"));
+        }
+        if let Some(d) = &f.observed {
+            line.push_str(&format!(" ({d})"));
+        }
+        let _ = writeln!(o, "{}", clean(&line));
+    }
+    if let Some(t) = &p.student.newcomer_terms {
+        let _ = writeln!(o, "\n  {}", lz(lang, t));
+    }
+    o.trim_end().to_owned()
+}
+
 /// Platform profiles as a table.
 pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
     let mut o = String::new();
@@ -452,6 +503,7 @@ pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
                 String::new()
             }
         );
+        let _ = writeln!(o, "    {}", grade_counts(c, lang, p));
         for offer in &p.offers {
             let r = &offer.price_per_hour;
             let spot = offer
@@ -474,7 +526,11 @@ pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
                 provenance(
                     c,
                     lang,
-                    &c.text(lang, "plan.pricePerHour"),
+                    &format!(
+                        "{} [{}]",
+                        c.text(lang, "plan.pricePerHour"),
+                        c.text(lang, &format!("enum.grade.{}", r.grade.key()))
+                    ),
                     &r.source,
                     r.observed.as_deref().unwrap_or("-"),
                     r.confidence
@@ -501,6 +557,17 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         t("plan.pricePerHour")
     );
     let _ = writeln!(o);
+    let category = |l: &gpuplan_core::quote::LineItem| {
+        t(&format!("bill.category.{}", category_key(l.category)))
+    };
+    // The first column is as wide as its longest label, in either language.
+    let width = q
+        .lines
+        .iter()
+        .map(|l| width_of(&category(l)))
+        .chain([width_of(&t("plan.totalWithTime")), 30])
+        .max()
+        .unwrap_or(30);
     for l in &q.lines {
         let text = c.fill(
             lang,
@@ -510,10 +577,7 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         let _ = writeln!(
             o,
             "  {} {:>10} {}",
-            pad(
-                &t(&format!("bill.category.{}", category_key(l.category))),
-                30
-            ),
+            pad(&category(l), width),
             l.amount.round_dp(2),
             clean(&text)
         );
@@ -522,7 +586,7 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
     let _ = writeln!(
         o,
         "  {} {:>10} {}",
-        pad(&t("plan.cashTotal"), 30),
+        pad(&t("plan.cashTotal"), width),
         q.cash_total,
         t("unit.cny")
     );
@@ -530,7 +594,7 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
         let _ = writeln!(
             o,
             "  {} {:>10} {}",
-            pad(&t("plan.totalWithTime"), 30),
+            pad(&t("plan.totalWithTime"), width),
             q.total,
             t("unit.cny")
         );
@@ -538,10 +602,13 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
     let _ = writeln!(
         o,
         "  {} {:>10} {}",
-        pad(&t("plan.timeToResult"), 30),
+        pad(&t("plan.timeToResult"), width),
         q.time_to_result_hours,
         t("unit.hours")
     );
+    if let Some(note) = c.unverified_note(lang, &q.unverified) {
+        let _ = writeln!(o, "  ~ {}", clean(&note));
+    }
     if let Some(parts) = &q.run_parts {
         let _ = writeln!(o);
         o.push_str(&run_split(c, lang, &q.gpu, parts, None));

@@ -305,6 +305,9 @@ pub struct Plan {
     /// Student certification done.
     #[serde(default)]
     pub student: bool,
+    /// A new account on this platform: its newcomer coupon applies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub newcomer: bool,
     /// How compute is paid for.
     #[serde(default)]
     pub payment: Payment,
@@ -371,6 +374,7 @@ impl Default for Plan {
             credit: None,
             balance: None,
             student: false,
+            newcomer: false,
             payment: Payment::OnDemand,
             own_time_per_hour: Decimal::ZERO,
             forgotten_shutdown_hours: Decimal::ZERO,

@@ -133,6 +133,48 @@ impl Catalog {
         s
     }
 
+    /// The note beside a bill's total when much of it rests on unverified
+    /// figures: how many, what share, and which (each with its grade).
+    pub fn unverified_note(
+        &self,
+        lang: Lang,
+        u: &gpuplan_core::quote::Unverified,
+    ) -> Option<String> {
+        if !u.noted {
+            return None;
+        }
+        let figures: Vec<String> = u
+            .figures
+            .iter()
+            .map(|g| {
+                let (figure, grade) = (
+                    self.text(lang, &format!("figure.{}", g.figure.key())),
+                    self.text(lang, &format!("enum.grade.{}", g.grade.key())),
+                );
+                match lang {
+                    Lang::Zh => format!("{figure}（{grade}）"),
+                    Lang::En => format!("{figure} ({grade})"),
+                }
+            })
+            .collect();
+        let sep = match lang {
+            Lang::Zh => "、",
+            Lang::En => ", ",
+        };
+        let count = u.figures.len().to_string();
+        let percent = u.percent.to_string();
+        let list = figures.join(sep);
+        Some(self.fill(
+            lang,
+            "quote.unverified",
+            [
+                ("count", count.as_str()),
+                ("percent", percent.as_str()),
+                ("figures", list.as_str()),
+            ],
+        ))
+    }
+
     /// A core message in `lang`.
     pub fn message(&self, lang: Lang, m: &Message) -> String {
         self.fill(

@@ -215,6 +215,8 @@ impl Planner {
                     .filter(|o| o.spot_per_hour.is_some())
                     .map(|o| o.gpu.clone())
                     .collect(),
+                facts: p.facts(),
+                newcomer_terms: p.student.newcomer_terms.clone(),
             })
             .collect();
         let mut defaults = defaults::for_app(first_job);

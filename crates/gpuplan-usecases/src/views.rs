@@ -67,6 +67,11 @@ pub struct PlatformInfo {
     pub gpus: Vec<String>,
     /// Whether offers have a spot price.
     pub spot_gpus: Vec<String>,
+    /// Every figure of the profile with its grade and source (the
+    /// platform page).
+    pub facts: Vec<gpuplan_core::platform::FactRow>,
+    /// What the newcomer coupon may be spent on, when restricted.
+    pub newcomer_terms: Option<Localized>,
 }
 
 /// A preset job (bundled or from a course pack).

@@ -62,6 +62,10 @@ balance?: string | null,
  */
 student: boolean, 
 /**
+ * A new account on this platform: its newcomer coupon applies.
+ */
+newcomer?: boolean, 
+/**
  * How compute is paid for.
  */
 payment: Payment, 

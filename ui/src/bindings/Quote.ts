@@ -7,6 +7,7 @@ import type { PackageUse } from "./PackageUse";
 import type { RunParts } from "./RunParts";
 import type { SpotOutlook } from "./SpotOutlook";
 import type { TimeToResult } from "./TimeToResult";
+import type { Unverified } from "./Unverified";
 import type { Warning } from "./Warning";
 
 /**
@@ -94,4 +95,9 @@ timeline: Array<DayCost>,
 /**
  * Traps, budget and balance first.
  */
-warnings: Array<Warning>, };
+warnings: Array<Warning>, 
+/**
+ * How much of the bill rests on figures nobody checked against the
+ * platform (seed articles, estimates), and which.
+ */
+unverified: Unverified, };

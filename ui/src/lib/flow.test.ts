@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote } from "./flow";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
 import type { Plan } from "../bindings/Plan";
@@ -224,5 +224,28 @@ describe("dropped files", () => {
     ]);
     expect(r.reports.map((f) => f.name), "only the small json report").toEqual(["gpuplan-run-1.json"]);
     expect(r.skipped, "the others are named").toEqual(["photo.png", "huge.json"]);
+  });
+});
+
+describe("figures nobody checked", () => {
+  const t = (k: string, o?: Record<string, unknown>) => (o ? `${k} ${JSON.stringify(o)}` : k);
+  const u = { amount: "40.00", percent: 80, noted: true, figures: [{ figure: "price-per-hour", grade: "seed" }, { figure: "storage-price", grade: "estimate" }] } as const;
+  it("names each figure with its grade and the share, beside the total", () => {
+    const note = unverifiedNote({ ...u, figures: [...u.figures] }, t, "en");
+    expect(note, "the catalog sentence").toContain("quote.unverified");
+    expect(note, "the share").toContain('"percent":80');
+    expect(note, "how many").toContain('"count":2');
+    expect(note, "each figure with its grade").toContain("figure.price-per-hour (enum.grade.seed)");
+  });
+  it("says nothing under the threshold", () => {
+    expect(unverifiedNote({ ...u, figures: [...u.figures], noted: false }, t, "en"), "a small share is not worth a note").toBe("");
+  });
+  it("uses Chinese punctuation in Chinese", () => {
+    expect(unverifiedNote({ ...u, figures: [...u.figures] }, t, "zh"), "full-width brackets and the enumeration comma").toContain("figure.price-per-hour（enum.grade.seed）、figure.storage-price");
+  });
+  it("travels into the CSV and the printable report", () => {
+    const rows = [{ category: "GPU", text: "runs", amount: "10.00" }];
+    expect(billCsv(rows, "10.00", ["a", "b", "c"], "Total", "3 figures <unverified>"), "a last row with the note").toContain('"3 figures <unverified>"');
+    expect(billHtml("T", "s", rows, "Total", "10.00", [], "en", { note: "<b>note</b>" }), "escaped, after the table").toContain('<p class="note">&lt;b&gt;note&lt;/b&gt;</p>');
   });
 });

@@ -6,6 +6,7 @@ import type { Plan } from "../bindings/Plan";
 import type { Chart } from "../bindings/Chart";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import type { Calibration } from "../bindings/Calibration";
+import type { Unverified } from "../bindings/Unverified";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -147,8 +148,9 @@ function csvCell(s: string): string {
 export type BillRow = { category: string; text: string; amount: string };
 
 /** The bill as CSV (category, line, amount). */
-export function billCsv(rows: BillRow[], total: string, header: [string, string, string], totalLabel: string): string {
+export function billCsv(rows: BillRow[], total: string, header: [string, string, string], totalLabel: string, note = ""): string {
   const all = [header, ...rows.map((r) => [r.category, r.text, r.amount]), [totalLabel, "", total]];
+  if (note) all.push(["", note, ""]);
   return all.map((r) => r.map(csvCell).join(",")).join("\n") + "\n";
 }
 
@@ -173,7 +175,7 @@ export function billHtml(
   total: string,
   warnings: string[],
   lang: string,
-  extra: { sections?: ReportSection[]; chartSvg?: string; checklistHeading?: string; checklist?: string[]; billHeading?: string } = {},
+  extra: { sections?: ReportSection[]; chartSvg?: string; checklistHeading?: string; checklist?: string[]; billHeading?: string; note?: string } = {},
 ): string {
   const body = rows.map((r) => `<tr><td>${esc(r.category)}</td><td>${esc(r.text)}</td><td class="n">${esc(r.amount)}</td></tr>`).join("");
   const warn = warnings.map((w) => `<li>${esc(w)}</li>`).join("");
@@ -194,6 +196,7 @@ export function billHtml(
     `<div class="cols">${sections}</div>` +
     (extra.billHeading ? `<h2>${esc(extra.billHeading)}</h2>` : "") +
     `<table>${body}<tr><th colspan="2">${esc(totalLabel)}</th><th class="n">${esc(total)}</th></tr></table>` +
+    (extra.note ? `<p class="note">${esc(extra.note)}</p>` : "") +
     chart +
     (warn ? `<ul>${warn}</ul>` : "") + checklist + `</body></html>`;
 }
@@ -290,6 +293,21 @@ export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string
   }
   if (changes.length === 0) changes.push(t("calibration.unchanged"));
   return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join("; ") });
+}
+
+/**
+ * The note beside a bill's total when much of it rests on figures nobody
+ * checked against the platform (the Rust `Catalog::unverified_note`, same
+ * keys): empty when the share is under the stated threshold.
+ */
+export function unverifiedNote(u: Unverified, t: (k: string, o?: Record<string, unknown>) => string, lang: string): string {
+  if (!u.noted) return "";
+  const figures = u.figures.map((g) => {
+    const figure = t(`figure.${g.figure}`);
+    const grade = t(`enum.grade.${g.grade}`);
+    return lang === "zh" ? `${figure}（${grade}）` : `${figure} (${grade})`;
+  });
+  return t("quote.unverified", { count: u.figures.length, percent: u.percent, figures: figures.join(lang === "zh" ? "、" : ", ") });
 }
 
 /** Largest run report the ledger accepts when dropped (the Rust limit). */

@@ -43,10 +43,13 @@
 )]
 
 mod advice;
+mod figures;
 mod prices;
 mod schedule;
 pub mod spot;
 mod stages;
+
+pub use figures::{Figure, GradedFigure, Unverified, UNVERIFIED_NOTE_PERCENT};
 
 use std::collections::BTreeMap;
 
@@ -155,13 +158,15 @@ pub enum LineKind {
     Credit,
     /// The plan's own coupon or credit.
     Coupon,
+    /// The platform's coupon for new accounts.
+    NewcomerCredit,
     /// The student's own time.
     OwnTime,
 }
 
 impl LineKind {
     /// Every kind.
-    pub const ALL: [Self; 21] = [
+    pub const ALL: [Self; 22] = [
         Self::Runs,
         Self::PeakSurcharge,
         Self::Debug,
@@ -182,6 +187,7 @@ impl LineKind {
         Self::PersistentStorage,
         Self::Credit,
         Self::Coupon,
+        Self::NewcomerCredit,
         Self::OwnTime,
     ];
 
@@ -196,7 +202,7 @@ impl LineKind {
             Self::Stopped | Self::StoppedBilling => Category::Stopped,
             Self::Reruns => Category::PreemptionReruns,
             Self::Storage | Self::PersistentStorage => Category::Storage,
-            Self::Credit | Self::Coupon => Category::Credit,
+            Self::Credit | Self::Coupon | Self::NewcomerCredit => Category::Credit,
             Self::OwnTime => Category::OwnTime,
         }
     }
@@ -642,6 +648,9 @@ pub struct Quote {
     pub timeline: Vec<DayCost>,
     /// Traps, budget and balance first.
     pub warnings: Vec<Warning>,
+    /// How much of the bill rests on figures nobody checked against the
+    /// platform (seed articles, estimates), and which.
+    pub unverified: Unverified,
 }
 
 /// An amount as a bill prints it: rounded to the fen, half up (四舍五入),
@@ -851,18 +860,11 @@ pub fn quote_with(
 ) -> Result<Quote, InputError> {
     plan.check()?;
     let (rental, prices) = prices::prices(plan, profile, catalog)?;
+    let grades = figures::Grades::of(plan, profile, rental.offer, &prices, catalog);
     let work = work(plan, profile, &rental, &prices, catalog, zoo, corrections)?;
     let walls: Vec<Decimal> = work.walls.iter().map(|(w, _)| *w).collect();
     let debug_hours = plan.debug.as_ref().map(|d| d.hours).unwrap_or_default();
-    let lanes = schedule::lay_out(&schedule::Inputs {
-        plan,
-        profile,
-        groups: &work.groups,
-        walls: &walls,
-        setup_hours: plan.setup_hours,
-        upload_hours: work.upload_hours,
-        debug_hours,
-    })?;
+    let lanes = lay_out(plan, profile, &prices, &work, &walls)?;
     let stop_bills_gpu = !profile.billing.stop_ends_gpu_billing.value;
     let Billed {
         mut bill,
@@ -898,6 +900,7 @@ pub fn quote_with(
     let spot = spot_outlook(&prices, &work, cash_total)?;
     let timeline = schedule::timeline(plan, &bill.lines, &lanes, cash_total, credit);
     let by_category = bill.by_category();
+    let unverified = figures::unverified(&bill.lines, &grades, &prices);
     Ok(Quote {
         plan: plan.name.clone(),
         platform: profile.id.clone(),
@@ -925,6 +928,27 @@ pub fn quote_with(
             }),
         timeline,
         warnings,
+        unverified,
+    })
+}
+
+/// The plan laid out in time, once: every stage reads this.
+fn lay_out(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    prices: &prices::Prices,
+    work: &Work,
+    walls: &[Decimal],
+) -> Result<Vec<schedule::Lane>, InputError> {
+    schedule::lay_out(&schedule::Inputs {
+        plan,
+        profile,
+        groups: &work.groups,
+        walls,
+        setup_hours: plan.setup_hours,
+        upload_hours: work.upload_hours,
+        debug_hours: plan.debug.as_ref().map(|d| d.hours).unwrap_or_default(),
+        setup_on_gpu: prices.setup_mode == prices::SetupMode::Gpu,
     })
 }
 
@@ -1261,6 +1285,7 @@ fn fields_of(kind: LineKind) -> &'static str {
         LineKind::Storage | LineKind::PersistentStorage => "storage.gb, storage.days",
         LineKind::Credit => "student",
         LineKind::Coupon => "credit",
+        LineKind::NewcomerCredit => "newcomer",
         LineKind::OwnTime => "own_time_per_hour",
     }
 }

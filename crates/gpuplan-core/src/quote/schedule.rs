@@ -231,6 +231,9 @@ pub struct Inputs<'a> {
     pub upload_hours: Decimal,
     /// Hours of debugging on the first instance before its runs.
     pub debug_hours: Decimal,
+    /// Whether setup and uploads run on the GPU instance (no no-GPU mode):
+    /// they are then part of its start, rounded up with the runs.
+    pub setup_on_gpu: bool,
 }
 
 /// One run in a lane: its used and wall hours.
@@ -313,6 +316,8 @@ struct Builder {
     /// The platform's deadline for a stopped instance, hours.
     deadline: Option<Decimal>,
     upload: Decimal,
+    /// Setup and uploads bill as GPU time of the start they open.
+    setup_on_gpu: bool,
 }
 
 impl Builder {
@@ -354,6 +359,9 @@ impl Builder {
         };
         if span.len() > Decimal::ZERO {
             self.lane.on.push((span, Rate::Setup));
+            if self.setup_on_gpu {
+                self.on += span.len();
+            }
         }
         self.t = span.end;
     }
@@ -395,6 +403,7 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
             .as_ref()
             .map(|d| Decimal::from(d.value) * Decimal::from(24)),
         upload: i.upload_hours,
+        setup_on_gpu: i.setup_on_gpu,
     };
     let before = i.setup_hours + i.upload_hours;
     if before > Decimal::ZERO {
@@ -405,6 +414,9 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
             },
             Rate::Setup,
         ));
+        if i.setup_on_gpu {
+            b.on += before;
+        }
     }
     b.t = before;
     if j == 0 && i.debug_hours > Decimal::ZERO {
@@ -996,7 +1008,9 @@ impl When {
             LineKind::Storage => Self::Disk,
             LineKind::PersistentStorage => Self::Whole,
             LineKind::Egress => Self::WorkEnd,
-            LineKind::Credit | LineKind::Coupon | LineKind::OwnTime => return None,
+            LineKind::Credit | LineKind::Coupon | LineKind::NewcomerCredit | LineKind::OwnTime => {
+                return None
+            }
             LineKind::Setup
             | LineKind::Upload
             | LineKind::Traffic

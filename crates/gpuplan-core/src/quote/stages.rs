@@ -489,21 +489,28 @@ fn persistent(bill: &mut Bill, plan: &Plan, prices: &Prices, lanes: &[Lane], kep
     );
 }
 
-/// Credit: the platform's student credit, then the plan's own coupon or
-/// credit, each as its own line, never more than the cash they cover.
-/// Returns the credit used.
+/// Credit: the platform's student credit, its newcomer coupon (for a new
+/// account), then the plan's own coupon or credit, each as its own line,
+/// never more than the cash they cover. Returns the credit used.
 pub fn credit(bill: &mut Bill, plan: &Plan, profile: &PlatformProfile) -> Decimal {
-    let cash = bill
+    let mut left = bill
         .sum(|l| l.category != Category::OwnTime)
         .max(Decimal::ZERO);
-    let student = if plan.student {
-        profile.student.free_credit.value
-    } else {
-        Decimal::ZERO
-    };
-    let from_student = cny(student.min(cash));
-    bill.push(LineKind::Credit, vec![], None, -from_student);
-    let from_plan = cny(plan.credit.unwrap_or_default().min(cash - from_student));
-    bill.push(LineKind::Coupon, vec![], None, -from_plan);
-    from_student + from_plan
+    let st = &profile.student;
+    let newcomer = st.newcomer_credit.as_ref().filter(|_| plan.newcomer);
+    let mut used = Decimal::ZERO;
+    for (kind, offered) in [
+        (
+            LineKind::Credit,
+            plan.student.then_some(st.free_credit.value),
+        ),
+        (LineKind::NewcomerCredit, newcomer.map(|c| c.value)),
+        (LineKind::Coupon, plan.credit),
+    ] {
+        let amount = cny(offered.unwrap_or_default().min(left));
+        bill.push(kind, vec![], None, -amount);
+        left -= amount;
+        used += amount;
+    }
+    used
 }

@@ -1,0 +1,391 @@
+//! Which of the platform's figures each bill line rests on, and how much of
+//! the bill rests on figures nobody checked against the platform (a seed
+//! article or an estimate). A figure the plan sets itself (`[prices]`) is
+//! the student's own and never counts as unverified.
+
+// Operators allowed on the bound stated in `quote/mod.rs`: every input is
+// validated before the cost engine runs.
+#![allow(
+    clippy::arithmetic_side_effects,
+    reason = "inputs bounded by Plan::check and profile validation; see quote/mod.rs"
+)]
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use super::prices::{Prices, SetupMode};
+use super::{LineItem, LineKind};
+use crate::catalog::GpuCatalog;
+use crate::plan::{Payment, Plan};
+use crate::platform::{Offer, PlatformProfile};
+use crate::sourced::Grade;
+
+/// Share of a bill (percent) resting on unverified figures above which the
+/// quote says so beside the total.
+pub const UNVERIFIED_NOTE_PERCENT: u32 = 10;
+
+/// A platform figure a bill rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum Figure {
+    /// The offer's price per GPU-hour.
+    PricePerHour,
+    /// The offer's spot price.
+    SpotPerHour,
+    /// The debug card's price.
+    DebugPricePerHour,
+    /// The student discount.
+    StudentDiscount,
+    /// The billing unit.
+    Granularity,
+    /// The minimum charge per start.
+    MinimumCharge,
+    /// Whether a stop ends GPU billing.
+    StopEndsGpuBilling,
+    /// The stopped fee.
+    StoppedFee,
+    /// The no-GPU mode's price.
+    NoGpuMode,
+    /// Peak-hour prices.
+    PeakMultiplier,
+    /// The instance disk's price.
+    StoragePrice,
+    /// The instance disk's free amount.
+    FreeStorage,
+    /// Whether the disk bills while stopped.
+    StorageWhileStopped,
+    /// The smallest disk billed.
+    MinimumDisk,
+    /// The release deadline of a stopped instance.
+    ReleaseDeadline,
+    /// Persistent storage's price.
+    PersistentPrice,
+    /// Persistent storage's free amount.
+    PersistentFree,
+    /// Traffic in.
+    TrafficPrice,
+    /// Traffic out.
+    EgressPrice,
+    /// The package price.
+    PackagePrice,
+    /// The student credit.
+    StudentCredit,
+    /// The newcomer coupon.
+    NewcomerCredit,
+}
+
+impl Figure {
+    /// As spelled in JSON and catalog keys (`figure.*`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::PricePerHour => "price-per-hour",
+            Self::SpotPerHour => "spot-per-hour",
+            Self::DebugPricePerHour => "debug-price-per-hour",
+            Self::StudentDiscount => "student-discount",
+            Self::Granularity => "granularity",
+            Self::MinimumCharge => "minimum-charge",
+            Self::StopEndsGpuBilling => "stop-ends-gpu-billing",
+            Self::StoppedFee => "stopped-fee",
+            Self::NoGpuMode => "no-gpu-mode",
+            Self::PeakMultiplier => "peak-multiplier",
+            Self::StoragePrice => "storage-price",
+            Self::FreeStorage => "free-storage",
+            Self::StorageWhileStopped => "storage-while-stopped",
+            Self::MinimumDisk => "minimum-disk",
+            Self::ReleaseDeadline => "release-deadline",
+            Self::PersistentPrice => "persistent-price",
+            Self::PersistentFree => "persistent-free",
+            Self::TrafficPrice => "traffic-price",
+            Self::EgressPrice => "egress-price",
+            Self::PackagePrice => "package-price",
+            Self::StudentCredit => "student-credit",
+            Self::NewcomerCredit => "newcomer-credit",
+        }
+    }
+
+    /// Every figure.
+    pub const ALL: [Self; 22] = [
+        Self::PricePerHour,
+        Self::SpotPerHour,
+        Self::DebugPricePerHour,
+        Self::StudentDiscount,
+        Self::Granularity,
+        Self::MinimumCharge,
+        Self::StopEndsGpuBilling,
+        Self::StoppedFee,
+        Self::NoGpuMode,
+        Self::PeakMultiplier,
+        Self::StoragePrice,
+        Self::FreeStorage,
+        Self::StorageWhileStopped,
+        Self::MinimumDisk,
+        Self::ReleaseDeadline,
+        Self::PersistentPrice,
+        Self::PersistentFree,
+        Self::TrafficPrice,
+        Self::EgressPrice,
+        Self::PackagePrice,
+        Self::StudentCredit,
+        Self::NewcomerCredit,
+    ];
+}
+
+/// A figure and its grade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct GradedFigure {
+    /// Which figure.
+    pub figure: Figure,
+    /// Its grade.
+    pub grade: Grade,
+}
+
+/// How much of a bill rests on figures nobody checked against the platform.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Unverified {
+    /// Money on lines resting on at least one unverified figure (their
+    /// absolute amounts), CNY.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub amount: Decimal,
+    /// That money as a share of all cash lines (absolute amounts), whole
+    /// percent.
+    pub percent: u32,
+    /// The unverified figures the bill rests on, each once.
+    pub figures: Vec<GradedFigure>,
+    /// Whether the share is over [`UNVERIFIED_NOTE_PERCENT`]: the quote then
+    /// says so beside the total.
+    pub noted: bool,
+}
+
+/// The grade of each figure this plan takes from the profile (none where the
+/// plan sets it itself or it does not apply).
+pub struct Grades(Vec<(Figure, Grade)>);
+
+impl Grades {
+    /// The grades of the figures `plan` takes from `profile`.
+    pub fn of(
+        plan: &Plan,
+        profile: &PlatformProfile,
+        offer: &Offer,
+        prices: &Prices,
+        catalog: &GpuCatalog,
+    ) -> Self {
+        let o = &plan.prices;
+        let b = &profile.billing;
+        let s = &profile.storage;
+        let own = |set: bool, g: Option<Grade>| if set { None } else { g };
+        let debug = plan
+            .debug
+            .as_ref()
+            .and_then(|d| profile.offer(&d.gpu, catalog).ok())
+            .map(|d| d.price_per_hour.grade);
+        let setup = match prices.setup_mode {
+            SetupMode::NoGpu => b.no_gpu_mode_per_hour.as_ref().map(|f| f.grade),
+            _ => None,
+        };
+        let package = match plan.payment {
+            Payment::Package(period) => own(
+                o.package_price.is_some(),
+                offer
+                    .packages
+                    .iter()
+                    .find(|p| p.period == period)
+                    .map(|p| p.grade),
+            ),
+            _ => None,
+        };
+        let list = [
+            (
+                Figure::PricePerHour,
+                own(o.gpu_per_hour.is_some(), Some(offer.price_per_hour.grade)),
+            ),
+            (
+                Figure::SpotPerHour,
+                own(
+                    o.spot_per_hour.is_some(),
+                    offer.spot_per_hour.as_ref().map(|f| f.grade),
+                ),
+            ),
+            (
+                Figure::DebugPricePerHour,
+                own(o.debug_gpu_per_hour.is_some(), debug),
+            ),
+            (
+                Figure::StudentDiscount,
+                plan.student.then_some(profile.student.discount.grade),
+            ),
+            (
+                Figure::Granularity,
+                own(o.granularity.is_some(), Some(b.granularity.grade)),
+            ),
+            (
+                Figure::MinimumCharge,
+                own(
+                    o.minimum_charge_minutes.is_some(),
+                    Some(b.minimum_charge_minutes.grade),
+                ),
+            ),
+            (
+                Figure::StopEndsGpuBilling,
+                Some(b.stop_ends_gpu_billing.grade),
+            ),
+            (
+                Figure::StoppedFee,
+                own(
+                    o.stopped_fee_per_hour.is_some(),
+                    Some(b.stopped_fee_per_hour.grade),
+                ),
+            ),
+            (Figure::NoGpuMode, setup),
+            (
+                Figure::PeakMultiplier,
+                b.peak.as_ref().map(|p| p.multiplier.grade),
+            ),
+            (
+                Figure::StoragePrice,
+                own(
+                    o.storage_per_gb_day.is_some() || o.storage_per_gb_month.is_some(),
+                    Some(s.price_per_gb_day.grade),
+                ),
+            ),
+            (
+                Figure::FreeStorage,
+                own(o.free_storage_gb.is_some(), Some(s.free_gb.grade)),
+            ),
+            (
+                Figure::StorageWhileStopped,
+                Some(s.bills_while_stopped.grade),
+            ),
+            (Figure::MinimumDisk, s.minimum_gb.as_ref().map(|f| f.grade)),
+            (
+                Figure::ReleaseDeadline,
+                profile
+                    .lifecycle
+                    .release_after_stopped_days
+                    .as_ref()
+                    .map(|f| f.grade),
+            ),
+            (
+                Figure::PersistentPrice,
+                own(
+                    o.persistent_per_gb_day.is_some(),
+                    s.persistent.as_ref().map(|p| p.price_per_gb_day.grade),
+                ),
+            ),
+            (
+                Figure::PersistentFree,
+                s.persistent.as_ref().map(|p| p.free_gb.grade),
+            ),
+            (Figure::TrafficPrice, Some(s.traffic_per_gb.grade)),
+            (
+                Figure::EgressPrice,
+                own(
+                    o.egress_per_gb.is_some(),
+                    s.egress_per_gb.as_ref().map(|f| f.grade),
+                ),
+            ),
+            (Figure::PackagePrice, package),
+            (
+                Figure::StudentCredit,
+                plan.student.then_some(profile.student.free_credit.grade),
+            ),
+            (
+                Figure::NewcomerCredit,
+                profile
+                    .student
+                    .newcomer_credit
+                    .as_ref()
+                    .filter(|_| plan.newcomer)
+                    .map(|f| f.grade),
+            ),
+        ];
+        Self(
+            list.into_iter()
+                .filter_map(|(f, g)| g.map(|g| (f, g)))
+                .collect(),
+        )
+    }
+
+    fn grade(&self, f: Figure) -> Option<Grade> {
+        self.0.iter().find(|(x, _)| *x == f).map(|(_, g)| *g)
+    }
+}
+
+/// The figures a line of `kind` rests on. `spot`: the runs are priced at the
+/// spot price; `setup_on_gpu`: setup and uploads run on the GPU.
+fn rests_on(kind: LineKind, spot: bool, setup_on_gpu: bool) -> Vec<Figure> {
+    use Figure::*;
+    let run = if spot { SpotPerHour } else { PricePerHour };
+    match kind {
+        LineKind::Runs => vec![run, StudentDiscount],
+        LineKind::PeakSurcharge => vec![run, PeakMultiplier, StudentDiscount],
+        LineKind::Debug => vec![DebugPricePerHour, StudentDiscount],
+        LineKind::DebugWaste => vec![DebugPricePerHour, Granularity, MinimumCharge],
+        LineKind::Waste | LineKind::Rounding => vec![run, Granularity, MinimumCharge],
+        LineKind::Package => vec![PackagePrice],
+        LineKind::Setup | LineKind::Upload if setup_on_gpu => vec![PricePerHour, StudentDiscount],
+        LineKind::Setup | LineKind::Upload => vec![NoGpuMode],
+        LineKind::Traffic => vec![TrafficPrice],
+        LineKind::Egress => vec![EgressPrice],
+        LineKind::Stopped => vec![StoppedFee, StopEndsGpuBilling],
+        LineKind::StoppedBilling => vec![PricePerHour, StopEndsGpuBilling],
+        LineKind::IdleBetween | LineKind::Forgotten => vec![run, StudentDiscount],
+        LineKind::Reruns => vec![SpotPerHour],
+        LineKind::Storage => vec![
+            StoragePrice,
+            FreeStorage,
+            StorageWhileStopped,
+            MinimumDisk,
+            ReleaseDeadline,
+        ],
+        LineKind::PersistentStorage => vec![PersistentPrice, PersistentFree],
+        LineKind::Credit => vec![StudentCredit],
+        LineKind::NewcomerCredit => vec![NewcomerCredit],
+        LineKind::Coupon | LineKind::OwnTime => vec![],
+    }
+}
+
+/// How much of the bill `lines` rests on unverified figures.
+pub fn unverified(lines: &[LineItem], grades: &Grades, prices: &Prices) -> Unverified {
+    let setup_on_gpu = prices.setup_mode == SetupMode::Gpu;
+    let mut all = Decimal::ZERO;
+    let mut amount = Decimal::ZERO;
+    let mut figures: Vec<GradedFigure> = Vec::new();
+    for l in lines.iter().filter(|l| l.kind != LineKind::OwnTime) {
+        all += l.amount.abs();
+        let weak: Vec<GradedFigure> = rests_on(l.kind, prices.spot, setup_on_gpu)
+            .into_iter()
+            .filter_map(|f| {
+                grades
+                    .grade(f)
+                    .map(|grade| GradedFigure { figure: f, grade })
+            })
+            .filter(|g| g.grade.is_unverified())
+            .collect();
+        if !weak.is_empty() {
+            amount += l.amount.abs();
+        }
+        for g in weak {
+            if !figures.iter().any(|x| x.figure == g.figure) {
+                figures.push(g);
+            }
+        }
+    }
+    let percent = if all.is_zero() {
+        0
+    } else {
+        use rust_decimal::prelude::ToPrimitive;
+        (amount * Decimal::from(100) / all)
+            .round()
+            .to_u32()
+            .unwrap_or(0)
+    };
+    Unverified {
+        amount,
+        percent,
+        noted: percent > UNVERIFIED_NOTE_PERCENT && !figures.is_empty(),
+        figures,
+    }
+}

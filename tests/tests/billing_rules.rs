@@ -549,7 +549,8 @@ fn free_credit_and_a_prepaid_balance() {
 #[test]
 fn time_of_day_prices_and_egress_on_a_marketplace() {
     // Saturday 2026-12-05 from 16:00, a 4 h run at 1.00/h: 18:00-20:00 is
-    // peak at 2x: 4.00 + 2.00. 10 GB downloaded at 0.10/GB: 1.00.
+    // peak at 2x: 4.00 + 2.00. 10 GB downloaded at 0.10/GB (pinned in the
+    // plan): 1.00.
     let q = priced(
         r#"name = "Saturday evening"
         platform = "vast"
@@ -563,7 +564,8 @@ fn time_of_day_prices_and_egress_on_a_marketplace() {
         size_gb = 0
         download_gb = 10
         [prices]
-        gpu_per_hour = 1"#,
+        gpu_per_hour = 1
+        egress_per_gb = 0.1"#,
     );
     assert_eq!(
         line(&q, LineKind::PeakSurcharge),
@@ -590,11 +592,13 @@ fn time_of_day_prices_and_egress_on_a_marketplace() {
 }
 
 #[test]
-fn autodl_offers_spot() {
-    // Seed 000 §4.4: platform A has spot instances (0.56/h on the RTX 3090).
+fn spot_where_the_platform_sells_it_and_not_where_it_does_not() {
+    // 优云智算 sells spot at 70% of the exclusive price: 0.83/h against 1.19
+    // on the RTX 3090 (the platform's docs). AutoDL sells none (按量/包日/
+    // 包周/包月 only): a spot plan there is refused naming the payment.
     let q = priced(
-        r#"name = "AutoDL spot"
-        platform = "autodl"
+        r#"name = "spot"
+        platform = "youyun"
         gpu = "rtx3090"
         payment = "spot"
         setup_hours = 0
@@ -603,7 +607,21 @@ fn autodl_offers_spot() {
         [spot]
         preemptions_per_day = 0"#,
     );
-    assert_eq!(q.price_per_hour, d("0.56"), "the spot price");
+    assert_eq!(q.price_per_hour, d("0.83"), "the spot price");
+    let p = Plan::from_toml(
+        "autodl spot",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\npayment = \"spot\"\n[job]\nhours = 1\n",
+    )
+    .expect("parses");
+    let platforms = common::platforms();
+    let err = quote(
+        &p,
+        platforms.get("autodl").expect("autodl"),
+        common::catalog(),
+        common::zoo(),
+    )
+    .expect_err("AutoDL has no spot product");
+    assert_eq!(err.field, "payment", "the error names the payment: {err}");
 }
 
 #[test]

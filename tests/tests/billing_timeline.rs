@@ -158,13 +158,14 @@ fn an_instance_kept_running_between_runs_pays_peak_and_is_told_to_stop() {
 
 #[test]
 fn each_instance_after_a_release_needs_its_data_again() {
-    // Vast.ai (no no-GPU mode: uploads at the GPU's 1.00/h; traffic 0.10/GB),
-    // three 2 h sessions a day apart, released between. 20 GB at 20 Mbit/s:
-    // 20 x 8192 / 20 = 8192 s, unpacking 20 GB at 150 MB/s = 133.333 s:
-    // 8325.333 s = 2.312593 h, onto three instances: 6.937778 h -> 6.94.
-    // Traffic in 3 x 20 GB x 0.10 = 6.00. Runs 3 x 2 h = 6.00. Total 18.94.
-    // Bringing the data back to the two fresh instances: 2 x (2.312593 +
-    // 2.00) = 8.63, and the quote says what a release deletes.
+    // Vast.ai (no no-GPU mode: uploads at the GPU's 1.00/h; traffic in
+    // 0.0192/GB, the profile's), three 2 h sessions a day apart, released
+    // between. 20 GB at 20 Mbit/s: 20 x 8192 / 20 = 8192 s, unpacking 20 GB
+    // at 150 MB/s = 133.333 s: 8325.333 s = 2.312593 h, onto three
+    // instances: 6.937778 h -> 6.94. Traffic in 3 x 20 GB x 0.0192 = 1.152
+    // -> 1.15. Runs 3 x 2 h = 6.00. Total 14.09. Bringing the data back to
+    // the two fresh instances: 2 x (2.312593 + 20 x 0.0192) = 5.393 ->
+    // 5.39, and the quote says what a release deletes.
     let q = priced(
         r#"name = "release between sessions"
         platform = "vast"
@@ -190,7 +191,7 @@ fn each_instance_after_a_release_needs_its_data_again() {
     );
     assert_eq!(
         line(&q, LineKind::Traffic),
-        d("6.00"),
+        d("1.15"),
         "three times the data in"
     );
     assert_eq!(
@@ -198,11 +199,11 @@ fn each_instance_after_a_release_needs_its_data_again() {
         Some("3"),
         "the line says three"
     );
-    assert_eq!(q.cash_total, d("18.94"), "6.94 + 6.00 + 6.00");
+    assert_eq!(q.cash_total, d("14.09"), "6.94 + 1.15 + 6.00");
     assert!(
         q.warnings.iter().any(
             |w| matches!(w, Warning::ReleasedBetweenRuns { releases: 2, bring_back }
-            if *bring_back == d("8.63"))
+            if *bring_back == d("5.39"))
         ),
         "what the releases delete and cost to bring back: {:?}",
         q.warnings
@@ -340,11 +341,12 @@ fn a_weekly_quota_is_checked_week_by_week() {
 
 #[test]
 fn stops_say_how_long_each_was_and_storage_counts_gb_days() {
-    // 矩池云 keeps billing the card while stopped: twelve 16 h stops are a
-    // line that says each was 57,600 s (16 h), 691,200 s (192 h) in all.
+    // A stopped fee of 0.05/h (pinned in the plan): twelve 16 h stops are a
+    // line that says each was 57,600 s (16 h), 691,200 s (192 h) in all,
+    // 192 x 0.05 = 9.60.
     let stops = priced(
         r#"name = "twelve stops"
-        platform = "matpool"
+        platform = "autodl"
         gpu = "rtx3090"
         setup_hours = 0
         [[run]]
@@ -353,9 +355,12 @@ fn stops_say_how_long_each_was_and_storage_counts_gb_days() {
         hours = 1
         [stops]
         count = 12
-        hours_each = 16"#,
+        hours_each = 16
+        [prices]
+        stopped_fee_per_hour = 0.05"#,
     );
-    let stop = |p: &str| param(&stops, LineKind::StoppedBilling, p);
+    assert_eq!(line(&stops, LineKind::Stopped), d("9.60"), "192 h x 0.05");
+    let stop = |p: &str| param(&stops, LineKind::Stopped, p);
     assert_eq!(stop("count"), Some("12"), "twelve stops");
     assert_eq!(
         stop("each_s"),

@@ -65,8 +65,8 @@ fn seed003_resnet50_on_four_platforms() {
         ),
         (
             "seed003-gpushare-resnet50.toml",
-            "16.65",
-            "15.63 runs + 0.02 started minute + 1.00 disk (the seed: ~17)",
+            "15.63",
+            "15.63 runs billed per second; 20 GB inside the free 100 GB of /hy-tmp (the seed: ~17, per minute with a bought disk)",
         ),
         (
             "seed003-matpool-resnet50.toml",
@@ -75,8 +75,8 @@ fn seed003_resnet50_on_four_platforms() {
         ),
         (
             "seed003-lanrui-a100.toml",
-            "40.20",
-            "6 h x 6.5 = 39.00; 200 GB disk x 0.25 day x 0.024 = 1.20 (the seed: ~40)",
+            "39.60",
+            "6 h x 6.5 = 39.00; 200 GB disk x 0.25 day x 0.012 = 0.60 (the seed: ~40)",
         ),
     ];
     for (file, total, why) in cases {
@@ -101,8 +101,8 @@ fn seed003_resnet50_on_four_platforms() {
         .collect();
     assert_eq!(
         printed,
-        vec!["15.63", "0.02", "1.00"],
-        "each line to the fen, two places"
+        vec!["15.63"],
+        "per-second billing leaves no started minute, and the free /hy-tmp no disk line"
     );
 }
 
@@ -111,8 +111,8 @@ fn seed003_minimum_charge_bills_a_full_hour_per_start() {
     let q = example("seed003-minimum-charge.toml");
     // Three starts of 20 minutes, each billed a full hour at 2.5: 7.50 for
     // the GPU (2.50 used, 5.00 waste) and the workspace's 200 GB disk for the
-    // hour it exists: 200 x 1/24 x 0.024 = 0.20.
-    assert_eq!(q.cash_total, d("7.70"), "7.50 of GPU and 0.20 of disk");
+    // hour it exists: 200 x 1/24 x 0.012 = 0.10.
+    assert_eq!(q.cash_total, d("7.60"), "7.50 of GPU and 0.10 of disk");
     assert_eq!(
         cat(&q, Category::MinimumChargeWaste),
         d("5.00"),

@@ -700,6 +700,14 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
         for reason in &opt.reasons {
             let _ = writeln!(o, "     + {}", msg(c, lang, reason));
         }
+        if opt.quote.unverified.noted {
+            let percent = opt.quote.unverified.percent.to_string();
+            let _ = writeln!(
+                o,
+                "     ~ {}",
+                c.fill(lang, "options.unverified", [("percent", percent.as_str())])
+            );
+        }
         for w in opt.watch_out.iter().take(3) {
             let _ = writeln!(o, "     ! {}", msg(c, lang, w));
         }

@@ -155,7 +155,8 @@ pub struct Billing {
     pub granularity: Fact<Granularity>,
     /// Minimum billed minutes per start (0 = none).
     pub minimum_charge_minutes: Fact<u32>,
-    /// Whether stopping an instance ends GPU billing (矩池云 bills until released).
+    /// Whether stopping an instance ends GPU billing (false where a stop keeps
+    /// the card and bills it until released).
     pub stop_ends_gpu_billing: Fact<bool>,
     /// CNY per hour a stopped (not released) instance still costs: disks, occupancy.
     pub stopped_fee_per_hour: Fact<Decimal>,

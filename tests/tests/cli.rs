@@ -357,3 +357,69 @@ fn round_floats(v: serde_json::Value) -> serde_json::Value {
         other => other,
     }
 }
+
+#[test]
+fn the_cli_and_the_app_rank_the_same_way() {
+    // One situation through `gpuplan recommend --json` and through the app's
+    // use case (`Planner::recommend_view`): the same options in the same
+    // order, with the same totals.
+    let out = json(&[
+        "recommend",
+        "--stage",
+        "thesis-research",
+        "--hours",
+        "3",
+        "--runs",
+        "12",
+        "--budget",
+        "300",
+        "--top",
+        "8",
+        "--json",
+    ]);
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut planner = gpuplan_usecases::Planner::new(
+        common::bundled(),
+        gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
+        || {
+            chrono::NaiveDate::from_ymd_opt(2026, 12, 1)
+                .and_then(|d| d.and_hms_opt(9, 0, 0))
+                .unwrap_or_default()
+        },
+    );
+    let s = gpuplan_core::recommend::Situation {
+        stage: gpuplan_core::recommend::Stage::ThesisResearch,
+        budget: Some(300.into()),
+        job: gpuplan_core::JobSpec {
+            hours: Some(3.into()),
+            ..Default::default()
+        },
+        runs: 12,
+        ..gpuplan_usecases::defaults::situation()
+    };
+    let app = planner.recommend_view(&s).expect("the app's options");
+    let cli: Vec<(String, String, String)> = out["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .map(|o| {
+            (
+                o["platform"].as_str().unwrap_or_default().to_owned(),
+                o["gpu"].as_str().unwrap_or_default().to_owned(),
+                o["cost"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let app: Vec<(String, String, String)> = app
+        .recommendation
+        .options
+        .iter()
+        .take(cli.len())
+        .map(|o| (o.platform.clone(), o.gpu.clone(), o.cost.to_string()))
+        .collect();
+    assert!(cli.len() >= 5, "enough options to compare: {}", cli.len());
+    assert_eq!(
+        cli, app,
+        "the CLI and the app rank the same options in the same order"
+    );
+}

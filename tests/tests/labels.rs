@@ -137,7 +137,7 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             v
         }),
         ("ledger.gap.", s(&gpuplan_usecases::views::GAP_KEYS)),
-        ("memory.fixKinds.", s(&FIX_KINDS)),
+        ("enum.fix.", s(&FIX_KINDS)),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (
             "step.",

@@ -584,7 +584,9 @@ fn one_crafted_report_cannot_make_a_big_job_fit_a_small_card() {
     let mut s = gpuplan_usecases::defaults::situation();
     s.job = vit_l_plan().job;
     let rec = p.recommend(&s).expect("recommend");
-    for o in rec.options.iter().take(3) {
+    for o in rec.options.iter().take(3).filter(|o| o.fix.is_none()) {
+        // A smaller card may be ranked with a fix applied (issue 23); as
+        // given, only cards the job fits.
         let card = common::catalog().get(&o.gpu).expect("card");
         assert!(
             card.vram_gib() * 1.1

@@ -40,6 +40,7 @@ mod parallel;
 mod parsers;
 mod properties;
 mod quote_seeds;
+mod ranking;
 mod readme;
 mod recommend_seeds;
 mod run_reports;

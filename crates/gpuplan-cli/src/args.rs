@@ -443,7 +443,7 @@ pub struct RecommendArgs {
     #[arg(long)]
     pub interruptible: bool,
     /// How many options to show.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = gpuplan_core::recommend::SHORTLIST)]
     pub top: usize,
     /// Print JSON.
     #[arg(long)]

@@ -282,7 +282,7 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         let _ = writeln!(o, "  {}", t("memory.noFix"));
     }
     for f in &r.fixes {
-        let kind = t(&format!("memory.fixKinds.{}", f.kind));
+        let kind = t(&format!("enum.fix.{}", f.kind));
         let peak = format!("{:.2}", f.peak_gib);
         let time = duration(f.step_seconds);
         let mut line = c.fill(
@@ -637,7 +637,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
                 c.fill(lang, "memory.fixes", [("gpu", card.as_str())])
             );
             for f in &r.fixes {
-                let kind = c.text(lang, &format!("memory.fixKinds.{}", f.kind));
+                let kind = c.text(lang, &format!("enum.fix.{}", f.kind));
                 let peak = format!("{:.2}", f.peak_gib);
                 let time = duration(f.step_seconds);
                 let _ = writeln!(
@@ -673,7 +673,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
                 Some(l) => format!(
                     "{} x {} ({}{})",
                     l.gpus,
-                    opt.gpu,
+                    clean(&opt.gpu_name),
                     c.text(lang, &format!("enum.engine.{}", key_of(&l.engine))),
                     if l.offload {
                         c.text(lang, "parallel.offload")
@@ -681,7 +681,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
                         String::new()
                     }
                 ),
-                None => opt.gpu.clone(),
+                None => clean(&opt.gpu_name),
             },
             c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),
             opt.cost.round_dp(2),
@@ -717,14 +717,22 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     }
     if !r.ruled_out.is_empty() {
         let _ = writeln!(o, "\n{}:", c.text(lang, "options.ruledOut"));
-        for x in r.ruled_out.iter().take(12) {
-            let _ = writeln!(
-                o,
-                "  - {} {}: {}",
-                x.platform,
-                x.gpu,
-                msg(c, lang, &x.reason)
-            );
+        // Every platform with an offer ruled out, each offer with its reason:
+        // nothing a student could use goes unmentioned.
+        let mut platforms: Vec<&str> = r.ruled_out.iter().map(|x| x.platform.as_str()).collect();
+        platforms.dedup();
+        for id in platforms {
+            let rows: Vec<&gpuplan_core::recommend::RuledOut> =
+                r.ruled_out.iter().filter(|x| x.platform == id).collect();
+            let name = rows
+                .first()
+                .map(|x| lz(lang, &x.platform_name))
+                .unwrap_or_default();
+            let cards: Vec<String> = rows
+                .iter()
+                .map(|x| format!("{}: {}", clean(&x.gpu_name), msg(c, lang, &x.reason)))
+                .collect();
+            let _ = writeln!(o, "  - {name}: {}", cards.join("; "));
         }
     }
     o.trim_end().to_owned()

@@ -148,6 +148,26 @@ impl Gpu {
     pub fn vram_gib(&self) -> f64 {
         self.spec.vram_mib.value / 1024.0
     }
+
+    /// The name a person reads ("RTX 3090 24 GB", "A100 80GB SXM"): the
+    /// marketing name without the maker's prefix, with the memory when the
+    /// name does not say it (the app's `cardLabel` does the same).
+    pub fn label(&self) -> String {
+        let name = self.spec.name.trim();
+        let short = name
+            .strip_prefix("NVIDIA ")
+            .map(|n| n.strip_prefix("GeForce ").unwrap_or(n))
+            .unwrap_or(name);
+        let says_memory = short.split_whitespace().any(|w| {
+            let w = w.to_ascii_uppercase();
+            w.ends_with("GB") && w.trim_end_matches("GB").chars().any(|c| c.is_ascii_digit())
+        }) || short.to_ascii_uppercase().contains(" GB");
+        if says_memory {
+            short.to_owned()
+        } else {
+            format!("{short} {:.0} GB", self.vram_gib())
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -99,6 +99,29 @@ pub struct Fix {
     pub step_seconds: f64,
 }
 
+impl Fix {
+    /// `spec` with this fix applied: the fields the fix changed, set as the
+    /// student would type them (precision, optimizer, mode and LoRA rank,
+    /// checkpointing, batch).
+    pub fn apply(&self, spec: &crate::job::JobSpec) -> crate::job::JobSpec {
+        let j = &self.job;
+        let lora = matches!(j.mode, Mode::Lora | Mode::Qlora);
+        crate::job::JobSpec {
+            precision: Some(j.precision),
+            optimizer: Some(j.optimizer),
+            mode: Some(j.mode),
+            lora_rank: if lora {
+                Some(f64::from(j.lora_rank))
+            } else {
+                spec.lora_rank
+            },
+            grad_checkpointing: Some(j.grad_checkpointing),
+            batch: Some(f64::from(j.batch)),
+            ..spec.clone()
+        }
+    }
+}
+
 /// Everything `gpuplan estimate` reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimate {

@@ -39,12 +39,17 @@ pub struct Pitfall {
     /// Catalog ids of the cards it is about; empty: every offer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<String>,
+    /// About spot (interruptible) instances only: never shown beside an
+    /// on-demand option.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spot: bool,
 }
 
 impl Pitfall {
-    /// Whether it concerns an offer of `gpu`.
-    pub fn applies_to(&self, gpu: &str) -> bool {
-        self.gpus.is_empty() || self.gpus.iter().any(|g| g == gpu)
+    /// Whether it concerns an offer of `gpu` rented on spot (`spot`) or on
+    /// demand.
+    pub fn applies_to(&self, gpu: &str, spot: bool) -> bool {
+        (self.gpus.is_empty() || self.gpus.iter().any(|g| g == gpu)) && (spot || !self.spot)
     }
 
     /// The text alone.

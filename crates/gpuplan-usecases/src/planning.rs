@@ -39,7 +39,7 @@ pub const SCRIPT_KEYS: [&str; 11] = [
 ];
 
 /// Options the app's options screen lists.
-pub const APP_OPTIONS: usize = 10;
+pub const APP_OPTIONS: usize = gpuplan_core::recommend::SHORTLIST;
 /// Largest accepted custom `config.json`, bytes.
 pub const MAX_CONFIG_BYTES: u64 = 1_000_000;
 

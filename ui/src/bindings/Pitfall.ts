@@ -16,4 +16,9 @@ en: string,
 /**
  * Catalog ids of the cards it is about; empty: every offer.
  */
-gpus?: Array<string>, };
+gpus?: Array<string>, 
+/**
+ * About spot (interruptible) instances only: never shown beside an
+ * on-demand option.
+ */
+spot?: boolean, };

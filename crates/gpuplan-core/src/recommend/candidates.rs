@@ -1,0 +1,202 @@
+//! The job each offer would run: as given when it fits the card; with the
+//! fastest fix that makes it fit one card (mixed precision, checkpointing,
+//! LoRA…); on several GPUs of the card when no fix does; else ruled out with
+//! the reason. Hours given for an RTX 3090 are carried to the card by the
+//! estimator's step times.
+
+use rust_decimal::Decimal;
+
+use super::Situation;
+use crate::catalog::{Gpu, GpuCatalog};
+use crate::correction::Corrections;
+use crate::error::InputError;
+use crate::estimate::{self, Estimate, Fix, Verdict};
+use crate::job::{Job, JobSpec};
+use crate::message::Message;
+use crate::plan::MAX_HOURS;
+use crate::platform::{Offer, PlatformKind, PlatformProfile, PlatformSet};
+use crate::steptime;
+use crate::zoo::{ModelZoo, ZooEntry};
+
+/// The job estimated once for every card, when the model is known.
+pub struct Estimated<'a> {
+    entry: &'a ZooEntry,
+    job: Job,
+    est: Estimate,
+}
+
+/// What an offer would run.
+pub struct Candidate {
+    /// The job for this card (fix applied, layout set, hours carried).
+    pub job: JobSpec,
+    /// Several GPUs on one instance, when one does not hold the job.
+    pub layout: Option<crate::parallel::Layout>,
+    /// The fix applied, when the job as given did not fit.
+    pub fix: Option<Fix>,
+    /// How the job fits, when the model is known.
+    pub fit: Option<Verdict>,
+}
+
+/// The estimate for every card, when the situation names a model.
+pub fn estimated<'a>(
+    s: &Situation,
+    catalog: &GpuCatalog,
+    zoo: &'a ModelZoo,
+    corrections: &Corrections,
+) -> Result<Option<Estimated<'a>>, InputError> {
+    let Some(model) = &s.job.model else {
+        return Ok(None);
+    };
+    let entry = zoo.get(model)?;
+    let job = s.job.resolve(entry)?;
+    let est = estimate::estimate_with(
+        entry,
+        &job,
+        catalog,
+        None,
+        &crate::pipeline::Host::TYPICAL,
+        corrections,
+    );
+    Ok(Some(Estimated { entry, job, est }))
+}
+
+/// What `offer` would run, or why it cannot be an option.
+pub fn candidate(
+    s: &Situation,
+    p: &PlatformProfile,
+    offer: &Offer,
+    gpu: &Gpu,
+    estimated: Option<&Estimated<'_>>,
+    catalog: &GpuCatalog,
+) -> Result<Result<Candidate, Message>, InputError> {
+    if p.kind == PlatformKind::CampusHpc && !s.campus_access {
+        return Ok(Err(Message::new("ruled.no-campus")));
+    }
+    let mut c = Candidate {
+        job: s.job.clone(),
+        layout: None,
+        fix: None,
+        fit: None,
+    };
+    let row = estimated.and_then(|e| e.est.gpus.iter().find(|g| g.id == gpu.id));
+    if let (Some(e), Some(row)) = (estimated, row) {
+        c.fit = Some(row.verdict);
+        if !matches!(row.verdict, Verdict::Fits | Verdict::Tight) {
+            if let Err(reason) = make_fit(&mut c, e, row.verdict, gpu, p, offer) {
+                return Ok(Err(reason));
+            }
+        }
+    }
+    if let Some(h) = s.job.hours {
+        let fixed_step = c.fix.as_ref().map(|f| f.step_seconds);
+        c.job.hours = Some(carry_hours(
+            h,
+            gpu,
+            estimated,
+            row.map(|r| r.step_seconds),
+            fixed_step,
+            catalog,
+        )?);
+        c.job.model = None;
+    }
+    Ok(Ok(c))
+}
+
+/// A job that does not fit one card as given: the fastest fix that makes it
+/// fit one card, else the smallest instance of several, else why not.
+fn make_fit(
+    c: &mut Candidate,
+    e: &Estimated<'_>,
+    verdict: Verdict,
+    gpu: &Gpu,
+    p: &PlatformProfile,
+    offer: &Offer,
+) -> Result<(), Message> {
+    let fixes = estimate::fixes(&e.entry.model, &e.job, &e.est.vram, gpu);
+    if let Some(fix) = fixes
+        .into_iter()
+        .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds))
+    {
+        c.job = fix.apply(&c.job);
+        c.fit = Some(estimate::verdict(
+            gpu,
+            &fix.job,
+            fix.peak_gib * 1024.0 * 1024.0 * 1024.0,
+        ));
+        c.fix = Some(fix);
+        return Ok(());
+    }
+    let several = (verdict == Verdict::DoesNotFit && e.job.gpus == 1)
+        .then(|| estimate::smallest_layout(&e.entry.model, &e.job, gpu, &p.host_for(offer)))
+        .flatten()
+        .filter(|l| l.layout.gpus <= offer.max_gpus(p.kind));
+    match several {
+        Some(l) => {
+            c.job.gpus = Some(f64::from(l.layout.gpus));
+            c.job.engine = Some(l.layout.engine);
+            c.job.offload = l.layout.offload.then_some(true);
+            c.layout = Some(l.layout);
+            c.fit = Some(Verdict::Fits);
+            Ok(())
+        }
+        None if verdict == Verdict::Unsupported => Err(Message::new("ruled.no-bf16")),
+        None => Err(Message::new("ruled.does-not-fit")),
+    }
+}
+
+/// Hours given for an RTX 3090, carried to `gpu`: by the estimator's step
+/// times when the model is known (the fixed job's, when a fix applies),
+/// else by the cards' times for typical training steps.
+fn carry_hours(
+    h: Decimal,
+    gpu: &Gpu,
+    estimated: Option<&Estimated<'_>>,
+    step: Option<f64>,
+    fixed_step: Option<f64>,
+    catalog: &GpuCatalog,
+) -> Result<Decimal, InputError> {
+    let reference = catalog.get("rtx3090")?;
+    let base = estimated.and_then(|e| e.est.gpus.iter().find(|g| g.id == reference.id));
+    let ratio = match (base, fixed_step.or(step)) {
+        (Some(base), Some(here)) => here / base.step_seconds.max(1e-12),
+        _ => steptime::typical_seconds(gpu) / steptime::typical_seconds(reference).max(1e-12),
+    };
+    // The ratio of two cards' speeds is bounded (no card is a thousand times
+    // slower than another), and `h` was checked, so the product is too; it
+    // is checked all the same.
+    let ratio = Decimal::try_from(ratio.clamp(1e-3, 1e3))
+        .unwrap_or(Decimal::ONE)
+        .round_dp(4);
+    let scaled = h.checked_mul(ratio).ok_or_else(|| {
+        InputError::new(
+            "job.hours",
+            format!("{h} hours cannot be carried to {}", gpu.id),
+            format!("(0, {MAX_HOURS}]"),
+        )
+    })?;
+    Ok(scaled.max(Decimal::new(1, 2)))
+}
+
+/// When nothing fits anywhere: the changes that would make the job fit the
+/// largest card rented here, and which card that is.
+pub fn fixes_for_largest(
+    s: &Situation,
+    platforms: &PlatformSet,
+    catalog: &GpuCatalog,
+    e: &Estimated<'_>,
+) -> (Vec<Fix>, Option<String>) {
+    let largest = platforms
+        .platforms
+        .iter()
+        .filter(|p| p.kind != PlatformKind::CampusHpc || s.campus_access)
+        .flat_map(|p| p.offers.iter())
+        .filter_map(|o| catalog.get(&o.gpu).ok())
+        .max_by(|a, b| a.vram_gib().total_cmp(&b.vram_gib()));
+    match largest {
+        Some(card) => (
+            estimate::fixes(&e.entry.model, &e.job, &e.est.vram, card),
+            Some(card.id.clone()),
+        ),
+        None => (Vec::new(), None),
+    }
+}

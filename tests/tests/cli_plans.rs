@@ -389,3 +389,73 @@ fn a_plan_file_opened_as_a_pack_is_told_what_it_is() {
     );
     let _ = std::fs::remove_dir_all(&h);
 }
+
+#[test]
+fn plans_move_between_the_cli_and_the_app() {
+    // A plan file imported by the CLI is a saved plan the app lists; shown
+    // and exported, it is the same plan file (quoted to the same total); an
+    // unknown id is refused naming it.
+    let h = home("plans");
+    let empty = run(&h, &["--lang", "en", "plans", "list"]);
+    assert!(empty.status.success(), "an empty list is not an error");
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "en",
+            "plans",
+            "import",
+            "examples/seed003-autodl-resnet50.toml",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "import: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = ok_json(&h, &["plans", "list", "--json"]);
+    let row = &rows.as_array().expect("rows")[0];
+    let id = row["id"].as_i64().expect("an id");
+    assert_eq!(
+        row["plan"]["platform"], "autodl",
+        "the saved plan is the file's"
+    );
+    let dir = tempfile::tempdir().expect("tmp");
+    let exported = dir.path().join("back.toml");
+    let out = run(
+        &h,
+        &[
+            "plans",
+            "export",
+            &id.to_string(),
+            "--out",
+            exported.to_str().expect("path"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "export: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let original = ok_json(
+        &h,
+        &["quote", "examples/seed003-autodl-resnet50.toml", "--json"],
+    );
+    let again = ok_json(&h, &["quote", exported.to_str().expect("path"), "--json"]);
+    assert_eq!(
+        original["cash_total"], again["cash_total"],
+        "the exported plan quotes the same"
+    );
+    let shown = run(&h, &["plans", "show", &id.to_string()]);
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout).trim(),
+        std::fs::read_to_string(&exported).expect("exported").trim(),
+        "show prints the plan file export writes"
+    );
+    let missing = run(&h, &["--lang", "en", "plans", "show", "999"]);
+    assert_eq!(missing.status.code(), Some(2), "an unknown id is bad input");
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("id"),
+        "and names the id"
+    );
+}

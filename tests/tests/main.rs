@@ -33,6 +33,7 @@ mod fuzz;
 mod habits;
 mod hostile;
 mod hostile_cases;
+mod ipc;
 mod labels;
 mod learning_loop;
 mod limits;

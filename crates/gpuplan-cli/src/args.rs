@@ -74,6 +74,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The plans the app saved: list, show, export, import.
+    Plans {
+        #[command(subcommand)]
+        action: PlansAction,
+    },
     /// Price a plan file (format: docs/plans.md, examples/*.toml).
     Quote {
         /// The plan file.
@@ -557,6 +562,35 @@ pub enum PackAction {
     Remove {
         /// The course name, as `pack list` shows it.
         name: String,
+    },
+}
+
+/// `gpuplan plans`: the plans the app saves, in the same database.
+#[derive(Subcommand)]
+pub enum PlansAction {
+    /// List the saved plans (the app's saved-plans screen), newest first.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a saved plan as a plan file (`gpuplan quote` reads it).
+    Show {
+        /// The plan's id (from `gpuplan plans list`).
+        id: i64,
+    },
+    /// Write a saved plan to a plan file.
+    Export {
+        /// The plan's id (from `gpuplan plans list`).
+        id: i64,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Save a plan file as a new saved plan (the app lists it).
+    Import {
+        /// The plan file.
+        file: PathBuf,
     },
 }
 

@@ -17,7 +17,9 @@ use clap::Parser;
 use gpuplan_usecases::planning::{CustomConfig, PackExport, ShutdownRequest, MAX_CONFIG_BYTES};
 use gpuplan_usecases::{files, home, AppError, Bundled, Home, Lang, Planner};
 
-use crate::args::{Cli, Command, LedgerAction, OverrideAction, PackAction, ScriptKind};
+use crate::args::{
+    Cli, Command, LedgerAction, OverrideAction, PackAction, PlansAction, ScriptKind,
+};
 
 fn clock() -> chrono::NaiveDateTime {
     chrono::Local::now().naive_local()
@@ -80,7 +82,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
             Ok(if *json {
                 render::json(&q)
             } else {
-                render::quote(planner.labels(), lang, &q)
+                render::quote(planner.labels(), lang, &q, &planner.price_age(&q))
             })
         }
         Command::Recommend(a) => {
@@ -147,6 +149,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 render::imported_runs(planner.labels(), lang, &runs)
             })
         }
+        Command::Plans { action } => plans(planner, lang, action),
         Command::Ledger {
             action: LedgerAction::List { json },
         } => {
@@ -354,6 +357,53 @@ fn main() -> ExitCode {
                 e
             ));
             ExitCode::from(if e.is_user_error() { 2 } else { 1 })
+        }
+    }
+}
+
+/// `gpuplan plans`: the app's saved plans, moved between the app and files.
+fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<String, AppError> {
+    let find = |planner: &mut Planner,
+                id: i64|
+     -> Result<gpuplan_usecases::views::SavedPlanRow, AppError> {
+        planner
+            .plans()?
+            .into_iter()
+            .find(|p| p.id == id)
+            .ok_or_else(|| {
+                AppError::input(
+                    "id",
+                    format!("no saved plan {id}"),
+                    "an id from `gpuplan plans list`",
+                )
+            })
+    };
+    match action {
+        PlansAction::List { json } => {
+            let rows = planner.plans()?;
+            Ok(if *json {
+                render::json(&rows)
+            } else {
+                render::saved_plans(planner.labels(), lang, &rows)
+            })
+        }
+        PlansAction::Show { id } => Ok(find(planner, *id)?.toml.trim_end().to_owned()),
+        PlansAction::Export { id, out } => {
+            let row = find(planner, *id)?;
+            files::write_atomic(out, row.toml.as_bytes())?;
+            Ok(out.display().to_string())
+        }
+        PlansAction::Import { file } => {
+            let plan = planner.read_plan(file)?;
+            let id = planner.save_plan(None, &plan, None)?;
+            Ok(planner.labels().fill(
+                lang,
+                "cli.planImported",
+                [
+                    ("id", id.to_string().as_str()),
+                    ("name", plan.name.as_str()),
+                ],
+            ))
         }
     }
 }

@@ -544,7 +544,12 @@ pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
 
 /// A quote as a bill: every line in the chosen language, the total the sum
 /// of the printed lines.
-pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
+pub fn quote(
+    c: &Catalog,
+    lang: Lang,
+    q: &Quote,
+    age: &gpuplan_usecases::views::PriceAge,
+) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let _ = writeln!(
@@ -608,6 +613,26 @@ pub fn quote(c: &Catalog, lang: Lang, q: &Quote) -> String {
     );
     if let Some(note) = c.unverified_note(lang, &q.unverified) {
         let _ = writeln!(o, "  ~ {}", clean(&note));
+    }
+    if let (Some(date), Some(days)) = (&age.observed, age.days) {
+        let days = days.to_string();
+        let _ = writeln!(
+            o,
+            "  ~ {}",
+            c.fill(
+                lang,
+                "plan.pricesAsOf",
+                [("date", date.as_str()), ("days", days.as_str())]
+            )
+        );
+        if age.stale {
+            let limit = gpuplan_usecases::defaults::PRICE_STALE_DAYS.to_string();
+            let _ = writeln!(
+                o,
+                "  ! {}",
+                c.fill(lang, "plan.pricesStale", [("limit", limit.as_str())])
+            );
+        }
     }
     if let Some(parts) = &q.run_parts {
         let _ = writeln!(o);
@@ -699,6 +724,13 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
         }
         for reason in &opt.reasons {
             let _ = writeln!(o, "     + {}", msg(c, lang, reason));
+        }
+        if let Some(date) = &opt.quote.prices_observed {
+            let _ = writeln!(
+                o,
+                "     ~ {}",
+                c.fill(lang, "options.pricesAsOf", [("date", date.as_str())])
+            );
         }
         if opt.quote.unverified.noted {
             let percent = opt.quote.unverified.percent.to_string();
@@ -844,6 +876,39 @@ pub fn ledger(c: &Catalog, lang: Lang, page: &gpuplan_usecases::views::LedgerPag
         ],
     )));
     lines.join("\n")
+}
+
+/// The app's saved plans, newest first: id, name, where and what, when
+/// saved; a plan that no longer reads says why.
+pub fn saved_plans(
+    c: &Catalog,
+    lang: Lang,
+    rows: &[gpuplan_usecases::views::SavedPlanRow],
+) -> String {
+    if rows.is_empty() {
+        return c.text(lang, "cli.plansEmpty");
+    }
+    rows.iter()
+        .map(|r| {
+            let id = r.id.to_string();
+            let what = match (&r.plan, &r.error) {
+                (Some(p), _) => format!("{} · {}", p.platform, p.gpu),
+                (None, Some(e)) => e.clone(),
+                (None, None) => String::new(),
+            };
+            clean(&c.fill(
+                lang,
+                "cli.planRow",
+                [
+                    ("id", id.as_str()),
+                    ("name", r.name.as_str()),
+                    ("what", what.as_str()),
+                    ("updated", r.updated_at.get(..16).unwrap_or(&r.updated_at)),
+                ],
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Imported run reports, one line each.

@@ -31,6 +31,10 @@ pub struct PriceOverride {
     /// When the user saw it (text).
     #[serde(default)]
     pub note: String,
+    /// The day the price was set (`YYYY-MM-DD`), when known: a bill shows
+    /// its age.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
 }
 
 /// The user's override file.
@@ -96,6 +100,12 @@ impl Overrides {
                         }
                     );
                     r.confidence = crate::sourced::Confidence::High;
+                    r.grade = crate::sourced::Grade::Own;
+                    r.url = None;
+                    r.observed = o
+                        .observed
+                        .clone()
+                        .filter(|d| crate::sourced::valid_observed(d));
                 }
                 None => unmatched.push(o.clone()),
             }

@@ -242,11 +242,29 @@ fn migrations() -> Migrations<'static> {
             "ALTER TABLE run_reports ADD COLUMN identity TEXT;
              CREATE UNIQUE INDEX run_reports_identity ON run_reports(identity) WHERE identity IS NOT NULL;",
         ),
+        // v7: the day a price override was set, so a bill shows how old the
+        // student's own price is; rows set before have none.
+        M::up("ALTER TABLE price_overrides ADD COLUMN set_on TEXT;"),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
+
+/// A price the user set for a GPU on a platform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredOverride {
+    /// Platform id.
+    pub platform: String,
+    /// GPU id.
+    pub gpu: String,
+    /// CNY per GPU-hour.
+    pub price: Decimal,
+    /// Where or when the user saw it.
+    pub note: String,
+    /// The day it was set (`YYYY-MM-DD`), when known.
+    pub set_on: Option<String>,
+}
 
 /// A bill imported from a run report, for [`Store::add_reported_bills`].
 #[derive(Debug, Clone, Copy)]
@@ -890,18 +908,13 @@ impl Store {
     }
 
     /// Sets the user's price for a GPU on a platform.
-    pub fn set_override(
-        &mut self,
-        platform: &str,
-        gpu: &str,
-        price: Decimal,
-        note: &str,
-    ) -> Result<(), StoreError> {
+    pub fn set_override(&mut self, o: &StoredOverride) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.execute(
-                "INSERT INTO price_overrides (platform, gpu, price, note) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(platform, gpu) DO UPDATE SET price = excluded.price, note = excluded.note",
-                params![platform, gpu, price.to_string(), note],
+                "INSERT INTO price_overrides (platform, gpu, price, note, set_on) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT(platform, gpu) DO UPDATE SET price = excluded.price, note = excluded.note,
+                     set_on = excluded.set_on",
+                params![o.platform, o.gpu, o.price.to_string(), o.note, o.set_on],
             )?;
             Ok(())
         })
@@ -915,10 +928,10 @@ impl Store {
         })
     }
 
-    /// All overrides as (platform, gpu, price, note).
-    pub fn overrides(&self) -> Result<Vec<(String, String, Decimal, String)>, StoreError> {
+    /// All overrides, by platform and GPU.
+    pub fn overrides(&self) -> Result<Vec<StoredOverride>, StoreError> {
         let mut st = self.conn.prepare(
-            "SELECT platform, gpu, price, note FROM price_overrides ORDER BY platform, gpu",
+            "SELECT platform, gpu, price, note, set_on FROM price_overrides ORDER BY platform, gpu",
         )?;
         let rows = st.query_map([], |r| {
             Ok((
@@ -926,12 +939,19 @@ impl Store {
                 r.get::<_, String>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (p, g, price, note) = row?;
-            out.push((p, g, dec("price_overrides.price", &price)?, note));
+            let (platform, gpu, price, note, set_on) = row?;
+            out.push(StoredOverride {
+                platform,
+                gpu,
+                price: dec("price_overrides.price", &price)?,
+                note,
+                set_on,
+            });
         }
         Ok(out)
     }
@@ -1473,9 +1493,27 @@ mod tests {
             Some("en"),
             "settings upsert"
         );
-        s.set_override("autodl", "rtx3090", "1.2".parse().unwrap_or_default(), "n")
-            .expect("override");
-        assert_eq!(s.overrides().expect("list").len(), 1, "overrides stored");
+        let o = StoredOverride {
+            platform: "autodl".into(),
+            gpu: "rtx3090".into(),
+            price: "1.2".parse().unwrap_or_default(),
+            note: "n".into(),
+            set_on: Some("2026-12-01".into()),
+        };
+        s.set_override(&o).expect("override");
+        s.set_override(&StoredOverride {
+            price: "1.3".parse().unwrap_or_default(),
+            set_on: Some("2026-12-02".into()),
+            ..o.clone()
+        })
+        .expect("override again");
+        let stored = s.overrides().expect("list");
+        assert_eq!(stored.len(), 1, "one override per offer");
+        assert_eq!(
+            (stored[0].price.to_string(), stored[0].set_on.as_deref()),
+            ("1.3".to_owned(), Some("2026-12-02")),
+            "setting it again replaces the price and its day"
+        );
         s.save_pack("CV 101", "body1", "t").expect("pack");
         s.save_pack("CV 101", "body2", "t").expect("pack again");
         let packs = s.packs().expect("packs");

@@ -31,6 +31,11 @@ pub const UPLOAD_MBPS: u32 = 20;
 pub const CHECKPOINT_EVERY_EPOCHS: u32 = 5;
 /// The setting that turns calibration from measured runs off (`off`).
 pub const CALIBRATION_SETTING: &str = "calibration";
+
+/// Prices older than this many days are flagged where a total is shown:
+/// rental prices move within weeks (the 2026 price cuts), and an offline
+/// app does not notice.
+pub const PRICE_STALE_DAYS: i64 = 60;
 /// The training command the kit's scripts run when the user names none.
 pub const COMMAND: &str = "python train.py";
 /// The job name in scripts when the plan's model gives none.

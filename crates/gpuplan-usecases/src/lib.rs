@@ -183,6 +183,11 @@ impl Planner {
         });
     }
 
+    /// Today, by the shell's clock.
+    fn today(&self) -> chrono::NaiveDate {
+        (self.clock)().date()
+    }
+
     fn now(&self) -> String {
         (self.clock)().format("%Y-%m-%dT%H:%M:%S").to_string()
     }

@@ -19,7 +19,7 @@ use rust_decimal::Decimal;
 
 use crate::views::{
     AppInfo, Choices, CourseInfo, EstimateView, GpuInfo, KitView, ModelInfo, PlatformInfo,
-    PresetView, QuoteView, RecommendationView, RunPartRow, ScriptView,
+    PresetView, PriceAge, QuoteView, RecommendationView, RunPartRow, ScriptView,
 };
 use crate::{defaults, files, userdata, AppError, Planner, Result};
 
@@ -435,12 +435,19 @@ impl Planner {
         let chart = self.spend_chart(&quote, plan.budget.and_then(|b| b.to_f64()))?;
         let warnings = quote.warnings.iter().map(|w| w.message()).collect();
         let run_parts = RunPartRow::all(quote.run_parts.as_ref());
+        let prices = self.price_age(&quote);
         Ok(QuoteView {
             quote,
             warnings,
             chart,
             run_parts,
+            prices,
         })
+    }
+
+    /// How old the prices behind `quote` are, today.
+    pub fn price_age(&self, quote: &Quote) -> PriceAge {
+        PriceAge::of(quote.prices_observed.as_deref(), self.today())
     }
 
     fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {

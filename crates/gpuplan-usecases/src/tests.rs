@@ -873,3 +873,47 @@ fn the_app_browses_an_unwritable_home_and_never_says_saved() {
         "the CLI does not browse: a write that cannot be made is its error"
     );
 }
+
+#[test]
+fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
+    // AutoDL's RTX 3090 price comes from a report dated 2026-10-04 (and the
+    // disk and setup figures undated, so they do not date the bill): on the
+    // test clock's 2026-11-30 the prices are 57 days old, under the 60-day
+    // limit. A price the student sets today is 0 days old.
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = hours_plan("autodl", "rtx3090", 10);
+    let view = p.quote_view(&plan).expect("quote");
+    let observed = view
+        .prices
+        .observed
+        .clone()
+        .expect("the bill's prices are dated");
+    let date = chrono::NaiveDate::parse_from_str(&observed, "%Y-%m-%d").expect("a date");
+    assert_eq!(
+        view.prices.days,
+        Some((clock().date() - date).num_days()),
+        "its age is counted from the test clock"
+    );
+    assert_eq!(
+        view.prices.stale,
+        view.prices.days.unwrap_or(0) > defaults::PRICE_STALE_DAYS,
+        "flagged exactly when older than the stated limit"
+    );
+    // A date far back is flagged; today's is not.
+    let old = crate::views::PriceAge::of(Some("2026-01-01"), clock().date());
+    assert!(old.stale, "11 months old is stale");
+    p.set_override("autodl", "rtx3090", "1.50", "")
+        .expect("override");
+    let own = p.quote_view(&plan).expect("quote").prices;
+    assert!(
+        own.days.is_some_and(|d| d <= view.prices.days.unwrap_or(0)),
+        "the student's own price carries the day it was set: {own:?}"
+    );
+    let rows = p.overrides().expect("list");
+    assert_eq!(
+        rows[0].set_on.as_deref(),
+        Some("2026-11-30"),
+        "the override's own date"
+    );
+}

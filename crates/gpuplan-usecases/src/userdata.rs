@@ -107,11 +107,12 @@ impl Planner {
             prices: store
                 .overrides()?
                 .into_iter()
-                .map(|(platform, gpu, price_per_hour, note)| PriceOverride {
-                    platform,
-                    gpu,
-                    price_per_hour,
-                    note,
+                .map(|o| PriceOverride {
+                    platform: o.platform,
+                    gpu: o.gpu,
+                    price_per_hour: o.price,
+                    note: o.note,
+                    observed: o.set_on,
                 })
                 .collect(),
         };
@@ -153,12 +154,13 @@ impl Planner {
             }) {
                 Ok(o) => {
                     for p in o.prices {
-                        self.store()?.set_override(
-                            &p.platform,
-                            &p.gpu,
-                            p.price_per_hour,
-                            &p.note,
-                        )?;
+                        self.store()?.set_override(&gpuplan_store::StoredOverride {
+                            platform: p.platform,
+                            gpu: p.gpu,
+                            price: p.price_per_hour,
+                            note: p.note,
+                            set_on: p.observed,
+                        })?;
                         imported = imported.saturating_add(1);
                     }
                 }
@@ -218,9 +220,15 @@ impl Planner {
             gpu: gpu_id,
             price_per_hour: price,
             note: note.chars().take(MAX_NOTE_CHARS).collect(),
+            set_on: Some(self.today().format("%Y-%m-%d").to_string()),
         };
-        self.store()?
-            .set_override(&row.platform, &row.gpu, row.price_per_hour, &row.note)?;
+        self.store()?.set_override(&gpuplan_store::StoredOverride {
+            platform: row.platform.clone(),
+            gpu: row.gpu.clone(),
+            price: row.price_per_hour,
+            note: row.note.clone(),
+            set_on: row.set_on.clone(),
+        })?;
         self.invalidate();
         Ok(row)
     }
@@ -231,11 +239,12 @@ impl Planner {
             .store()?
             .overrides()?
             .into_iter()
-            .map(|(platform, gpu, price_per_hour, note)| OverrideRow {
-                platform,
-                gpu,
-                price_per_hour,
-                note,
+            .map(|o| OverrideRow {
+                platform: o.platform,
+                gpu: o.gpu,
+                price_per_hour: o.price,
+                note: o.note,
+                set_on: o.set_on,
             })
             .collect())
     }
@@ -255,6 +264,7 @@ impl Planner {
                 gpu: o.gpu.clone(),
                 price_per_hour: o.price_per_hour,
                 note: o.note.clone(),
+                set_on: o.observed.clone(),
             })
             .collect())
     }

@@ -229,6 +229,36 @@ pub struct QuoteView {
     /// Where one estimated run's time goes on the platform's host (empty
     /// when the plan gives hours).
     pub run_parts: Vec<RunPartRow>,
+    /// How old the prices behind the bill are.
+    pub prices: PriceAge,
+}
+
+/// How old the prices behind a bill are: the oldest dated price that moved
+/// the total, its age today, and whether it is past
+/// [`crate::defaults::PRICE_STALE_DAYS`] (then say so at the total, with the
+/// way to refresh: your own price, or a newer course pack).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PriceAge {
+    /// The date (`YYYY-MM-DD`), when any price is dated.
+    pub observed: Option<String>,
+    /// Days since then.
+    pub days: Option<i64>,
+    /// Older than the stated age.
+    pub stale: bool,
+}
+
+impl PriceAge {
+    /// The age of `observed` on `today`.
+    pub fn of(observed: Option<&str>, today: chrono::NaiveDate) -> Self {
+        let date = observed.and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
+        let days = date.map(|d| today.signed_duration_since(d).num_days().max(0));
+        Self {
+            observed: observed.map(str::to_owned),
+            days,
+            stale: days.is_some_and(|d| d > crate::defaults::PRICE_STALE_DAYS),
+        }
+    }
 }
 
 /// A saved plan in lists. A plan that no longer validates is listed with its
@@ -385,6 +415,8 @@ pub struct OverrideRow {
     pub price_per_hour: Decimal,
     /// Where or when the user saw it.
     pub note: String,
+    /// The day it was set, when known.
+    pub set_on: Option<String>,
 }
 
 /// An imported course pack in lists.

@@ -19,4 +19,8 @@ price_per_hour: string,
 /**
  * Where or when the user saw it.
  */
-note: string, };
+note: string, 
+/**
+ * The day it was set, when known.
+ */
+set_on: string | null, };

@@ -100,4 +100,9 @@ warnings: Array<Warning>,
  * How much of the bill rests on figures nobody checked against the
  * platform (seed articles, estimates), and which.
  */
-unverified: Unverified, };
+unverified: Unverified, 
+/**
+ * The date (`YYYY-MM-DD`) of the oldest dated price the bill rests on,
+ * when any is dated: how old its prices are.
+ */
+prices_observed: string | null, };

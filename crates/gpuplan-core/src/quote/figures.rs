@@ -104,6 +104,26 @@ impl Figure {
         }
     }
 
+    /// A price (money per unit), whose date says how old a bill's prices
+    /// are; rules and allowances (units, deadlines, free amounts) age too,
+    /// but a bill's "prices as of" is about money.
+    pub fn is_price(self) -> bool {
+        matches!(
+            self,
+            Self::PricePerHour
+                | Self::SpotPerHour
+                | Self::DebugPricePerHour
+                | Self::StudentDiscount
+                | Self::StoppedFee
+                | Self::NoGpuMode
+                | Self::StoragePrice
+                | Self::PersistentPrice
+                | Self::TrafficPrice
+                | Self::EgressPrice
+                | Self::PackagePrice
+        )
+    }
+
     /// Every figure.
     pub const ALL: [Self; 22] = [
         Self::PricePerHour,
@@ -160,8 +180,13 @@ pub struct Unverified {
 }
 
 /// The grade of each figure this plan takes from the profile (none where the
-/// plan sets it itself or it does not apply).
-pub struct Grades(Vec<(Figure, Grade)>);
+/// plan sets it itself or it does not apply), and the date its source shows.
+pub struct Grades(Vec<(Figure, Grade, Option<String>)>);
+
+/// A figure's grade and date, from any graded value.
+fn of<T>(f: &crate::sourced::Fact<T>) -> (Grade, Option<String>) {
+    (f.grade, f.observed.clone())
+}
 
 impl Grades {
     /// The grades of the figures `plan` takes from `profile`.
@@ -175,14 +200,14 @@ impl Grades {
         let o = &plan.prices;
         let b = &profile.billing;
         let s = &profile.storage;
-        let own = |set: bool, g: Option<Grade>| if set { None } else { g };
+        let own = |set: bool, g: Option<(Grade, Option<String>)>| if set { None } else { g };
         let debug = plan
             .debug
             .as_ref()
             .and_then(|d| profile.offer(&d.gpu, catalog).ok())
-            .map(|d| d.price_per_hour.grade);
+            .map(|d| (d.price_per_hour.grade, d.price_per_hour.observed.clone()));
         let setup = match prices.setup_mode {
-            SetupMode::NoGpu => b.no_gpu_mode_per_hour.as_ref().map(|f| f.grade),
+            SetupMode::NoGpu => b.no_gpu_mode_per_hour.as_ref().map(of),
             _ => None,
         };
         let package = match plan.payment {
@@ -192,20 +217,26 @@ impl Grades {
                     .packages
                     .iter()
                     .find(|p| p.period == period)
-                    .map(|p| p.grade),
+                    .map(|p| (p.grade, p.observed.clone())),
             ),
             _ => None,
         };
         let list = [
             (
                 Figure::PricePerHour,
-                own(o.gpu_per_hour.is_some(), Some(offer.price_per_hour.grade)),
+                own(
+                    o.gpu_per_hour.is_some(),
+                    Some((
+                        offer.price_per_hour.grade,
+                        offer.price_per_hour.observed.clone(),
+                    )),
+                ),
             ),
             (
                 Figure::SpotPerHour,
                 own(
                     o.spot_per_hour.is_some(),
-                    offer.spot_per_hour.as_ref().map(|f| f.grade),
+                    offer.spot_per_hour.as_ref().map(of),
                 ),
             ),
             (
@@ -214,82 +245,79 @@ impl Grades {
             ),
             (
                 Figure::StudentDiscount,
-                plan.student.then_some(profile.student.discount.grade),
+                plan.student.then_some(of(&profile.student.discount)),
             ),
             (
                 Figure::Granularity,
-                own(o.granularity.is_some(), Some(b.granularity.grade)),
+                own(o.granularity.is_some(), Some(of(&b.granularity))),
             ),
             (
                 Figure::MinimumCharge,
                 own(
                     o.minimum_charge_minutes.is_some(),
-                    Some(b.minimum_charge_minutes.grade),
+                    Some(of(&b.minimum_charge_minutes)),
                 ),
             ),
             (
                 Figure::StopEndsGpuBilling,
-                Some(b.stop_ends_gpu_billing.grade),
+                Some(of(&b.stop_ends_gpu_billing)),
             ),
             (
                 Figure::StoppedFee,
                 own(
                     o.stopped_fee_per_hour.is_some(),
-                    Some(b.stopped_fee_per_hour.grade),
+                    Some(of(&b.stopped_fee_per_hour)),
                 ),
             ),
             (Figure::NoGpuMode, setup),
             (
                 Figure::PeakMultiplier,
-                b.peak.as_ref().map(|p| p.multiplier.grade),
+                b.peak.as_ref().map(|p| of(&p.multiplier)),
             ),
             (
                 Figure::StoragePrice,
                 own(
                     o.storage_per_gb_day.is_some() || o.storage_per_gb_month.is_some(),
-                    Some(s.price_per_gb_day.grade),
+                    Some(of(&s.price_per_gb_day)),
                 ),
             ),
             (
                 Figure::FreeStorage,
-                own(o.free_storage_gb.is_some(), Some(s.free_gb.grade)),
+                own(o.free_storage_gb.is_some(), Some(of(&s.free_gb))),
             ),
             (
                 Figure::StorageWhileStopped,
-                Some(s.bills_while_stopped.grade),
+                Some(of(&s.bills_while_stopped)),
             ),
-            (Figure::MinimumDisk, s.minimum_gb.as_ref().map(|f| f.grade)),
+            (Figure::MinimumDisk, s.minimum_gb.as_ref().map(of)),
             (
                 Figure::ReleaseDeadline,
                 profile
                     .lifecycle
                     .release_after_stopped_days
                     .as_ref()
-                    .map(|f| f.grade),
+                    .map(of),
             ),
             (
                 Figure::PersistentPrice,
                 own(
                     o.persistent_per_gb_day.is_some(),
-                    s.persistent.as_ref().map(|p| p.price_per_gb_day.grade),
+                    s.persistent.as_ref().map(|p| of(&p.price_per_gb_day)),
                 ),
             ),
             (
                 Figure::PersistentFree,
-                s.persistent.as_ref().map(|p| p.free_gb.grade),
+                s.persistent.as_ref().map(|p| of(&p.free_gb)),
             ),
-            (Figure::TrafficPrice, Some(s.traffic_per_gb.grade)),
+            (Figure::TrafficPrice, Some(of(&s.traffic_per_gb))),
             (
                 Figure::EgressPrice,
-                own(
-                    o.egress_per_gb.is_some(),
-                    s.egress_per_gb.as_ref().map(|f| f.grade),
-                ),
+                own(o.egress_per_gb.is_some(), s.egress_per_gb.as_ref().map(of)),
             ),
             (Figure::PackagePrice, package),
             (
                 Figure::StudentCredit,
-                plan.student.then_some(profile.student.free_credit.grade),
+                plan.student.then_some(of(&profile.student.free_credit)),
             ),
             (
                 Figure::NewcomerCredit,
@@ -298,18 +326,26 @@ impl Grades {
                     .newcomer_credit
                     .as_ref()
                     .filter(|_| plan.newcomer)
-                    .map(|f| f.grade),
+                    .map(of),
             ),
         ];
         Self(
             list.into_iter()
-                .filter_map(|(f, g)| g.map(|g| (f, g)))
+                .filter_map(|(f, g)| g.map(|(g, d)| (f, g, d)))
                 .collect(),
         )
     }
 
     fn grade(&self, f: Figure) -> Option<Grade> {
-        self.0.iter().find(|(x, _)| *x == f).map(|(_, g)| *g)
+        self.0.iter().find(|(x, ..)| *x == f).map(|(_, g, _)| *g)
+    }
+
+    /// The date the source of figure `f` shows, where it has one.
+    fn observed(&self, f: Figure) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(x, ..)| *x == f)
+            .and_then(|(.., d)| d.clone())
     }
 }
 
@@ -345,6 +381,28 @@ fn rests_on(kind: LineKind, spot: bool, setup_on_gpu: bool) -> Vec<Figure> {
         LineKind::NewcomerCredit => vec![NewcomerCredit],
         LineKind::Coupon | LineKind::OwnTime => vec![],
     }
+}
+
+/// The date of the oldest price the bill `lines` rests on (each a price
+/// with a line of money on it): how old the quote's prices are. A month
+/// (`2026-10`) counts as its first day.
+pub fn prices_observed(lines: &[LineItem], grades: &Grades, prices: &Prices) -> Option<String> {
+    let setup_on_gpu = prices.setup_mode == SetupMode::Gpu;
+    let day = |d: &str| {
+        if d.len() == 7 {
+            format!("{d}-01")
+        } else {
+            d.to_owned()
+        }
+    };
+    lines
+        .iter()
+        .filter(|l| !l.amount.is_zero())
+        .flat_map(|l| rests_on(l.kind, prices.spot, setup_on_gpu))
+        .filter(|f| f.is_price())
+        .filter_map(|f| grades.observed(f))
+        .map(|d| day(&d))
+        .min()
 }
 
 /// How much of the bill `lines` rests on unverified figures.

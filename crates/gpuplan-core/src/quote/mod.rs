@@ -651,6 +651,9 @@ pub struct Quote {
     /// How much of the bill rests on figures nobody checked against the
     /// platform (seed articles, estimates), and which.
     pub unverified: Unverified,
+    /// The date (`YYYY-MM-DD`) of the oldest dated price the bill rests on,
+    /// when any is dated: how old its prices are.
+    pub prices_observed: Option<String>,
 }
 
 /// An amount as a bill prints it: rounded to the fen, half up (四舍五入),
@@ -901,6 +904,7 @@ pub fn quote_with(
     let timeline = schedule::timeline(plan, &bill.lines, &lanes, cash_total, credit);
     let by_category = bill.by_category();
     let unverified = figures::unverified(&bill.lines, &grades, &prices);
+    let prices_observed = figures::prices_observed(&bill.lines, &grades, &prices);
     Ok(Quote {
         plan: plan.name.clone(),
         platform: profile.id.clone(),
@@ -929,6 +933,7 @@ pub fn quote_with(
         timeline,
         warnings,
         unverified,
+        prices_observed,
     })
 }
 

@@ -40,6 +40,7 @@ mod limits;
 mod parallel;
 mod parsers;
 mod properties;
+mod published_throughput;
 mod quote_seeds;
 mod ranking;
 mod readme;

@@ -210,3 +210,205 @@ pub fn parse_memory(file: &str, text: &str) -> Result<Vec<PublishedMemory>, Data
     }
     Ok(parsed.run)
 }
+
+/// Which side of the fit a published row is on, fixed by publisher and card
+/// before any constant was fitted (`data/benchmarks/published-training-2.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Set {
+    /// The constants of `calibration.rs` may be fitted on it.
+    Fit,
+    /// Never fitted on: the accuracy the docs state is measured on these.
+    HeldOut,
+}
+
+/// One published training-throughput row from any publisher, single- or
+/// multi-GPU, with everything needed to review it: the figure as printed,
+/// what was measured, how the setup differs from a plain PyTorch loop, and
+/// the per-GPU samples per second derived from it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedRow {
+    /// Row id in the research notes (`NV-1`, `AA-12`).
+    pub id: String,
+    /// Who published it (one organisation or person).
+    pub publisher: String,
+    /// Fit or held out.
+    pub set: Set,
+    /// Repository, path and commit (or paper and table).
+    pub source: String,
+    /// When it was published or measured, `YYYY-MM`.
+    pub observed: String,
+    /// How far the row maps onto a job the estimator takes.
+    pub confidence: crate::sourced::Confidence,
+    /// The card as the source names it.
+    pub card: String,
+    /// Catalog id of the card, when the catalog has it.
+    #[serde(default)]
+    pub gpu: Option<String>,
+    /// The model as the source names it.
+    pub model_as_published: String,
+    /// Zoo id, when the zoo has the model.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The figure exactly as printed.
+    pub quoted: String,
+    /// Its unit as printed.
+    pub unit: String,
+    /// What was measured (and over what).
+    pub measured: String,
+    /// How the setup differs from a plain PyTorch training loop.
+    pub setup: String,
+    /// Samples per second per GPU derived from the quoted figure.
+    pub samples_per_s: f64,
+    /// How `samples_per_s` was derived.
+    pub derivation: String,
+    /// Training mode.
+    pub mode: crate::job::Mode,
+    /// Precision.
+    pub precision: Precision,
+    /// FP32 matmuls as TF32.
+    #[serde(default)]
+    pub tf32: bool,
+    /// Image side (vision).
+    #[serde(default)]
+    pub resolution: Option<u32>,
+    /// Tokens per sequence (transformers).
+    #[serde(default)]
+    pub seq_len: Option<u32>,
+    /// Optimizer (the nearest the job shape has; `setup` says when it differs).
+    pub optimizer: Optimizer,
+    /// Samples per step per GPU.
+    pub batch: u32,
+    /// Gradient (activation) checkpointing.
+    #[serde(default)]
+    pub grad_checkpointing: bool,
+    /// LoRA rank.
+    #[serde(default)]
+    pub lora_rank: Option<u32>,
+    /// LoRA targets (`q,k,v,o`).
+    #[serde(default)]
+    pub lora_targets: Option<String>,
+    /// Attention kernel.
+    #[serde(default)]
+    pub attention: Option<crate::zoo::AttentionImpl>,
+    /// channels_last memory format (vision).
+    #[serde(default)]
+    pub channels_last: bool,
+    /// GPUs in all.
+    pub gpus: u32,
+    /// Nodes they span (default 1).
+    #[serde(default)]
+    pub nodes: Option<u32>,
+    /// Multi-GPU engine.
+    #[serde(default)]
+    pub engine: Option<crate::parallel::Engine>,
+    /// Link between the GPUs of a node, when the source says.
+    #[serde(default)]
+    pub interconnect: Option<crate::parallel::Interconnect>,
+    /// Why the estimator cannot express the row yet; such rows are loaded
+    /// and reported, never scored.
+    #[serde(default)]
+    pub not_expressible: Option<String>,
+}
+
+impl PublishedRow {
+    /// Whether the estimator can time the row.
+    pub fn expressible(&self) -> bool {
+        self.not_expressible.is_none()
+    }
+
+    /// The row as a job the estimator takes.
+    pub fn job(&self) -> Result<JobSpec, crate::error::InputError> {
+        let multi = self.gpus > 1;
+        Ok(JobSpec {
+            model: self.model.clone(),
+            batch: Some(f64::from(self.batch)),
+            resolution: self.resolution.map(f64::from),
+            seq_len: self.seq_len.map(f64::from),
+            precision: Some(self.precision),
+            optimizer: Some(self.optimizer),
+            mode: Some(self.mode),
+            lora_rank: self.lora_rank.map(f64::from),
+            lora_targets: self
+                .lora_targets
+                .as_deref()
+                .map(crate::job::LoraTarget::parse_list)
+                .transpose()?,
+            grad_checkpointing: Some(self.grad_checkpointing),
+            tf32: self.tf32.then_some(true),
+            attention: self.attention,
+            gpus: multi.then_some(f64::from(self.gpus)),
+            engine: if multi { self.engine } else { None },
+            ..JobSpec::default()
+        })
+    }
+
+    /// Published seconds per step of one GPU.
+    pub fn step_seconds(&self) -> f64 {
+        f64::from(self.batch) / self.samples_per_s
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowFile {
+    run: Vec<PublishedRow>,
+}
+
+/// Parses and checks a file of [`PublishedRow`]s. `file` names it in errors.
+pub fn parse_rows(file: &str, text: &str) -> Result<Vec<PublishedRow>, DataError> {
+    let parsed: RowFile = toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+    let mut seen = BTreeMap::new();
+    for (i, row) in parsed.run.iter().enumerate() {
+        let bad = |key: &str, why: String| {
+            DataError::invalid(
+                file,
+                text,
+                "run",
+                key,
+                format!("run[{i}] ({}): {why}", row.id),
+            )
+        };
+        if let Some(other) = seen.insert(row.id.clone(), i) {
+            return Err(bad("id", format!("repeats run[{other}]")));
+        }
+        for (key, value) in [
+            ("source", &row.source),
+            ("publisher", &row.publisher),
+            ("quoted", &row.quoted),
+            ("unit", &row.unit),
+            ("measured", &row.measured),
+            ("setup", &row.setup),
+            ("derivation", &row.derivation),
+        ] {
+            if value.trim().is_empty() {
+                return Err(bad(key, "must not be empty".into()));
+            }
+        }
+        if !valid_observed(&row.observed) {
+            return Err(bad(
+                "observed",
+                format!("`{}` is not YYYY-MM or YYYY-MM-DD", row.observed),
+            ));
+        }
+        if row.batch == 0 || row.gpus == 0 || row.nodes == Some(0) {
+            return Err(bad(
+                "batch",
+                "batch, gpus and nodes must be at least 1".into(),
+            ));
+        }
+        if row.expressible() {
+            if !(row.samples_per_s.is_finite() && row.samples_per_s > 0.0) {
+                return Err(bad("samples_per_s", "must be a positive number".into()));
+            }
+            if row.gpu.is_none() || row.model.is_none() {
+                return Err(bad(
+                    "gpu",
+                    "a row the estimator times needs a catalog card and a zoo model".into(),
+                ));
+            }
+        }
+    }
+    Ok(parsed.run)
+}

@@ -21,6 +21,11 @@ pub const PRESETS_PACK_TOML: &str = include_str!("../../../data/packs/presets.to
 pub const PUBLISHED_TRAINING_TOML: &str =
     include_str!("../../../data/benchmarks/published-training.toml");
 
+/// Published training throughput from publishers beyond Lambda (single- and
+/// multi-GPU, fit and held-out rows), `data/benchmarks/published-training-2.toml`.
+pub const PUBLISHED_TRAINING_2_TOML: &str =
+    include_str!("../../../data/benchmarks/published-training-2.toml");
+
 /// Published peak memory of fine-tuning runs, the memory check beyond our
 /// own measurements, `data/benchmarks/published-memory.toml`.
 pub const PUBLISHED_MEMORY_TOML: &str =
@@ -46,6 +51,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         "data/benchmarks/published-memory.toml",
         PUBLISHED_MEMORY_TOML,
+    ),
+    (
+        "data/benchmarks/published-training-2.toml",
+        PUBLISHED_TRAINING_2_TOML,
     ),
 ];
 

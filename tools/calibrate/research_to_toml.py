@@ -313,7 +313,7 @@ for p, n, c in rows:
             reasons.append(f"{g} GPUs: the planner stops at 64")
     elif p == "AL":
         r["source"] = ("QwenLM/Qwen README.md @ 712d922eceea9a9388375fc51ee97ec971eb13bb, 'Profiling of Memory and Speed'" if n <= 21
-                       else "modelscope/ms-swift docs/source_en/LLM/Benchmark.md @ cdb169b781c22dd06ef03e06209819ec1f4208eb")
+                       else "modelscope/ms-swift:docs/source_en/LLM/Benchmark.md @ cdb169b781c22dd06ef03e06209819ec1f4208eb")
         r["observed"] = "2024-06" if n <= 21 else "2024-07"
         r["set"] = "held-out"
         r["measured"] = "s per iteration of 8 micro-batches" if n <= 21 else "samples/s of swift sft on variable-length data"

@@ -67,10 +67,40 @@ describe("errors", () => {
     const e = { kind: "input", detail: { field: "batch", message: "0 is out of range", allowed: "1..=1000000" } };
     expect(isAppError(e), "the tagged error is recognised").toBe(true);
     expect(errorText(e, t), "the field is named through the catalog").toContain("field.batch");
-    const named = (k: string, o?: Record<string, unknown>) => (k === "field.batch" ? "批大小" : k === "error.input" ? `${o?.field}: ${o?.message}` : String(o?.defaultValue ?? k));
+    const named = (k: string, o?: Record<string, unknown>) => (k === "field.batch" ? "批大小" : k === "error.input" || k === "error.inputBare" ? `${o?.field}: ${o?.message}` : String(o?.defaultValue ?? k));
     expect(errorText(e, named), "in the UI language").toBe("批大小: 0 is out of range");
     const other = { kind: "input", detail: { field: "lora_targets", message: "bad", allowed: "" } };
     expect(errorText(other, named), "a field without a name in the catalog is shown as is").toBe("lora_targets: bad");
+  });
+  it("words a keyed error from the catalog, not its English text", () => {
+    const catalog: Record<string, string> = {
+      "field.batch": "批大小",
+      "field.model": "模型",
+      "error.input": "{{field}}：{{message}}（允许：{{allowed}}）",
+      "error.inputBare": "{{field}}：{{message}}",
+      "error.outOfRange": "{{value}} 超出范围",
+      "allowed.whole": "{{min}} 到 {{max}} 之间的整数",
+      "error.unknownId": "没有叫“{{id}}”的{{what}}",
+      "noun.model-id": "模型",
+      "error.inFile": "{{file}}：{{message}}",
+    };
+    const zh = (k: string, o?: Record<string, unknown>) =>
+      (catalog[k] ?? String(o?.defaultValue ?? k)).replace(/\{\{(\w+)\}\}/g, (_, n) => String(o?.[n] ?? ""));
+    const e = {
+      kind: "input",
+      detail: {
+        field: "batch",
+        message: "0 is out of range",
+        allowed: "a whole number from 1 to 64",
+        said: { message: { key: "error.outOfRange", params: { value: "0" } }, allowed: { key: "allowed.whole", params: { min: "1", max: "64" } } },
+      },
+    };
+    expect(errorText(e, zh), "every word from the Chinese catalog").toBe("批大小：0 超出范围（允许：1 到 64 之间的整数）");
+    const unknown = {
+      kind: "input",
+      detail: { field: "model", message: "unknown model id `x`", allowed: "", said: { message: { key: "error.unknownId", params: { id: "x", what: "noun.model-id", file: "a.toml" } }, allowed: null } },
+    };
+    expect(errorText(unknown, zh), "a parameter that is a key is worded too, the file first").toContain("a.toml：没有叫“x”的模型");
   });
   it("survives a non-app error", () => {
     expect(errorText(new Error("boom"), t), "unknown errors still get a sentence").toContain("error.unknown");

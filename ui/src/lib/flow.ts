@@ -7,6 +7,8 @@ import type { Chart } from "../bindings/Chart";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import type { Calibration } from "../bindings/Calibration";
 import type { Unverified } from "../bindings/Unverified";
+import { NUMBER, normalizeNumber, type UnitKind } from "./numbers";
+import type { Message } from "../bindings/Message";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -84,13 +86,7 @@ export function applyForm(plan: Plan, f: PlanForm): Plan {
   };
 }
 
-/** Parses a form number: empty means "use the default" (null). */
-export function parseNumber(text: string): number | null {
-  const t = text.trim();
-  if (t === "") return null;
-  const n = Number(t);
-  return Number.isFinite(n) ? n : NaN;
-}
+export { normalizeNumber, parseNumber, firstLanguage, NUMBER, type UnitKind } from "./numbers";
 
 /** CNY for the language: "¥16.00" in zh-CN, "CN¥16.00" in en. */
 export function formatCny(amount: string | number, lang: string): string {
@@ -108,14 +104,34 @@ export function formatDuration(seconds: number | null, lang: string): string {
   return `${(seconds / 3600).toFixed(1)} ${zh ? "小时" : "h"}`;
 }
 
+/**
+ * A catalog message from Rust in the UI language: parameters that are
+ * themselves catalog keys (a field, a noun, an enum value) are worded too,
+ * and a `file` parameter is put before the message.
+ */
+export function said(m: Message, t: (k: string, o?: Record<string, unknown>) => string): string {
+  const params: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(m.params)) {
+    params[k] = v !== undefined && /^(enum|noun|field|allowed)\./.test(v) ? t(v, { defaultValue: v }) : v;
+  }
+  const text = t(m.key, params);
+  return m.params.file ? t("error.inFile", { file: m.params.file, message: text }) : text;
+}
+
 /** One sentence for an error, naming the field, in the UI language. */
 export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>) => string): string {
   if (typeof e === "object" && e !== null && "kind" in e) {
     const err = e as AppError;
     switch (err.kind) {
-      case "input":
-        // The field by its name in the UI language where the catalog has it.
-        return t("error.input", { field: t(`field.${err.detail.field.replace(/\./g, "-")}`, { defaultValue: err.detail.field }), message: err.detail.message, allowed: err.detail.allowed });
+      case "input": {
+        // The field by its name in the UI language where the catalog has it;
+        // a keyed error worded from the catalog, else its English text.
+        const d = err.detail;
+        const field = t(`field.${d.field.replace(/\./g, "-")}`, { defaultValue: d.field });
+        const message = d.said ? said(d.said.message, t) : d.message;
+        const allowed = d.said?.allowed ? said(d.said.allowed, t) : d.allowed;
+        return allowed ? t("error.input", { field, message, allowed }) : t("error.inputBare", { field, message });
+      }
       case "data":
         return t("error.data", { file: err.detail.file, line: err.detail.line, field: err.detail.field, message: err.detail.message });
       case "store":
@@ -204,7 +220,6 @@ export function billHtml(
 /** What is wrong with a number as typed: a catalog key and its parameters, or null. */
 export type FieldProblem = { key: string; params: Record<string, string> } | null;
 
-const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * Checks a form number as the student types it against the range the core
@@ -212,8 +227,8 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  * empty optional field is fine, letters are not a number, fractions are not
  * whole, and values outside the range say the range.
  */
-export function checkNumber(text: string, limit: FieldLimit | undefined, lang: string, required = false): FieldProblem {
-  const s = text.trim();
+export function checkNumber(text: string, limit: FieldLimit | undefined, lang: string, required = false, units: readonly UnitKind[] = []): FieldProblem {
+  const s = normalizeNumber(text, units);
   if (s === "") return required ? { key: "form.required", params: {} } : null;
   if (!NUMBER.test(s)) return { key: "form.notNumber", params: {} };
   const n = Number(s);

@@ -1,0 +1,299 @@
+// The app's shared state, in one typed place: what the student typed
+// (situation, job, plan form), where they are (view, step), what Rust
+// answered (estimate, options, kit; the bill in `bill`), saved plans and the
+// ledger, and the one toast, error and question. Components read and change
+// it; derived values (the plan being priced, keys that say when an answer is
+// out of date) are `$derived`, never copied.
+import { i18next, initI18n, messageText } from "../i18n";
+import { STEPS, applyForm, cardLabel, errorText, firstLanguage, formOf, type PlanForm, type Step } from "../flow";
+import type { Api } from "../api";
+import type { AppInfo } from "../../bindings/AppInfo";
+import type { EstimateView } from "../../bindings/EstimateView";
+import type { FieldLimit } from "../../bindings/FieldLimit";
+import type { JobSpec } from "../../bindings/JobSpec";
+import type { KitView } from "../../bindings/KitView";
+import type { Localized } from "../../bindings/Localized";
+import type { Message } from "../../bindings/Message";
+import type { Plan } from "../../bindings/Plan";
+import type { RankedOption } from "../../bindings/RankedOption";
+import type { RecommendationView } from "../../bindings/RecommendationView";
+import type { Situation } from "../../bindings/Situation";
+import { BillState } from "./bill.svelte";
+import { PlansState } from "./plans.svelte";
+import { LedgerState } from "./ledger.svelte";
+import { Latest } from "./latest";
+import { plain } from "./plain";
+
+export type View = "flow" | "saved" | "ledger";
+export type Words = (key: string, opts?: Record<string, unknown>) => string;
+/** A button in the toast (undo). */
+export type ToastAction = { id: string; label: string; run: () => void | Promise<void> };
+export type Toast = { text: string; action?: ToastAction };
+/** A question asked in the page; resolves with the chosen value. */
+export type Question = { text: string; choices: { value: string; label: string }[]; resolve: (value: string) => void };
+
+/** How long a toast stays: a plain one a few seconds, one with undo long enough to use it. */
+export const TOAST_MS = 5000;
+export const UNDO_MS = 15000;
+
+
+export class AppStore {
+  readonly api: Api;
+  lang = $state("zh");
+  /** Bumps on a language change, so every `t()` in a template re-renders. */
+  tick = $state(0);
+  ready = $state(false);
+  info = $state<AppInfo | null>(null);
+  view = $state<View>("flow");
+  step = $state<Step>("situation");
+  error = $state("");
+  toast = $state<Toast | null>(null);
+  question = $state<Question | null>(null);
+  /** Fields whose text the core would refuse: Next waits until they are fixed. */
+  problems = $state<Record<string, { label: string; text: string }>>({});
+  blocking = $derived(Object.values(this.problems)[0] ?? null);
+
+  situation = $state<Situation | null>(null);
+  job = $state<JobSpec | null>(null);
+  plan = $state<Plan | null>(null);
+  form = $state<PlanForm | null>(null);
+  /** The plan's name follows the chosen option until the student names it. */
+  autoName = $state(true);
+  /** Runs typed by the student: a preset then keeps them. */
+  runsTouched = $state(false);
+  trainCommand = $state("");
+  modelSearch = $state("");
+
+  estimate = $state<EstimateView | null>(null);
+  rec = $state<RecommendationView | null>(null);
+  kit = $state<KitView | null>(null);
+  /** Checklist items ticked, by their message: kept when the kit is made again. */
+  ticked = $state<Record<string, boolean>>({});
+
+  /**
+   * The plan the bill prices: the plan, the job and the form together. Runs
+   * and budget are the student's one figure each, typed on step 1 or 5.
+   */
+  currentPlan = $derived.by((): Plan | null => {
+    if (!this.plan || !this.form || !this.job || !this.situation) return null;
+    const form = { ...this.form, runs: String(this.situation.runs), budget: this.situation.budget ?? "" };
+    return applyForm({ ...this.plan, job: this.job }, form);
+  });
+  /** Text that changes whenever anything the bill depends on changes. */
+  planKey = $derived(JSON.stringify(this.currentPlan));
+  currentSituation = $derived.by((): Situation | null => (this.situation && this.job ? { ...this.situation, job: this.job } : null));
+  situationKey = $derived(JSON.stringify(this.currentSituation));
+  /** The job with every default filled in (the estimate's resolved job), for placeholders. */
+  jobDefaults = $derived(this.estimate?.report.job ?? null);
+
+  readonly bill: BillState;
+  readonly plans: PlansState;
+  readonly ledger: LedgerState;
+  private toastTimer: ReturnType<typeof setTimeout> | undefined;
+  private estimates = new Latest();
+  private recommends = new Latest();
+  private kits = new Latest();
+
+  constructor(api: Api) {
+    this.api = api;
+    this.bill = new BillState(this);
+    this.plans = new PlansState(this);
+    this.ledger = new LedgerState(this);
+  }
+
+  t: Words = (key, opts) => {
+    void this.tick;
+    return i18next.t(key, opts ?? {});
+  };
+  tm = (m: Message): string => {
+    void this.tick;
+    return messageText(m, this.t);
+  };
+  loc = (l: Localized): string => (this.lang === "zh" ? l.zh : l.en);
+  gpuName = (id: string): string => {
+    const g = this.info?.gpus.find((x) => x.id === id);
+    return g ? cardLabel(g.name, g.vram_gib) : id;
+  };
+  platformName = (id: string): string => {
+    const p = this.info?.platforms.find((x) => x.id === id);
+    return p ? this.loc(p.name) : id;
+  };
+  modelName = (id: string | null): string => this.info?.models.find((m) => m.id === id)?.name ?? id ?? "";
+  family = (id: string | null): string => this.info?.models.find((m) => m.id === id)?.family ?? "vision";
+  lim = (field: string): FieldLimit | undefined => this.info?.limits.find((l) => l.field === field);
+  onproblem = (id: string, label: string, text: string | null) => {
+    if (text) this.problems[id] = { label, text };
+    else delete this.problems[id];
+  };
+
+  /** Runs a call to Rust; its error, worded, goes to the banner. */
+  async run<T>(f: () => Promise<T>): Promise<T | undefined> {
+    try {
+      this.error = "";
+      return await f();
+    } catch (e) {
+      this.error = errorText(e, this.t);
+      return undefined;
+    }
+  }
+
+  /** One transient message at a time, never stacking; one with undo stays long enough to use it. */
+  notify(text: string, action?: ToastAction) {
+    const toast: Toast = { text, action };
+    this.toast = toast;
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => {
+      if (this.toast?.text === toast.text) this.toast = null;
+    }, action ? UNDO_MS : TOAST_MS);
+  }
+
+  /** Asks in the page (never window.confirm); the answer is a choice's value, "cancel" when dismissed. */
+  ask(text: string, choices: { value: string; label: string }[]): Promise<string> {
+    return new Promise((resolve) => {
+      this.question = {
+        text,
+        choices,
+        resolve: (v) => {
+          this.question = null;
+          resolve(v);
+        },
+      };
+    });
+  }
+
+  /** The plan being priced, as plain data (no proxies) for Rust. */
+  planNow(): Plan | null {
+    return this.currentPlan ? (JSON.parse(this.planKey) as Plan) : null;
+  }
+  situationNow(): Situation | null {
+    return this.currentSituation ? (JSON.parse(this.situationKey) as Situation) : null;
+  }
+
+  async setLang(l: string) {
+    this.lang = l;
+    await i18next.changeLanguage(l);
+    document.documentElement.lang = l === "zh" ? "zh-CN" : "en";
+    this.tick++;
+    await this.run(() => this.api.setSetting("lang", l));
+  }
+
+  /** Starts: the remembered language, else the system's (Chinese when neither), then the start-up data. */
+  async init() {
+    const saved = await this.api.getSetting("lang").catch(() => null);
+    const preferred = typeof navigator === "undefined" ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
+    this.lang = firstLanguage(saved, preferred);
+    await initI18n(this.lang);
+    document.documentElement.lang = this.lang === "zh" ? "zh-CN" : "en";
+    const r = await this.run(() => this.api.appInfo());
+    if (r) this.start(r);
+    this.ready = true;
+  }
+
+  /** Takes start-up data: defaults for every form the student has not touched yet. */
+  start(r: AppInfo) {
+    const fresh = this.info === null;
+    this.info = r;
+    if (fresh || !this.situation) {
+      this.situation = { ...r.defaults.situation };
+      this.job = { ...r.defaults.situation.job };
+      this.plan = { ...r.defaults.plan };
+      this.form = formOf(r.defaults.plan);
+      this.trainCommand = r.defaults.command;
+    } else if (r.course) {
+      this.situation.budget = r.defaults.situation.budget;
+      if (this.plan && r.course.default_platform) this.plan.platform = r.course.default_platform;
+    }
+  }
+
+  /** Moves to a step: forward only once every field holds a value the core accepts. */
+  async go(s: Step) {
+    if (this.blocking && STEPS.indexOf(s) > STEPS.indexOf(this.step)) return;
+    this.step = s;
+    if (!this.toast?.action) this.toast = null;
+    await this.run(() => this.api.setSetting("step", s));
+  }
+
+  showView(v: View) {
+    this.view = v;
+    if (v === "saved") void this.plans.load();
+    if (v === "ledger") {
+      void this.plans.load();
+      void this.ledger.load();
+    }
+  }
+
+  /** The estimate of the current job (the memory screen; quietly, the job screen's defaults). */
+  async loadEstimate(quiet = false) {
+    if (!this.job) return;
+    const job = plain(this.job);
+    const gpu = this.plan?.gpu ?? null;
+    const platform = this.plan?.platform ?? null;
+    const ask = quiet ? this.api.estimate(job, gpu, platform).catch(() => undefined) : this.run(() => this.api.estimate(job, gpu, platform));
+    const r = await this.estimates.take(ask);
+    // A failed estimate clears the old one: no stale figure stays on screen.
+    if (r !== Latest.STALE && (r || !quiet)) this.estimate = r ?? null;
+  }
+
+  async loadOptions() {
+    const s = this.situationNow();
+    if (!s) return;
+    const r = await this.recommends.take(this.run(() => this.api.recommend(s)));
+    if (r !== Latest.STALE) this.rec = r ?? null;
+  }
+
+  /** The kit for the plan; the checklist stays when the command is cleared (only the scripts need it). */
+  async loadKit() {
+    const p = this.planNow();
+    const command = this.trainCommand.trim();
+    if (!p || !command) return;
+    const r = await this.kits.take(this.run(() => this.api.kit(p, command)));
+    if (r !== Latest.STALE && r) this.kit = r;
+  }
+
+  /** Runs as the student types them, on step 1 or 5: a preset keeps them from then on. */
+  setRuns(n: number) {
+    if (!this.situation) return;
+    this.situation.runs = n;
+    this.runsTouched = true;
+  }
+
+  /** A preset job; runs the student typed are kept (and the student told). */
+  applyPreset(key: string) {
+    const p = this.info?.presets.find((x) => x.key === key);
+    if (!p || !this.situation) return;
+    this.job = { ...plain(p.job) };
+    this.modelSearch = "";
+    if (!this.runsTouched) this.situation.runs = p.runs;
+    else if (p.runs !== this.situation.runs) this.notify(this.t("job.presetKeptRuns", { runs: this.situation.runs, suggested: p.runs }));
+  }
+
+  /**
+   * Choosing an option opens the very plan its quote priced, so the plan
+   * screen shows the same bill and time; the name follows the choice unless
+   * the student named the plan.
+   */
+  choose(o: RankedOption) {
+    if (!this.plan || !this.situation || !this.form) return;
+    const name = this.autoName || !this.plan.name ? `${this.modelName(this.job?.model ?? null)} · ${this.loc(o.platform_name)} · ${this.gpuName(o.gpu)}` : this.plan.name;
+    if (o.plan) {
+      const chosen = plain(o.plan);
+      this.plan = { ...chosen, name };
+      this.form = formOf(chosen);
+      // Hours carried to this card replace the model in the option's job.
+      if (chosen.job.model) this.job = { ...chosen.job };
+    } else {
+      this.plan.platform = o.platform;
+      this.plan.gpu = o.gpu;
+      this.plan.payment = o.payment;
+      this.plan.name = name;
+    }
+    void this.go("plan");
+  }
+
+  /** The option's fix (already in its plan's job) becomes the student's job; the options follow. */
+  applyFix(o: RankedOption) {
+    if (!o.plan || !o.fix) return;
+    this.job = plain(o.plan.job);
+    this.notify(this.t("options.fixApplied", { fix: this.t(`enum.fix.${o.fix.kind}`) }));
+  }
+}

@@ -1,0 +1,166 @@
+// Saved plans: the list, the plan the editor is attached to ("Save" writes
+// there, "Save as new" makes another), a name that clashes with another plan
+// asked about in the page, deletion undone from the toast (the open plan
+// deleted detaches the editor, so the next save makes a new plan), two
+// plans compared side by side, and the imported course packs.
+import { formOf } from "../flow";
+import type { PackRow } from "../../bindings/PackRow";
+import type { QuoteView } from "../../bindings/QuoteView";
+import type { SavedPlanRow } from "../../bindings/SavedPlanRow";
+import type { AppStore } from "./app.svelte";
+import { plain } from "./plain";
+
+export type Sort = { key: "name" | "updated"; up: boolean };
+
+export class PlansState {
+  rows = $state<SavedPlanRow[]>([]);
+  packs = $state<PackRow[]>([]);
+  /** The saved plan the editor shows; null: a plan not saved yet (or deleted). */
+  openId = $state<number | null>(null);
+  openRow = $derived(this.rows.find((r) => r.id === this.openId) ?? null);
+  sort = $state<Sort>({ key: "updated", up: false });
+  sorted = $derived(
+    [...this.rows].sort((a, b) => (this.sort.up ? 1 : -1) * (this.sort.key === "name" ? a.name.localeCompare(b.name, this.app.lang) : a.updated_at.localeCompare(b.updated_at))),
+  );
+  picked = $state<number[]>([]);
+  compared = $state<{ row: SavedPlanRow; quote: QuoteView }[]>([]);
+  comparedCategories = $derived([...new Set(this.compared.flatMap((c) => Object.keys(c.quote.quote.by_category)))]);
+
+  private app: AppStore;
+
+  constructor(app: AppStore) {
+    this.app = app;
+  }
+
+  async load() {
+    const r = await this.app.run(() => this.app.api.listPlans());
+    if (r) {
+      this.rows = r;
+      // A plan deleted elsewhere (the CLI) detaches the editor too.
+      if (this.openId !== null && !r.some((x) => x.id === this.openId)) this.openId = null;
+    }
+    const p = await this.app.run(() => this.app.api.listPacks());
+    if (p) this.packs = p;
+  }
+
+  /**
+   * Saves the plan on screen: into the open plan, or as a new one when
+   * `asNew` or none is open. A name another saved plan has is asked about
+   * first: replace that plan, keep both, or cancel.
+   */
+  async save(asNew = false): Promise<boolean> {
+    const { app } = this;
+    const plan = app.planNow();
+    if (!plan) return false;
+    const situation = app.situationNow();
+    await this.load();
+    let id = asNew ? null : this.openId;
+    const name = plan.name.trim() || "plan";
+    const clash = this.rows.find((r) => r.id !== id && r.name.trim() === name);
+    if (clash) {
+      const choice = await app.ask(app.t("saved.clash", { name }), [
+        { value: "replace", label: app.t("saved.clashReplace") },
+        { value: "both", label: app.t("saved.clashBoth") },
+        { value: "cancel", label: app.t("saved.clashCancel") },
+      ]);
+      if (choice === "cancel") return false;
+      if (choice === "replace") id = clash.id;
+    }
+    const saved = await app.run(() => app.api.savePlan(id, plan, situation));
+    if (saved === undefined) return false;
+    this.openId = saved;
+    app.notify(id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
+    await this.load();
+    return true;
+  }
+
+  /** Opens a saved plan in the editor (step 5): its runs and budget become the student's. */
+  async open(s: SavedPlanRow) {
+    const { app } = this;
+    if (!s.plan) return;
+    const plan = plain(s.plan);
+    app.plan = plan;
+    app.form = formOf(plan);
+    app.job = { ...plan.job };
+    app.autoName = false;
+    if (s.situation) app.situation = plain(s.situation);
+    if (app.situation) {
+      app.situation.runs = Number(app.form.runs) || app.situation.runs;
+      app.situation.budget = plan.budget;
+    }
+    this.openId = s.id;
+    app.view = "flow";
+    await app.go("plan");
+  }
+
+  /**
+   * Deletes a plan; the toast offers to undo for 15 s. Deleting the open
+   * plan detaches the editor from it: the next save makes a new plan (undo
+   * attaches it again to the plan put back).
+   */
+  async remove(s: SavedPlanRow) {
+    const { app } = this;
+    const ok = await app.run(() => app.api.deletePlan(s.id));
+    if (ok === undefined) return;
+    const wasOpen = this.openId === s.id;
+    if (wasOpen) this.openId = null;
+    this.picked = this.picked.filter((x) => x !== s.id);
+    this.compared = this.compared.filter((c) => c.row.id !== s.id);
+    // What undo puts back: plain data, not the list's live rows.
+    const back = { plan: s.plan ? plain(s.plan) : null, situation: s.situation ? plain(s.situation) : null };
+    const undo = back.plan
+      ? {
+          id: "undo",
+          label: app.t("saved.undo"),
+          run: async () => {
+            app.toast = null;
+            const id = await app.run(() => app.api.savePlan(null, back.plan!, back.situation));
+            if (id !== undefined && wasOpen && this.openId === null) this.openId = id;
+            await this.load();
+          },
+        }
+      : undefined;
+    app.notify(app.t(wasOpen ? "saved.deletedOpen" : "saved.deleted", { name: s.name }), undo);
+    await this.load();
+  }
+
+  sortBy(key: Sort["key"]) {
+    this.sort = { key, up: this.sort.key === key ? !this.sort.up : key === "name" };
+  }
+
+  togglePick(id: number, on: boolean) {
+    this.picked = on ? [...this.picked.filter((x) => x !== id), id].slice(-2) : this.picked.filter((x) => x !== id);
+  }
+
+  /** Two saved plans side by side: each quoted now, with today's prices. */
+  async compare() {
+    const rows = this.rows.filter((s) => this.picked.includes(s.id) && s.plan);
+    const out: { row: SavedPlanRow; quote: QuoteView }[] = [];
+    for (const row of rows) {
+      const q = await this.app.run(() => this.app.api.quote(row.plan!));
+      if (!q) return;
+      out.push({ row, quote: q });
+    }
+    this.compared = out;
+  }
+
+  /** A course pack picked in the native dialog; the app's defaults and the pack list follow. */
+  async importPack() {
+    const { app } = this;
+    const r = await app.run(() => app.api.importPack());
+    if (!r) return;
+    app.start(r);
+    app.notify(app.t("pack.imported", { name: r.course?.name ?? "" }));
+    await this.load();
+  }
+
+  async removePack(name: string) {
+    const { app } = this;
+    const ok = await app.run(() => app.api.removePack(name));
+    if (ok === undefined) return;
+    app.notify(app.t("pack.removed", { name }));
+    const r = await app.run(() => app.api.appInfo());
+    if (r) app.info = r;
+    await this.load();
+  }
+}

@@ -1,0 +1,134 @@
+// @vitest-environment jsdom
+// The plan step: the bill follows its inputs (no stale bill on screen or in
+// an export), the total says when it is over budget and how old its prices
+// are, and saving never loses a plan.
+import { describe, it, expect } from "vitest";
+import { render, screen, fireEvent, waitFor } from "@testing-library/svelte";
+import PlanStep from "./PlanStep.svelte";
+import SituationStep from "./SituationStep.svelte";
+import Question from "../lib/Question.svelte";
+import Toast from "../lib/Toast.svelte";
+import { startedStore } from "../test/fake";
+
+const type = (el: HTMLElement, value: string) => fireEvent.input(el, { target: { value } });
+const total = () => document.getElementById("cash-total")?.getAttribute("data-value");
+
+describe("the bill", () => {
+  it("is priced again when runs change on step 1, without Compute", async () => {
+    const { app, backend } = await startedStore();
+    const step1 = render(SituationStep, { app });
+    await type(document.getElementById("runs")!, "2");
+    step1.unmount();
+    render(PlanStep, { app });
+    await waitFor(() => expect(total(), "the bill of 2 runs").toBe("20.00"));
+    await type(document.getElementById("plan-runs")!, "4");
+    expect(screen.getByText("Updating the bill…"), "a bill being priced again says so").toBeTruthy();
+    await waitFor(() => expect(total(), "the bill follows the runs").toBe("40.00"));
+    expect(backend.last("quote")?.plan).toMatchObject({ run: [{ count: 4 }] });
+  });
+
+  it("asks once for a burst of typing (debounced)", async () => {
+    const { app, backend } = await startedStore();
+    render(PlanStep, { app });
+    await waitFor(() => expect(total()).toBe("10.00"));
+    const before = backend.count("quote");
+    for (const v of ["1", "12", "123"]) await type(document.getElementById("plan-storage")!, v);
+    await waitFor(() => expect(backend.count("quote")).toBe(before + 1));
+  });
+
+  it("exports the bill of what is on screen, even right after a change", async () => {
+    const { app, backend } = await startedStore();
+    render(PlanStep, { app });
+    await waitFor(() => expect(total()).toBe("10.00"));
+    await type(document.getElementById("plan-runs")!, "3");
+    await fireEvent.click(document.getElementById("export-csv")!);
+    await waitFor(() => expect(backend.count("export_file")).toBe(1));
+    const csv = String(backend.last("export_file")?.content);
+    expect(csv, "the CSV holds the new total").toContain("30.00");
+    expect(csv).not.toContain('"10.00"');
+  });
+
+  it("marks the total over budget and dates its prices, with how to refresh stale ones", async () => {
+    const { app } = await startedStore();
+    render(PlanStep, { app });
+    await type(document.getElementById("plan-budget")!, "15");
+    await type(document.getElementById("plan-runs")!, "2");
+    await waitFor(() => expect(document.getElementById("over-budget")?.textContent).toMatch(/over the budget of CN¥15\.00 by CN¥5\.00/));
+    expect(document.querySelector("tr.total.over-budget"), "the total row is marked").not.toBeNull();
+    expect(document.getElementById("prices-age")?.textContent).toMatch(/Prices as of Jan 1, 2026 \(334 days ago\)/);
+    expect(document.getElementById("prices-age")?.textContent, "stale prices say how to refresh").toMatch(/course pack/);
+  });
+});
+
+describe("saving", () => {
+  async function setup() {
+    const s = await startedStore();
+    render(PlanStep, { app: s.app });
+    render(Question, { app: s.app });
+    render(Toast, { app: s.app });
+    const name = document.getElementById("plan-name") as HTMLInputElement;
+    return { ...s, name, save: () => fireEvent.click(document.getElementById("plan-save")!), saveNew: () => fireEvent.click(document.getElementById("plan-save-new")!) };
+  }
+
+  it("saves into the open plan, and as a new one beside it", async () => {
+    const { app, backend, name, save, saveNew } = await setup();
+    await type(name, "first");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    await type(name, "first, edited");
+    await save();
+    await waitFor(() => expect(backend.count("save_plan")).toBe(2));
+    expect(backend.last("save_plan")?.id, "Save writes into the open plan").toBe(1);
+    await type(name, "second");
+    await saveNew();
+    await waitFor(() => expect(backend.plans.size, "Save as new keeps the first").toBe(2));
+    expect(app.plans.openId, "the editor now shows the new plan").toBe(2);
+    expect(backend.plans.get(1)?.name).toBe("first, edited");
+  });
+
+  it("asks when the name is another plan's: overwrite, keep both or cancel", async () => {
+    const { app, backend, name, save, saveNew } = await setup();
+    await type(name, "same");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    await saveNew();
+    expect(await screen.findByText("A saved plan is already named “same”.")).toBeTruthy();
+    await fireEvent.click(screen.getByText("Cancel"));
+    await waitFor(() => expect(app.question).toBeNull());
+    expect(backend.plans.size, "cancel saves nothing").toBe(1);
+    await saveNew();
+    await fireEvent.click(await screen.findByText("Keep both"));
+    await waitFor(() => expect(backend.plans.size).toBe(2));
+    await saveNew();
+    await fireEvent.click(await screen.findByText("Overwrite it"));
+    await waitFor(() => expect(backend.count("save_plan")).toBe(3));
+    expect(backend.plans.size, "overwrite replaces the other plan").toBe(2);
+    expect(backend.last("save_plan")?.id).toBe(1);
+  });
+
+  it("after the open plan is deleted, Save makes a new plan, and undo brings the deleted one back", async () => {
+    const { app, backend, name, save } = await setup();
+    await type(name, "mine");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    await app.plans.remove(app.plans.rows[0]);
+    expect(app.plans.openId, "the editor is detached").toBeNull();
+    expect(await screen.findByText(/Deleted “mine”, the plan you had open/)).toBeTruthy();
+    expect(document.getElementById("undo"), "the toast offers undo").not.toBeNull();
+    await save();
+    await waitFor(() => expect(backend.plans.size).toBe(1));
+    expect(backend.calls.filter((c) => c.cmd === "save_plan").at(-1)?.args.id, "a new plan, never the deleted id").toBeNull();
+    expect(app.error).toBe("");
+  });
+
+  it("undo of a delete restores the plan and re-attaches the editor", async () => {
+    const { app, backend, name, save } = await setup();
+    await type(name, "mine");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    await app.plans.remove(app.plans.rows[0]);
+    await fireEvent.click(document.getElementById("undo")!);
+    await waitFor(() => expect(backend.plans.size).toBe(1));
+    expect(app.plans.openId, "the editor shows the plan put back").toBe(2);
+  });
+});

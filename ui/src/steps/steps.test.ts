@@ -1,0 +1,127 @@
+// @vitest-environment jsdom
+// Each step's validation and behaviour, over a fake backend (src/test/fake.ts).
+import { describe, it, expect } from "vitest";
+import { render, screen, fireEvent, waitFor } from "@testing-library/svelte";
+import SituationStep from "./SituationStep.svelte";
+import JobStep from "./JobStep.svelte";
+import MemoryStep from "./MemoryStep.svelte";
+import OptionsStep from "./OptionsStep.svelte";
+import BeforeStep from "./BeforeStep.svelte";
+import { startedStore, fakeOption, plan0 } from "../test/fake";
+
+const type = (el: HTMLElement, value: string) => fireEvent.input(el, { target: { value } });
+
+describe("step 1, the situation", () => {
+  it("refuses what the core refuses, beside the field, and holds Next", async () => {
+    const { app } = await startedStore();
+    render(SituationStep, { app });
+    await type(screen.getByLabelText("Budget (CNY)"), "-50");
+    expect(await screen.findByText(/Enter a number from 0/), "the range is said beside the field").toBeTruthy();
+    expect(app.blocking?.label, "Next waits for the budget").toBe("Budget (CNY)");
+    expect(app.situation!.budget, "the bad value never reaches the situation").toBe("150");
+    await type(screen.getByLabelText("Runs in the experiment plan"), "abc");
+    expect(screen.getByText("Enter a number.")).toBeTruthy();
+  });
+
+  it("takes numbers as people type them: full-width, thousands, units", async () => {
+    const { app } = await startedStore("zh");
+    render(SituationStep, { app });
+    const budget = document.getElementById("budget") as HTMLInputElement;
+    for (const [typed, want] of [["１５０", "150"], ["1,000", "1000"], ["1，000", "1000"], ["150元", "150"], ["¥ 80", "80"]]) {
+      await type(budget, typed);
+      expect(app.situation!.budget, typed).toBe(want);
+      expect(app.blocking, `${typed} is a number`).toBeNull();
+    }
+    await type(budget, "150GB");
+    expect(app.blocking, "a unit of another kind is not money").not.toBeNull();
+    await type(budget, "150");
+    await type(document.getElementById("deadline")!, "48 小时");
+    expect(app.situation!.deadline_hours).toBe("48");
+  });
+
+  it("shows what an empty optional field means", async () => {
+    const { app } = await startedStore();
+    render(SituationStep, { app });
+    expect((document.getElementById("deadline") as HTMLInputElement).placeholder).toBe("no deadline");
+  });
+});
+
+describe("step 2, the job", () => {
+  it("a search that matches nothing says so and keeps the model", async () => {
+    const { app } = await startedStore();
+    render(JobStep, { app });
+    await type(screen.getByLabelText("Search models"), "zzz");
+    expect(await screen.findByText(/No model matches “zzz”/)).toBeTruthy();
+    const model = document.getElementById("model") as HTMLSelectElement;
+    expect(model.options.length, "the chosen model stays listed").toBe(1);
+    expect(model.value).toBe("resnet18-cifar");
+  });
+
+  it("a preset keeps the runs typed on step 1", async () => {
+    const { app } = await startedStore();
+    app.setRuns(7);
+    render(JobStep, { app });
+    await fireEvent.click(document.getElementById("preset-llama7b-lora")!);
+    expect(app.job!.model, "the preset's job is taken").toBe("llama-2-7b");
+    expect(app.situation!.runs, "the typed runs are kept").toBe(7);
+    expect(app.toast?.text).toMatch(/Kept your 7 runs/);
+  });
+
+  it("a preset sets the runs nobody typed", async () => {
+    const { app } = await startedStore();
+    render(JobStep, { app });
+    await fireEvent.click(document.getElementById("preset-llama7b-lora")!);
+    expect(app.situation!.runs).toBe(3);
+  });
+
+  it("empty fields show the estimator's defaults", async () => {
+    const { app } = await startedStore();
+    render(JobStep, { app });
+    await waitFor(() => expect((document.getElementById("batch") as HTMLInputElement).placeholder).toBe("default 128"));
+  });
+});
+
+describe("step 3, memory", () => {
+  it("gives times only to cards that hold the job", async () => {
+    const { app } = await startedStore();
+    render(MemoryStep, { app });
+    await waitFor(() => expect(document.getElementById("peak-gib")?.textContent).toBe("3.21"));
+    expect(document.querySelector('tr[data-gpu="rtx3090"] .step-seconds'), "a card that fits is timed").not.toBeNull();
+    expect(document.querySelector('tr[data-gpu="tiny"] .step-seconds'), "one that does not is not").toBeNull();
+    expect(document.querySelector('tr[data-gpu="tiny"] .no-time')?.textContent).toBe("does not fit: no time");
+  });
+});
+
+describe("step 4, options", () => {
+  it("applies an option's fix in one click and ranks again", async () => {
+    const { app, backend } = await startedStore();
+    const fixed = { ...plan0, job: { ...plan0.job, grad_checkpointing: true } };
+    backend.setOptions([fakeOption({ fit: "fits", fix: { kind: "grad-checkpointing", job: {} as never, peak_gib: 20.5, accumulation_steps: null, step_seconds: 1 }, plan: fixed })]);
+    render(OptionsStep, { app });
+    const button = await screen.findByText("Apply this fix");
+    const before = backend.count("recommend");
+    expect(screen.getByText(/prices as of/), "the option's prices are dated").toBeTruthy();
+    await fireEvent.click(button);
+    expect(app.job!.grad_checkpointing).toBe(true);
+    await waitFor(() => expect(backend.count("recommend")).toBeGreaterThan(before));
+  });
+});
+
+describe("step 6, before you rent", () => {
+  it("keeps ticks when the kit is made again, and the list when the command is cleared", async () => {
+    const { app } = await startedStore();
+    render(BeforeStep, { app });
+    await waitFor(() => expect(document.querySelectorAll("#checklist li").length).toBe(2));
+    const first = () => document.querySelector("#checklist input") as HTMLInputElement;
+    await fireEvent.click(first());
+    expect(first().checked).toBe(true);
+    const command = document.getElementById("train-command") as HTMLInputElement;
+    await type(command, "python train.py --epochs 2");
+    await fireEvent.change(command);
+    await waitFor(() => expect(first().checked, "the tick survives the new kit").toBe(true));
+    await type(command, "");
+    await fireEvent.change(command);
+    expect(document.querySelectorAll("#checklist li").length, "the list stays").toBe(2);
+    expect(screen.getByText(/Enter your training command first/)).toBeTruthy();
+  });
+});

@@ -101,6 +101,13 @@ pub fn write(path: &Path, allowed: &[&str], bytes: &[u8]) -> Result<(), AppError
             "path",
             format!("`{}` does not end in .{want}", path.display()),
             format!("a .{want} file"),
+        )
+        .said(
+            gpuplan_core::Message::new("error.wrongExtension").with("path", path.display()),
+            Some(
+                gpuplan_core::Message::new("allowed.extension")
+                    .with("ext", format!(".{}", allowed.join(" / ."))),
+            ),
         ));
     }
     files::write_atomic(&p, bytes)

@@ -153,7 +153,7 @@ fn bad_input_exits_2_and_names_the_field() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{why}: exit code 2 ({err})");
         assert!(
-            err.contains(&format!("{field}:")),
+            err.contains(&format!("{field}:")) || err.contains(&format!("({field})")),
             "{why}: the message names `{field}`: {err}"
         );
         assert!(!err.contains("panicked"), "{why}: never a panic: {err}");
@@ -175,17 +175,17 @@ fn bad_input_exits_2_and_names_the_field() {
     let cases = [
         (
             &["estimate", "--model", "resnet-18"][..],
-            "`resnet18`",
+            "resnet18",
             "a hyphen too many",
         ),
         (
             &["estimate", "--model", "llama2-7b"][..],
-            "`llama-2-7b`",
+            "llama-2-7b",
             "a hyphen too few",
         ),
         (
             &["estimate", "--model", "resnet18", "--gpu", "rtx-4090"][..],
-            "`rtx4090`",
+            "rtx4090",
             "a card id with a hyphen",
         ),
     ];

@@ -133,10 +133,17 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "precision",
                 "optimizer",
                 "price",
+                // The files a command reads or writes.
+                "plan",
+                "report",
+                "pack",
+                "path",
             ]));
             v
         }),
         ("ledger.gap.", s(&gpuplan_usecases::views::GAP_KEYS)),
+        // What an unknown id is (`InputError::unknown`'s `what`).
+        ("noun.", s(&["model-id", "gpu-id", "platform"])),
         ("enum.fix.", s(&FIX_KINDS)),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (

@@ -29,6 +29,7 @@ mod cli;
 mod cli_plans;
 mod cross_card;
 mod data_files;
+mod error_language;
 mod fuzz;
 mod habits;
 mod hostile;

@@ -225,38 +225,28 @@ pub struct JobArgs {
     pub offload: bool,
 }
 
+/// "A number", in words and as a catalog key.
+fn a_number() -> (String, gpuplan_core::Message) {
+    (
+        "a number such as 12.5".into(),
+        gpuplan_core::Message::new("allowed.number"),
+    )
+}
+
 /// A number the user typed.
 pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
     s.map(|text| {
-        text.trim().parse::<f64>().map_err(|_| {
-            AppError::input(
-                field,
-                format!(
-                    "`{}` is not a number",
-                    gpuplan_usecases::userdata::excerpt(text)
-                ),
-                "a number",
-            )
-        })
+        text.trim()
+            .parse::<f64>()
+            .map_err(|_| AppError::not_a_number(field, text, a_number()))
     })
     .transpose()
 }
 
 /// A decimal the user typed.
 pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError> {
-    s.map(|t| {
-        Decimal::from_str(t.trim()).map_err(|_| {
-            AppError::input(
-                field,
-                format!(
-                    "`{}` is not a number",
-                    gpuplan_usecases::userdata::excerpt(t)
-                ),
-                "a decimal number such as 2.5",
-            )
-        })
-    })
-    .transpose()
+    s.map(|t| Decimal::from_str(t.trim()).map_err(|_| AppError::not_a_number(field, t, a_number())))
+        .transpose()
 }
 
 impl JobArgs {
@@ -464,10 +454,15 @@ impl RecommendArgs {
         let runs = number("runs", Some(&self.runs))?.unwrap_or(1.0);
         let max = gpuplan_core::plan::MAX_RUNS;
         if !(runs.is_finite() && runs >= 1.0 && runs <= f64::from(max) && runs.fract() == 0.0) {
-            return Err(AppError::input(
+            return Err(AppError::out_of_range(
                 "runs",
-                format!("{runs} is out of range"),
-                format!("a whole number in 1..={max}"),
+                runs,
+                (
+                    format!("a whole number from 1 to {max}"),
+                    gpuplan_core::Message::new("allowed.whole")
+                        .with("min", 1)
+                        .with("max", max),
+                ),
             ));
         }
         let amount = |field: &str, v: Option<&str>| -> Result<Option<Decimal>, AppError> {

@@ -354,7 +354,7 @@ fn main() -> ExitCode {
             note(&format!(
                 "gpuplan: {}: {}",
                 planner.labels().text(lang, "error.prefix"),
-                e
+                planner.labels().error(lang, &e)
             ));
             ExitCode::from(if e.is_user_error() { 2 } else { 1 })
         }

@@ -5,7 +5,10 @@
 //! that is out of range (it names the field and the allowed range). Neither
 //! ever carries a panic message: every check is explicit.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+use crate::message::Message;
 
 /// A bundled or imported data file that failed to parse or validate.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -166,9 +169,90 @@ pub struct InputError {
     pub message: String,
     /// The allowed range or set, in words.
     pub allowed: String,
+    /// The same error as catalog keys, for the shells to word in the
+    /// user's language. The English `message` and `allowed` stay for logs
+    /// and for errors not yet keyed; a shell prefers this where present.
+    pub said: Option<Box<Said>>,
+}
+
+/// An input error as catalog keys: what is wrong and what is allowed, each
+/// a key with its parameters. A parameter whose value is itself a catalog
+/// key (`field.batch`, `enum.…`, `noun.…`) is worded too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Said {
+    /// What is wrong with the value given.
+    pub message: Message,
+    /// What is allowed, when the error has a range or set.
+    pub allowed: Option<Message>,
 }
 
 impl InputError {
+    /// `value` is not a number at all.
+    pub fn not_a_number(field: &str, value: &str, allowed: (String, Message)) -> Self {
+        let value = short(value);
+        Self::new(field, format!("`{value}` is not a number"), allowed.0).said(
+            Message::new("error.notNumber").with("value", value),
+            Some(allowed.1),
+        )
+    }
+
+    /// `value` is a number but not a whole one.
+    pub fn not_whole(
+        field: &str,
+        value: impl std::fmt::Display,
+        allowed: (String, Message),
+    ) -> Self {
+        let value = short(&value.to_string());
+        Self::new(field, format!("{value} is not a whole number"), allowed.0).said(
+            Message::new("error.notWhole").with("value", value),
+            Some(allowed.1),
+        )
+    }
+
+    /// `value` is outside the allowed range.
+    pub fn out_of_range(
+        field: &str,
+        value: impl std::fmt::Display,
+        allowed: (String, Message),
+    ) -> Self {
+        let value = short(&value.to_string());
+        Self::new(field, format!("{value} is out of range"), allowed.0).said(
+            Message::new("error.outOfRange").with("value", value),
+            Some(allowed.1),
+        )
+    }
+
+    /// `value` is none of the choices `allowed` lists (a precision, a mode).
+    pub fn unknown_choice(
+        field: &str,
+        what: &str,
+        value: &str,
+        allowed: impl Into<String>,
+    ) -> Self {
+        let allowed = allowed.into();
+        let value = short(value);
+        Self::new(field, format!("unknown {what} `{value}`"), allowed.clone()).said(
+            Message::new("error.unknownChoice").with("value", value),
+            Some(Message::new("error.oneOf").with("list", short(&allowed.replace(" or ", ", ")))),
+        )
+    }
+
+    /// The same error with its catalog keys.
+    #[must_use]
+    pub fn said(mut self, message: Message, allowed: Option<Message>) -> Self {
+        self.said = Some(Box::new(Said { message, allowed }));
+        self
+    }
+
+    /// The same error about another field (a nested value reported under
+    /// the name the user typed it as), keys kept.
+    #[must_use]
+    pub fn for_field(mut self, field: &str) -> Self {
+        self.field = short(field);
+        self
+    }
+
     /// An unknown id: says the closest known ids ("did you mean") rather
     /// than every id there is, and where the whole list is (`list`, e.g.
     /// `gpuplan models`).
@@ -202,7 +286,19 @@ impl InputError {
         } else {
             format!("unknown {what} `{id}`; did you mean {}?", near.join(" or "))
         };
-        Self::new(field, message, format!("a {what} from `{list}`"))
+        let id = short(id.trim());
+        let said = if near.is_empty() {
+            Message::new("error.unknownId").with("id", &id)
+        } else {
+            let near: Vec<&str> = scored.iter().take(3).map(|(_, k)| *k).collect();
+            Message::new("error.unknownIdNear")
+                .with("id", &id)
+                .with("near", near.join(" / "))
+        };
+        Self::new(field, message, format!("a {what} from `{list}`")).said(
+            said.with("what", format!("noun.{}", noun(what))),
+            Some(Message::new("error.fromList").with("list", list)),
+        )
     }
 
     /// Shorthand constructor.
@@ -211,8 +307,18 @@ impl InputError {
             field: short(field),
             message: short(&message.into()),
             allowed: short(&allowed.into()),
+            said: None,
         }
     }
+}
+
+/// The catalog noun (`noun.<key>`) for the English `what` of an unknown id.
+fn noun(what: &str) -> String {
+    what.trim()
+        .to_ascii_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// Longest error text kept, in characters.

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
 use crate::limits::{self, FieldLimit};
+use crate::message::Message;
 use crate::zoo::{AttentionImpl, Model, ZooEntry};
 
 /// Numeric precision of training.
@@ -76,9 +77,10 @@ impl Precision {
             "fp16-amp" | "fp16" | "amp" => Ok(Self::Fp16Amp),
             "bf16-amp" => Ok(Self::Bf16Amp),
             "bf16" => Ok(Self::Bf16),
-            _ => Err(InputError::new(
+            _ => Err(InputError::unknown_choice(
                 "precision",
-                format!("unknown precision `{s}`"),
+                "precision",
+                s,
                 Self::ALL.join(", "),
             )),
         }
@@ -155,9 +157,10 @@ impl Optimizer {
             "paged-adamw-8bit" | "paged_adamw_8bit" => Ok(Self::PagedAdamw8bit),
             "adafactor" => Ok(Self::Adafactor),
             "sgd-plain" | "sgd-no-momentum" => Ok(Self::SgdPlain),
-            _ => Err(InputError::new(
+            _ => Err(InputError::unknown_choice(
                 "optimizer",
-                format!("unknown optimizer `{s}`"),
+                "optimizer",
+                s,
                 Self::ALL.join(", "),
             )),
         }
@@ -193,9 +196,10 @@ impl Mode {
             "lora" => Ok(Self::Lora),
             "qlora" => Ok(Self::Qlora),
             "infer" | "inference" => Ok(Self::Infer),
-            _ => Err(InputError::new(
+            _ => Err(InputError::unknown_choice(
                 "mode",
-                format!("unknown mode `{s}`"),
+                "mode",
+                s,
                 Self::ALL.join(", "),
             )),
         }
@@ -249,9 +253,10 @@ impl LoraTarget {
                 "up" => Self::Up,
                 "down" => Self::Down,
                 other => {
-                    return Err(InputError::new(
+                    return Err(InputError::unknown_choice(
                         "lora_targets",
-                        format!("unknown target `{other}`"),
+                        "target",
+                        other,
                         allowed,
                     ))
                 }
@@ -407,9 +412,10 @@ impl DatasetKind {
             "jpeg-folder" | "jpeg" => Ok(Self::JpegFolder),
             "text" => Ok(Self::Text),
             "packed" => Ok(Self::Packed),
-            _ => Err(InputError::new(
+            _ => Err(InputError::unknown_choice(
                 "dataset",
-                format!("unknown dataset kind `{s}`"),
+                "dataset kind",
+                s,
                 "in-memory, jpeg-folder, text or packed",
             )),
         }
@@ -517,23 +523,14 @@ pub fn whole_gpus(v: f64) -> Result<u32, InputError> {
 
 fn whole(limit: FieldLimit, v: f64) -> Result<u32, InputError> {
     let field = limit.field;
-    let allowed = limit.describe();
     if v.is_nan() {
-        return Err(InputError::new(field, "`NaN` is not a number", allowed));
+        return Err(InputError::not_a_number(field, "NaN", limit.allowed()));
     }
     if v.fract() != 0.0 {
-        return Err(InputError::new(
-            field,
-            format!("{v} is not a whole number"),
-            allowed,
-        ));
+        return Err(InputError::not_whole(field, v, limit.allowed()));
     }
     if !limit.allows(v) {
-        return Err(InputError::new(
-            field,
-            format!("{v} is out of range"),
-            allowed,
-        ));
+        return Err(InputError::out_of_range(field, v, limit.allowed()));
     }
     // `allows` bounded it within u32 (every whole limit's max is a u32).
     Ok(v as u32)
@@ -555,6 +552,10 @@ impl JobSpec {
                                 entry.id
                             ),
                             "omit it; use --resolution",
+                        )
+                        .said(
+                            Message::new("error.visionNoSeqLen").with("model", &entry.id),
+                            Some(Message::new("allowed.useResolution")),
                         ));
                     }
                     if matches!(mode, Mode::Lora | Mode::Qlora) {
@@ -562,6 +563,10 @@ impl JobSpec {
                             "mode",
                             format!("LoRA is modelled for transformers, not `{}`", entry.id),
                             "train or infer for vision models",
+                        )
+                        .said(
+                            Message::new("error.loraNeedsTransformer").with("model", &entry.id),
+                            Some(Message::new("allowed.visionModes")),
                         ));
                     }
                     let res = whole(
@@ -583,6 +588,10 @@ impl JobSpec {
                                 entry.id
                             ),
                             "omit it; use --seq-len",
+                        )
+                        .said(
+                            Message::new("error.transformerNoResolution").with("model", &entry.id),
+                            Some(Message::new("allowed.useSeqLen")),
                         ));
                     }
                     let default_seq = f64::from(t.max_positions.min(512));
@@ -658,10 +667,10 @@ impl JobSpec {
         };
         let epochs = match self.epochs {
             Some(e) if !limits::EPOCHS.allows(e) => {
-                return Err(InputError::new(
+                return Err(InputError::out_of_range(
                     "epochs",
-                    format!("{e} is out of range"),
-                    limits::EPOCHS.describe(),
+                    e,
+                    limits::EPOCHS.allowed(),
                 ))
             }
             e => e,
@@ -712,11 +721,7 @@ impl JobSpec {
         let epochs_like = |limit: FieldLimit, v: Option<f64>, default: f64| match v {
             None => Ok(default),
             Some(e) if limit.allows(e) => Ok(e),
-            Some(e) => Err(InputError::new(
-                limit.field,
-                format!("{e} is out of range"),
-                format!("epochs: {} (0: never)", limit.describe()),
-            )),
+            Some(e) => Err(InputError::out_of_range(limit.field, e, limit.allowed())),
         };
         let eval_every_epochs = epochs_like(limits::EVAL_EVERY, self.eval_every_epochs, 1.0)?;
         let save_every_epochs = epochs_like(limits::SAVE_EVERY, self.save_every_epochs, 1.0)?;

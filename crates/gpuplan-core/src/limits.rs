@@ -176,4 +176,19 @@ impl FieldLimit {
             (false, false) => format!("a number from {} to at most {}", self.min, self.max),
         }
     }
+
+    /// The range in words and as a catalog message (`allowed.*`).
+    pub fn allowed(&self) -> (String, crate::Message) {
+        let key = match (self.integer, self.min_exclusive) {
+            (true, _) => "allowed.whole",
+            (false, true) => "allowed.above",
+            (false, false) => "allowed.between",
+        };
+        (
+            self.describe(),
+            crate::Message::new(key)
+                .with("min", self.min)
+                .with("max", self.max),
+        )
+    }
 }

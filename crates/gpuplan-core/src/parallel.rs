@@ -73,9 +73,10 @@ impl Engine {
             "zero1" | "zero-1" => Ok(Self::Zero1),
             "zero2" | "zero-2" => Ok(Self::Zero2),
             "zero3" | "zero-3" => Ok(Self::Zero3),
-            other => Err(InputError::new(
+            other => Err(InputError::unknown_choice(
                 "engine",
-                format!("unknown engine `{other}`"),
+                "engine",
+                other,
                 "ddp, fsdp, fsdp-grad-op, zero1, zero2 or zero3",
             )),
         }
@@ -118,9 +119,10 @@ impl Interconnect {
         match s.trim().to_ascii_lowercase().as_str() {
             "pcie" => Ok(Self::Pcie),
             "nvlink" | "nvswitch" => Ok(Self::Nvlink),
-            other => Err(InputError::new(
+            other => Err(InputError::unknown_choice(
                 "interconnect",
-                format!("unknown interconnect `{other}`"),
+                "interconnect",
+                other,
                 "pcie or nvlink",
             )),
         }

@@ -156,9 +156,10 @@ impl AttentionImpl {
             "eager" => Ok(Self::Eager),
             "sdpa" => Ok(Self::Sdpa),
             "flash" | "flash-attention-2" | "flash_attention_2" | "fa2" => Ok(Self::Flash),
-            other => Err(InputError::new(
+            other => Err(InputError::unknown_choice(
                 "attention",
-                format!("unknown attention `{other}`"),
+                "attention",
+                other,
                 "eager, sdpa or flash",
             )),
         }

@@ -19,6 +19,9 @@ pub enum AppError {
         message: String,
         /// The allowed range.
         allowed: String,
+        /// The same as catalog keys, which the shells word in the user's
+        /// language (absent where an error is not keyed yet).
+        said: Option<Box<gpuplan_core::error::Said>>,
     },
     /// A data file (plan, profile, course pack) is invalid.
     #[error("{file}:{line}: {field}: {message}")]
@@ -53,7 +56,46 @@ impl AppError {
             field: short(field),
             message: short(&message.into()),
             allowed: short(&allowed.into()),
+            said: None,
         }
+    }
+
+    /// The same error with its catalog keys (only input errors carry them).
+    #[must_use]
+    pub fn said(
+        self,
+        message: gpuplan_core::Message,
+        allowed: Option<gpuplan_core::Message>,
+    ) -> Self {
+        match self {
+            Self::Input {
+                field,
+                message: english,
+                allowed: allowed_english,
+                ..
+            } => Self::Input {
+                field,
+                message: english,
+                allowed: allowed_english,
+                said: Some(Box::new(gpuplan_core::error::Said { message, allowed })),
+            },
+            other => other,
+        }
+    }
+
+    /// `text` is not a number (`allowed` in words and as a key).
+    pub fn not_a_number(field: &str, text: &str, allowed: (String, gpuplan_core::Message)) -> Self {
+        gpuplan_core::InputError::not_a_number(field, &crate::userdata::excerpt(text), allowed)
+            .into()
+    }
+
+    /// `value` is out of range.
+    pub fn out_of_range(
+        field: &str,
+        value: impl std::fmt::Display,
+        allowed: (String, gpuplan_core::Message),
+    ) -> Self {
+        gpuplan_core::InputError::out_of_range(field, value, allowed).into()
     }
 
     /// An IO error with a message (kept short and inert like every error).
@@ -76,6 +118,7 @@ impl From<gpuplan_core::InputError> for AppError {
             field: e.field,
             message: e.message,
             allowed: e.allowed,
+            said: e.said,
         }
     }
 }
@@ -120,10 +163,18 @@ impl AppError {
                 field,
                 message,
                 allowed,
+                said,
             } if !message.contains(file) => AppError::Input {
                 field,
                 message: format!("{file}: {message}"),
                 allowed,
+                // The renderer puts a message's `file` before it.
+                said: said.map(|s| {
+                    Box::new(gpuplan_core::error::Said {
+                        message: s.message.with("file", file),
+                        ..*s
+                    })
+                }),
             },
             other => other,
         }

@@ -8,7 +8,38 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
+use gpuplan_core::Message;
+
 use crate::AppError;
+
+/// A file that cannot be read, worded by what went wrong (the system's own
+/// words only where the catalog has none).
+fn unreadable(what: &str, path: &Path, e: &std::io::Error) -> AppError {
+    let shown = path.display().to_string();
+    let said = match e.kind() {
+        std::io::ErrorKind::NotFound => Message::new("error.fileMissing"),
+        std::io::ErrorKind::PermissionDenied => Message::new("error.fileDenied"),
+        _ => Message::new("error.fileUnreadable").with("reason", e),
+    };
+    AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file").said(
+        said.with("path", &shown),
+        Some(Message::new("allowed.readable")),
+    )
+}
+
+/// A path that names a folder, device or pipe, not a file.
+fn not_regular(what: &str, path: &Path) -> AppError {
+    let shown = path.display().to_string();
+    AppError::input(
+        what,
+        format!("{shown} is not a regular file"),
+        "a regular file",
+    )
+    .said(
+        Message::new("error.notRegular").with("path", &shown),
+        Some(Message::new("allowed.regular")),
+    )
+}
 
 /// Largest user file read: plans, packs and configs are small text files.
 pub const MAX_USER_FILE_BYTES: u64 = 1_048_576;
@@ -16,39 +47,30 @@ pub const MAX_USER_FILE_BYTES: u64 = 1_048_576;
 /// Reads a UTF-8 text file of at most `limit` bytes; `what` names it in errors.
 pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| {
-        AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
-    })?;
+    let meta = std::fs::metadata(path).map_err(|e| unreadable(what, path, &e))?;
     if !meta.is_file() {
-        return Err(AppError::input(
-            what,
-            format!("{shown} is not a regular file"),
-            "a regular file",
-        ));
+        return Err(not_regular(what, path));
     }
-    let file = std::fs::File::open(path).map_err(|e| {
-        AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
-    })?;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(what, path, &e))?;
     // Checked again on the open handle: the path may have been swapped
     // between the two calls.
     if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(AppError::input(
-            what,
-            format!("{shown} is not a regular file"),
-            "a regular file",
-        ));
+        return Err(not_regular(what, path));
     }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| {
-            AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file")
-        })?;
+        .map_err(|e| unreadable(what, path, &e))?;
     if bytes.len() as u64 > limit {
+        let said = Message::new("error.fileTooLarge").with("path", &shown);
         return Err(AppError::input(
             what,
             format!("{shown} is larger than {limit} bytes"),
             format!("a file of at most {limit} bytes"),
+        )
+        .said(
+            said,
+            Some(Message::new("allowed.fileBytes").with("max", limit)),
         ));
     }
     String::from_utf8(bytes).map_err(|_| {
@@ -56,6 +78,10 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
             what,
             format!("{shown} is not UTF-8 text"),
             "a UTF-8 text file",
+        )
+        .said(
+            Message::new("error.notUtf8").with("path", &shown),
+            Some(Message::new("allowed.utf8")),
         )
     })
 }

@@ -121,7 +121,10 @@ impl Catalog {
     ) -> String {
         let mut s = self.text(lang, key);
         for (name, value) in params {
-            let shown = if value.starts_with("enum.") && self.map(lang).contains_key(value) {
+            let keyed = ["enum.", "noun.", "field.", "allowed."]
+                .iter()
+                .any(|p| value.starts_with(p));
+            let shown = if keyed && self.map(lang).contains_key(value) {
                 self.text(lang, value)
             } else if name.ends_with("_s") {
                 duration(lang, value)
@@ -173,6 +176,105 @@ impl Catalog {
                 ("figures", list.as_str()),
             ],
         ))
+    }
+
+    /// An error in `lang`, as the app and the CLI show it: keyed errors
+    /// worded from the catalog, the field by its name where it has one.
+    pub fn error(&self, lang: Lang, e: &crate::AppError) -> String {
+        use crate::AppError;
+        match e {
+            AppError::Input {
+                field,
+                message,
+                allowed,
+                said,
+            } => {
+                // The name a person reads, and the id a plan file or a
+                // flag uses, so either finds it.
+                let name = self.field(lang, field);
+                let field = if name == *field {
+                    name
+                } else {
+                    self.fill(
+                        lang,
+                        "error.fieldNamed",
+                        [("name", name.as_str()), ("field", field.as_str())],
+                    )
+                };
+                let (message, allowed) = match said {
+                    Some(s) => (
+                        self.said(lang, &s.message),
+                        s.allowed
+                            .as_ref()
+                            .map(|a| self.message(lang, a))
+                            .unwrap_or_else(|| allowed.clone()),
+                    ),
+                    None => (message.clone(), allowed.clone()),
+                };
+                let key = if allowed.is_empty() {
+                    "error.inputBare"
+                } else {
+                    "error.input"
+                };
+                self.fill(
+                    lang,
+                    key,
+                    [
+                        ("field", field.as_str()),
+                        ("message", message.as_str()),
+                        ("allowed", allowed.as_str()),
+                    ],
+                )
+            }
+            AppError::Data {
+                file,
+                line,
+                field,
+                message,
+            } => {
+                let line = line.to_string();
+                self.fill(
+                    lang,
+                    "error.data",
+                    [
+                        ("file", file.as_str()),
+                        ("line", line.as_str()),
+                        ("field", field.as_str()),
+                        ("message", message.as_str()),
+                    ],
+                )
+            }
+            AppError::Store { message } => {
+                self.fill(lang, "error.store", [("message", message.as_str())])
+            }
+            AppError::Io { message } => {
+                self.fill(lang, "error.io", [("message", message.as_str())])
+            }
+        }
+    }
+
+    /// A field by its name in `lang` (`field.<name>`, dots as dashes), or
+    /// as it was given where the catalog has no name for it.
+    pub fn field(&self, lang: Lang, field: &str) -> String {
+        let key = format!("field.{}", field.replace('.', "-"));
+        if self.map(lang).contains_key(&key) {
+            self.text(lang, &key)
+        } else {
+            field.to_owned()
+        }
+    }
+
+    /// A keyed error message, with the file it came from before it.
+    fn said(&self, lang: Lang, m: &Message) -> String {
+        let text = self.message(lang, m);
+        match m.params.get("file") {
+            Some(file) => self.fill(
+                lang,
+                "error.inFile",
+                [("file", file.as_str()), ("message", text.as_str())],
+            ),
+            None => text,
+        }
     }
 
     /// A core message in `lang`.

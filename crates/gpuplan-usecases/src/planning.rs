@@ -342,6 +342,12 @@ impl Planner {
                         Precision::Fp32,
                         Precision::Fp16Amp
                     ),
+                )
+                .said(
+                    gpuplan_core::Message::new("error.noBf16")
+                        .with("precision", j.precision)
+                        .with("gpu", &g.id),
+                    Some(gpuplan_core::Message::new("allowed.noBf16")),
                 ));
             }
         }

@@ -41,19 +41,16 @@ pub struct ImportedPack {
 
 /// A decimal the user typed, checked against `0..=max`.
 pub fn parse_amount(field: &str, text: &str, max: u32) -> Result<Decimal> {
-    let d = Decimal::from_str(text.trim()).map_err(|_| {
-        AppError::input(
-            field,
-            format!("`{}` is not a number", excerpt(text)),
-            "a number such as 12.5",
+    let allowed = || {
+        (
+            format!("an amount from 0 to {max}"),
+            gpuplan_core::Message::new("allowed.amount").with("max", max),
         )
-    })?;
+    };
+    let d = Decimal::from_str(text.trim())
+        .map_err(|_| AppError::not_a_number(field, text, allowed()))?;
     if d < Decimal::ZERO || d > Decimal::from(max) {
-        return Err(AppError::input(
-            field,
-            format!("{d} is out of range"),
-            format!("0..={max}"),
-        ));
+        return Err(AppError::out_of_range(field, d, allowed()));
     }
     Ok(d)
 }

@@ -48,9 +48,10 @@ impl Stage {
             "course-project" => Ok(Self::CourseProject),
             "thesis-research" => Ok(Self::ThesisResearch),
             "competition-sprint" => Ok(Self::CompetitionSprint),
-            _ => Err(InputError::new(
+            _ => Err(InputError::unknown_choice(
                 "stage",
-                format!("unknown stage `{s}`"),
+                "stage",
+                s,
                 Self::ALL.join(", "),
             )),
         }

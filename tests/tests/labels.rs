@@ -145,6 +145,11 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         // What an unknown id is (`InputError::unknown`'s `what`).
         ("noun.", s(&["model-id", "gpu-id", "platform"])),
         ("enum.fix.", s(&FIX_KINDS)),
+        // The run group of a plan that names none.
+        (
+            "enum.group.",
+            s(&[gpuplan_core::quote::DEFAULT_GROUP.trim_start_matches("enum.group.")]),
+        ),
         ("before.scripts.", s(&SCRIPT_KEYS)),
         (
             "step.",

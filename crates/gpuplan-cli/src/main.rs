@@ -79,11 +79,23 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
         Command::Quote { plan, json } => {
             let plan = planner.read_plan(plan)?;
             let q = planner.quote(&plan)?;
-            Ok(if *json {
-                render::json(&q)
-            } else {
-                render::quote(planner.labels(), lang, &q, &planner.price_age(&q))
-            })
+            if *json {
+                return Ok(render::json(&q));
+            }
+            // The platform and the card by the names a person reads.
+            let platform = planner
+                .platforms()?
+                .get(&q.platform)
+                .map(|p| render::localized(lang, &p.name))
+                .unwrap_or_else(|_| q.platform.clone());
+            let card = planner
+                .bundled()
+                .catalog
+                .get(&q.gpu)
+                .map(|g| g.label())
+                .unwrap_or_else(|_| q.gpu.clone());
+            let names = render::QuoteNames { platform, card };
+            Ok(render::quote(planner.labels(), lang, &q, &names, &planner.price_age(&q)))
         }
         Command::Recommend(a) => {
             let mut r = planner.recommend(&a.situation()?)?;

@@ -40,14 +40,19 @@ pub fn clean(s: &str) -> String {
     out
 }
 
-/// Seconds in a short human form (0.123 s, 4.2 min, 3.5 h).
-pub fn duration(s: f64) -> String {
-    if s < 60.0 {
-        format!("{s:.3} s")
+/// Seconds in a short human form in `lang` (0.123 s, 4.2 min, 3.5 h;
+/// 0.123 秒, 4.2 分钟, 3.5 小时).
+pub fn duration(lang: Lang, s: f64) -> String {
+    let (n, unit) = if s < 60.0 {
+        (format!("{s:.3}"), ["s", "秒"])
     } else if s < 3600.0 {
-        format!("{:.1} min", s / 60.0)
+        (format!("{:.1}", s / 60.0), ["min", "分钟"])
     } else {
-        format!("{:.1} h", s / 3600.0)
+        (format!("{:.1}", s / 3600.0), ["h", "小时"])
+    };
+    match lang {
+        Lang::En => format!("{n} {}", unit[0]),
+        Lang::Zh => format!("{n} {}", unit[1]),
     }
 }
 
@@ -61,6 +66,19 @@ fn width_of(s: &str) -> usize {
     s.chars()
         .map(|c| if c as u32 >= 0x2E80 { 2 } else { 1 })
         .sum()
+}
+
+/// The platform and the card a bill is for, by name.
+pub struct QuoteNames {
+    /// The platform's name in the reader's language.
+    pub platform: String,
+    /// The card's name ("RTX 4090 24 GB").
+    pub card: String,
+}
+
+/// A localized name in `lang`, cleaned for the terminal.
+pub fn localized(lang: Lang, l: &Localized) -> String {
+    lz(lang, l)
 }
 
 fn lz(lang: Lang, l: &Localized) -> String {
@@ -109,7 +127,7 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
             o,
             "  {} {:>10} {:>4.0}%",
             pad(&t(&format!("run.parts.{key}")), 28),
-            duration(seconds),
+            duration(lang, seconds),
             seconds / total * 100.0
         );
     }
@@ -117,7 +135,7 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
         o,
         "  {} {:>10}",
         pad(&t("run.total"), 28),
-        duration(r.total_s)
+        duration(lang, r.total_s)
     );
     let share = format!("{:.0}", r.input_share * 100.0);
     let _ = writeln!(
@@ -147,9 +165,9 @@ fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEsti
         ("engine", engine),
         ("offload", offload),
         ("gib", format!("{:.1}", p.peak_gib)),
-        ("step", duration(p.step_seconds)),
-        ("comm", duration(p.comm_seconds)),
-        ("exposed", duration(p.exposed_comm_seconds)),
+        ("step", duration(lang, p.step_seconds)),
+        ("comm", duration(lang, p.comm_seconds)),
+        ("exposed", duration(lang, p.exposed_comm_seconds)),
         ("batch", p.global_batch.to_string()),
         ("speedup", format!("{:.1}", p.speedup)),
     ];
@@ -207,42 +225,50 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         }
     }
     if let (Some(g), Some(s)) = (&r.gpu, r.step_seconds) {
+        let g = r
+            .gpus
+            .iter()
+            .find(|x| x.id == *g)
+            .map(|x| gpuplan_usecases::charts::short_card_name(&x.name))
+            .unwrap_or(g.as_str());
         let _ = writeln!(
             o,
             "\n{}: {}",
-            c.fill(lang, "memory.stepOn", [("gpu", g.as_str())]),
-            duration(s)
+            c.fill(lang, "memory.stepOn", [("gpu", g)]),
+            duration(lang, s)
         );
     }
     let _ = writeln!(
         o,
         "\n{} {} {} {} {} {} {} {}",
-        pad(&t("memory.gpu"), 16),
+        pad(&t("memory.gpu"), 22),
         pad(&t("memory.vram"), 13),
         pad(&t("memory.verdict"), 14),
         pad(&t("memory.maxBatch"), 10),
-        pad(&t("memory.step"), 10),
+        pad(&t("memory.step"), 12),
         pad(&t("memory.epoch"), 10),
         pad(&t("memory.run"), 10),
         t("memory.bound")
     );
     for g in &r.gpus {
+        // Times only for cards the job fits: a card it does not fit has no
+        // step time to plan with (its verdict says why).
+        let fits = matches!(g.verdict, Verdict::Fits | Verdict::Tight);
+        let time = |x: Option<f64>| {
+            x.filter(|_| fits)
+                .map(|x| duration(lang, x))
+                .unwrap_or_else(|| "-".into())
+        };
         let _ = writeln!(
             o,
             "{} {} {} {} {} {} {} {}",
-            pad(&g.id, 16),
+            pad(gpuplan_usecases::charts::short_card_name(&g.name), 22),
             pad(&format!("{:.1}", g.vram_gib), 13),
             pad(&t(&format!("enum.verdict.{}", key_of(&g.verdict))), 14),
             pad(&g.max_batch.to_string(), 10),
-            pad(&format!("{:.4}", g.step_seconds), 10),
-            pad(
-                &g.epoch_seconds.map(duration).unwrap_or_else(|| "-".into()),
-                10
-            ),
-            pad(
-                &g.run_seconds.map(duration).unwrap_or_else(|| "-".into()),
-                10
-            ),
+            pad(&time(Some(g.step_seconds)), 12),
+            pad(&time(g.epoch_seconds), 10),
+            pad(&time(g.run_seconds), 10),
             g.bound
                 .map(|b| t(&format!("enum.bound-short.{}", key_of(&b))))
                 .unwrap_or_else(|| "-".into())
@@ -266,7 +292,13 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             parallel_line(c, lang, "parallel.fitsWith", &r.target_gpu, p)
         );
     }
-    let target = r.target_gpu.as_str();
+    // The card by its name, as the table above shows it.
+    let target = r
+        .gpus
+        .iter()
+        .find(|g| g.id == r.target_gpu)
+        .map(|g| gpuplan_usecases::charts::short_card_name(&g.name))
+        .unwrap_or(r.target_gpu.as_str());
     let _ = writeln!(o, "\n{}:", c.fill(lang, "memory.fixes", [("gpu", target)]));
     let target_fits = r
         .gpus
@@ -284,7 +316,7 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     for f in &r.fixes {
         let kind = t(&format!("enum.fix.{}", f.kind));
         let peak = format!("{:.2}", f.peak_gib);
-        let time = duration(f.step_seconds);
+        let time = duration(lang, f.step_seconds);
         let mut line = c.fill(
             lang,
             "memory.fixLine",
@@ -548,6 +580,7 @@ pub fn quote(
     c: &Catalog,
     lang: Lang,
     q: &Quote,
+    names: &QuoteNames,
     age: &gpuplan_usecases::views::PriceAge,
 ) -> String {
     let t = |k: &str| c.text(lang, k);
@@ -556,8 +589,8 @@ pub fn quote(
         o,
         "{} · {} · {} · {} {}",
         clean(&q.plan),
-        q.platform,
-        q.gpu,
+        clean(&names.platform),
+        names.card,
         q.price_per_hour.normalize(),
         t("plan.pricePerHour")
     );
@@ -664,7 +697,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
             for f in &r.fixes {
                 let kind = c.text(lang, &format!("enum.fix.{}", f.kind));
                 let peak = format!("{:.2}", f.peak_gib);
-                let time = duration(f.step_seconds);
+                let time = duration(lang, f.step_seconds);
                 let _ = writeln!(
                     o,
                     "  - {}",

@@ -46,6 +46,7 @@ mod advice;
 mod figures;
 mod prices;
 mod schedule;
+pub use schedule::DEFAULT_GROUP;
 pub mod spot;
 mod stages;
 

@@ -146,10 +146,15 @@ pub fn prices<'a>(
         spot: spot.is_some(),
     };
     check_storage(plan, profile, &prices)?;
+    // The card as a person reads it ("RTX 4090"), not its id.
+    let card = catalog
+        .get(&offer.gpu)
+        .map(|g| g.label())
+        .unwrap_or_else(|_| offer.gpu.clone());
     let name = if gpus > 1 {
-        format!("{gpus} x {}", offer.gpu)
+        format!("{gpus} × {card}")
     } else {
-        offer.gpu.clone()
+        card
     };
     Ok((
         Rental {

@@ -36,6 +36,10 @@ pub struct Group {
     pub hours: Decimal,
 }
 
+/// The name of the one run group of a plan that lists none: a catalog key,
+/// so the bill says it in the reader's language.
+pub const DEFAULT_GROUP: &str = "enum.group.run";
+
 /// The plan's run groups with their hours.
 pub fn groups(
     plan: &Plan,
@@ -44,7 +48,8 @@ pub fn groups(
 ) -> Result<Vec<Group>, InputError> {
     if plan.runs.is_empty() {
         return Ok(vec![Group {
-            name: "run".into(),
+            // A catalog value, worded by the shells ("运行" / "run").
+            name: DEFAULT_GROUP.into(),
             count: 1,
             hours: super::to_whole_seconds(job_hours),
         }]);

@@ -245,6 +245,7 @@ mod tests {
             Some(40.0),
             "预算",
             "天",
+            "元",
         )
         .expect("svg");
         let png = super::svg_to_png(&svg).expect("png");

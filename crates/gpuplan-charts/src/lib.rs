@@ -46,6 +46,8 @@ fn err<E: std::fmt::Debug>(e: E) -> ChartError {
 /// Width of the legend column on the right of a chart: a legend there never
 /// covers a bar or a line.
 const LEGEND_WIDTH: u32 = 190;
+/// Pixels of text a legend entry may take (the column less its swatch).
+const LEGEND_TEXT_PX: f64 = 156.0;
 /// Longest label drawn in a legend or on an axis; the full text is in the
 /// table beside every chart.
 const LABEL_CHARS: usize = 26;
@@ -80,9 +82,9 @@ fn legend_column(area: &Area<'_>, items: &[(String, RGBColor, bool)]) -> Result<
             .map_err(err)?;
         }
         area.draw(&Text::new(
-            shorten(label),
+            fit(label, LEGEND_TEXT_PX),
             (28, y.saturating_sub(7)),
-            ("sans-serif", 13),
+            ("sans-serif", MIN_TEXT),
         ))
         .map_err(err)?;
     }
@@ -120,6 +122,68 @@ fn inert(svg: String) -> String {
         svg
     }
 }
+
+/// Colours for a dark window: the chart is shown as an image, so it cannot
+/// inherit the page's colours; a style inside the SVG follows the system's
+/// scheme instead (CSS rules outrank the drawing's own colour attributes).
+const DARK: &str = "<style>@media (prefers-color-scheme: dark){\
+rect[fill=\"#FFFFFF\"]{fill:#1f2125}\
+text{fill:#e6e6e6}\
+line[stroke=\"#000000\"],polyline[stroke=\"#000000\"]{stroke:#c8c8c8}\
+}</style>";
+
+/// The SVG with [`DARK`] inside its root element.
+fn themed(svg: String) -> String {
+    match svg
+        .find("<svg")
+        .and_then(|at| svg[at..].find('>').map(|end| at + end + 1))
+    {
+        Some(end) => format!("{}{DARK}{}", &svg[..end], &svg[end..]),
+        None => svg,
+    }
+}
+
+/// An axis tick as a reader writes it: no decimals on a round value
+/// (`1000`, not `1000.0`), and no trailing zeros on the others (`0.25`).
+pub fn tick(v: f64) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    if (v - v.round()).abs() < 1e-9 {
+        return format!("{v:.0}");
+    }
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// A legend entry: the name shortened so that the entry fits the legend
+/// column and its figure (`value`) is always shown whole.
+fn entry(name: &str, value: &str) -> String {
+    let room = LEGEND_TEXT_PX - text_px(value) - text_px(" ");
+    format!("{} {value}", fit(name, room))
+}
+
+/// `s` cut (with an ellipsis) to at most `px` pixels of text.
+fn fit(s: &str, px: f64) -> String {
+    if text_px(s) <= px {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    for c in s.chars() {
+        let next = format!("{out}{c}…");
+        if text_px(&next) > px {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// Text sizes as plotters takes them: its SVG writes a font size of 1/1.24
+/// of the size given, so 15 is drawn at 12 px, the least a chart shows.
+const MIN_TEXT: u32 = 15;
+const TITLE_TEXT: u32 = 20;
 
 fn finite(x: f64) -> f64 {
     if x.is_finite() {
@@ -163,7 +227,7 @@ fn stacked_bar(
         let max = nice_ceiling(cards.iter().map(|(_, v)| finite(*v)).fold(total, f64::max));
         let mut items: Vec<(String, RGBColor, bool)> = Vec::new();
         let mut chart = ChartBuilder::on(&plot)
-            .caption(title, ("sans-serif", 18))
+            .caption(title, ("sans-serif", TITLE_TEXT))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(10)
@@ -174,6 +238,9 @@ fn stacked_bar(
             .disable_y_mesh()
             .disable_y_axis()
             .x_desc(unit)
+            .x_label_style(("sans-serif", MIN_TEXT))
+            .axis_desc_style(("sans-serif", MIN_TEXT))
+            .x_label_formatter(&|v| tick(*v))
             .draw()
             .map_err(err)?;
         let mut x = 0.0;
@@ -189,29 +256,71 @@ fn stacked_bar(
                     color.filled(),
                 )))
                 .map_err(err)?;
-            items.push((format!("{label} {v:.2}"), color, false));
+            items.push((entry(label, &format!("{v:.2}")), color, false));
             x += v;
         }
-        for (label, gib) in cards {
-            let g = finite(*gib);
-            chart
-                .draw_series(LineSeries::new(
-                    vec![(g, 0.4), (g, 2.8)],
-                    BLACK.stroke_width(1),
-                ))
-                .map_err(err)?;
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    shorten(label),
-                    (g, 0.3),
-                    ("sans-serif", 12),
-                )))
-                .map_err(err)?;
-        }
+        card_marks(&mut chart, cards, max)?;
         legend_column(&side, &items)?;
         root.present().map_err(err)?;
     }
-    Ok(inert(svg))
+    Ok(themed(inert(svg)))
+}
+
+/// Text width in pixels at [`MIN_TEXT`], roughly: CJK characters are
+/// square, Latin ones a little over half as wide.
+fn text_px(s: &str) -> f64 {
+    s.chars()
+        .map(|c| if c as u32 >= 0x2E80 { 12.5 } else { 7.5 })
+        .sum()
+}
+
+/// Vertical marks for `cards` (label, GiB) on a stacked bar whose axis ends
+/// at `max`: each named below or above the bar, wherever its name does not
+/// run into another's; a name with no room on either side is left out (the
+/// table beside the chart lists every card).
+fn card_marks(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    cards: &[(String, f64)],
+    max: f64,
+) -> Result<(), ChartError> {
+    let mut sorted: Vec<(String, f64)> = cards
+        .iter()
+        .map(|(l, g)| (shorten(l), finite(*g)))
+        .collect();
+    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let plot_px = f64::from(SIZE.0.saturating_sub(LEGEND_WIDTH).saturating_sub(34));
+    let px = |g: f64| g / max.max(1e-9) * plot_px;
+    // Where the last name on each level ends, in pixels.
+    let mut ends = [f64::NEG_INFINITY; 2];
+    for (label, g) in sorted {
+        chart
+            .draw_series(LineSeries::new(
+                vec![(g, 0.4), (g, 2.8)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        let (start, width) = (px(g), text_px(&label));
+        let Some(level) = (0..2).find(|l| ends[*l] + 6.0 <= start) else {
+            continue;
+        };
+        ends[level] = start + width;
+        let y = if level == 0 { 0.3 } else { 3.0 };
+        chart
+            .draw_series(std::iter::once(Text::new(
+                label,
+                (g, y),
+                ("sans-serif", MIN_TEXT),
+            )))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Rows of a bar chart with `len` bars: at least two, because a one-row
+/// axis has no height and its bar would not be drawn (a ledger with one
+/// month); the spare row stays empty.
+fn rows(len: usize) -> usize {
+    len.max(2)
 }
 
 /// A chart of horizontal bars, one segment per row.
@@ -229,10 +338,10 @@ fn labelled_rows<'a, 'b>(
     x: (f64, &str),
     label_width: u32,
 ) -> Result<RowChart<'a, 'b>, ChartError> {
-    let n = labels.len().max(1);
+    let n = rows(labels.len());
     let short: Vec<String> = labels.iter().map(|l| shorten(l)).collect();
     let mut chart = ChartBuilder::on(plot)
-        .caption(title, ("sans-serif", 18))
+        .caption(title, ("sans-serif", TITLE_TEXT))
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(label_width)
@@ -242,7 +351,10 @@ fn labelled_rows<'a, 'b>(
         .configure_mesh()
         .disable_y_mesh()
         .x_desc(x.1)
-        .y_label_style(("sans-serif", 13))
+        .x_label_style(("sans-serif", MIN_TEXT))
+        .axis_desc_style(("sans-serif", MIN_TEXT))
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_style(("sans-serif", MIN_TEXT))
         .y_label_formatter(&|y| match y {
             SegmentValue::CenterOf(i) => short
                 .get(n.saturating_sub(1).saturating_sub(*i))
@@ -264,6 +376,7 @@ pub fn cost_breakdown(
     title: &str,
     categories: &[(String, usize)],
     options: &[(String, Vec<f64>)],
+    money: &str,
 ) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
@@ -275,9 +388,9 @@ pub fn cost_breakdown(
             .map(|(_, v)| v.iter().map(|x| finite(*x)).sum::<f64>())
             .collect();
         let max = nice_ceiling(totals.iter().copied().fold(0.0, f64::max) * 1.15);
-        let n = options.len().max(1);
+        let n = rows(options.len());
         let labels: Vec<String> = options.iter().map(|(l, _)| l.clone()).collect();
-        let mut chart = labelled_rows(&plot, title, &labels, (max, "CNY"), 170)?;
+        let mut chart = labelled_rows(&plot, title, &labels, (max, money), 170)?;
         let mut items: Vec<(String, RGBColor, bool)> = Vec::new();
         for (c, (name, slot)) in categories.iter().enumerate() {
             let color = PALETTE[slot.checked_rem(PALETTE.len()).unwrap_or(0)];
@@ -309,14 +422,14 @@ pub fn cost_breakdown(
                 Text::new(
                     format!(" {t:.2}"),
                     (*t, SegmentValue::CenterOf(row)),
-                    ("sans-serif", 12),
+                    ("sans-serif", MIN_TEXT),
                 )
             }))
             .map_err(err)?;
         legend_column(&side, &items)?;
         root.present().map_err(err)?;
     }
-    Ok(inert(svg))
+    Ok(themed(inert(svg)))
 }
 
 /// Plan versus actual: for each measure (run time, peak memory, cost) a
@@ -349,7 +462,7 @@ pub fn plan_versus_actual(
             .min(400.0);
         // Room past the longest bar for its figures, clear of the legend.
         let max = nice_ceiling(largest * 1.6);
-        let n = rows.len().max(1);
+        let n = self::rows(rows.len());
         let labels: Vec<String> = rows.iter().map(|(l, ..)| l.clone()).collect();
         let mut chart = labelled_rows(&plot, title, &labels, (max, "%"), 120)?;
         let (planned, measured) = (RGBColor(170, 170, 170), PALETTE[0]);
@@ -379,7 +492,7 @@ pub fn plan_versus_actual(
                 .draw_series(std::iter::once(Text::new(
                     format!(" {p:.2} → {m:.2} {unit}"),
                     (v.max(100.0), SegmentValue::CenterOf(row)),
-                    ("sans-serif", 12),
+                    ("sans-serif", MIN_TEXT),
                 )))
                 .map_err(err)?;
         }
@@ -401,7 +514,7 @@ pub fn plan_versus_actual(
         )?;
         root.present().map_err(err)?;
     }
-    Ok(inert(svg))
+    Ok(themed(inert(svg)))
 }
 
 /// Cumulative spend by day against a budget line.
@@ -411,6 +524,7 @@ pub fn cumulative_spend(
     budget: Option<f64>,
     budget_label: &str,
     day_label: &str,
+    money: &str,
 ) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
@@ -426,7 +540,7 @@ pub fn cumulative_spend(
         let budget_shown = budget.filter(|b| *b <= spent * 3.0 || spent <= 0.0);
         let max = nice_ceiling(budget_shown.unwrap_or(0.0).max(spent));
         let mut chart = ChartBuilder::on(&plot)
-            .caption(title, ("sans-serif", 18))
+            .caption(title, ("sans-serif", TITLE_TEXT))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(56)
@@ -435,7 +549,10 @@ pub fn cumulative_spend(
         chart
             .configure_mesh()
             .x_desc(day_label)
-            .y_desc("CNY")
+            .y_desc(money)
+            .label_style(("sans-serif", MIN_TEXT))
+            .axis_desc_style(("sans-serif", MIN_TEXT))
+            .y_label_formatter(&|v| tick(*v))
             .draw()
             .map_err(err)?;
         let mut pts = vec![(0u32, 0.0)];
@@ -443,7 +560,7 @@ pub fn cumulative_spend(
         chart
             .draw_series(LineSeries::new(pts, PALETTE[0].stroke_width(2)))
             .map_err(err)?;
-        let mut items = vec![(format!("{title} {spent:.2}"), PALETTE[0], true)];
+        let mut items = vec![(entry(title, &format!("{spent:.2}")), PALETTE[0], true)];
         if let Some(b) = budget_shown {
             chart
                 .draw_series(LineSeries::new(
@@ -454,20 +571,28 @@ pub fn cumulative_spend(
         }
         if let Some(b) = budget {
             let off = if budget_shown.is_some() { "" } else { " ↑" };
-            items.push((format!("{budget_label} {b:.0}{off}"), PALETTE[5], true));
+            items.push((
+                entry(budget_label, &format!("{b:.0}{off}")),
+                PALETTE[5],
+                true,
+            ));
         }
         legend_column(&side, &items)?;
         root.present().map_err(err)?;
     }
-    Ok(inert(svg))
+    Ok(themed(inert(svg)))
 }
 
-/// Ledger spend by month: (YYYY-MM, CNY).
-pub fn spend_by_month(title: &str, months: &[(String, f64)]) -> Result<String, ChartError> {
+/// Ledger spend by month: (YYYY-MM, CNY); `money` names the currency.
+pub fn spend_by_month(
+    title: &str,
+    months: &[(String, f64)],
+    money: &str,
+) -> Result<String, ChartError> {
     let categories = vec![(title.to_owned(), 0)];
     let options: Vec<(String, Vec<f64>)> =
         months.iter().map(|(m, v)| (m.clone(), vec![*v])).collect();
-    cost_breakdown(title, &categories, &options)
+    cost_breakdown(title, &categories, &options, money)
 }
 
 #[cfg(test)]
@@ -502,12 +627,13 @@ mod tests {
                 ("AutoDL RTX 3090".to_owned(), vec![0.07]),
                 ("Kaggle T4".to_owned(), vec![0.0]),
             ],
+            "CNY",
         )
         .expect("draws");
         assert!(!svg.contains(">1.0<"), "no 0..1 axis for a 7-fen bill");
         assert!(svg.contains("0.07"), "the total is written at the bar");
-        let spend =
-            cumulative_spend("spend", &[(1, 0.3)], Some(150.0), "budget", "day").expect("draws");
+        let spend = cumulative_spend("spend", &[(1, 0.3)], Some(150.0), "budget", "day", "CNY")
+            .expect("draws");
         assert!(
             spend.contains("budget 150 ↑"),
             "the far budget is named in the legend"
@@ -516,8 +642,8 @@ mod tests {
             !spend.contains(">150<") && !spend.contains(">140<"),
             "and the axis stays near the spend"
         );
-        let near =
-            cumulative_spend("spend", &[(1, 100.0)], Some(150.0), "budget", "day").expect("draws");
+        let near = cumulative_spend("spend", &[(1, 100.0)], Some(150.0), "budget", "day", "CNY")
+            .expect("draws");
         assert!(
             !near.contains('↑'),
             "a budget within reach is drawn as a line, not named as off the chart"
@@ -564,6 +690,7 @@ mod tests {
                 &hostile,
                 &[(hostile.clone(), 0)],
                 &[(hostile.clone(), vec![5.0])],
+                &hostile,
             ),
             cumulative_spend(
                 &hostile,
@@ -571,8 +698,9 @@ mod tests {
                 Some(10.0),
                 &hostile,
                 &hostile,
+                &hostile,
             ),
-            spend_by_month(&hostile, &[(hostile.clone(), 4.0)]),
+            spend_by_month(&hostile, &[(hostile.clone(), 4.0)], &hostile),
             run_split(&hostile, &[(hostile.clone(), 4.0)], &hostile),
         ];
         for (i, c) in charts.into_iter().enumerate() {
@@ -592,8 +720,13 @@ mod tests {
     #[test]
     fn control_characters_in_labels_leave_a_valid_svg() {
         let label = "plan\u{1b}[2J\u{0}\u{7}name".to_owned();
-        let svg = cost_breakdown(&label, &[(label.clone(), 0)], &[(label.clone(), vec![5.0])])
-            .expect("draws");
+        let svg = cost_breakdown(
+            &label,
+            &[(label.clone(), 0)],
+            &[(label.clone(), vec![5.0])],
+            "CNY",
+        )
+        .expect("draws");
         assert!(
             !svg.chars()
                 .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')),
@@ -620,7 +753,7 @@ mod tests {
             );
         }
         assert!(
-            cumulative_spend("t", &[], None, "b", "day").is_ok(),
+            cumulative_spend("t", &[], None, "b", "day", "CNY").is_ok(),
             "an empty timeline draws"
         );
     }
@@ -633,6 +766,7 @@ mod tests {
             Some(100.0),
             "budget",
             "day",
+            "CNY",
         )
         .expect("draws");
         assert!(
@@ -643,11 +777,167 @@ mod tests {
             "cost",
             &[("gpu".into(), 0), ("storage".into(), 2)],
             &[("A".into(), vec![10.0, 2.0]), ("B".into(), vec![8.0, 0.5])],
+            "CNY",
         )
         .expect("draws");
         assert!(
             svg.matches("<rect").count() >= 4,
             "two options x two categories give at least four bars"
         );
+    }
+
+    /// Every `<text>` of an SVG: (x, y, font size, text).
+    fn texts(svg: &str) -> Vec<(f64, f64, f64, String)> {
+        let attr = |tag: &str, name: &str| -> Option<f64> {
+            let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+            tag[at..].split('"').next()?.parse().ok()
+        };
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let (tag, rest) = t.split_once('>')?;
+                let text = rest.split("</text>").next()?.trim().to_owned();
+                Some((
+                    attr(tag, "x")?,
+                    attr(tag, "y")?,
+                    attr(tag, "font-size")?,
+                    text,
+                ))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_is_legible_and_round_ticks_carry_no_decimals() {
+        let charts = [
+            cumulative_spend(
+                "累计花费（元）",
+                &[(1, 300.0), (9, 900.0)],
+                None,
+                "预算",
+                "天",
+                "元",
+            ),
+            cost_breakdown(
+                "费用",
+                &[("GPU".into(), 0)],
+                &[("AutoDL".into(), vec![900.0])],
+                "元",
+            ),
+            vram_breakdown(
+                "显存",
+                &[("权重".into(), 30.0)],
+                &[("RTX 4090".into(), 24.0)],
+            ),
+        ];
+        for (i, c) in charts.into_iter().enumerate() {
+            let svg = c.expect("draws");
+            let all = texts(&svg);
+            assert!(!all.is_empty(), "chart {i}: its texts are found");
+            for (_, _, size, text) in &all {
+                assert!(
+                    *size >= 12.0,
+                    "chart {i}: {text:?} is {size}px, at least 12"
+                );
+            }
+            assert!(
+                !all.iter().any(|(.., t)| t.ends_with(".0")),
+                "chart {i}: a round tick is written without decimals: {:?}",
+                all.iter().map(|(.., t)| t).collect::<Vec<_>>()
+            );
+        }
+        let spend = cumulative_spend("累计花费（元）", &[(1, 300.0)], None, "预算", "天", "元")
+            .expect("draws");
+        assert!(
+            texts(&spend).iter().any(|(.., t)| t == "元"),
+            "the Chinese axis says 元, not CNY"
+        );
+        assert!(!spend.contains("CNY"), "no CNY on a Chinese chart");
+    }
+
+    #[test]
+    fn tick_texts() {
+        // (value, text, why)
+        let cases = [
+            (1000.0, "1000", "a round value has no decimals"),
+            (0.25, "0.25", "a fraction keeps its digits"),
+            (0.1 + 0.2, "0.3", "float noise is not shown"),
+            (2.5, "2.5", "no trailing zero"),
+        ];
+        for (v, want, why) in cases {
+            assert_eq!(tick(v), want, "{why}");
+        }
+    }
+
+    #[test]
+    fn a_legend_keeps_its_figure_whole() {
+        let title = "Cumulative spend (CNY) over the whole plan";
+        let svg =
+            cumulative_spend(title, &[(1, 1234.5)], None, "budget", "day", "CNY").expect("draws");
+        assert!(
+            svg.contains("1234.50"),
+            "the total is never cut from the legend"
+        );
+    }
+
+    #[test]
+    fn a_single_month_is_drawn_as_a_bar() {
+        let svg = spend_by_month("spend", &[("2026-11".into(), 42.0)], "CNY").expect("draws");
+        assert!(
+            svg.to_ascii_uppercase().contains("FILL=\"#0072B2\""),
+            "the one month's bar is drawn"
+        );
+        assert!(svg.contains("2026-11"), "and named");
+    }
+
+    #[test]
+    fn card_names_never_overlap() {
+        // Cards close together, as at a large batch where the axis is long.
+        let cards: Vec<(String, f64)> = [
+            ("RTX 3060 12GB", 12.0),
+            ("RTX 2080 Ti", 11.0),
+            ("T4", 15.0),
+            ("V100 16GB (SXM2)", 15.8),
+            ("RTX 4090 24 GB", 24.0),
+            ("RTX 3090 24 GB", 24.0),
+            ("A100 40GB PCIe", 40.0),
+            ("A100 80GB SXM4", 80.0),
+            ("H200 141GB SXM", 140.4),
+        ]
+        .iter()
+        .map(|(n, g)| ((*n).to_owned(), *g))
+        .collect();
+        let svg =
+            vram_breakdown("memory", &[("activations".into(), 160.0)], &cards).expect("draws");
+        let names: Vec<(f64, f64, f64, String)> = texts(&svg)
+            .into_iter()
+            .filter(|(.., t)| cards.iter().any(|(n, _)| n == t))
+            .collect();
+        // Nine names cannot all fit beside 11–40 GiB on a 200 GiB axis: the
+        // ones with room are named, the table lists every card.
+        assert!(names.len() >= 4, "the cards with room are named: {names:?}");
+        for (i, a) in names.iter().enumerate() {
+            for b in names.iter().skip(i + 1) {
+                let same_line = (a.1 - b.1).abs() < a.2;
+                let (left, right) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+                let overlap = left.0 + text_px(&left.3) > right.0;
+                assert!(
+                    !(same_line && overlap),
+                    "{:?} and {:?} do not overlap",
+                    a.3,
+                    b.3
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn charts_follow_a_dark_system_theme() {
+        let svg = spend_by_month("spend", &[("2026-11".into(), 42.0)], "CNY").expect("draws");
+        assert!(
+            svg.contains("prefers-color-scheme: dark"),
+            "a dark window gets a dark chart"
+        );
+        assert!(svg.starts_with("<svg"), "still an SVG document");
     }
 }

@@ -166,6 +166,7 @@ fn costs(
         &labels.text(lang, "chart.costTitle"),
         &names,
         &bars,
+        &labels.text(lang, "chart.currency"),
     )?)
 }
 
@@ -181,6 +182,7 @@ fn spend(labels: &Catalog, lang: Lang, q: &Quote, budget: Option<f64>) -> Result
         budget,
         &labels.text(lang, "chart.budget"),
         &labels.text(lang, "chart.day"),
+        &labels.text(lang, "chart.currency"),
     )?)
 }
 
@@ -198,7 +200,14 @@ impl Planner {
     }
 
     pub(crate) fn run_chart(&self, gpu: &str, r: &RunParts) -> Result<Chart> {
-        both(|lang| run(&self.bundled.labels, lang, gpu, r))
+        // The card by its name in the title, not its catalog id.
+        let name = self
+            .bundled
+            .catalog
+            .get(gpu)
+            .map(|g| g.label())
+            .unwrap_or_else(|_| gpu.to_owned());
+        both(|lang| run(&self.bundled.labels, lang, &name, r))
     }
 
     pub(crate) fn cost_chart(&self, options: &[RankedOption]) -> Result<Chart> {
@@ -235,7 +244,7 @@ impl Planner {
                     l.text(lang, "chart.runCost"),
                     money(v.planned_cost),
                     money(v.cost),
-                    "CNY".to_owned(),
+                    l.text(lang, "chart.currency"),
                 ),
             ];
             Ok(gpuplan_charts::plan_versus_actual(
@@ -258,6 +267,7 @@ impl Planner {
             Ok(gpuplan_charts::spend_by_month(
                 &self.bundled.labels.text(lang, "chart.monthTitle"),
                 &data,
+                &self.bundled.labels.text(lang, "chart.currency"),
             )?)
         })
     }

@@ -134,10 +134,11 @@ line[stroke=\"#000000\"],polyline[stroke=\"#000000\"]{stroke:#c8c8c8}\
 
 /// The SVG with [`DARK`] inside its root element.
 fn themed(svg: String) -> String {
-    match svg
-        .find("<svg")
-        .and_then(|at| svg[at..].find('>').map(|end| at + end + 1))
-    {
+    match svg.find("<svg").and_then(|at| {
+        svg[at..]
+            .find('>')
+            .map(|end| at.saturating_add(end).saturating_add(1))
+    }) {
         Some(end) => format!("{}{DARK}{}", &svg[..end], &svg[end..]),
         None => svg,
     }
@@ -789,7 +790,10 @@ mod tests {
     /// Every `<text>` of an SVG: (x, y, font size, text).
     fn texts(svg: &str) -> Vec<(f64, f64, f64, String)> {
         let attr = |tag: &str, name: &str| -> Option<f64> {
-            let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+            let at = tag
+                .find(&format!(" {name}=\""))?
+                .saturating_add(name.len())
+                .saturating_add(3);
             tag[at..].split('"').next()?.parse().ok()
         };
         svg.split("<text")

@@ -94,18 +94,37 @@ function killTree(tree) {
 
 // Starts tauri-driver (and through it the app) for one test, with an empty
 // data home and a port of its own.
-async function startSession(withApp) {
+// A screen of its own (an X server of the size asked), for tests that look
+// at the window at sizes the shared screen cannot hold.
+let xvfb;
+let DISPLAY = process.env.DISPLAY;
+async function startScreen(size) {
+  const fdFile = path.join(DATA, "display");
+  const out = fs.openSync(fdFile, "w");
+  xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", `${size}x24`, "-nolisten", "tcp"], { stdio: ["ignore", "ignore", "ignore", out] });
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline) {
+    const n = fs.readFileSync(fdFile, "utf8").trim();
+    if (/^\d+$/.test(n)) { DISPLAY = `:${n}`; return; }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error("Xvfb did not start");
+}
+
+async function startSession(withApp, { screen, env = {} } = {}) {
   sessions += 1;
   DATA = fs.mkdtempSync(path.join(os.tmpdir(), "gpuplan-e2e-"));
   HOME = path.join(DATA, "home");
+  DISPLAY = process.env.DISPLAY;
   if (!withApp) return;
+  if (screen) await startScreen(screen);
   port = BASE_PORT + 2 * sessions;
   // The driver's output goes to a file, not to the test runner: an app it
   // started would inherit the runner's pipe and keep the run from ending.
   const driverLog = fs.openSync(path.join(DATA, "tauri-driver.log"), "w");
   driver = spawn(DRIVER, ["--port", String(port), "--native-port", String(port + 1)], {
     stdio: ["ignore", driverLog, driverLog],
-    env: { ...process.env, GPUPLAN_HOME: HOME, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA },
+    env: { ...process.env, DISPLAY, GPUPLAN_HOME: HOME, XDG_DATA_HOME: DATA, XDG_CONFIG_HOME: DATA, ...env },
   });
   await waitForPort(port);
   await startApp();
@@ -125,6 +144,7 @@ async function endSession() {
   } finally {
     killTree(tree);
     d.unref();
+    if (xvfb) { xvfb.kill("SIGKILL"); xvfb.unref(); xvfb = undefined; }
   }
 }
 
@@ -133,7 +153,7 @@ async function keepFailure(name) {
   const slug = name.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60);
   fs.mkdirSync(SHOTS, { recursive: true });
   try {
-    execFileSync("/usr/bin/import", ["-display", process.env.DISPLAY, "-window", "root", path.join(SHOTS, `FAILED-${slug}.png`)]);
+    execFileSync("/usr/bin/import", ["-display", DISPLAY, "-window", "root", path.join(SHOTS, `FAILED-${slug}.png`)]);
   } catch {}
   try { fs.copyFileSync(path.join(DATA, "tauri-driver.log"), path.join(SHOTS, `FAILED-${slug}-driver.log`)); } catch {}
 }
@@ -143,8 +163,8 @@ async function keepFailure(name) {
 // them in the order that seed gives (the full tier picks a seed and prints
 // it, so a failing order can be replayed).
 const cases = [];
-function e2e(name, fn, { app = true } = {}) {
-  cases.push({ name, fn, app });
+function e2e(name, fn, { app = true, screen, env } = {}) {
+  cases.push({ name, fn, app, screen, env });
 }
 
 async function snap(name) {
@@ -154,7 +174,7 @@ async function snap(name) {
   // the app turns off to save memory.
   await new Promise((r) => setTimeout(r, 150));
   const file = path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`);
-  execFileSync("/usr/bin/import", ["-display", process.env.DISPLAY, "-window", "root", file]);
+  execFileSync("/usr/bin/import", ["-display", DISPLAY, "-window", "root", file]);
   return file;
 }
 
@@ -573,8 +593,10 @@ e2e("weight: resident memory after walking the flow", async () => {
   };
   const tree = processTree(driver.pid);
   const app = rss(tree, "gpuplan-app");
-  const web = rss(tree, "WebKitWebProces") + rss(tree, "WebKitNetworkPr");
-  console.log(`rss: app ${app.toFixed(0)} MB, app + WebKit ${(app + web).toFixed(0)} MB`);
+  const page = rss(tree, "WebKitWebProces");
+  const network = rss(tree, "WebKitNetworkPr");
+  const web = page + network;
+  console.log(`rss: app ${app.toFixed(0)} MB, web process ${page.toFixed(0)} MB, network process ${network.toFixed(0)} MB, app + WebKit ${(app + web).toFixed(0)} MB`);
   assert.ok(app > 0, "the app process is found");
 });
 
@@ -611,6 +633,159 @@ e2e("network silence: the app, run without WebDriver, holds no TCP or UDP socket
   assert.deepEqual(network, [], "no TCP or UDP socket: the app makes no network connection");
 }, { app: false });
 
+// The saved plans the CLI lists (one database): names, in any order.
+function savedNames() {
+  return cli(["plans", "list", "--json"]).map((p) => p.name).sort();
+}
+
+e2e("saving: Save, Save as new, a name clash, the open plan deleted then saved, undo", async () => {
+  await saveResnetPlan("alpha");
+  assert.deepEqual(savedNames(), ["alpha"]);
+  assert.match(await text("#open-plan"), /alpha/, "the plan step says which saved plan it shows");
+  // Save writes into the open plan.
+  await typeInto("#plan-name", "alpha v2");
+  await click("#plan-save");
+  await browser.waitUntil(async () => savedNames().join() === "alpha v2", { timeout: 10000, timeoutMsg: "Save did not update the open plan" });
+  // Save as new keeps it and makes another.
+  await typeInto("#plan-name", "beta");
+  await click("#plan-save-new");
+  await browser.waitUntil(async () => savedNames().join() === "alpha v2,beta", { timeout: 10000, timeoutMsg: "Save as new did not keep the first plan" });
+  // A name another plan has is asked about: cancel, overwrite, keep both.
+  await typeInto("#plan-name", "alpha v2");
+  await click("#plan-save");
+  await (await browser.$("#question")).waitForDisplayed({ timeout: 5000, timeoutMsg: "no question about the clashing name" });
+  await snap("save-name-clash");
+  await click("#answer-cancel");
+  assert.deepEqual(savedNames(), ["alpha v2", "beta"], "cancel saves nothing");
+  await click("#plan-save");
+  await click("#answer-replace");
+  await browser.waitUntil(async () => (await text("#open-plan")).includes("alpha v2"), { timeout: 10000, timeoutMsg: "overwrite did not open the plan it replaced" });
+  assert.deepEqual(savedNames(), ["alpha v2", "beta"], "overwrite replaces the other plan, beta is kept");
+  await click("#plan-save-new");
+  await click("#answer-both");
+  await browser.waitUntil(async () => savedNames().length === 3, { timeout: 10000, timeoutMsg: "keep both did not save a second plan of that name" });
+  // The open plan deleted: the next save makes a new plan, never an error.
+  await click("#tab-saved");
+  await browser.waitUntil(async () => (await browser.$$(".saved-plan")).length === 3, { timeout: 10000 });
+  await click(".saved-plan.open .delete");
+  await browser.waitUntil(async () => savedNames().join() === "alpha v2,beta", { timeout: 10000, timeoutMsg: "the open plan was not deleted" });
+  assert.ok(await (await browser.$("#undo")).isDisplayed(), "the toast offers undo");
+  await click("#tab-flow");
+  await (await browser.$("#plan-save")).waitForClickable({ timeout: 10000 });
+  assert.match(await text("#open-plan"), /Not saved yet/, "the editor is detached from the deleted plan");
+  await typeInto("#plan-name", "gamma");
+  await click("#plan-save");
+  await browser.waitUntil(async () => savedNames().join() === "alpha v2,beta,gamma", { timeout: 10000, timeoutMsg: "saving after deleting the open plan did not make a new plan" });
+  assert.equal(await (await browser.$("#error")).isExisting(), false, "no error after deleting the open plan");
+  // Undo, still there 10 s after the delete, puts the plan back.
+  await click("#tab-saved");
+  await browser.waitUntil(async () => (await browser.$$(".saved-plan")).length === 3, { timeout: 10000 });
+  await click('.saved-plan:not(.open) .delete');
+  await browser.waitUntil(async () => savedNames().length === 2, { timeout: 10000 });
+  await new Promise((r) => setTimeout(r, 10500));
+  await click("#undo");
+  await browser.waitUntil(async () => savedNames().length === 3, { timeout: 10000, timeoutMsg: "undo did not bring the plan back" });
+  await snap("saved-after-undo");
+});
+
+e2e("stale bill: runs changed on step 1 change the total, no Compute pressed", async () => {
+  await chooseResnetOption();
+  const total = async () => Number(await (await browser.$("#cash-total")).getAttribute("data-value"));
+  const one = await total();
+  await click("#step-situation");
+  await typeInto("#runs", "3");
+  await click("#step-plan");
+  await browser.waitUntil(async () => (await total()) > one, { timeout: 10000, timeoutMsg: "the bill stayed the one-run bill" });
+  assert.equal(await (await browser.$("#plan-runs")).getValue(), "3", "the plan step shows the runs typed on step 1");
+  const three = await total();
+  // Typed on the plan step, the bill follows too.
+  await typeInto("#plan-runs", "1");
+  await browser.waitUntil(async () => (await total()) === one, { timeout: 10000, timeoutMsg: "the bill did not follow the runs on the plan step" });
+  assert.ok(three > one);
+  // Numbers as people type them: full-width digits and a unit.
+  await typeInto("#plan-runs", "２次");
+  await browser.waitUntil(async () => (await total()) > one && (await total()) < three, { timeout: 10000, timeoutMsg: "２次 was not read as 2 runs" });
+  assert.equal(await (await browser.$("#plan-runs-problem")).isExisting(), false, "２次 is a number of runs");
+  await snap("plan-follows-runs");
+});
+
+// Every button of the header, the step bar and Back/Next inside the window
+// and not covered; no page wider than the window; a field's unit inside its
+// column. What is wrong, or an empty list.
+async function unreachable() {
+  return browser.execute(() => {
+    const out = [];
+    for (const el of document.querySelectorAll("header button, .steps button, footer button")) {
+      const r = el.getBoundingClientRect();
+      const inside = r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+      const top = inside ? document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
+      if (!top || !el.contains(top)) out.push(`${el.id || el.textContent.trim()} at ${Math.round(r.left)},${Math.round(r.top)} in ${window.innerWidth}x${window.innerHeight}`);
+    }
+    if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push(`page ${document.documentElement.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    for (const u of document.querySelectorAll(".field .unit")) {
+      const f = u.closest(".field").getBoundingClientRect();
+      if (u.getBoundingClientRect().right > f.right + 1) out.push(`the unit of ${u.closest(".field").querySelector("input").id} overflows its column`);
+    }
+    return out;
+  });
+}
+
+// The window's part of the screen, as a file in e2e/screenshots/.
+async function snapWindow(name) {
+  const file = await snap(name);
+  const { x, y, width, height } = await browser.getWindowRect();
+  execFileSync("/usr/bin/convert", [file, "-crop", `${width}x${height}+${Math.max(0, x)}+${Math.max(0, y)}`, "+repage", file]);
+  return file;
+}
+
+const SIZES = [[1024, 640], [1366, 768], [1920, 1080]];
+e2e("layout: every control reachable from 1024×640 to 1920×1080, in both languages", async () => {
+  await chooseResnetOption();
+  for (const [w, h] of SIZES) {
+    await browser.setWindowSize(w, h);
+    await browser.waitUntil(async () => (await browser.execute(() => window.innerWidth)) <= w && (await browser.execute(() => window.innerHeight)) <= h, { timeout: 5000, timeoutMsg: `the window did not become ${w}x${h}` });
+    for (const lang of ["zh", "en"]) {
+      await ensureLang(lang);
+      await click("#tab-flow");
+      for (const step of ["situation", "job", "plan", "before"]) {
+        await click(`#step-${step}`);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(await unreachable(), [], `${w}x${h} ${lang} ${step}`);
+        if (step === "situation" || step === "plan") await snapWindow(`layout-${w}x${h}-${lang}-${step}`);
+      }
+      // Each step opens at its top.
+      await click("#step-job");
+      await browser.execute(() => document.querySelector("main").scrollTo(0, 400));
+      await click("#next");
+      assert.equal(await browser.execute(() => document.querySelector("main").scrollTop), 0, `${w}x${h}: the next step opens at its top`);
+      for (const view of ["saved", "ledger"]) {
+        await click(`#tab-${view}`);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(await unreachable(), [], `${w}x${h} ${lang} ${view}`);
+      }
+    }
+  }
+}, { screen: "1920x1080" });
+
+e2e("dark mode: the screens and charts follow the system's dark theme", async () => {
+  assert.equal(await browser.execute(() => window.matchMedia("(prefers-color-scheme: dark)").matches), true, "the web view is in dark mode");
+  await chooseResnetOption();
+  await browser.setWindowSize(1366, 768);
+  for (const lang of ["zh", "en"]) {
+    await ensureLang(lang);
+    await click("#tab-flow");
+    await click("#step-plan");
+    await (await browser.$("#cash-total")).waitForDisplayed({ timeout: 15000 });
+    await (await browser.$("#spend-chart")).scrollIntoView();
+    await snapWindow(`dark-${lang}-plan`);
+    await click("#step-options");
+    await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
+    await snapWindow(`dark-${lang}-options`);
+  }
+  const bg = await browser.execute(() => getComputedStyle(document.body).backgroundColor);
+  assert.notEqual(bg, "rgb(246, 248, 250)", "the page is not the light background");
+}, { screen: "1920x1080", env: { GTK_THEME: "Adwaita:dark" } });
+
 // Registration: in file order, or shuffled by GPUPLAN_E2E_SHUFFLE's seed
 // (a small linear congruential generator, so a seed replays its order).
 function shuffled(list, seed) {
@@ -629,7 +804,7 @@ if (seed) console.log(`e2e order (GPUPLAN_E2E_SHUFFLE=${seed}): ${order.map((c) 
 for (const c of order) {
   test(c.name, async () => {
     try {
-      await startSession(c.app);
+      await startSession(c.app, c);
       await c.fn();
     } catch (e) {
       await keepFailure(c.name);

@@ -16,6 +16,12 @@ export class BillState {
   pricedKey = $state<string | null>(null);
   /** A quote is being asked for, or is waiting out the pause. */
   busy = $state(false);
+  /** How much the bill on screen is over the budget (CNY), or null when within it. */
+  overBy = $derived.by((): number | null => {
+    const q = this.quote;
+    if (!q || !q.warnings.some((w) => w.key === "warning.budget-exceeded")) return null;
+    return Number(q.quote.cash_total) - Number(this.app.situation?.budget ?? 0);
+  });
   /** The bill is not (yet) the current inputs'. */
   stale = $derived.by(() => this.pricedKey !== this.app.planKey);
 

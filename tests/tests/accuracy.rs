@@ -1,7 +1,7 @@
 //! Scores the estimators on real measurements (`data/measurements/*.jsonl`,
 //! provenance in that folder's README; nothing outside the repository) and checks
 //! the issue's targets: memory median |error| <= 10% with no job
-//! underestimated by more than 10%, step time median |error| <= 25%.
+//! underestimated by more than 10%, step time median |error| <= 5% (25% before issue 25).
 //!
 //! `GPUPLAN_WRITE_ACCURACY=1 cargo test -p gpuplan-tests --test accuracy`
 //! rewrites `docs/accuracy.md` with the per-job table.
@@ -159,9 +159,11 @@ fn estimator_meets_accuracy_targets_on_real_measurements() {
         mem_median * 100.0
     );
     assert!(worst_under >= -0.10, "a job is underestimated by {:.1}% (limit 10%): saying it fits and then running out of memory is the worst failure", worst_under * 100.0);
+    // Issue 25: the cross-card refit may not cost the calibration card its
+    // accuracy; the H200 keeps a step-time median |error| within 5%.
     assert!(
-        time_median <= 0.25,
-        "step-time median |error| {:.1}% exceeds 25%",
+        time_median <= 0.05,
+        "step-time median |error| {:.1}% exceeds 5%",
         time_median * 100.0
     );
 }

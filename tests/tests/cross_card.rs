@@ -250,6 +250,8 @@ fn typical_steps_are_the_work_the_estimator_counts() {
             ("matmul FLOPs", w.matmul_flops, t.matmul_flops),
             ("traffic", w.traffic_bytes, t.traffic_bytes),
             ("ops", w.ops, t.ops),
+            ("activation traffic", w.activation_bytes, t.activation_bytes),
+            ("tensor size", w.tensor_bytes, t.tensor_bytes),
         ] {
             let rel = if counted == 0.0 {
                 typical.abs()

@@ -46,15 +46,19 @@ fn seed_job_on_a_mid_range_card_takes_tens_of_minutes() {
     // The arithmetic: the CIFAR ResNet-18 costs 1.11 GFLOPs per 32 px image
     // forward (traced, data/models/vision.toml), about 3.3 GFLOPs with
     // backward, so an epoch is 50,000 x 3.3 = 167 TFLOPs. An RTX 3060 has
-    // 12.7 TFLOPS of TF32 (data/gpus.toml); at the model's 75% ceiling that
-    // is 17.5 s of convolutions, plus the memory traffic of 391 steps, so
-    // 20-35 s an epoch, 50 epochs plus a 10,000-image evaluation each:
-    // tens of minutes, never the ~2 minutes the ImageNet-stem ResNet-18 gave.
+    // 12.7 TFLOPS of TF32 (data/gpus.toml), 17.5 s of convolutions at 75% of
+    // it; the 2080 Ti's 13.4 FP32 TFLOPS run them as cuDNN's Winograd
+    // transforms, faster than the direct FLOP count (issue 25's refit), plus
+    // the memory traffic of 391 steps: 10-35 s an epoch, 50 epochs plus a
+    // 10,000-image evaluation each: ten minutes or more, never the ~2
+    // minutes the ImageNet-stem ResNet-18 gave. (The lower bound was 15
+    // minutes before issue 25; epochs of 10-20 s, the reports above, make
+    // 10-20 minutes, so 10 is the bound those reports support.)
     for gpu in ["rtx3060", "rtx2080ti"] {
         let r = run(&seed_job(), gpu, &Host::TYPICAL);
         let minutes = r.total_s / 60.0;
         assert!(
-            (15.0..=60.0).contains(&minutes),
+            (10.0..=60.0).contains(&minutes),
             "{gpu}: the seed's job takes tens of minutes (seed: 30-60), estimated {minutes:.1} min"
         );
         assert!(

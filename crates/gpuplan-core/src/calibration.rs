@@ -78,37 +78,79 @@ pub const REFERENCE_BANDWIDTH: f64 = 4.8e12;
 /// Catalog id of the reference card, whose peaks the fractions below are of.
 pub const REFERENCE_GPU: &str = "h200";
 
-/// Achieved fraction of the reference card's peak in one eager PyTorch training
-/// step, fitted on the 25 calibration jobs (median of |log error| plus a share
-/// of the mean, so outliers do not steer it): convolutions in 16-bit.
-pub const EFFICIENCY_CONV_HALF: f64 = 0.30;
-/// Convolutions in FP32 (cuDNN uses TF32 tensor cores).
-pub const EFFICIENCY_CONV_FP32: f64 = 0.23;
-/// Matmuls in 16-bit.
-pub const EFFICIENCY_MATMUL_HALF: f64 = 0.60;
-/// Matmuls in FP32 (CUDA cores).
-pub const EFFICIENCY_MATMUL_FP32: f64 = 0.72;
-/// Achieved fraction of bandwidth in memory-bound kernels. The same on every
-/// card: a per-card exponent fitted on the published runs came out at zero.
-pub const EFFICIENCY_MEMORY: f64 = 0.35;
+// ---- Step time on every card (steptime.rs) ---------------------------------
+// Fitted together by `tools/calibrate/fit_published.py` on the FIT rows only:
+// the 25 H200 calibration jobs (data/measurements, weighted six times, and
+// their median |error| held under 4.5% so the H200 keeps its accuracy), Lambda's runs on the cards at even positions
+// (data/benchmarks/published-training.toml), NVIDIA DeepLearningExamples'
+// 21.x rows and timm's RTX 3090 CSVs (data/benchmarks/published-training-2.toml,
+// `set = "fit"`); the loss is the mean |log(estimated / published)| per
+// publisher, averaged. Single-GPU rows only (multi-GPU rows add communication,
+// which is not fitted). The held-out rows never enter it (docs/accuracy.md).
+// Fit of 2026-12-01, printed by the script (four starts, the best kept):
+//   ec_h 0.182, ec_f 0.264, ec_cuda 1.406, em_h 0.583, em_f 0.738,
+//   em_tf32 0.442, e_mem 0.226, e_stream 0.319, a_conv 0.648, a_mm 0.205,
+//   d 0.243 (H200 median |error| 4.1%, held under 4.5% by the fit).
 
-/// How much more of its compute peak a smaller card reaches than the H200:
-/// the fraction scales as `(peak_h200 / peak_card) ^ exponent`. Convolutions
-/// scale almost in full: cuDNN's kernels for a training batch cannot fill an
-/// H200's 132 SMs but do fill a 3090's 82 at a higher clock, so the achieved
-/// convolution rate differs far less between cards than their peaks. Fitted by
-/// `tools/calibrate/fit_cards.py` on the runs of half the cards in
-/// `data/benchmarks/published-training.toml` (Lambda's ResNet-50 and BERT-base
-/// training throughput); the other half is held out (`docs/accuracy.md`).
-pub const SIZE_EXPONENT_CONV: f64 = 0.93;
-/// The same for matmuls, which large GEMMs keep efficient on every card.
-/// Fitted with [`SIZE_EXPONENT_CONV`].
-pub const SIZE_EXPONENT_MATMUL: f64 = 0.04;
-/// No card's eager training step reaches more than this share of a compute
-/// peak (cuDNN and cuBLAS reach 70-80% on their best shapes, and a step mixes
-/// shapes). Chosen with the exponents: a ceiling of 0.75 fitted best among
-/// 0.6-0.95 on the fit cards.
-pub const EFFICIENCY_CEILING: f64 = 0.75;
+/// Achieved fraction of the reference card's (H200's) tensor peak in one
+/// eager PyTorch training step: convolutions in 16-bit. Other cards scale it
+/// by [`SIZE_EXPONENT_CONV`].
+pub const EFFICIENCY_CONV_HALF: f64 = 0.182;
+/// Convolutions in FP32 on TF32 tensor cores (cuDNN's default on Ampere and
+/// newer), as a fraction of the reference card's TF32 peak.
+pub const EFFICIENCY_CONV_FP32: f64 = 0.264;
+/// Convolutions in FP32 on CUDA cores (Pascal, Volta, Turing), as a fraction
+/// of the card's own FP32 peak, the same on every card. Above 1 because the
+/// FLOPs are counted as direct convolution while cuDNN runs most 3x3
+/// convolutions as Winograd transforms, which need fewer multiplications
+/// (2-4x fewer for F(2x2,3x3) to F(4x4,3x3)).
+pub const EFFICIENCY_CONV_CUDA_CORES: f64 = 1.406;
+/// Matmuls in 16-bit, fraction of the reference card's tensor peak.
+pub const EFFICIENCY_MATMUL_HALF: f64 = 0.583;
+/// Matmuls in FP32 on CUDA cores, fraction of the card's own FP32 peak, the
+/// same on every card (SGEMM keeps CUDA cores busy on any card).
+pub const EFFICIENCY_MATMUL_FP32: f64 = 0.738;
+/// Matmuls in FP32 as TF32 on tensor cores, fraction of the reference card's
+/// TF32 peak.
+pub const EFFICIENCY_MATMUL_TF32: f64 = 0.442;
+/// Achieved fraction of the reference card's bandwidth in the activations'
+/// memory-bound kernels (elementwise, normalisation), counted as
+/// [`ACTIVATION_TRAFFIC`] crossings of each saved byte.
+pub const EFFICIENCY_MEMORY: f64 = 0.226;
+/// Achieved fraction of the reference card's bandwidth when weights,
+/// gradients and optimizer states stream through large kernels (the
+/// optimizer step, weight reads, QLoRA's dequantisation, the loss's logits).
+pub const EFFICIENCY_MEMORY_STREAM: f64 = 0.319;
+/// Slower memory is saturated by smaller kernels: a card's fraction is the
+/// reference's times `(bandwidth_h200 / bandwidth) ^ BANDWIDTH_EXPONENT`.
+pub const BANDWIDTH_EXPONENT: f64 = 0.243;
+/// No memory-bound kernel mix reaches more than this share of DRAM
+/// bandwidth (a physical bound: refresh, page misses; not fitted).
+pub const EFFICIENCY_MEMORY_CEILING: f64 = 0.9;
+/// Share of activation traffic that re-reads a tensor the previous kernel
+/// just wrote: of the six crossings of each saved byte counted in
+/// [`ACTIVATION_TRAFFIC`] (forward write, forward read by the next operator,
+/// backward read, gradient write, gradient read by the next operator,
+/// update), two are such re-reads. When the tensor fits in the card's L2 they
+/// never reach DRAM. From the traffic count, not fitted.
+pub const L2_REREAD_SHARE: f64 = 2.0 / 6.0;
+/// Bytes moved per frozen parameter each time QLoRA dequantises it: the
+/// packed NF4 weight read ([`NF4_BYTES_PER_PARAM`]) and the 16-bit copy
+/// written (2 bytes) and read back by the matmul (2 bytes). bitsandbytes
+/// dequantises on every use; from the formats, not fitted.
+pub const DEQUANT_BYTES_PER_PARAM: f64 = NF4_BYTES_PER_PARAM + 4.0;
+
+/// How much more of its tensor peak a card with a smaller peak reaches than
+/// the H200: the fraction scales as `(peak_h200 / peak_card) ^ exponent`.
+/// cuDNN's kernels for a training batch cannot fill an H200's 132 SMs but do
+/// fill a 3090's 82, so the achieved convolution rate differs less between
+/// cards than their peaks. Fitted (see above).
+pub const SIZE_EXPONENT_CONV: f64 = 0.648;
+/// The same for tensor-core matmuls. Fitted with [`SIZE_EXPONENT_CONV`].
+pub const SIZE_EXPONENT_MATMUL: f64 = 0.205;
+/// No kernel mix beats the tensor peak (a physical bound, not fitted; the
+/// fit's own optimum sat on it).
+pub const EFFICIENCY_CEILING: f64 = 1.0;
 
 /// Times each saved activation byte crosses the memory bus in one training step
 /// (written in forward, read back in backward, gradients written and read).
@@ -131,10 +173,6 @@ pub const OVERLAP_SHARE: f64 = 0.29;
 /// attention, norms, activation, residuals), counted on the Hugging Face
 /// Llama and BERT blocks.
 pub const OPS_PER_TRANSFORMER_LAYER: f64 = 30.0;
-
-/// Slowdown of QLoRA against LoRA from dequantising the 4-bit weights on every
-/// use (bitsandbytes); literature reports 1.2-1.5x.
-pub const QLORA_SLOWDOWN: f64 = 1.3;
 
 // ---- The run around the GPU steps (pipeline.rs) ---------------------------
 // These are properties of PyTorch's DataLoader, image codecs and disks, not

@@ -50,6 +50,11 @@ pub struct GpuSpec {
     pub tensor_tflops: Sourced<f64>,
     /// Memory bandwidth, GB/s.
     pub bandwidth_gbs: Sourced<f64>,
+    /// Last-level (L2) cache, MiB: a tensor smaller than it is read back from
+    /// the cache by the kernel that consumes it (`steptime`). Every bundled
+    /// card has it (a test checks); a card without it gets no cache credit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_mib: Option<Sourced<f64>>,
     /// The names `nvidia-smi` and `torch.cuda.get_device_name()` print for
     /// this card (both read the driver's device name), each with where it
     /// was seen printed.
@@ -144,6 +149,14 @@ impl Gpu {
         (self.spec.generation >= Generation::Ampere).then(|| self.spec.tensor_tflops.value / 2.0)
     }
 
+    /// L2 cache in bytes (0 when the catalog does not say).
+    pub fn l2_bytes(&self) -> f64 {
+        self.spec
+            .l2_mib
+            .as_ref()
+            .map_or(0.0, |l| l.value * 1024.0 * 1024.0)
+    }
+
     /// Memory in GiB as nvidia-smi reports it.
     pub fn vram_gib(&self) -> f64 {
         self.spec.vram_mib.value / 1024.0
@@ -205,13 +218,17 @@ impl GpuCatalog {
                     "ids are lowercase letters, digits and '-'",
                 ));
             }
-            let checks: [(&str, &Sourced<f64>, f64, f64); 4] = [
-                ("vram_mib", &spec.vram_mib, 1024.0, 1_048_576.0),
-                ("fp32_tflops", &spec.fp32_tflops, 0.1, 10_000.0),
-                ("tensor_tflops", &spec.tensor_tflops, 0.1, 100_000.0),
-                ("bandwidth_gbs", &spec.bandwidth_gbs, 10.0, 100_000.0),
+            let checks: [(&str, Option<&Sourced<f64>>, f64, f64); 5] = [
+                ("vram_mib", Some(&spec.vram_mib), 1024.0, 1_048_576.0),
+                ("fp32_tflops", Some(&spec.fp32_tflops), 0.1, 10_000.0),
+                ("tensor_tflops", Some(&spec.tensor_tflops), 0.1, 100_000.0),
+                ("bandwidth_gbs", Some(&spec.bandwidth_gbs), 10.0, 100_000.0),
+                ("l2_mib", spec.l2_mib.as_ref(), 0.5, 4096.0),
             ];
-            for (key, v, lo, hi) in checks {
+            for (key, v, lo, hi) in checks
+                .into_iter()
+                .filter_map(|(k, v, lo, hi)| v.map(|v| (k, v, lo, hi)))
+            {
                 if !(v.value.is_finite() && v.value >= lo && v.value <= hi) {
                     return Err(DataError::invalid(
                         file,

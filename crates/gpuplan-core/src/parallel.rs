@@ -418,12 +418,17 @@ pub fn estimate(
             gt / trainable.max(1.0)
         };
     let all_params = trainable * wb + frozen;
+    // Sharded parameters are gathered before each use: the forward and the
+    // backward, and once more for the forward that checkpointing recomputes
+    // (the engine reshards after every forward, recomputed or not). Frozen
+    // weights travel in their stored format (4-bit under QLoRA).
+    let gathers = if job.grad_checkpointing { 3.0 } else { 2.0 };
     let bytes = ring
         * match e {
             Engine::Ddp => 2.0 * grad_bytes,
             Engine::Zero1 => 2.0 * grad_bytes + trainable * wb,
             Engine::Zero2 | Engine::FsdpGradOp => grad_bytes + trainable * wb,
-            Engine::Zero3 | Engine::FsdpFull => grad_bytes + 2.0 * all_params,
+            Engine::Zero3 | Engine::FsdpFull => grad_bytes + gathers * all_params,
         };
     let intra = layout.interconnect.bus_bytes_per_s(gpu);
     // Across nodes the slowest link decides.

@@ -60,6 +60,12 @@ pub struct StepWork {
     pub traffic_bytes: f64,
     /// Operators dispatched.
     pub ops: f64,
+    /// Of `traffic_bytes`, the activation traffic: tensors written by one
+    /// kernel and read by the next, which a large enough L2 serves.
+    pub activation_bytes: f64,
+    /// A typical activation tensor of the step, bytes (the saved activations
+    /// over the operators that produce them): whether it fits in L2.
+    pub tensor_bytes: f64,
 }
 
 /// Counts the step's work from the model, the job and its memory estimate.
@@ -107,6 +113,8 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
                 matmul_flops: fwd * passes * (1.0 - v.conv_flop_fraction),
                 traffic_bytes: activation_traffic + c.weights * passes + state_traffic,
                 ops: f64::from(v.forward_ops) * passes,
+                activation_bytes: activation_traffic,
+                tensor_bytes: vision_saved_bytes(v, job) / f64::from(v.forward_ops.max(1)),
             }
         }
         Model::Transformer(t) => {
@@ -134,82 +142,155 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
             } else {
                 c.activations * 2.0 + c.kv_cache
             };
-            let qlora = if job.mode == Mode::Qlora {
-                cal::QLORA_SLOWDOWN
-            } else if job.int8_base {
+            let int8 = if job.int8_base && job.mode != Mode::Qlora {
                 cal::INT8_SLOWDOWN
             } else {
                 1.0
             };
+            // QLoRA dequantises every frozen 4-bit weight to 16 bits before
+            // each use (forward, backward, recompute): it reads the packed
+            // weight and writes the 16-bit copy the matmul then reads. That is
+            // memory traffic, hidden behind the matmuls when the batch holds
+            // many tokens and felt when it holds few.
+            let dequant = if job.mode == Mode::Qlora {
+                let frozen = vram.params.saturating_sub(vram.trainable_params) as f64;
+                frozen * cal::DEQUANT_BYTES_PER_PARAM * passes
+            } else {
+                0.0
+            };
+            let per_layer_tokens = block_saved_bytes_per_token(t, job) * tokens;
             StepWork {
                 conv_flops: 0.0,
-                matmul_flops: fwd * passes * qlora,
+                matmul_flops: fwd * passes * int8,
                 traffic_bytes: activation_traffic
                     + c.logits * 2.0
                     + c.weights * passes
-                    + state_traffic,
+                    + state_traffic
+                    + dequant,
                 ops: cal::OPS_PER_TRANSFORMER_LAYER * f64::from(t.layers) * stacks * passes,
+                activation_bytes: activation_traffic,
+                tensor_bytes: per_layer_tokens / cal::OPS_PER_TRANSFORMER_LAYER,
             }
         }
     }
 }
 
-/// Achieved fraction of `peak` on `gpu`: the reference card's fraction,
-/// raised for smaller cards (a step that leaves an H200's many SMs partly idle
-/// keeps a small card's few busy), up to a ceiling no eager kernel mix passes.
-fn efficiency(reference_fraction: f64, reference_peak: f64, peak: f64, exponent: f64) -> f64 {
+/// Achieved fraction of a tensor-core `peak`: the reference card's fraction,
+/// raised for cards with a smaller peak (a step that leaves an H200's many
+/// SMs partly idle keeps a small card's few busy), never above the peak.
+fn tensor_efficiency(
+    reference_fraction: f64,
+    reference_peak: f64,
+    peak: f64,
+    exponent: f64,
+) -> f64 {
     (reference_fraction * (reference_peak / peak.max(1.0)).powf(exponent))
         .min(cal::EFFICIENCY_CEILING)
 }
 
-/// Compute-bound and memory-bound device seconds of `w` on `gpu`, from the
-/// card's own peaks: tensor cores for 16-bit math; TF32 tensor cores for FP32
-/// convolutions on Ampere and newer (cuDNN's default) and for FP32 matmuls
-/// when the job turns TF32 on; CUDA cores otherwise.
-fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f64, f64) {
+/// How a class of work runs on a card: its peak and the fraction reached.
+#[derive(Clone, Copy)]
+struct Rate {
+    peak: f64,
+    fraction: f64,
+}
+
+impl Rate {
+    fn seconds(self, flops: f64) -> f64 {
+        if flops <= 0.0 {
+            0.0
+        } else {
+            flops / (self.peak * self.fraction).max(1.0)
+        }
+    }
+}
+
+/// Convolution and matmul rates of `gpu` for `precision`: tensor cores for
+/// 16-bit math; TF32 tensor cores for FP32 convolutions on Ampere and newer
+/// (cuDNN's default) and for FP32 matmuls when the job turns TF32 on; CUDA
+/// cores otherwise. Tensor-core fractions scale with the card's peak from the
+/// reference card's; CUDA-core fractions are the same on every card.
+fn rates(precision: Precision, tf32: bool, gpu: &Gpu) -> (Rate, Rate) {
     let s = &gpu.spec;
     let tensor = s.tensor_tflops.value * 1e12;
     let fp32 = s.fp32_tflops.value * 1e12;
     let tf32_peak = gpu.tf32_tflops().map(|t| t * 1e12);
-    let (conv_peak, conv_ref_peak, conv_ref_eff, mm_peak, mm_ref_peak, mm_ref_eff) =
-        if precision.is_half() {
-            (
+    let tensor_rate = |peak: f64, reference_peak: f64, reference: f64, exponent: f64| Rate {
+        peak,
+        fraction: tensor_efficiency(reference, reference_peak, peak, exponent),
+    };
+    if precision.is_half() {
+        return (
+            tensor_rate(
                 tensor,
                 cal::REFERENCE_TENSOR_FLOPS,
                 cal::EFFICIENCY_CONV_HALF,
+                cal::SIZE_EXPONENT_CONV,
+            ),
+            tensor_rate(
                 tensor,
                 cal::REFERENCE_TENSOR_FLOPS,
                 cal::EFFICIENCY_MATMUL_HALF,
-            )
-        } else {
-            let (conv_peak, conv_ref_peak) = match tf32_peak {
-                Some(p) => (p, cal::REFERENCE_TF32_FLOPS),
-                None => (fp32, cal::REFERENCE_FP32_FLOPS),
-            };
-            let (mm_peak, mm_ref_peak) = match tf32_peak {
-                Some(p) if tf32 => (p, cal::REFERENCE_TF32_FLOPS),
-                _ => (fp32, cal::REFERENCE_FP32_FLOPS),
-            };
-            (
-                conv_peak,
-                conv_ref_peak,
-                cal::EFFICIENCY_CONV_FP32,
-                mm_peak,
-                mm_ref_peak,
-                cal::EFFICIENCY_MATMUL_FP32,
-            )
-        };
-    let conv_eff = efficiency(
-        conv_ref_eff,
-        conv_ref_peak,
-        conv_peak,
-        cal::SIZE_EXPONENT_CONV,
-    );
-    let mm_eff = efficiency(mm_ref_eff, mm_ref_peak, mm_peak, cal::SIZE_EXPONENT_MATMUL);
-    let compute = w.conv_flops / (conv_peak * conv_eff).max(1.0)
-        + w.matmul_flops / (mm_peak * mm_eff).max(1.0);
-    let memory = w.traffic_bytes / (s.bandwidth_gbs.value * 1e9 * cal::EFFICIENCY_MEMORY).max(1.0);
-    (compute, memory)
+                cal::SIZE_EXPONENT_MATMUL,
+            ),
+        );
+    }
+    let conv = match tf32_peak {
+        Some(p) => tensor_rate(
+            p,
+            cal::REFERENCE_TF32_FLOPS,
+            cal::EFFICIENCY_CONV_FP32,
+            cal::SIZE_EXPONENT_CONV,
+        ),
+        None => Rate {
+            peak: fp32,
+            fraction: cal::EFFICIENCY_CONV_CUDA_CORES,
+        },
+    };
+    let matmul = match tf32_peak {
+        Some(p) if tf32 => tensor_rate(
+            p,
+            cal::REFERENCE_TF32_FLOPS,
+            cal::EFFICIENCY_MATMUL_TF32,
+            cal::SIZE_EXPONENT_MATMUL,
+        ),
+        _ => Rate {
+            peak: fp32,
+            fraction: cal::EFFICIENCY_MATMUL_FP32,
+        },
+    };
+    (conv, matmul)
+}
+
+/// Seconds the memory-bound traffic of `w` takes on `gpu`. Activation traffic
+/// (many mid-sized elementwise and normalisation kernels) and the rest
+/// (weights, gradients and optimizer states streamed by large kernels) reach
+/// different fractions of the bandwidth, both a little higher on slower
+/// memory, which smaller kernels saturate sooner; the activation re-reads of
+/// tensors that fit in L2 never reach DRAM.
+fn memory_seconds(w: &StepWork, gpu: &Gpu) -> f64 {
+    let bw = gpu.spec.bandwidth_gbs.value * 1e9;
+    let scale = (cal::REFERENCE_BANDWIDTH / bw.max(1.0)).powf(cal::BANDWIDTH_EXPONENT);
+    let activation_fraction = (cal::EFFICIENCY_MEMORY * scale).min(cal::EFFICIENCY_MEMORY_CEILING);
+    let stream_fraction =
+        (cal::EFFICIENCY_MEMORY_STREAM * scale).min(cal::EFFICIENCY_MEMORY_CEILING);
+    let fits = if w.tensor_bytes > 0.0 {
+        (gpu.l2_bytes() / w.tensor_bytes).min(1.0)
+    } else {
+        0.0
+    };
+    let activation = w.activation_bytes.min(w.traffic_bytes);
+    let from_dram = activation * (1.0 - cal::L2_REREAD_SHARE * fits);
+    let other = w.traffic_bytes - activation;
+    from_dram / (bw * activation_fraction).max(1.0) + other / (bw * stream_fraction).max(1.0)
+}
+
+/// Compute-bound and memory-bound device seconds of `w` on `gpu`, from the
+/// card's own peaks, bandwidth and L2.
+fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f64, f64) {
+    let (conv, matmul) = rates(precision, tf32, gpu);
+    let compute = conv.seconds(w.conv_flops) + matmul.seconds(w.matmul_flops);
+    (compute, memory_seconds(w, gpu))
 }
 
 /// Device seconds of the step's work on `gpu`.
@@ -253,12 +334,16 @@ pub const TYPICAL_STEPS: [StepWork; 2] = [
         matmul_flops: 3.14e9,
         traffic_bytes: 6.814e10,
         ops: 1008.0,
+        activation_bytes: 6.722e10,
+        tensor_bytes: 3.334e7,
     },
     StepWork {
         conv_flops: 0.0,
         matmul_flops: 6.836e12,
         traffic_bytes: 3.020e10,
         ops: 1080.0,
+        activation_bytes: 2.582e10,
+        tensor_bytes: 1.195e7,
     },
 ];
 

@@ -1,0 +1,156 @@
+"""Fit how step time carries from the calibration card (H200) to every card,
+on the FIT rows only, and print the errors it leads to (held-out apart).
+
+Input: the ROW lines of
+    cargo nextest run --workspace --features tauri/custom-protocol \\
+      -E 'test(print_fit_features)' --run-ignored only --no-capture
+(tests/tests/published_throughput.rs): tag (publisher:row), set (fit,
+held-out, calibration), card, class, precision, tf32, mode, conv FLOPs,
+matmul FLOPs, traffic bytes, ops, tensor / FP32 / TF32 TFLOPS, bandwidth
+GB/s, GPUs, the exposed multi-GPU seconds, device and host seconds on the
+card, published seconds per step, activation traffic bytes, typical tensor
+bytes, L2 MiB.
+
+The model is crates/gpuplan-core/src/steptime.rs, mirrored here:
+  tensor-core work   e = min(1, e_ref * (peak_ref / peak) ** a)   (H200 = ref)
+  CUDA-core work     e = constant on every card
+  memory             e = min(0.9, e_mem * (bw_ref / bw) ** d); activation
+                     re-reads (1/3 of activation traffic) of tensors that fit
+                     in L2 never reach DRAM
+  step               max(device, host) + 0.29 * min(device, host) + multi-GPU
+The host time (fitted on the H200 alone) and the multi-GPU terms are read
+from the ROW lines, not refitted. Fitted: ec_h, ec_f, ec_cuda, em_h, em_f,
+em_tf32, e_mem, a_conv, a_mm, d, minimising the mean over publishers of the
+mean |log(estimated / published)| over single-GPU fit rows, the H200's
+calibration jobs weighted six times. Several starts; the best is printed.
+
+    ... | python3 tools/calibrate/fit_published.py
+"""
+import math
+import random
+import statistics
+import sys
+
+REF = dict(tensor=989.0, tf32=494.5, fp32=67.0, bw=4800.0)
+OVERLAP = 0.29
+L2_SHARE = 2.0 / 6.0
+CEILING, MEM_CEILING = 1.0, 0.9
+H200_WEIGHT = 6.0
+H200_BAR = 0.045
+KEYS = ["ec_h", "ec_f", "ec_cuda", "em_h", "em_f", "em_tf32", "e_mem", "e_stream", "a_conv", "a_mm", "d"]
+BOUNDS = dict(ec_h=(0.05, 0.9), ec_f=(0.05, 0.9), ec_cuda=(0.2, 2.0), em_h=(0.2, 0.9),
+              em_f=(0.2, 0.95), em_tf32=(0.2, 0.95), e_mem=(0.1, 0.9), e_stream=(0.1, 0.9), a_conv=(0, 1.2),
+              a_mm=(0, 1.2), d=(0, 1.5))
+START = dict(ec_h=0.30, ec_f=0.23, ec_cuda=0.6, em_h=0.60, em_f=0.72, em_tf32=0.72, e_mem=0.35, e_stream=0.35,
+             a_conv=0.5, a_mm=0.3, d=0.0)
+
+
+def load(lines):
+    rows = []
+    for line in lines:
+        if not line.startswith("ROW "):
+            continue
+        f = line.split()
+        r = dict(tag=f[1], set=f[2], card=f[3], cls=f[4], prec=f[5], tf32=f[6] == "true",
+                 mode=f[7], cf=float(f[8]), mf=float(f[9]), tr=float(f[10]), ops=float(f[11]),
+                 ten=float(f[12]), f32=float(f[13]), t32=float(f[14]), bw=float(f[15]),
+                 gpus=int(f[16]), extra=float(f[17]), dev=float(f[18]), host=float(f[19]),
+                 truth=float(f[20]), act=float(f[21]), tsz=float(f[22]), l2=float(f[23]))
+        r["pub"] = r["tag"].split(":")[0]
+        if not math.isnan(r["truth"]):
+            rows.append(r)
+    return rows
+
+
+def device(r, p):
+    def tensor(peak, ref, e0, a):
+        return min(CEILING, e0 * (ref / peak) ** a), peak
+    if r["prec"] != "fp32":
+        ec, pc = tensor(r["ten"], REF["tensor"], p["ec_h"], p["a_conv"])
+        em, pm = tensor(r["ten"], REF["tensor"], p["em_h"], p["a_mm"])
+    else:
+        if r["t32"] > 0:
+            ec, pc = tensor(r["t32"], REF["tf32"], p["ec_f"], p["a_conv"])
+        else:
+            ec, pc = p["ec_cuda"], r["f32"]
+        if r["t32"] > 0 and r["tf32"]:
+            em, pm = tensor(r["t32"], REF["tf32"], p["em_tf32"], p["a_mm"])
+        else:
+            em, pm = p["em_f"], r["f32"]
+    c = r["cf"] / (pc * 1e12 * ec) if r["cf"] > 0 else 0.0
+    m = r["mf"] / (pm * 1e12 * em) if r["mf"] > 0 else 0.0
+    e_mem = min(MEM_CEILING, p["e_mem"] * (REF["bw"] / r["bw"]) ** p["d"])
+    e_stream = min(MEM_CEILING, p["e_stream"] * (REF["bw"] / r["bw"]) ** p["d"])
+    fits = min(1.0, r["l2"] * 2**20 / r["tsz"]) if r["tsz"] > 0 else 0.0
+    act = r["act"] * (1.0 - L2_SHARE * fits)
+    other = max(0.0, r["tr"] - r["act"])
+    return c + m + act / (r["bw"] * 1e9 * e_mem) + other / (r["bw"] * 1e9 * e_stream)
+
+
+def predict(r, p):
+    d = device(r, p)
+    h = r["host"]
+    return max(d, h) + OVERLAP * min(d, h) + r["extra"]
+
+
+def loss(rows, p):
+    by = {}
+    for r in rows:
+        by.setdefault(r["pub"], []).append(abs(math.log(predict(r, p) / r["truth"])))
+    w = {k: (H200_WEIGHT if k == "h200" else 1.0) for k in by}
+    total = sum(statistics.mean(v) * w[k] for k, v in by.items()) / len(by)
+    # The H200 keeps its stated accuracy: a median |error| above H200_BAR
+    # costs far more than any gain elsewhere.
+    h200 = by.get("h200")
+    if h200:
+        excess = statistics.median(h200) - math.log(1 + H200_BAR)
+        total += 50.0 * max(0.0, excess)
+    return total
+
+
+def search(rows, p0):
+    p = dict(p0)
+    step = {k: (BOUNDS[k][1] - BOUNDS[k][0]) / 4 for k in KEYS}
+    best = loss(rows, p)
+    while max(step.values()) > 1e-4:
+        improved = False
+        for k in KEYS:
+            for sgn in (1, -1):
+                q = dict(p)
+                q[k] = min(BOUNDS[k][1], max(BOUNDS[k][0], p[k] + sgn * step[k]))
+                l = loss(rows, q)
+                if l < best - 1e-12:
+                    p, best, improved = q, l, True
+        if not improved:
+            step = {k: v / 2 for k, v in step.items()}
+    return p, best
+
+
+def report(rows, p):
+    groups = {}
+    for r in rows:
+        e = predict(r, p) / r["truth"] - 1
+        for key in (f"{r['set']} publisher {r['pub']}", f"{r['set']} class {r['cls']}"):
+            groups.setdefault(key, []).append(e)
+    for k in sorted(groups):
+        v = groups[k]
+        print(f"{k:45s} n={len(v):3d} median|e|={statistics.median(abs(x) for x in v)*100:5.1f}% signed={statistics.median(v)*100:+6.1f}%")
+
+
+def main():
+    rows = load(sys.stdin)
+    fit_rows = [r for r in rows if r["set"] in ("fit", "calibration") and r["gpus"] == 1]
+    best = None
+    for seed in range(4):
+        random.seed(seed)
+        p0 = dict(START) if seed == 0 else {k: random.uniform(*BOUNDS[k]) for k in KEYS}
+        p, l = search(fit_rows, p0)
+        if best is None or l < best[1]:
+            best = (p, l)
+    p, l = best
+    print("fitted:", ", ".join(f"{k} {p[k]:.3f}" for k in KEYS), f"(loss {l:.4f})")
+    report(rows, p)
+
+
+if __name__ == "__main__":
+    main()

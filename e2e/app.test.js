@@ -747,11 +747,16 @@ e2e("layout: every control reachable from 1024×640 to 1920×1080, in both langu
     for (const lang of ["zh", "en"]) {
       await ensureLang(lang);
       await click("#tab-flow");
-      for (const step of ["situation", "job", "plan", "before"]) {
+      for (const step of ["situation", "job", "memory", "options", "plan", "before"]) {
         await click(`#step-${step}`);
         await new Promise((r) => setTimeout(r, 300));
         assert.deepEqual(await unreachable(), [], `${w}x${h} ${lang} ${step}`);
         if (step === "situation" || step === "plan") await snapWindow(`layout-${w}x${h}-${lang}-${step}`);
+        if (step === "options" && w === 1366) {
+          await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
+          await browser.execute(() => document.querySelector(".option").scrollIntoView());
+          await snapWindow(`layout-${w}x${h}-${lang}-options`);
+        }
       }
       // Each step opens at its top.
       await click("#step-job");

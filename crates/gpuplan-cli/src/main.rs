@@ -18,7 +18,7 @@ use gpuplan_usecases::planning::{CustomConfig, PackExport, ShutdownRequest, MAX_
 use gpuplan_usecases::{files, home, AppError, Bundled, Home, Lang, Planner};
 
 use crate::args::{
-    Cli, Command, LedgerAction, OverrideAction, PackAction, PlansAction, ScriptKind,
+    Cli, Command, EstimateArgs, LedgerAction, OverrideAction, PackAction, PlansAction, ScriptKind,
 };
 
 fn clock() -> chrono::NaiveDateTime {
@@ -26,29 +26,8 @@ fn clock() -> chrono::NaiveDateTime {
 }
 
 fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError> {
-    let read_plan = |planner: &Planner, p: &Option<std::path::PathBuf>| {
-        p.as_deref().map(|p| planner.read_plan(p)).transpose()
-    };
     match &cli.command {
-        Command::Estimate(a) => {
-            let job = a.job.spec()?;
-            let text = a
-                .config
-                .as_deref()
-                .map(|p| files::read_text(p, "config", MAX_CONFIG_BYTES))
-                .transpose()?;
-            let name = a.config.as_ref().map(|p| p.display().to_string());
-            let config = text
-                .as_deref()
-                .zip(name.as_deref())
-                .map(|(text, name)| CustomConfig { name, text });
-            let report = planner.estimate(&job, a.gpu.as_deref(), config, a.platform.as_deref())?;
-            Ok(if a.json {
-                render::json(&report)
-            } else {
-                render::estimate(planner.labels(), lang, &report)
-            })
-        }
+        Command::Estimate(a) => estimate(planner, lang, a),
         Command::Models { json } => Ok(if *json {
             render::json(&planner.bundled().zoo)
         } else {
@@ -59,44 +38,8 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
         } else {
             render::gpus(planner.labels(), lang, &planner.bundled().catalog)
         }),
-        Command::Platforms { id: None, json } => {
-            let set = planner.platforms()?;
-            Ok(if *json {
-                render::json(&set)
-            } else {
-                render::platforms(planner.labels(), lang, &set)
-            })
-        }
-        Command::Platforms { id: Some(id), json } => {
-            let set = planner.platforms()?;
-            let p = set.get(id)?;
-            Ok(if *json {
-                render::json(&p.facts())
-            } else {
-                render::platform_facts(planner.labels(), lang, p)
-            })
-        }
-        Command::Quote { plan, json } => {
-            let plan = planner.read_plan(plan)?;
-            let q = planner.quote(&plan)?;
-            if *json {
-                return Ok(render::json(&q));
-            }
-            // The platform and the card by the names a person reads.
-            let platform = planner
-                .platforms()?
-                .get(&q.platform)
-                .map(|p| render::localized(lang, &p.name))
-                .unwrap_or_else(|_| q.platform.clone());
-            let card = planner
-                .bundled()
-                .catalog
-                .get(&q.gpu)
-                .map(|g| g.label())
-                .unwrap_or_else(|_| q.gpu.clone());
-            let names = render::QuoteNames { platform, card };
-            Ok(render::quote(planner.labels(), lang, &q, &names, &planner.price_age(&q)))
-        }
+        Command::Platforms { id, json } => platforms(planner, lang, id.as_deref(), *json),
+        Command::Quote { plan, json } => quote(planner, lang, plan, *json),
         Command::Recommend(a) => {
             let mut r = planner.recommend(&a.situation()?)?;
             r.options.truncate(a.top.max(1));
@@ -106,42 +49,148 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 render::recommendation(planner.labels(), lang, &r)
             })
         }
-        Command::Override { action } => match action {
-            OverrideAction::Set {
-                platform,
-                gpu,
-                price,
-                note,
-            } => {
-                let row = planner.set_override(platform, gpu, price, note)?;
-                Ok(planner.labels().fill(
-                    lang,
-                    "cli.overrideSet",
-                    [
-                        ("platform", row.platform.as_str()),
-                        ("gpu", row.gpu.as_str()),
-                        ("price", row.price_per_hour.to_string().as_str()),
-                    ],
-                ))
+        Command::Override { action } => overrides(planner, lang, action),
+        Command::Ledger { action } => ledger(planner, lang, action),
+        Command::Plans { action } => plans(planner, lang, action),
+        Command::Calibration { off, on, json } => {
+            if *off || *on {
+                planner.set_calibration(*on)?;
             }
-            OverrideAction::List { json } => {
-                let rows = planner.overrides()?;
-                Ok(if *json {
-                    render::json(&rows)
-                } else {
-                    render::overrides(&rows)
-                })
-            }
-            OverrideAction::Clear => planner.clear_overrides().map(|()| String::new()),
-        },
-        Command::Ledger {
-            action:
-                LedgerAction::Import {
-                    files: paths,
-                    cost,
-                    plan,
-                    json,
-                },
+            let view = planner.calibration()?;
+            Ok(if *json {
+                render::json(&view)
+            } else {
+                render::calibration(planner.labels(), lang, &view)
+            })
+        }
+        Command::Pack { action } => pack(planner, lang, action),
+        Command::Script { kind } => script(planner, lang, kind),
+    }
+}
+
+/// A plan file, when one is named.
+fn read_plan(
+    planner: &Planner,
+    p: &Option<std::path::PathBuf>,
+) -> Result<Option<gpuplan_core::plan::Plan>, AppError> {
+    p.as_deref().map(|p| planner.read_plan(p)).transpose()
+}
+
+/// `gpuplan estimate`.
+fn estimate(planner: &mut Planner, lang: Lang, a: &EstimateArgs) -> Result<String, AppError> {
+    let job = a.job.spec()?;
+    let text = a
+        .config
+        .as_deref()
+        .map(|p| files::read_text(p, "config", MAX_CONFIG_BYTES))
+        .transpose()?;
+    let name = a.config.as_ref().map(|p| p.display().to_string());
+    let config = text
+        .as_deref()
+        .zip(name.as_deref())
+        .map(|(text, name)| CustomConfig { name, text });
+    let report = planner.estimate(&job, a.gpu.as_deref(), config, a.platform.as_deref())?;
+    Ok(if a.json {
+        render::json(&report)
+    } else {
+        render::estimate(planner.labels(), lang, &report)
+    })
+}
+
+/// `gpuplan platforms [ID]`.
+fn platforms(
+    planner: &mut Planner,
+    lang: Lang,
+    id: Option<&str>,
+    json: bool,
+) -> Result<String, AppError> {
+    let set = planner.platforms()?;
+    Ok(match (id, json) {
+        (None, true) => render::json(&set),
+        (None, false) => render::platforms(planner.labels(), lang, &set),
+        (Some(id), true) => render::json(&set.get(id)?.facts()),
+        (Some(id), false) => render::platform_facts(planner.labels(), lang, set.get(id)?),
+    })
+}
+
+/// `gpuplan quote PLAN`.
+fn quote(
+    planner: &mut Planner,
+    lang: Lang,
+    plan: &std::path::Path,
+    json: bool,
+) -> Result<String, AppError> {
+    let plan = planner.read_plan(plan)?;
+    let q = planner.quote(&plan)?;
+    if json {
+        return Ok(render::json(&q));
+    }
+    // The platform and the card by the names a person reads.
+    let platform = planner
+        .platforms()?
+        .get(&q.platform)
+        .map(|p| render::localized(lang, &p.name))
+        .unwrap_or_else(|_| q.platform.clone());
+    let card = planner
+        .bundled()
+        .catalog
+        .get(&q.gpu)
+        .map(|g| g.label())
+        .unwrap_or_else(|_| q.gpu.clone());
+    let names = render::QuoteNames { platform, card };
+    Ok(render::quote(
+        planner.labels(),
+        lang,
+        &q,
+        &names,
+        &planner.price_age(&q),
+    ))
+}
+
+/// `gpuplan override`.
+fn overrides(
+    planner: &mut Planner,
+    lang: Lang,
+    action: &OverrideAction,
+) -> Result<String, AppError> {
+    match action {
+        OverrideAction::Set {
+            platform,
+            gpu,
+            price,
+            note,
+        } => {
+            let row = planner.set_override(platform, gpu, price, note)?;
+            Ok(planner.labels().fill(
+                lang,
+                "cli.overrideSet",
+                [
+                    ("platform", row.platform.as_str()),
+                    ("gpu", row.gpu.as_str()),
+                    ("price", row.price_per_hour.to_string().as_str()),
+                ],
+            ))
+        }
+        OverrideAction::List { json } => {
+            let rows = planner.overrides()?;
+            Ok(if *json {
+                render::json(&rows)
+            } else {
+                render::overrides(&rows)
+            })
+        }
+        OverrideAction::Clear => planner.clear_overrides().map(|()| String::new()),
+    }
+}
+
+/// `gpuplan ledger`.
+fn ledger(planner: &mut Planner, lang: Lang, action: &LedgerAction) -> Result<String, AppError> {
+    match action {
+        LedgerAction::Import {
+            files: paths,
+            cost,
+            plan,
+            json,
         } => {
             if cost.is_some() && paths.len() > 1 {
                 return Err(AppError::input(
@@ -161,10 +210,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 render::imported_runs(planner.labels(), lang, &runs)
             })
         }
-        Command::Plans { action } => plans(planner, lang, action),
-        Command::Ledger {
-            action: LedgerAction::List { json },
-        } => {
+        LedgerAction::List { json } => {
             let page = planner.ledger()?;
             Ok(if *json {
                 render::json(&page.entries)
@@ -172,132 +218,126 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
                 render::ledger(planner.labels(), lang, &page)
             })
         }
-        Command::Ledger {
-            action: LedgerAction::Runs { out },
-        } => {
+        LedgerAction::Runs { out } => {
             let text = planner.export_measured_runs()?;
             files::write_atomic(out, text.as_bytes())?;
             Ok(out.display().to_string())
         }
-        Command::Calibration { off, on, json } => {
-            if *off || *on {
-                planner.set_calibration(*on)?;
+    }
+}
+
+/// `gpuplan pack`.
+fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String, AppError> {
+    match action {
+        PackAction::Export {
+            name,
+            instructor,
+            platforms,
+            presets,
+            budget_cap,
+            runs,
+            out,
+        } => {
+            let presets = presets
+                .iter()
+                .map(|p| planner.read_plan(p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut measured_runs = Vec::new();
+            for p in runs {
+                let text = files::read_text(p, "runs", files::MAX_USER_FILE_BYTES)?;
+                measured_runs.extend(planner.parse_measured_runs(&p.display().to_string(), &text)?);
             }
-            let view = planner.calibration()?;
-            Ok(if *json {
-                render::json(&view)
-            } else {
-                render::calibration(planner.labels(), lang, &view)
-            })
-        }
-        Command::Pack { action } => match action {
-            PackAction::Export {
+            let text = planner.export_pack(&PackExport {
                 name,
                 instructor,
                 platforms,
                 presets,
-                budget_cap,
-                runs,
-                out,
-            } => {
-                let presets = presets
-                    .iter()
-                    .map(|p| planner.read_plan(p))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut measured_runs = Vec::new();
-                for p in runs {
-                    let text = files::read_text(p, "runs", files::MAX_USER_FILE_BYTES)?;
-                    measured_runs
-                        .extend(planner.parse_measured_runs(&p.display().to_string(), &text)?);
-                }
-                let text = planner.export_pack(&PackExport {
-                    name,
-                    instructor,
-                    platforms,
-                    presets,
-                    budget_cap: budget_cap.as_deref(),
-                    measured_runs,
-                })?;
-                files::write_atomic(out, text.as_bytes())?;
-                Ok(out.display().to_string())
-            }
-            PackAction::Import { file } => {
-                let pack = planner.import_pack_file(file)?;
-                Ok(planner.labels().fill(
-                    lang,
-                    "cli.packImported",
-                    [
-                        ("name", render::clean(&pack.pack.name).as_str()),
-                        ("platforms", pack.platforms.len().to_string().as_str()),
-                        ("presets", pack.presets.len().to_string().as_str()),
-                    ],
-                ))
-            }
-            PackAction::List { json } => {
-                let rows = planner.packs()?;
-                Ok(if *json {
-                    render::json(&rows)
-                } else {
-                    render::packs(&rows)
-                })
-            }
-            PackAction::Remove { name } => planner.remove_pack(name).map(|()| String::new()),
-        },
-        Command::Script { kind } => match kind {
-            ScriptKind::Shutdown {
+                budget_cap: budget_cap.as_deref(),
+                measured_runs,
+            })?;
+            files::write_atomic(out, text.as_bytes())?;
+            Ok(out.display().to_string())
+        }
+        PackAction::Import { file } => {
+            let pack = planner.import_pack_file(file)?;
+            Ok(planner.labels().fill(
+                lang,
+                "cli.packImported",
+                [
+                    ("name", render::clean(&pack.pack.name).as_str()),
+                    ("platforms", pack.platforms.len().to_string().as_str()),
+                    ("presets", pack.presets.len().to_string().as_str()),
+                ],
+            ))
+        }
+        PackAction::List { json } => {
+            let rows = planner.packs()?;
+            Ok(if *json {
+                render::json(&rows)
+            } else {
+                render::packs(&rows)
+            })
+        }
+        PackAction::Remove { name } => planner.remove_pack(name).map(|()| String::new()),
+    }
+}
+
+/// `gpuplan script`.
+fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String, AppError> {
+    match kind {
+        ScriptKind::Shutdown {
+            platform,
+            job_name,
+            command,
+            max_hours,
+            plan,
+            destroy,
+        } => {
+            let plan = read_plan(planner, plan)?;
+            planner.shutdown_script(&ShutdownRequest {
                 platform,
-                job_name,
+                job_name: job_name.as_deref(),
                 command,
-                max_hours,
-                plan,
-                destroy,
-            } => {
-                let plan = read_plan(planner, plan)?;
-                planner.shutdown_script(&ShutdownRequest {
-                    platform,
-                    job_name: job_name.as_deref(),
-                    command,
-                    max_hours: *max_hours,
-                    plan: plan.as_ref(),
-                    destroy: *destroy,
-                })
+                max_hours: *max_hours,
+                plan: plan.as_ref(),
+                destroy: *destroy,
+            })
+        }
+        ScriptKind::Slurm(a) => {
+            let plan = read_plan(planner, &a.plan)?;
+            let s = planner.slurm_script(&a.request(plan.as_ref()))?;
+            for n in &s.notes {
+                note(&format!(
+                    "gpuplan: {}: {}",
+                    planner.labels().text(lang, "cli.note"),
+                    planner.labels().message(lang, n)
+                ));
             }
-            ScriptKind::Slurm(a) => {
-                let plan = read_plan(planner, &a.plan)?;
-                let s = planner.slurm_script(&a.request(plan.as_ref()))?;
-                for n in &s.notes {
-                    note(&format!(
-                        "gpuplan: {}: {}",
-                        planner.labels().text(lang, "cli.note"),
-                        planner.labels().message(lang, n)
-                    ));
-                }
-                Ok(s.text)
-            }
-            ScriptKind::Probe => Ok(planner.probe_script().text),
-            ScriptKind::OfflineInstall { python } => {
-                Ok(planner.offline_script(python.as_deref())?.text)
-            }
-            ScriptKind::Resume { every, plan } => {
-                let plan = read_plan(planner, plan)?;
-                Ok(planner.resume_script(*every, plan.as_ref())?.text)
-            }
-            ScriptKind::Launch {
-                plan,
-                command,
-                config,
-            } => {
-                let plan = read_plan(planner, &Some(plan.clone()))?.ok_or_else(|| {
-                    AppError::input("plan", "a plan file is needed", "--plan plan.toml")
-                })?;
-                Ok(planner.launch_config(&plan, command, config)?.text)
-            }
-            ScriptKind::Checklist { platform, plan } => {
-                let plan = read_plan(planner, plan)?;
-                let items = planner.checklist(platform, plan.as_ref())?;
-                Ok(render::checklist(planner.labels(), lang, &items))
-            }
-        },
+            Ok(s.text)
+        }
+        ScriptKind::Probe => Ok(planner.probe_script().text),
+        ScriptKind::OfflineInstall { python } => {
+            Ok(planner.offline_script(python.as_deref())?.text)
+        }
+        ScriptKind::Resume { every, plan } => {
+            let plan = read_plan(planner, plan)?;
+            Ok(planner.resume_script(*every, plan.as_ref())?.text)
+        }
+        ScriptKind::Launch {
+            plan,
+            command,
+            config,
+        } => {
+            let plan = read_plan(planner, &Some(plan.clone()))?.ok_or_else(|| {
+                AppError::input("plan", "a plan file is needed", "--plan plan.toml")
+            })?;
+            Ok(planner.launch_config(&plan, command, config)?.text)
+        }
+        ScriptKind::Checklist { platform, plan } => {
+            let plan = read_plan(planner, plan)?;
+            let items = planner.checklist(platform, plan.as_ref())?;
+            Ok(render::checklist(planner.labels(), lang, &items))
+        }
     }
 }
 

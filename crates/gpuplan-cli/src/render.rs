@@ -177,12 +177,40 @@ fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEsti
 /// The estimate as a table.
 pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let t = |k: &str| c.text(lang, k);
+    let mut o = estimate_head(c, lang, r);
+    o.push_str(&estimate_table(c, lang, r));
+    if let Some(parts) = &r.run {
+        let _ = writeln!(o);
+        o.push_str(&run_split(c, lang, &r.target_gpu, parts, Some(&r.host)));
+    }
+    if let Some(p) = &r.parallel {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            parallel_line(c, lang, "parallel.summary", &r.target_gpu, p)
+        );
+    }
+    if let Some(p) = &r.fits_with {
+        let _ = writeln!(
+            o,
+            "\n{}",
+            parallel_line(c, lang, "parallel.fitsWith", &r.target_gpu, p)
+        );
+    }
+    o.push_str(&estimate_fixes(c, lang, r));
+    let _ = write!(o, "\n{}", t("memory.note"));
+    o
+}
+
+/// The job, its parameters and its peak memory by component.
+fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
+    let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let j = &r.job;
     let shape = if j.resolution > 0 {
         format!("{} px", j.resolution)
     } else {
-        format!("seq {}", j.seq_len)
+        format!("{} {}", t("field.seq_len"), j.seq_len)
     };
     let _ = writeln!(
         o,
@@ -238,6 +266,13 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             duration(lang, s)
         );
     }
+    o
+}
+
+/// Every card: its memory, the verdict, the largest batch and the times.
+fn estimate_table(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
+    let t = |k: &str| c.text(lang, k);
+    let mut o = String::new();
     let _ = writeln!(
         o,
         "\n{} {} {} {} {} {} {} {}",
@@ -274,24 +309,13 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
                 .unwrap_or_else(|| "-".into())
         );
     }
-    if let Some(parts) = &r.run {
-        let _ = writeln!(o);
-        o.push_str(&run_split(c, lang, &r.target_gpu, parts, Some(&r.host)));
-    }
-    if let Some(p) = &r.parallel {
-        let _ = writeln!(
-            o,
-            "\n{}",
-            parallel_line(c, lang, "parallel.summary", &r.target_gpu, p)
-        );
-    }
-    if let Some(p) = &r.fits_with {
-        let _ = writeln!(
-            o,
-            "\n{}",
-            parallel_line(c, lang, "parallel.fitsWith", &r.target_gpu, p)
-        );
-    }
+    o
+}
+
+/// What would make the job fit the target card.
+fn estimate_fixes(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
+    let t = |k: &str| c.text(lang, k);
+    let mut o = String::new();
     // The card by its name, as the table above shows it.
     let target = r
         .gpus
@@ -342,7 +366,6 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         }
         let _ = writeln!(o, "  - {line}");
     }
-    let _ = write!(o, "\n{}", t("memory.note"));
     o
 }
 

@@ -455,32 +455,18 @@ impl Plan {
 
     /// Range checks: (table, key, message) of the first problem. Every field
     /// has a range a student's plan can sit in; fields that would contradict
-    /// each other are refused together, naming both.
-    pub fn validate(&self) -> Result<(), (&'static str, &'static str, String)> {
-        type Check = Result<(), (&'static str, &'static str, String)>;
-        let within = |table: &'static str,
-                      key: &'static str,
-                      v: Decimal,
-                      lo_open: bool,
-                      max: i64|
-         -> Check {
-            let max = Decimal::from(max);
-            if v < Decimal::ZERO || (lo_open && v.is_zero()) || v > max {
-                Err((
-                    table,
-                    key,
-                    format!("{v} is outside {}0..={max}", if lo_open { "(" } else { "" }),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let hours = |table: &'static str, key: &'static str, v: Decimal, lo_open: bool| {
-            within(table, key, v, lo_open, MAX_HOURS)
-        };
-        let money = |table: &'static str, key: &'static str, v: Decimal| {
-            within(table, key, v, false, MAX_CNY)
-        };
+    /// each other are refused together, naming both. One check per part of
+    /// the plan, in the order the plan file lists them.
+    pub fn validate(&self) -> Check {
+        self.check_top()?;
+        self.check_runs()?;
+        self.check_resources()?;
+        self.check_spot()?;
+        self.check_prices()
+    }
+
+    /// The plan's own fields: version, name, money, hours, start, parallel.
+    fn check_top(&self) -> Check {
         if self.version != PLAN_VERSION {
             return Err((
                 "",
@@ -519,25 +505,30 @@ impl Plan {
         hours("", "setup_hours", self.setup_hours, false)?;
         if let Some(h) = self.start_hour {
             if h > 23 {
-                return Err(("", "start_hour", format!("{h} is outside 0..=23")));
+                return Err(("", "start_hour", format!("{h} is not an hour from 0 to 23")));
             }
         }
         if self.parallel == 0 || self.parallel > MAX_PARALLEL {
             return Err((
                 "",
                 "parallel",
-                format!("{} is outside 1..={MAX_PARALLEL}", self.parallel),
+                format!("{} is outside 1 to {MAX_PARALLEL}", self.parallel),
             ));
         }
         if let Some(h) = self.job.hours {
             hours("job", "hours", h, true)?;
         }
+        Ok(())
+    }
+
+    /// The run groups: counts, lengths, and the total.
+    fn check_runs(&self) -> Check {
         for r in &self.runs {
             if r.count == 0 || r.count > MAX_RUNS {
                 return Err((
                     "run",
                     "count",
-                    format!("{} is outside 1..={MAX_RUNS}", r.count),
+                    format!("{} is outside 1 to {MAX_RUNS}", r.count),
                 ));
             }
             if r.hours.is_some() && r.minutes.is_some() {
@@ -568,6 +559,11 @@ impl Plan {
         if let Some(d) = &self.debug {
             hours("debug", "hours", d.hours, false)?;
         }
+        Ok(())
+    }
+
+    /// Data, storage, stops and the schedule.
+    fn check_resources(&self) -> Check {
         if let Some(d) = &self.data {
             within("data", "size_gb", d.size_gb, false, MAX_GB)?;
             within("data", "upload_mbps", d.upload_mbps, true, 1_000_000)?;
@@ -587,7 +583,7 @@ impl Plan {
                 return Err((
                     "stops",
                     "count",
-                    format!("{} is outside 0..={MAX_RUNS}", s.count),
+                    format!("{} is outside 0 to {MAX_RUNS}", s.count),
                 ));
             }
             if self.schedule.is_some() {
@@ -601,35 +597,45 @@ impl Plan {
         if let Some(s) = &self.schedule {
             within("schedule", "days", s.days, true, MAX_DAYS)?;
         }
-        if let Some(s) = &self.spot {
-            if let Some(h) = s.checkpoint_every_hours {
-                hours("spot", "checkpoint_every_hours", h, true)?;
-            }
-            if let Some(e) = s.checkpoint_every_epochs {
-                within("spot", "checkpoint_every_epochs", e, true, 100_000)?;
-            }
-            if s.checkpoint_every_hours.is_some() && s.checkpoint_every_epochs.is_some() {
-                return Err((
-                    "spot",
-                    "checkpoint_every_epochs",
-                    "checkpoint_every_hours and checkpoint_every_epochs both set the interval: keep one".into(),
-                ));
-            }
-            within(
-                "spot",
-                "preemptions_per_day",
-                s.preemptions_per_day,
-                false,
-                1000,
-            )?;
-            within(
-                "spot",
-                "restart_minutes",
-                s.restart_minutes,
-                false,
-                7 * 24 * 60,
-            )?;
+        Ok(())
+    }
+
+    /// The spot section: the checkpoint interval (one way), preemptions.
+    fn check_spot(&self) -> Check {
+        let Some(s) = &self.spot else {
+            return Ok(());
+        };
+        if let Some(h) = s.checkpoint_every_hours {
+            hours("spot", "checkpoint_every_hours", h, true)?;
         }
+        if let Some(e) = s.checkpoint_every_epochs {
+            within("spot", "checkpoint_every_epochs", e, true, 100_000)?;
+        }
+        if s.checkpoint_every_hours.is_some() && s.checkpoint_every_epochs.is_some() {
+            return Err((
+                "spot",
+                "checkpoint_every_epochs",
+                "checkpoint_every_hours and checkpoint_every_epochs both set the interval: keep one".into(),
+            ));
+        }
+        within(
+            "spot",
+            "preemptions_per_day",
+            s.preemptions_per_day,
+            false,
+            1000,
+        )?;
+        within(
+            "spot",
+            "restart_minutes",
+            s.restart_minutes,
+            false,
+            7 * 24 * 60,
+        )
+    }
+
+    /// The plan's own prices, each within what any platform charges.
+    fn check_prices(&self) -> Check {
         let p = &self.prices;
         for (key, v, max) in [
             ("gpu_per_hour", p.gpu_per_hour, MAX_PRICE_PER_HOUR),
@@ -660,10 +666,34 @@ impl Plan {
                 return Err((
                     "prices",
                     "minimum_charge_minutes",
-                    format!("{m} is outside 0..=1440"),
+                    format!("{m} is outside 0 to 1440"),
                 ));
             }
         }
         Ok(())
     }
+}
+
+/// The result of one plan check: the (table, key, message) of a problem.
+type Check = Result<(), (&'static str, &'static str, String)>;
+
+/// `v` from 0 (above 0 when `lo_open`) to `max`.
+fn within(table: &'static str, key: &'static str, v: Decimal, lo_open: bool, max: i64) -> Check {
+    let max = Decimal::from(max);
+    if v < Decimal::ZERO || (lo_open && v.is_zero()) || v > max {
+        let from = if lo_open { "above 0" } else { "0" };
+        Err((table, key, format!("{v} is outside {from} to {max}")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Hours within a plan's longest span.
+fn hours(table: &'static str, key: &'static str, v: Decimal, lo_open: bool) -> Check {
+    within(table, key, v, lo_open, MAX_HOURS)
+}
+
+/// An amount of money within a plan's largest.
+fn money(table: &'static str, key: &'static str, v: Decimal) -> Check {
+    within(table, key, v, false, MAX_CNY)
 }

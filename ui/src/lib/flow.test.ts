@@ -108,12 +108,21 @@ describe("errors", () => {
 });
 
 describe("exports", () => {
-  const rows = [{ category: "GPU 计算", text: '=HYPERLINK("x")', amount: "15.00" }, { category: "credit", text: "credit", amount: "-5.00" }];
+  const rows = [{ category: "GPU 计算", text: '=HYPERLINK("x")', amount: "¥15.00", value: "15.00" }, { category: "credit", text: "credit", amount: "-¥5.00", value: "-5.00" }];
   it("CSV quotes cells and defuses formulas, but keeps negative amounts numbers", () => {
     const csv = billCsv(rows, "10.00", ["category", "line", "amount"], "total");
     expect(csv, "a formula is defused").toContain(`"'=HYPERLINK(""x"")"`);
     expect(csv, "a credit stays a number").toContain(`"-5.00"`);
-    expect(csv.trim().split("\n").length, "header, two lines, total").toBe(4);
+    expect(csv.trim().split("\r\n").length, "header, two lines, total").toBe(4);
+  });
+  it("CSV opens in Excel on Chinese Windows: BOM, named columns, numbers a sheet can sum", () => {
+    const csv = billCsv(rows, "10.00", ["类别", "明细", "金额（元）"], "现金合计");
+    expect(csv.startsWith("\uFEFF"), "a UTF-8 byte order mark first").toBe(true);
+    const lines = csv.slice(1).trim().split("\r\n");
+    expect(lines[0], "the header names the columns it heads").toBe('"类别","明细","金额（元）"');
+    expect(lines[1].endsWith('"15.00"'), "an amount is a plain number, not ¥15.00").toBe(true);
+    expect(csv, "no currency sign in any amount").not.toContain("¥");
+    expect(lines[3], "the total a plain number too").toBe('"现金合计","","10.00"');
   });
   it("HTML report escapes a plan named <script>", () => {
     const html = billHtml("Report", "<script>alert(1)</script>", rows, "Total", "10.00", ["<b>x</b>"], "en");
@@ -274,7 +283,7 @@ describe("figures nobody checked", () => {
     expect(unverifiedNote({ ...u, figures: [...u.figures] }, t, "zh"), "full-width brackets and the enumeration comma").toContain("figure.price-per-hour（enum.grade.seed）、figure.storage-price");
   });
   it("travels into the CSV and the printable report", () => {
-    const rows = [{ category: "GPU", text: "runs", amount: "10.00" }];
+    const rows = [{ category: "GPU", text: "runs", amount: "¥10.00", value: "10.00" }];
     expect(billCsv(rows, "10.00", ["a", "b", "c"], "Total", "3 figures <unverified>"), "a last row with the note").toContain('"3 figures <unverified>"');
     expect(billHtml("T", "s", rows, "Total", "10.00", [], "en", { note: "<b>note</b>" }), "escaped, after the table").toContain('<p class="note">&lt;b&gt;note&lt;/b&gt;</p>');
   });

@@ -160,14 +160,26 @@ function csvCell(s: string): string {
   return `"${safe.replace(/"/g, '""')}"`;
 }
 
-/** A bill line as the exports show it: category and text already translated. */
-export type BillRow = { category: string; text: string; amount: string };
+/**
+ * A bill line as the exports show it: category and text already translated,
+ * `amount` as the screen writes it (¥0.03) and `value` the plain number
+ * (0.03) a spreadsheet sums.
+ */
+export type BillRow = { category: string; text: string; amount: string; value: string };
 
-/** The bill as CSV (category, line, amount). */
+/** The byte order mark Excel needs to read a CSV as UTF-8 (without it, Chinese Windows shows mojibake). */
+export const UTF8_BOM = "\uFEFF";
+
+/**
+ * The bill as CSV: a header naming each column (category, line, amount
+ * with its currency), one row per line with the amount as a plain number,
+ * the total as a plain number, then the note. Starts with a UTF-8 BOM and
+ * ends lines with CRLF, as spreadsheets expect.
+ */
 export function billCsv(rows: BillRow[], total: string, header: [string, string, string], totalLabel: string, note = ""): string {
-  const all = [header, ...rows.map((r) => [r.category, r.text, r.amount]), [totalLabel, "", total]];
+  const all = [header, ...rows.map((r) => [r.category, r.text, r.value]), [totalLabel, "", total]];
   if (note) all.push(["", note, ""]);
-  return all.map((r) => r.map(csvCell).join(",")).join("\n") + "\n";
+  return UTF8_BOM + all.map((r) => r.map(csvCell).join(",")).join("\r\n") + "\r\n";
 }
 
 function esc(s: string): string {

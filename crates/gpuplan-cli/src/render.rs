@@ -893,7 +893,7 @@ fn versus_line(c: &Catalog, lang: Lang, v: &gpuplan_usecases::views::PlanVersusA
     );
     for g in &v.gaps {
         line.push_str("\n    ");
-        line.push_str(&c.text(lang, &format!("ledger.gap.{g}")));
+        line.push_str(&c.text(lang, &format!("ledger.gap.{}", g.key())));
     }
     clean(&line)
 }

@@ -304,3 +304,26 @@ pub const CPU_ADAM_S_PER_PARAM: f64 = 2.0e-9;
 /// Units FSDP wraps in a CNN (its stages' blocks; ResNet-50 has 16
 /// bottlenecks): sizes the gathered unit of a full shard.
 pub const VISION_FSDP_UNITS: u32 = 16;
+
+// --- Why a measured run differed from its plan (`crate::versus`) ---------
+//
+// The thresholds below decide when a run is "off" its plan enough to name a
+// cause. They are not fitted: they sit just outside the estimator's own
+// error on the H200 calibration set (docs/accuracy.md: step time within
+// ±10% at the median and rarely past ±20%; memory within ±5%), so an honest
+// run on plan names no cause, and one clearly off names one.
+
+/// A run taking more than this share of its planned time is "slower".
+pub const VERSUS_SLOWER: f64 = 1.2;
+/// A run taking less than this share of its planned time is "faster".
+pub const VERSUS_FASTER: f64 = 0.8;
+/// A peak this far over the planned one is "more memory" (the estimator's
+/// memory error is ±5%; 15% is three times that).
+pub const VERSUS_MORE_MEMORY: f64 = 1.15;
+/// Memory and step time both off by this much, the same way, point to a
+/// different batch or sequence length rather than to the card or the model.
+pub const VERSUS_BOTH_OFF: f64 = 1.25;
+/// CPU busy at or above this percentage while the run was slow says the
+/// data loader starved the GPU (the wrapper samples the process group's CPU
+/// share; a GPU-bound PyTorch job sits near one core per worker).
+pub const VERSUS_CPU_BOUND_PERCENT: u32 = 85;

@@ -44,6 +44,7 @@ pub mod report;
 pub mod scripts;
 pub mod sourced;
 pub mod steptime;
+pub mod versus;
 pub mod vram;
 pub mod zoo;
 

@@ -714,66 +714,15 @@ impl Planner {
             }
             _ => None,
         };
-        let mut gaps = Vec::new();
-        if report.exit_status != 0 {
-            gaps.push("failed-run");
-        }
-        if gpu != plan.gpu {
-            gaps.push("different-card");
-        }
-        if planned_hours > 0.0 && report.exit_status == 0 {
-            let ratio = measured_hours / planned_hours;
-            if ratio > 1.2 {
-                gaps.push(
-                    if input_bound || report.cpu_percent.is_some_and(|c| c >= 85) {
-                        "input-bound"
-                    } else {
-                        "slower-than-estimated"
-                    },
-                );
-            } else if ratio < 0.8 {
-                gaps.push("faster-than-estimated");
-            }
-        }
-        if let (Some(p), Some(m)) = (planned_peak_gib, measured_peak_gib) {
-            if p > 0.0 && m / p > 1.15 {
-                gaps.push("more-memory");
-            }
-        }
-        // A different batch or sequence length moves memory and the time per
-        // step together, the same way; a slower card or a starved data
-        // loader moves only the time. When both are off by a quarter or more
-        // in the same direction, that is the likelier explanation, and it
-        // replaces the card and memory ones.
-        let off = |planned: Option<f64>, measured: Option<f64>| match (planned, measured) {
-            (Some(p), Some(m)) if p > 0.0 && m > 0.0 => {
-                let r = m / p;
-                if r >= 1.25 {
-                    Some(true)
-                } else if r <= 0.8 {
-                    Some(false)
-                } else {
-                    None
-                }
-            }
-            _ => None,
-        };
-        if report.exit_status == 0 {
-            if let (Some(mem), Some(step)) = (
-                off(planned_peak_gib, measured_peak_gib),
-                off(planned_step_seconds, measured_step_seconds),
-            ) {
-                if mem == step {
-                    gaps.retain(|g| {
-                        !matches!(
-                            *g,
-                            "slower-than-estimated" | "faster-than-estimated" | "more-memory"
-                        )
-                    });
-                    gaps.push("different-batch");
-                }
-            }
-        }
+        let gaps = gpuplan_core::versus::gaps(&gpuplan_core::versus::Observed {
+            succeeded: report.exit_status == 0,
+            same_card: gpu == plan.gpu,
+            hours: (planned_hours, measured_hours),
+            peak_gib: (planned_peak_gib, measured_peak_gib),
+            step_seconds: (planned_step_seconds, measured_step_seconds),
+            input_bound,
+            cpu_percent: report.cpu_percent,
+        });
         Ok(PlanVersusActual {
             planned_hours,
             measured_hours,
@@ -783,7 +732,7 @@ impl Planner {
             measured_step_seconds,
             planned_cost,
             cost,
-            gaps: gaps.into_iter().map(str::to_owned).collect(),
+            gaps,
         })
     }
 

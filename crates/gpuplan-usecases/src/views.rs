@@ -478,15 +478,16 @@ pub struct ImportedRun {
 
 /// Why a measured run differs from its plan; the catalog words each as
 /// `ledger.gap.<key>`.
-pub const GAP_KEYS: [&str; 7] = [
-    "failed-run",
-    "different-card",
-    "input-bound",
-    "slower-than-estimated",
-    "faster-than-estimated",
-    "more-memory",
-    "different-batch",
-];
+pub const GAP_KEYS: [&str; 7] = {
+    let all = gpuplan_core::versus::RunGap::ALL;
+    let mut keys = [""; 7];
+    let mut i = 0;
+    while i < 7 {
+        keys[i] = all[i].key();
+        i += 1;
+    }
+    keys
+};
 
 /// A measured run against the plan it came from: one run's time, memory and
 /// cost, and what explains the gap.
@@ -513,6 +514,6 @@ pub struct PlanVersusActual {
     /// CNY it cost.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cost: Decimal,
-    /// What explains the gap, as [`GAP_KEYS`].
-    pub gaps: Vec<String>,
+    /// What explains the gap (`ledger.gap.<key>` words each).
+    pub gaps: Vec<gpuplan_core::versus::RunGap>,
 }

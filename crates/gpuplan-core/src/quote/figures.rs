@@ -188,8 +188,22 @@ fn of<T>(f: &crate::sourced::Fact<T>) -> (Grade, Option<String>) {
     (f.grade, f.observed.clone())
 }
 
+/// A figure with its grade and date, or none where the plan sets it itself
+/// or it does not apply.
+type Graded = (Figure, Option<(Grade, Option<String>)>);
+
+/// None where the plan sets the figure itself (`set`).
+fn own(set: bool, g: Option<(Grade, Option<String>)>) -> Option<(Grade, Option<String>)> {
+    if set {
+        None
+    } else {
+        g
+    }
+}
+
 impl Grades {
-    /// The grades of the figures `plan` takes from `profile`.
+    /// The grades of the figures `plan` takes from `profile`: its prices
+    /// and billing rules, its storage, its credits.
     pub fn of(
         plan: &Plan,
         profile: &PlatformProfile,
@@ -197,140 +211,11 @@ impl Grades {
         prices: &Prices,
         catalog: &GpuCatalog,
     ) -> Self {
-        let o = &plan.prices;
-        let b = &profile.billing;
-        let s = &profile.storage;
-        let own = |set: bool, g: Option<(Grade, Option<String>)>| if set { None } else { g };
-        let debug = plan
-            .debug
-            .as_ref()
-            .and_then(|d| profile.offer(&d.gpu, catalog).ok())
-            .map(|d| (d.price_per_hour.grade, d.price_per_hour.observed.clone()));
-        let setup = match prices.setup_mode {
-            SetupMode::NoGpu => b.no_gpu_mode_per_hour.as_ref().map(of),
-            _ => None,
-        };
-        let package = match plan.payment {
-            Payment::Package(period) => own(
-                o.package_price.is_some(),
-                offer
-                    .packages
-                    .iter()
-                    .find(|p| p.period == period)
-                    .map(|p| (p.grade, p.observed.clone())),
-            ),
-            _ => None,
-        };
-        let list = [
-            (
-                Figure::PricePerHour,
-                own(
-                    o.gpu_per_hour.is_some(),
-                    Some((
-                        offer.price_per_hour.grade,
-                        offer.price_per_hour.observed.clone(),
-                    )),
-                ),
-            ),
-            (
-                Figure::SpotPerHour,
-                own(
-                    o.spot_per_hour.is_some(),
-                    offer.spot_per_hour.as_ref().map(of),
-                ),
-            ),
-            (
-                Figure::DebugPricePerHour,
-                own(o.debug_gpu_per_hour.is_some(), debug),
-            ),
-            (
-                Figure::StudentDiscount,
-                plan.student.then_some(of(&profile.student.discount)),
-            ),
-            (
-                Figure::Granularity,
-                own(o.granularity.is_some(), Some(of(&b.granularity))),
-            ),
-            (
-                Figure::MinimumCharge,
-                own(
-                    o.minimum_charge_minutes.is_some(),
-                    Some(of(&b.minimum_charge_minutes)),
-                ),
-            ),
-            (
-                Figure::StopEndsGpuBilling,
-                Some(of(&b.stop_ends_gpu_billing)),
-            ),
-            (
-                Figure::StoppedFee,
-                own(
-                    o.stopped_fee_per_hour.is_some(),
-                    Some(of(&b.stopped_fee_per_hour)),
-                ),
-            ),
-            (Figure::NoGpuMode, setup),
-            (
-                Figure::PeakMultiplier,
-                b.peak.as_ref().map(|p| of(&p.multiplier)),
-            ),
-            (
-                Figure::StoragePrice,
-                own(
-                    o.storage_per_gb_day.is_some() || o.storage_per_gb_month.is_some(),
-                    Some(of(&s.price_per_gb_day)),
-                ),
-            ),
-            (
-                Figure::FreeStorage,
-                own(o.free_storage_gb.is_some(), Some(of(&s.free_gb))),
-            ),
-            (
-                Figure::StorageWhileStopped,
-                Some(of(&s.bills_while_stopped)),
-            ),
-            (Figure::MinimumDisk, s.minimum_gb.as_ref().map(of)),
-            (
-                Figure::ReleaseDeadline,
-                profile
-                    .lifecycle
-                    .release_after_stopped_days
-                    .as_ref()
-                    .map(of),
-            ),
-            (
-                Figure::PersistentPrice,
-                own(
-                    o.persistent_per_gb_day.is_some(),
-                    s.persistent.as_ref().map(|p| of(&p.price_per_gb_day)),
-                ),
-            ),
-            (
-                Figure::PersistentFree,
-                s.persistent.as_ref().map(|p| of(&p.free_gb)),
-            ),
-            (Figure::TrafficPrice, Some(of(&s.traffic_per_gb))),
-            (
-                Figure::EgressPrice,
-                own(o.egress_per_gb.is_some(), s.egress_per_gb.as_ref().map(of)),
-            ),
-            (Figure::PackagePrice, package),
-            (
-                Figure::StudentCredit,
-                plan.student.then_some(of(&profile.student.free_credit)),
-            ),
-            (
-                Figure::NewcomerCredit,
-                profile
-                    .student
-                    .newcomer_credit
-                    .as_ref()
-                    .filter(|_| plan.newcomer)
-                    .map(of),
-            ),
-        ];
         Self(
-            list.into_iter()
+            billing(plan, profile, offer, prices, catalog)
+                .into_iter()
+                .chain(storage(plan, profile, offer))
+                .chain(credits(plan, profile))
                 .filter_map(|(f, g)| g.map(|(g, d)| (f, g, d)))
                 .collect(),
         )
@@ -347,6 +232,160 @@ impl Grades {
             .find(|(x, ..)| *x == f)
             .and_then(|(.., d)| d.clone())
     }
+}
+
+/// The prices and billing rules a plan rests on.
+fn billing(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    offer: &Offer,
+    prices: &Prices,
+    catalog: &GpuCatalog,
+) -> [Graded; 10] {
+    let o = &plan.prices;
+    let b = &profile.billing;
+    let debug = plan
+        .debug
+        .as_ref()
+        .and_then(|d| profile.offer(&d.gpu, catalog).ok())
+        .map(|d| (d.price_per_hour.grade, d.price_per_hour.observed.clone()));
+    let setup = match prices.setup_mode {
+        SetupMode::NoGpu => b.no_gpu_mode_per_hour.as_ref().map(of),
+        _ => None,
+    };
+    [
+        (
+            Figure::PricePerHour,
+            own(
+                o.gpu_per_hour.is_some(),
+                Some((
+                    offer.price_per_hour.grade,
+                    offer.price_per_hour.observed.clone(),
+                )),
+            ),
+        ),
+        (
+            Figure::SpotPerHour,
+            own(
+                o.spot_per_hour.is_some(),
+                offer.spot_per_hour.as_ref().map(of),
+            ),
+        ),
+        (
+            Figure::DebugPricePerHour,
+            own(o.debug_gpu_per_hour.is_some(), debug),
+        ),
+        (
+            Figure::StudentDiscount,
+            plan.student.then_some(of(&profile.student.discount)),
+        ),
+        (
+            Figure::Granularity,
+            own(o.granularity.is_some(), Some(of(&b.granularity))),
+        ),
+        (
+            Figure::MinimumCharge,
+            own(
+                o.minimum_charge_minutes.is_some(),
+                Some(of(&b.minimum_charge_minutes)),
+            ),
+        ),
+        (
+            Figure::StopEndsGpuBilling,
+            Some(of(&b.stop_ends_gpu_billing)),
+        ),
+        (
+            Figure::StoppedFee,
+            own(
+                o.stopped_fee_per_hour.is_some(),
+                Some(of(&b.stopped_fee_per_hour)),
+            ),
+        ),
+        (Figure::NoGpuMode, setup),
+        (
+            Figure::PeakMultiplier,
+            b.peak.as_ref().map(|p| of(&p.multiplier)),
+        ),
+    ]
+}
+
+/// The storage, traffic and package figures a plan rests on.
+fn storage(plan: &Plan, profile: &PlatformProfile, offer: &Offer) -> [Graded; 10] {
+    let o = &plan.prices;
+    let s = &profile.storage;
+    let package = match plan.payment {
+        Payment::Package(period) => own(
+            o.package_price.is_some(),
+            offer
+                .packages
+                .iter()
+                .find(|p| p.period == period)
+                .map(|p| (p.grade, p.observed.clone())),
+        ),
+        _ => None,
+    };
+    [
+        (
+            Figure::StoragePrice,
+            own(
+                o.storage_per_gb_day.is_some() || o.storage_per_gb_month.is_some(),
+                Some(of(&s.price_per_gb_day)),
+            ),
+        ),
+        (
+            Figure::FreeStorage,
+            own(o.free_storage_gb.is_some(), Some(of(&s.free_gb))),
+        ),
+        (
+            Figure::StorageWhileStopped,
+            Some(of(&s.bills_while_stopped)),
+        ),
+        (Figure::MinimumDisk, s.minimum_gb.as_ref().map(of)),
+        (
+            Figure::ReleaseDeadline,
+            profile
+                .lifecycle
+                .release_after_stopped_days
+                .as_ref()
+                .map(of),
+        ),
+        (
+            Figure::PersistentPrice,
+            own(
+                o.persistent_per_gb_day.is_some(),
+                s.persistent.as_ref().map(|p| of(&p.price_per_gb_day)),
+            ),
+        ),
+        (
+            Figure::PersistentFree,
+            s.persistent.as_ref().map(|p| of(&p.free_gb)),
+        ),
+        (Figure::TrafficPrice, Some(of(&s.traffic_per_gb))),
+        (
+            Figure::EgressPrice,
+            own(o.egress_per_gb.is_some(), s.egress_per_gb.as_ref().map(of)),
+        ),
+        (Figure::PackagePrice, package),
+    ]
+}
+
+/// The credits a plan counts.
+fn credits(plan: &Plan, profile: &PlatformProfile) -> [Graded; 2] {
+    [
+        (
+            Figure::StudentCredit,
+            plan.student.then_some(of(&profile.student.free_credit)),
+        ),
+        (
+            Figure::NewcomerCredit,
+            profile
+                .student
+                .newcomer_credit
+                .as_ref()
+                .filter(|_| plan.newcomer)
+                .map(of),
+        ),
+    ]
 }
 
 /// The figures a line of `kind` rests on. `spot`: the runs are priced at the

@@ -58,7 +58,7 @@ impl Overrides {
                     text,
                     "price",
                     "price_per_hour",
-                    format!("{} is outside 0..=10000", p.price_per_hour),
+                    format!("{} is outside 0 to 10000", p.price_per_hour),
                 ));
             }
         }
@@ -233,6 +233,37 @@ impl CoursePack {
         }
         let pack: CoursePack =
             toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+        pack.check_header(file, text)?;
+        let ids = pack.check_platforms(file, text, catalog)?;
+        if let Some(d) = &pack.pack.default_platform {
+            if !ids.contains(d) {
+                return Err(DataError::invalid(
+                    file,
+                    text,
+                    "pack",
+                    "default_platform",
+                    format!("`{d}` is not a platform in this pack"),
+                ));
+            }
+        }
+        if let Err(e) =
+            crate::correction::check_runs("measured_run", &pack.measured_runs, catalog, zoo)
+        {
+            return Err(DataError::invalid(
+                file,
+                text,
+                "measured_run",
+                "",
+                format!("{}: {} ({})", e.field, e.message, e.allowed),
+            ));
+        }
+        pack.check_presets(file, text, zoo)?;
+        Ok(pack)
+    }
+
+    /// The pack's own fields: its name, budget cap and sizes.
+    fn check_header(&self, file: &str, text: &str) -> Result<(), DataError> {
+        let pack = self;
         if pack.pack.name.trim().is_empty() || pack.pack.name.chars().count() > 120 {
             return Err(DataError::invalid(
                 file,
@@ -249,7 +280,7 @@ impl CoursePack {
                     text,
                     "pack",
                     "budget_cap",
-                    format!("{b} is outside 0..=1000000"),
+                    format!("{b} is outside 0 to 1000000"),
                 ));
             }
         }
@@ -266,8 +297,19 @@ impl CoursePack {
                 ),
             ));
         }
-        // Re-validate every profile through the same path as bundled files,
-        // collecting every rejected profile so the instructor sees them all.
+        Ok(())
+    }
+
+    /// Every profile validated through the same path as bundled files, each
+    /// id once; every rejected profile is listed, so the instructor sees them
+    /// all. Returns the ids.
+    fn check_platforms(
+        &self,
+        file: &str,
+        text: &str,
+        catalog: &GpuCatalog,
+    ) -> Result<Vec<String>, DataError> {
+        let pack = self;
         let mut seen = Vec::new();
         let mut rejected: Vec<DataError> = Vec::new();
         for p in &pack.platforms {
@@ -306,36 +348,19 @@ impl CoursePack {
             }
             return Err(e);
         }
-        if let Some(d) = &pack.pack.default_platform {
-            if !seen.contains(d) {
-                return Err(DataError::invalid(
-                    file,
-                    text,
-                    "pack",
-                    "default_platform",
-                    format!("`{d}` is not a platform in this pack"),
-                ));
-            }
-        }
-        if let Err(e) =
-            crate::correction::check_runs("measured_run", &pack.measured_runs, catalog, zoo)
-        {
-            return Err(DataError::invalid(
-                file,
-                text,
-                "measured_run",
-                "",
-                format!("{}: {} ({})", e.field, e.message, e.allowed),
-            ));
-        }
-        for preset in &pack.presets {
+        Ok(seen)
+    }
+
+    /// Every preset: a run count in range and a job the estimator takes.
+    fn check_presets(&self, file: &str, text: &str, zoo: &ModelZoo) -> Result<(), DataError> {
+        for preset in &self.presets {
             if preset.runs == 0 || preset.runs > MAX_RUNS {
                 return Err(DataError::invalid(
                     file,
                     text,
                     "preset",
                     "runs",
-                    format!("{} is outside 1..={MAX_RUNS}", preset.runs),
+                    format!("{} is outside 1 to {MAX_RUNS}", preset.runs),
                 ));
             }
             // A preset's job is validated as the estimator would take it: the
@@ -376,7 +401,7 @@ impl CoursePack {
                 }
             }
         }
-        Ok(pack)
+        Ok(())
     }
 
     /// The pack as TOML text.

@@ -7,9 +7,15 @@ pub mod commands;
 pub mod dto;
 pub mod export;
 pub mod state;
+#[cfg(windows)]
+pub mod webview2;
 
 /// Starts the app.
 pub fn run() {
+    #[cfg(windows)]
+    if !webview2::runtime_present() {
+        std::process::exit(1);
+    }
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {

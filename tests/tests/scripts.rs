@@ -690,3 +690,66 @@ fn rendered_templates_leave_no_placeholder_and_values_are_never_rendered_again()
         "the job name is one quoted word, as typed"
     );
 }
+
+/// The kit's scripts run on the Linux machine a student rents, whatever
+/// system generated them: LF line ends only. A plan saved by a Windows
+/// editor has CRLF line ends; nothing of them may reach a script, and the
+/// templates themselves must be LF in the checkout (`.gitattributes` keeps
+/// them so on Windows, where Git would otherwise convert them). The app
+/// writes these texts as bytes and the CLI prints them as bytes, so what is
+/// tested here is what lands in the file (scripts/test-windows.sh checks
+/// the Windows CLI itself under Wine).
+#[test]
+fn kit_scripts_are_lf_from_a_crlf_plan() {
+    for t in [
+        "gpuplan_report.py",
+        "run-report-kit.bash",
+        "shutdown-wrapper.bash",
+    ] {
+        let path = common::root().join("crates/gpuplan-core/templates").join(t);
+        let text = std::fs::read(&path).expect("template");
+        assert!(
+            !text.contains(&b'\r'),
+            "{t} has CR line ends in the checkout"
+        );
+    }
+    let dir = tmp("crlf plan");
+    let lf = std::fs::read_to_string(common::root().join("examples/campus-walltime.toml"))
+        .expect("example plan");
+    for (name, example) in [
+        ("campus plan.toml", lf),
+        (
+            "autodl plan.toml",
+            std::fs::read_to_string(common::root().join("examples/seed003-autodl-resnet50.toml"))
+                .expect("example plan"),
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, example.replace("\r\n", "\n").replace('\n', "\r\n")).expect("write");
+        let mut planner = gpuplan_usecases::Planner::new(
+            common::bundled(),
+            gpuplan_usecases::Home::Folder(dir.join("home")),
+            chrono::NaiveDateTime::default,
+        );
+        let plan = planner.read_plan(&path).expect("a CRLF plan reads");
+        let kit = planner
+            .kit(&plan, "python train.py --epochs 10")
+            .expect("kit");
+        assert!(kit.scripts.len() >= 4, "{name}: the kit has its scripts");
+        for s in &kit.scripts {
+            assert!(
+                !s.text.contains('\r'),
+                "{name}: {} ({}) has a CR",
+                s.file_name,
+                s.key
+            );
+        }
+        assert!(
+            kit.checklist
+                .iter()
+                .any(|m| m.key == "checklist.copy-scripts"),
+            "{name}: the checklist says how to copy the scripts over"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

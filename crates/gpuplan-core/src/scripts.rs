@@ -765,6 +765,11 @@ pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
         PlatformKind::HostedNotebook => items.push(Message::new("checklist.session-checkpoints")),
         PlatformKind::CampusHpc => items.push(Message::new("checklist.campus")),
     }
+    // The scripts are Linux files written on the student's own computer,
+    // often Windows: how to get them onto the machine unchanged.
+    if p.kind != PlatformKind::HostedNotebook {
+        items.push(Message::new("checklist.copy-scripts"));
+    }
     if let Some(days) = &p.lifecycle.release_after_stopped_days {
         items.push(Message::new("checklist.release-deadline").with("days", days.value));
     }

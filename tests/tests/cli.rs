@@ -62,7 +62,7 @@ fn estimate_json_has_the_documented_fields() {
         "components add up to the peak"
     );
     let gpus = v["gpus"].as_array().expect("gpus array");
-    assert_eq!(gpus.len(), 26, "one row per catalog GPU");
+    assert_eq!(gpus.len(), 29, "one row per catalog GPU");
     for g in gpus {
         for k in ["id", "vram_gib", "verdict", "max_batch", "step_seconds"] {
             assert!(!g[k].is_null(), "gpu row has {k}: {g}");
@@ -275,7 +275,7 @@ fn models_and_gpus_list_in_json() {
     let gpus = json(&["gpus", "--json"]);
     assert_eq!(
         gpus["gpus"].as_array().map(Vec::len),
-        Some(26),
+        Some(29),
         "all catalog GPUs are listed"
     );
 }

@@ -252,6 +252,7 @@ fn typical_steps_are_the_work_the_estimator_counts() {
             ("ops", w.ops, t.ops),
             ("activation traffic", w.activation_bytes, t.activation_bytes),
             ("tensor size", w.tensor_bytes, t.tensor_bytes),
+            ("layout traffic", w.layout_bytes, t.layout_bytes),
         ] {
             let rel = if counted == 0.0 {
                 typical.abs()

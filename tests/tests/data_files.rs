@@ -70,9 +70,16 @@ fn every_data_file_in_the_repo_is_bundled_and_loads() {
     }
     assert_eq!(
         catalog.gpus().len(),
-        26,
-        "the catalog lists the 26 cards the issue names (A100 and H100 in both forms)"
+        29,
+        "the catalog lists the 26 cards the issue names (A100 and H100 in both forms) and issue 25's RTX 6000 Ada, H100 NVL and A10G"
     );
+    for g in catalog.gpus() {
+        assert!(
+            g.spec.l2_mib.is_some(),
+            "{}: every card states its L2 (steptime credits activation re-reads that fit in it)",
+            g.id
+        );
+    }
     assert!(
         zoo.entries().len() >= 34,
         "the zoo holds at least the 34 required ids"

@@ -714,8 +714,8 @@ fn printed_names_are_their_cards_and_other_parts_are_not() {
         "NVIDIA GeForce RTX 4090 Laptop GPU",
         "NVIDIA GeForce RTX 3060 Laptop GPU",
         "NVIDIA A100-SXM4-80GB MIG 1g.10gb",
-        "NVIDIA H100 NVL",
-        "NVIDIA A10G",
+        // (The H100 NVL and the A10G are catalog cards since issue 25.)
+        "NVIDIA H100 PCIe MIG 1g.10gb",
         "NVIDIA Graphics Device",
         "NVIDIA GeForce RTX 5090 D",
         "Tesla V100S-PCIE-32GB",

@@ -113,8 +113,13 @@ for p, n, c in rows:
     card, model_s, quoted, unit, batch_s, prec_s, res_s, opt_s, gpus_s, derived, notes = c[1:12]
     gpu = arrow(card)
     model = arrow(model_s)
+    if "Llama 3.1 8B" in model_s:
+        model = "llama-3.1-8b"
+        model_s = model_s.replace("llama-3-8b", "llama-3.1-8b")
     if p == "MM" or p == "IL" or p == "AL":
         model = None if p != "AL" or "chatglm3" not in model_s else "chatglm3-6b"
+    if "RTX 6000 Ada" in card:
+        gpu = "rtx6000-ada"  # in the catalog since issue 25
     if gpu and gpu.startswith("a100-80g-?"):
         gpu = "a100-80g-sxm"
     r = dict(id=rid, publisher=PUB[p][0], card=card, model_as_published=model_s,
@@ -166,7 +171,7 @@ for p, n, c in rows:
     elif "sgd" in ol:
         r["optimizer"] = "sgd"
     elif "rmsprop" in ol:
-        r["optimizer"] = "sgd"
+        r["optimizer"] = "rmsprop"
     else:
         r["optimizer"] = "adamw"
     # gpus / nodes / interconnect
@@ -210,7 +215,7 @@ for p, n, c in rows:
         if "pre-training" in res_s:
             r["setup_extra"] = "fused LAMB (two states, costed as AdamW); gradient accumulation amortises the optimizer step over 1-256 micro-batches"
         if model == "efficientnet-b0":
-            r["setup_extra"] = "RMSprop (one state per parameter, costed as SGD with momentum)"
+            r["setup_extra"] = "RMSprop with DLE's alpha 0.9, eps 0.01"
         if "126" == batch_s.strip():
             conf = "medium"
     elif p == "TM":
@@ -364,8 +369,6 @@ for p, n, c in rows:
         reasons.append("model not in the zoo: " + model_s)
     if "Swin-B" in model_s:
         reasons = [x for x in reasons if "zoo" not in x] + ["Swin-B is not in the zoo (swin-t is)"]
-    if r.get("channels_last"):
-        reasons.append("channels_last memory format")
     if spg is None:
         reasons.append("no per-GPU throughput can be derived")
         spg = 0.0

@@ -151,7 +151,7 @@ pub struct JobArgs {
     /// fp32, fp16-amp, bf16-amp or bf16.
     #[arg(long)]
     pub precision: Option<String>,
-    /// sgd, sgd-plain (no momentum), adam, adamw, adamw-8bit, paged-adamw-8bit or adafactor.
+    /// sgd, sgd-plain (no momentum), rmsprop, adam, adamw, adamw-8bit, paged-adamw-8bit or adafactor.
     #[arg(long)]
     pub optimizer: Option<String>,
     /// train, lora, qlora or infer.
@@ -193,6 +193,9 @@ pub struct JobArgs {
     /// torch.compile (a minute or two of compilation, faster steps after).
     #[arg(long)]
     pub compile: bool,
+    /// Vision models in channels_last memory format (no layout transposes around tensor-core convolutions).
+    #[arg(long)]
+    pub channels_last: bool,
     /// TF32 matmuls in FP32 (torch.backends.cuda.matmul.allow_tf32; Ampere and newer).
     #[arg(long)]
     pub tf32: bool,
@@ -273,6 +276,7 @@ impl JobArgs {
             ("--val-samples", self.val_samples.is_some()),
             ("--save-every-epochs", self.save_every_epochs.is_some()),
             ("--compile", self.compile),
+            ("--channels-last", self.channels_last),
             ("--tf32", self.tf32),
             ("--attention", self.attention.is_some()),
             ("--keep-grads", self.keep_grads),
@@ -359,6 +363,7 @@ impl JobArgs {
             val_samples: number("val_samples", self.val_samples.as_deref())?,
             save_every_epochs: number("save_every_epochs", self.save_every_epochs.as_deref())?,
             compile: self.compile.then_some(true),
+            channels_last: self.channels_last.then_some(true),
             tf32: self.tf32.then_some(true),
             attention: self
                 .attention

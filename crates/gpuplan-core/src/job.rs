@@ -48,6 +48,7 @@ impl std::fmt::Display for Optimizer {
             Self::PagedAdamw8bit => "paged-adamw-8bit",
             Self::Adafactor => "adafactor",
             Self::SgdPlain => "sgd-plain",
+            Self::Rmsprop => "rmsprop",
         })
     }
 }
@@ -122,13 +123,17 @@ pub enum Optimizer {
     /// Plain SGD without momentum: no state.
     #[serde(rename = "sgd-plain")]
     SgdPlain,
+    /// RMSprop (`torch.optim.RMSprop` defaults: one square-average state per
+    /// parameter; EfficientNet's and MobileNet's recipes use it).
+    Rmsprop,
 }
 
 impl Optimizer {
     /// Every optimizer, in the order forms list them.
-    pub const VALUES: [Self; 7] = [
+    pub const VALUES: [Self; 8] = [
         Self::Sgd,
         Self::SgdPlain,
+        Self::Rmsprop,
         Self::Adam,
         Self::Adamw,
         Self::Adamw8bit,
@@ -137,9 +142,10 @@ impl Optimizer {
     ];
 
     /// All values, for help texts.
-    pub const ALL: [&'static str; 7] = [
+    pub const ALL: [&'static str; 8] = [
         "sgd",
         "sgd-plain",
+        "rmsprop",
         "adam",
         "adamw",
         "adamw-8bit",
@@ -157,6 +163,7 @@ impl Optimizer {
             "paged-adamw-8bit" | "paged_adamw_8bit" => Ok(Self::PagedAdamw8bit),
             "adafactor" => Ok(Self::Adafactor),
             "sgd-plain" | "sgd-no-momentum" => Ok(Self::SgdPlain),
+            "rmsprop" => Ok(Self::Rmsprop),
             _ => Err(InputError::unknown_choice(
                 "optimizer",
                 "optimizer",
@@ -349,6 +356,11 @@ pub struct JobSpec {
     /// `torch.compile` (minutes of compilation at the start, faster steps after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compile: Option<bool>,
+    /// Vision models in the channels_last memory format
+    /// (`model.to(memory_format=torch.channels_last)`): tensor-core
+    /// convolutions skip cuDNN's layout transposes. Off by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels_last: Option<bool>,
     /// TF32 for FP32 matmuls (`torch.backends.cuda.matmul.allow_tf32 = True`,
     /// Hugging Face `tf32=True`); off by default in PyTorch. Ampere and newer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -464,6 +476,8 @@ pub struct Job {
     pub save_every_epochs: f64,
     /// `torch.compile`.
     pub compile: bool,
+    /// channels_last memory format (vision).
+    pub channels_last: bool,
     /// TF32 matmuls in FP32 training.
     pub tf32: bool,
     /// Attention kernel (transformers; the model's default when not given).
@@ -807,6 +821,7 @@ impl JobSpec {
             val_samples,
             save_every_epochs,
             compile: self.compile.unwrap_or(false),
+            channels_last: self.channels_last.unwrap_or(false),
             tf32: self.tf32.unwrap_or(false),
             attention,
             keep_grads: self.keep_grads.unwrap_or(false),

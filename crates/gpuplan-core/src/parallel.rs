@@ -253,7 +253,7 @@ pub struct ParallelEstimate {
 fn state_bytes(optimizer: Optimizer, working: f64) -> f64 {
     match optimizer {
         Optimizer::Adam | Optimizer::Adamw => 2.0 * working,
-        Optimizer::Sgd => working,
+        Optimizer::Sgd | Optimizer::Rmsprop => working,
         Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => 2.0,
         Optimizer::Adafactor => working * cal::ADAFACTOR_STATE_SHARE,
         Optimizer::SgdPlain => 0.0,

@@ -338,6 +338,7 @@ impl PublishedRow {
             grad_checkpointing: Some(self.grad_checkpointing),
             tf32: self.tf32.then_some(true),
             attention: self.attention,
+            channels_last: self.channels_last.then_some(true),
             gpus: multi.then_some(f64::from(self.gpus)),
             engine: if multi { self.engine } else { None },
             ..JobSpec::default()

@@ -66,6 +66,10 @@ pub struct StepWork {
     /// A typical activation tensor of the step, bytes (the saved activations
     /// over the operators that produce them): whether it fits in L2.
     pub tensor_bytes: f64,
+    /// Activation traffic an NCHW layout adds when convolutions run on
+    /// tensor cores (cuDNN transposes to NHWC and back around each one);
+    /// zero for channels_last jobs and models without convolutions.
+    pub layout_bytes: f64,
 }
 
 /// Counts the step's work from the model, the job and its memory estimate.
@@ -115,6 +119,11 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
                 ops: f64::from(v.forward_ops) * passes,
                 activation_bytes: activation_traffic,
                 tensor_bytes: vision_saved_bytes(v, job) / f64::from(v.forward_ops.max(1)),
+                layout_bytes: if job.channels_last {
+                    0.0
+                } else {
+                    activation_traffic * v.conv_flop_fraction * cal::NCHW_TRANSPOSE_SHARE
+                },
             }
         }
         Model::Transformer(t) => {
@@ -170,6 +179,7 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
                 ops: cal::OPS_PER_TRANSFORMER_LAYER * f64::from(t.layers) * stacks * passes,
                 activation_bytes: activation_traffic,
                 tensor_bytes: per_layer_tokens / cal::OPS_PER_TRANSFORMER_LAYER,
+                layout_bytes: 0.0,
             }
         }
     }
@@ -290,7 +300,15 @@ fn memory_seconds(w: &StepWork, gpu: &Gpu) -> f64 {
 fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f64, f64) {
     let (conv, matmul) = rates(precision, tf32, gpu);
     let compute = conv.seconds(w.conv_flops) + matmul.seconds(w.matmul_flops);
-    (compute, memory_seconds(w, gpu))
+    // NCHW convolutions on tensor cores pay cuDNN's layout transposes.
+    let tensor_convs = precision.is_half() || gpu.tf32_tflops().is_some();
+    let layout = if tensor_convs { w.layout_bytes } else { 0.0 };
+    let with_layout = StepWork {
+        traffic_bytes: w.traffic_bytes + layout,
+        activation_bytes: w.activation_bytes + layout,
+        ..*w
+    };
+    (compute, memory_seconds(&with_layout, gpu))
 }
 
 /// Device seconds of the step's work on `gpu`.
@@ -336,6 +354,7 @@ pub const TYPICAL_STEPS: [StepWork; 2] = [
         ops: 1008.0,
         activation_bytes: 6.722e10,
         tensor_bytes: 3.334e7,
+        layout_bytes: 6.722e10 * 0.9995 * crate::calibration::NCHW_TRANSPOSE_SHARE,
     },
     StepWork {
         conv_flops: 0.0,
@@ -344,6 +363,7 @@ pub const TYPICAL_STEPS: [StepWork; 2] = [
         ops: 1080.0,
         activation_bytes: 2.582e10,
         tensor_bytes: 1.195e7,
+        layout_bytes: 0.0,
     },
 ];
 

@@ -226,7 +226,8 @@ fn apply_habits(live: &mut Live, job: &Job) {
 fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
     // (states per parameter in bytes, foreach temporary per parameter in bytes)
     match opt {
-        Optimizer::Sgd => (state_bytes, 0.0),
+        // RMSprop keeps one square average per parameter, like SGD's momentum.
+        Optimizer::Sgd | Optimizer::Rmsprop => (state_bytes, 0.0),
         // torch.optim.Adam(W) with foreach=True materialises sqrt(exp_avg_sq) for
         // every parameter at once: one more parameter-sized buffer at the step.
         Optimizer::Adam | Optimizer::Adamw => (2.0 * state_bytes, state_bytes),

@@ -199,6 +199,7 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 val_samples: val,
                 save_every_epochs: save,
                 compile,
+                channels_last: None,
                 tf32,
                 attention,
                 keep_grads: None,

@@ -88,6 +88,10 @@ save_every_epochs: number,
  */
 compile: boolean, 
 /**
+ * channels_last memory format (vision).
+ */
+channels_last: boolean, 
+/**
  * TF32 matmuls in FP32 training.
  */
 tf32: boolean, 

@@ -103,6 +103,12 @@ save_every_epochs?: number | null,
  */
 compile?: boolean | null, 
 /**
+ * Vision models in the channels_last memory format
+ * (`model.to(memory_format=torch.channels_last)`): tensor-core
+ * convolutions skip cuDNN's layout transposes. Off by default.
+ */
+channels_last?: boolean | null, 
+/**
  * TF32 for FP32 matmuls (`torch.backends.cuda.matmul.allow_tf32 = True`,
  * Hugging Face `tf32=True`); off by default in PyTorch. Ampere and newer.
  */

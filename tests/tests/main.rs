@@ -38,6 +38,7 @@ mod ipc;
 mod labels;
 mod learning_loop;
 mod limits;
+mod one_place;
 mod parallel;
 mod parsers;
 mod properties;

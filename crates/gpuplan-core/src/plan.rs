@@ -87,8 +87,12 @@ pub struct DataSpec {
     pub download_gb: Option<Decimal>,
 }
 
+/// Upload speed of a home or campus link, Mbit/s, when a plan names none
+/// (a typical campus Wi-Fi or home broadband uplink).
+pub const DEFAULT_UPLOAD_MBPS: u32 = 20;
+
 fn default_mbps() -> Decimal {
-    Decimal::from(20)
+    Decimal::from(DEFAULT_UPLOAD_MBPS)
 }
 
 /// Which disk a plan's data lives on.

@@ -24,8 +24,12 @@ pub const STORAGE_GB: u32 = 20;
 pub const STORAGE_DAYS: u32 = 7;
 /// Dataset uploaded by a new plan, GB (CIFAR-10 with room to spare).
 pub const DATA_GB: u32 = 1;
-/// Upload speed of a home or campus link, Mbit/s, when a plan names none.
-pub const UPLOAD_MBPS: u32 = 20;
+/// Upload speed of a home or campus link, Mbit/s, when a plan names none
+/// (the core's, which reads plan files with no `upload_mbps`).
+pub const UPLOAD_MBPS: u32 = gpuplan_core::plan::DEFAULT_UPLOAD_MBPS;
+/// The batch slider's top: the batches students try on one card; larger
+/// ones are typed into the field, which takes up to the core's limit.
+pub const BATCH_SLIDER_MAX: u32 = 512;
 /// Epochs between checkpoints of the resumable template when the plan names
 /// no spot interval.
 pub const CHECKPOINT_EVERY_EPOCHS: u32 = 5;
@@ -110,5 +114,8 @@ pub fn for_app(job: JobSpec) -> Defaults {
         situation,
         plan: plan(job),
         command: COMMAND.into(),
+        upload_mbps: UPLOAD_MBPS,
+        batch_slider_max: BATCH_SLIDER_MAX,
+        report_max_bytes: u32::try_from(gpuplan_core::report::MAX_REPORT_BYTES).unwrap_or(u32::MAX),
     }
 }

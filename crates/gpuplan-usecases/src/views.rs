@@ -113,6 +113,12 @@ pub struct Defaults {
     pub plan: Plan,
     /// The training command in the kit.
     pub command: String,
+    /// Upload speed, Mbit/s, for a plan that gains a dataset.
+    pub upload_mbps: u32,
+    /// The top of the batch sliders.
+    pub batch_slider_max: u32,
+    /// The largest run report the ledger reads, bytes.
+    pub report_max_bytes: u32,
 }
 
 /// The values each choice in the forms offers, in order (the UI lists none

@@ -17,4 +17,16 @@ plan: Plan,
 /**
  * The training command in the kit.
  */
-command: string, };
+command: string, 
+/**
+ * Upload speed, Mbit/s, for a plan that gains a dataset.
+ */
+upload_mbps: number, 
+/**
+ * The top of the batch sliders.
+ */
+batch_slider_max: number, 
+/**
+ * The largest run report the ledger reads, bytes.
+ */
+report_max_bytes: number, };

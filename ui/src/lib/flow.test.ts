@@ -260,7 +260,7 @@ describe("dropped files", () => {
       { name: "gpuplan-run-1.json", size: 900 },
       { name: "photo.png", size: 100 },
       { name: "huge.json", size: 10_000_000 },
-    ]);
+    ], 65_536);
     expect(r.reports.map((f) => f.name), "only the small json report").toEqual(["gpuplan-run-1.json"]);
     expect(r.skipped, "the others are named").toEqual(["photo.png", "huge.json"]);
   });

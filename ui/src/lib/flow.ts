@@ -62,7 +62,7 @@ const orZero = (s: string): string => (s.trim() === "" ? "0" : s.trim());
  * The plan the form describes. Numbers stay text: Rust parses them as exact
  * decimals and names the field when one is wrong.
  */
-export function applyForm(plan: Plan, f: PlanForm): Plan {
+export function applyForm(plan: Plan, f: PlanForm, uploadMbps = ""): Plan {
   const runs = Math.round(Number(f.runs));
   return {
     ...plan,
@@ -74,7 +74,7 @@ export function applyForm(plan: Plan, f: PlanForm): Plan {
     run: plan.run.length > 1 ? plan.run : [{ ...(plan.run[0] ?? { name: "run", hours: null, minutes: null, epochs: null }), count: Number.isFinite(runs) ? runs : 0 }],
     storage: positive(f.storageGb) ? { gb: f.storageGb.trim(), days: f.storageDays.trim() === "" ? null : f.storageDays.trim(), on: plan.storage?.on ?? "instance" } : null,
     stops: positive(f.stops) ? { count: Math.round(Number(f.stops)), hours_each: orZero(f.stopHours) } : null,
-    data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? "20", download_gb: plan.data?.download_gb ?? null } : null,
+    data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? uploadMbps, download_gb: plan.data?.download_gb ?? null } : null,
     // An interval typed here is in epochs and replaces the plan's own; left
     // empty, the plan keeps whichever interval it had (an option chosen on
     // the Options screen checkpoints every hour).
@@ -337,16 +337,14 @@ export function unverifiedNote(u: Unverified, t: (k: string, o?: Record<string, 
   return t("quote.unverified", { count: u.figures.length, percent: u.percent, figures: figures.join(lang === "zh" ? "、" : ", ") });
 }
 
-/** Largest run report the ledger accepts when dropped (the Rust limit). */
-export const MAX_REPORT_BYTES = 65536;
-
-/** Which dropped files are run reports to import: `.json` files under the
- * size limit; the rest are named so the student knows why they were skipped. */
-export function droppedReports<F extends { name: string; size: number }>(files: F[]): { reports: F[]; skipped: string[] } {
+/** Which dropped files are run reports to import: `.json` files of at most
+ * `maxBytes` (the Rust limit, `AppInfo.defaults.report_max_bytes`); the rest
+ * are named so the student knows why they were skipped. */
+export function droppedReports<F extends { name: string; size: number }>(files: F[], maxBytes: number): { reports: F[]; skipped: string[] } {
   const reports: F[] = [];
   const skipped: string[] = [];
   for (const f of files) {
-    if (f.name.toLowerCase().endsWith(".json") && f.size <= MAX_REPORT_BYTES) reports.push(f);
+    if (f.name.toLowerCase().endsWith(".json") && f.size <= maxBytes) reports.push(f);
     else skipped.push(f.name);
   }
   return { reports, skipped };

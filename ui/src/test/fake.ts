@@ -51,7 +51,7 @@ export const info: AppInfo = {
     { key: "llama7b-lora", name: { zh: "7B LoRA", en: "7B LoRA" }, job: { ...job, model: "llama-2-7b", mode: "lora", batch: 4 }, runs: 3 },
   ],
   course: null,
-  defaults: { situation: situation0, plan: plan0, command: "python train.py" },
+  defaults: { situation: situation0, plan: plan0, command: "python train.py", upload_mbps: 20, batch_slider_max: 512, report_max_bytes: 65536 },
   choices: { stage: ["first-demo", "course-project"], precision: ["fp32", "bf16"], optimizer: ["adamw", "sgd"], mode: ["train", "lora"], dataset: ["in-memory"], attention: ["sdpa"], engine: ["ddp"] },
   limits: [limit("budget", 0, 10000000), limit("runs", 1, 1000, true), limit("deadline_hours", 0, 87600, false, true), limit("batch", 1, 65536, true), limit("job.hours", 0, 87600, false, true), limit("storage.gb", 0, 100000)],
   notice: null,

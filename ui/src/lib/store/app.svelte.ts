@@ -77,7 +77,7 @@ export class AppStore {
   currentPlan = $derived.by((): Plan | null => {
     if (!this.plan || !this.form || !this.job || !this.situation) return null;
     const form = { ...this.form, runs: String(this.situation.runs), budget: this.situation.budget ?? "" };
-    return applyForm({ ...this.plan, job: this.job }, form);
+    return applyForm({ ...this.plan, job: this.job }, form, String(this.info?.defaults.upload_mbps ?? ""));
   });
   /** Text that changes whenever anything the bill depends on changes. */
   planKey = $derived(JSON.stringify(this.currentPlan));

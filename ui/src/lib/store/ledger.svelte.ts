@@ -104,7 +104,7 @@ export class LedgerState {
   async drop(files: File[]) {
     const { app } = this;
     this.dropping = false;
-    const { reports, skipped } = droppedReports(files);
+    const { reports, skipped } = droppedReports(files, app.info?.defaults.report_max_bytes ?? 0);
     for (const f of reports) {
       const text = await f.text();
       const r = await app.run(() => app.api.importReportText(f.name, text));

@@ -670,6 +670,26 @@ pub fn quote(
     if let Some(note) = c.unverified_note(lang, &q.unverified) {
         let _ = writeln!(o, "  ~ {}", clean(&note));
     }
+    o.push_str(&price_age(c, lang, age));
+    if let Some(parts) = &q.run_parts {
+        let _ = writeln!(o);
+        o.push_str(&run_split(c, lang, &q.gpu, parts, None));
+    }
+    if let Some(k) = &q.calibration {
+        let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));
+    }
+    if !q.warnings.is_empty() {
+        let _ = writeln!(o, "\n{}:", t("plan.warnings"));
+        for w in &q.warnings {
+            let _ = writeln!(o, "  ! {}", msg(c, lang, &w.message()));
+        }
+    }
+    o.trim_end().to_owned()
+}
+
+/// When the bill's prices were seen, and a flag when they are old.
+fn price_age(c: &Catalog, lang: Lang, age: &gpuplan_usecases::views::PriceAge) -> String {
+    let mut o = String::new();
     if let (Some(date), Some(days)) = (&age.observed, age.days) {
         let days = days.to_string();
         let _ = writeln!(
@@ -690,20 +710,7 @@ pub fn quote(
             );
         }
     }
-    if let Some(parts) = &q.run_parts {
-        let _ = writeln!(o);
-        o.push_str(&run_split(c, lang, &q.gpu, parts, None));
-    }
-    if let Some(k) = &q.calibration {
-        let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));
-    }
-    if !q.warnings.is_empty() {
-        let _ = writeln!(o, "\n{}:", t("plan.warnings"));
-        for w in &q.warnings {
-            let _ = writeln!(o, "  ! {}", msg(c, lang, &w.message()));
-        }
-    }
-    o.trim_end().to_owned()
+    o
 }
 
 /// A recommendation as a ranked list.
@@ -745,73 +752,93 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
         let _ = writeln!(o, "{}\n", calibration_note(c, lang, &k));
     }
     for (i, opt) in r.options.iter().enumerate() {
+        o.push_str(&option(c, lang, i.saturating_add(1), opt));
+    }
+    o.push_str(&ruled_out(c, lang, &r.ruled_out));
+    o.trim_end().to_owned()
+}
+
+/// One ranked option: its line, then its badges, reasons and cautions.
+fn option(
+    c: &Catalog,
+    lang: Lang,
+    rank: usize,
+    opt: &gpuplan_core::recommend::RankedOption,
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}. {} · {} · {} · {} {} · {} {}",
+        rank,
+        lz(lang, &opt.platform_name),
+        match &opt.layout {
+            Some(l) => format!(
+                "{} x {} ({}{})",
+                l.gpus,
+                clean(&opt.gpu_name),
+                c.text(lang, &format!("enum.engine.{}", key_of(&l.engine))),
+                if l.offload {
+                    c.text(lang, "parallel.offload")
+                } else {
+                    String::new()
+                }
+            ),
+            None => clean(&opt.gpu_name),
+        },
+        c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),
+        opt.cost.round_dp(2),
+        c.text(lang, "unit.cny"),
+        opt.time_to_result_hours.round_dp(1),
+        c.text(lang, "unit.hours")
+    );
+    if !opt.badges.is_empty() {
+        let names: Vec<String> = opt
+            .badges
+            .iter()
+            .map(|b| c.text(lang, &format!("enum.badge.{}", key_of(b))))
+            .collect();
+        let _ = writeln!(o, "     * {}", names.join(" · "));
+    }
+    for reason in &opt.reasons {
+        let _ = writeln!(o, "     + {}", msg(c, lang, reason));
+    }
+    if let Some(date) = &opt.quote.prices_observed {
         let _ = writeln!(
             o,
-            "{}. {} · {} · {} · {} {} · {} {}",
-            i.saturating_add(1),
-            lz(lang, &opt.platform_name),
-            match &opt.layout {
-                Some(l) => format!(
-                    "{} x {} ({}{})",
-                    l.gpus,
-                    clean(&opt.gpu_name),
-                    c.text(lang, &format!("enum.engine.{}", key_of(&l.engine))),
-                    if l.offload {
-                        c.text(lang, "parallel.offload")
-                    } else {
-                        String::new()
-                    }
-                ),
-                None => clean(&opt.gpu_name),
-            },
-            c.text(lang, &format!("enum.payment.{}", key_of(&opt.payment))),
-            opt.cost.round_dp(2),
-            c.text(lang, "unit.cny"),
-            opt.time_to_result_hours.round_dp(1),
-            c.text(lang, "unit.hours")
+            "     ~ {}",
+            c.fill(lang, "options.pricesAsOf", [("date", date.as_str())])
         );
-        if !opt.badges.is_empty() {
-            let names: Vec<String> = opt
-                .badges
-                .iter()
-                .map(|b| c.text(lang, &format!("enum.badge.{}", key_of(b))))
-                .collect();
-            let _ = writeln!(o, "     * {}", names.join(" · "));
-        }
-        for reason in &opt.reasons {
-            let _ = writeln!(o, "     + {}", msg(c, lang, reason));
-        }
-        if let Some(date) = &opt.quote.prices_observed {
-            let _ = writeln!(
-                o,
-                "     ~ {}",
-                c.fill(lang, "options.pricesAsOf", [("date", date.as_str())])
-            );
-        }
-        if opt.quote.unverified.noted {
-            let percent = opt.quote.unverified.percent.to_string();
-            let _ = writeln!(
-                o,
-                "     ~ {}",
-                c.fill(lang, "options.unverified", [("percent", percent.as_str())])
-            );
-        }
-        for w in opt.watch_out.iter().take(3) {
-            let _ = writeln!(o, "     ! {}", msg(c, lang, w));
-        }
-        for p in opt.pitfalls.iter().take(1) {
-            let _ = writeln!(o, "     ! {}", lz(lang, p));
-        }
     }
-    if !r.ruled_out.is_empty() {
+    if opt.quote.unverified.noted {
+        let percent = opt.quote.unverified.percent.to_string();
+        let _ = writeln!(
+            o,
+            "     ~ {}",
+            c.fill(lang, "options.unverified", [("percent", percent.as_str())])
+        );
+    }
+    for w in opt.watch_out.iter().take(3) {
+        let _ = writeln!(o, "     ! {}", msg(c, lang, w));
+    }
+    for p in opt.pitfalls.iter().take(1) {
+        let _ = writeln!(o, "     ! {}", lz(lang, p));
+    }
+    o
+}
+
+/// Every platform with an offer ruled out, each offer with its reason:
+/// nothing a student could use goes unmentioned.
+fn ruled_out(c: &Catalog, lang: Lang, ruled: &[gpuplan_core::recommend::RuledOut]) -> String {
+    let mut o = String::new();
+    if !ruled.is_empty() {
         let _ = writeln!(o, "\n{}:", c.text(lang, "options.ruledOut"));
         // Every platform with an offer ruled out, each offer with its reason:
         // nothing a student could use goes unmentioned.
-        let mut platforms: Vec<&str> = r.ruled_out.iter().map(|x| x.platform.as_str()).collect();
+        let mut platforms: Vec<&str> = ruled.iter().map(|x| x.platform.as_str()).collect();
         platforms.dedup();
         for id in platforms {
             let rows: Vec<&gpuplan_core::recommend::RuledOut> =
-                r.ruled_out.iter().filter(|x| x.platform == id).collect();
+                ruled.iter().filter(|x| x.platform == id).collect();
             let name = rows
                 .first()
                 .map(|x| lz(lang, &x.platform_name))
@@ -823,7 +850,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
             let _ = writeln!(o, "  - {name}: {}", cards.join("; "));
         }
     }
-    o.trim_end().to_owned()
+    o
 }
 
 /// The checklist, one box per item.

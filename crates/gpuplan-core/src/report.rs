@@ -12,7 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
 use crate::error::DataError;
-use crate::scripts::{RUN_REPORT_SCHEMA, RUN_REPORT_SCHEMA_V1};
+/// The run report's schema tag; `gpuplan ledger import` reads this version
+/// and the kit's scripts (`crate::scripts`) write it.
+pub const RUN_REPORT_SCHEMA: &str = "gpuplan-run-report/2";
+/// The first report version (no per-GPU memory, no parts), still read.
+pub const RUN_REPORT_SCHEMA_V1: &str = "gpuplan-run-report/1";
 
 /// Largest report accepted, bytes (a real one is under 1 KB).
 pub const MAX_REPORT_BYTES: usize = 65_536;

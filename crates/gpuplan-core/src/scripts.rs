@@ -91,10 +91,8 @@ pub struct ShutdownSpec {
     pub plan: String,
 }
 
-/// The run report's schema tag; `gpuplan ledger import` reads this version.
-pub const RUN_REPORT_SCHEMA: &str = "gpuplan-run-report/2";
-/// The first report version (no per-GPU memory, no parts), still read.
-pub const RUN_REPORT_SCHEMA_V1: &str = "gpuplan-run-report/1";
+// The report the kit writes is defined by its reader (`crate::report`).
+pub use crate::report::{RUN_REPORT_SCHEMA, RUN_REPORT_SCHEMA_V1};
 /// Seconds between GPU-memory samples of the run report: often enough to
 /// catch a peak that lasts a few steps, rare enough to cost nothing.
 pub const REPORT_SAMPLE_SECONDS: u32 = 5;
@@ -882,6 +880,7 @@ pub fn launch_script(s: &LaunchSpec) -> Result<Script, InputError> {
         crate::parallel::Engine::Ddp
             | crate::parallel::Engine::FsdpFull
             | crate::parallel::Engine::FsdpGradOp
+            | crate::parallel::Engine::Hsdp
     ) {
         let _ = writeln!(
             o,
@@ -906,6 +905,7 @@ fn engine_name(e: crate::parallel::Engine) -> &'static str {
         Engine::Ddp => "DDP",
         Engine::FsdpFull => "FSDP full shard",
         Engine::FsdpGradOp => "FSDP shard-grad-op",
+        Engine::Hsdp => "FSDP hybrid shard (HSDP)",
         Engine::Zero1 => "DeepSpeed ZeRO-1",
         Engine::Zero2 => "DeepSpeed ZeRO-2",
         Engine::Zero3 => "DeepSpeed ZeRO-3",
@@ -929,7 +929,7 @@ pub fn accelerate_config(s: &LaunchSpec) -> Result<Script, InputError> {
     let (per_node, nodes) = nodes(s.gpus);
     let distributed = match s.engine {
         Engine::Ddp => "MULTI_GPU",
-        Engine::FsdpFull | Engine::FsdpGradOp => "FSDP",
+        Engine::FsdpFull | Engine::FsdpGradOp | Engine::Hsdp => "FSDP",
         Engine::Zero1 | Engine::Zero2 | Engine::Zero3 => "DEEPSPEED",
     };
     let mut o = String::new();
@@ -950,7 +950,7 @@ pub fn accelerate_config(s: &LaunchSpec) -> Result<Script, InputError> {
     let _ = writeln!(o, "same_network: true");
     let _ = writeln!(o, "use_cpu: false");
     match s.engine {
-        Engine::FsdpFull | Engine::FsdpGradOp => {
+        Engine::FsdpFull | Engine::FsdpGradOp | Engine::Hsdp => {
             let _ = writeln!(o, "fsdp_config:");
             let _ = writeln!(o, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP");
             let _ = writeln!(o, "  fsdp_backward_prefetch: BACKWARD_PRE");
@@ -960,10 +960,11 @@ pub fn accelerate_config(s: &LaunchSpec) -> Result<Script, InputError> {
             let _ = writeln!(
                 o,
                 "  fsdp_sharding_strategy: {}",
-                if s.engine == Engine::FsdpFull {
-                    "FULL_SHARD"
-                } else {
-                    "SHARD_GRAD_OP"
+                match s.engine {
+                    Engine::FsdpFull => "FULL_SHARD",
+                    // Shards within each node, replicas across nodes.
+                    Engine::Hsdp => "HYBRID_SHARD",
+                    _ => "SHARD_GRAD_OP",
                 }
             );
             let _ = writeln!(o, "  fsdp_state_dict_type: SHARDED_STATE_DICT");

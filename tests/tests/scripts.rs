@@ -141,6 +141,39 @@ fn every_script_passes_bash_n_and_shellcheck() {
 }
 
 #[test]
+fn every_python_script_passes_pyflakes() {
+    // The kit's Python, rendered as a student gets it: the resumable
+    // training template and the notebook's run report.
+    let pyflakes = Command::new("pyflakes3").arg("--version").output().is_ok();
+    assert!(
+        pyflakes || std::env::var_os("CI").is_none(),
+        "CI must have pyflakes3 (scripts/setup.sh installs python3-pyflakes)"
+    );
+    if !pyflakes {
+        return;
+    }
+    let dir = tmp("pyflakes");
+    let scripts = [
+        scripts::resume_template(5).expect("template"),
+        scripts::notebook_report("autodl", "a plan").expect("report"),
+    ];
+    for s in scripts {
+        let f = dir.join(format!("{}.py", s.file_name.replace('.', "_")));
+        std::fs::write(&f, &s.text).expect("write");
+        let out = Command::new("pyflakes3")
+            .arg(&f)
+            .output()
+            .expect("pyflakes3");
+        assert!(
+            out.status.success(),
+            "{}: pyflakes finds nothing:\n{}",
+            s.file_name,
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
 fn sbatch_headers_parse_and_carry_the_plan() {
     let s = SlurmSpec {
         job_name: "bert-ft".into(),

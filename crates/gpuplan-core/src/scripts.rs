@@ -362,6 +362,48 @@ fn sbatch_word(field: &str, s: &str) -> Result<(), InputError> {
 /// walltime, the handler only sets a flag, the training saves a checkpoint and
 /// exits, and the job requeues itself to resume.
 pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
+    check_slurm(s)?;
+    let seconds = with_margin(s.hours);
+    let mut notes = Vec::new();
+    let mut limit = seconds;
+    if let Some(cap) = s.cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
+        let cap_s = (cap * 3600.0) as u64;
+        if seconds > cap_s {
+            limit = cap_s;
+            notes.push(
+                Message::new("note.walltime-capped")
+                    .with("needed", walltime(seconds))
+                    .with("cap", cap),
+            );
+        }
+    }
+    let mut o = sbatch_header(s, limit);
+    o.push_str(&activate(&s.activate)?);
+    let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
+    let _ = writeln!(o, "JOB_NAME={}", shell_quote(&s.job_name));
+    let _ = writeln!(o, "PLAN_NAME={}", shell_quote(&s.plan));
+    // The report kit, the exit trap, then the job step (with the requeue
+    // handshake when asked): shell kept in templates/, linted there.
+    o.push('\n');
+    o.push_str(&render(
+        include_str!("../templates/slurm-report.bash"),
+        &[("REPORT_KIT", &run_report_kit(&s.platform))],
+    ));
+    o.push_str(if s.requeue {
+        include_str!("../templates/slurm-requeue.bash")
+    } else {
+        include_str!("../templates/slurm-run.bash")
+    });
+    Ok(Script {
+        file_name: format!("{}.sbatch", s.job_name),
+        text: o,
+        notes,
+    })
+}
+
+/// A Slurm request's words and numbers, each within what an `#SBATCH` line
+/// and a cluster take.
+fn check_slurm(s: &SlurmSpec) -> Result<(), InputError> {
     sbatch_word("job_name", &s.job_name)?;
     sbatch_word("partition", &s.partition)?;
     sbatch_word("output", &s.output)?;
@@ -383,20 +425,12 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
             "gpus 1-16, cpus 1-256, mem 1-4096 GB",
         ));
     }
-    let seconds = with_margin(s.hours);
-    let mut notes = Vec::new();
-    let mut limit = seconds;
-    if let Some(cap) = s.cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
-        let cap_s = (cap * 3600.0) as u64;
-        if seconds > cap_s {
-            limit = cap_s;
-            notes.push(
-                Message::new("note.walltime-capped")
-                    .with("needed", walltime(seconds))
-                    .with("cap", cap),
-            );
-        }
-    }
+    check_text("plan", &s.plan, 200)?;
+    sbatch_word("platform", &s.platform)
+}
+
+/// The `#SBATCH` lines, with a walltime of `limit` seconds.
+fn sbatch_header(s: &SlurmSpec, limit: u64) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "#!/bin/bash");
     let _ = writeln!(o, "#SBATCH --job-name={}", s.job_name);
@@ -417,7 +451,13 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
         s.job_name
     );
     let _ = writeln!(o, "set -u");
-    for a in &s.activate {
+    o
+}
+
+/// The lines that activate each `conda:ENV` or `module:NAME`, quoted.
+fn activate(list: &[String]) -> Result<String, InputError> {
+    let mut o = String::new();
+    for a in list {
         check_text("activate", a, 200)?;
         match a.split_once(':') {
             Some(("conda", env)) => {
@@ -439,90 +479,7 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
             }
         }
     }
-    check_text("plan", &s.plan, 200)?;
-    sbatch_word("platform", &s.platform)?;
-    let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
-    let _ = writeln!(o, "JOB_NAME={}", shell_quote(&s.job_name));
-    let _ = writeln!(o, "PLAN_NAME={}", shell_quote(&s.plan));
-    o.push_str(
-        r#"
-# 运行报告：作业结束（完成、失败、到时限或被取消）时，在作业目录写一个 JSON，
-# 记录显卡、显存峰值、运行时长、进度行和退出码，用 gpuplan ledger import 导入。
-# Run report: when the job ends (done, failed, at its walltime or
-# cancelled) a small JSON file is written next to the job, atomically: the
-# GPU, peak GPU memory, wall time, progress lines and exit status. Import it
-# with: gpuplan ledger import FILE. Nothing leaves the cluster.
-"#,
-    );
-    o.push_str(&run_report_kit(&s.platform));
-    o.push_str(
-        r#"
-REPORTED=0
-on_exit() {
-  status=$?
-  # The job's last lines first: nothing below may land inside them.
-  wait_for_watchers
-  touch "$STATE_DIR/wrapper-done"
-  [ "$REPORTED" = 1 ] || write_report "$status" || log "the run report could not be written"
-  rm -rf "$STATE_DIR"
-}
-trap on_exit EXIT
-# Slurm's TERM at the walltime (or scancel) ends the job: exit through the
-# report. The job step is started in the background so the trap runs at once.
-trap 'exit 143' TERM
-"#,
-    );
-    if s.requeue {
-        o.push_str(
-            r#"# 运行时限到达前 5 分钟 Slurm 发出 USR1：训练脚本存 checkpoint 后退出，作业重新排队并从断点续跑。
-# Slurm sends USR1 five minutes before the walltime. The handler only sets
-# a flag and forwards the signal; the training script saves a checkpoint and
-# exits, and the job is requeued to resume from it.
-export GPUPLAN_RESUME=1
-requeue=0
-train_pid=""
-# A USR1 that comes before training has started is passed on once it has.
-on_usr1() { requeue=1; [ -z "$train_pid" ] || kill -USR1 "$train_pid" 2>/dev/null; }
-trap on_usr1 USR1
-open_streams
-srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
-train_pid=$!
-[ "$requeue" = 0 ] || kill -USR1 "$train_pid" 2>/dev/null
-while true; do
-  wait "$train_pid"
-  status=$?
-  # A trapped signal interrupts wait; keep waiting until training has exited.
-  kill -0 "$train_pid" 2>/dev/null || break
-done
-if [ "$requeue" = 1 ]; then
-  # The requeue ends this script at once: report this part of the job first,
-  # as a part that is not the last (the next part resumes the same run).
-  touch "$STATE_DIR/wrapper-done"
-  REQUEUED=1
-  write_report "$status" && REPORTED=1
-  rm -rf "$STATE_DIR"
-  echo "gpuplan: walltime near, requeueing job $SLURM_JOB_ID to resume from its checkpoint"
-  scontrol requeue "$SLURM_JOB_ID"
-fi
-exit "$status"
-"#,
-        );
-    } else {
-        o.push_str(
-            r#"open_streams
-srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
-train_pid=$!
-wait "$train_pid"
-status=$?
-exit "$status"
-"#,
-        );
-    }
-    Ok(Script {
-        file_name: format!("{}.sbatch", s.job_name),
-        text: o,
-        notes,
-    })
+    Ok(o)
 }
 
 /// The environment probe (seed 000 §5.2, seed 003 §4.4): versions, GPU
@@ -599,34 +556,9 @@ pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
         return Err(bad());
     }
     let tag = format!("{major}.{minor}");
-    let text = format!(
-        r#"#!/usr/bin/env bash
-# gpuplan 离线安装：租来的实例上 pip 经常超时。第 1 步在网络好的机器上下载，
-# 第 2 步在实例上离线安装。
-#
-# gpuplan offline install: pip on rented instances often times
-# out. Step 1 runs where the network is good; step 2 runs on the instance.
-set -eu
-case "${{1:-}}" in
-  download)
-    # Wheels for Linux x86-64 and Python {py}, into ./packages.
-    pip download -r requirements.txt -d ./packages \
-      --platform manylinux2014_x86_64 --only-binary=:all: --python-version {tag}
-    tar czf packages.tar.gz packages
-    echo "Upload packages.tar.gz and requirements.txt to the instance, then run: bash $0 install"
-    ;;
-  install)
-    [ -d packages ] || tar xzf packages.tar.gz
-    pip install --no-index --find-links ./packages -r requirements.txt
-    ;;
-  *)
-    echo "usage: $0 download | install" >&2
-    exit 2
-    ;;
-esac
-"#,
-        py = tag,
-        tag = tag
+    let text = render(
+        include_str!("../templates/offline-install.bash"),
+        &[("PYTHON", &tag)],
     );
     Ok(Script {
         file_name: "gpuplan-offline-install.sh".into(),
@@ -644,100 +576,12 @@ pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
         return Err(InputError::new(
             "checkpoint_every",
             format!("{every_epochs} is out of range"),
-            "1..=1000 epochs",
+            "1 to 1000 epochs",
         ));
     }
-    let text = format!(
-        r#""""gpuplan 断点续跑训练模板 / resumable training template.
-
-每 {n} 轮存一次 checkpoint（与抢占式报价假设的间隔相同），启动时自动从最新的
-checkpoint 续跑；收到 SIGUSR1 或 SIGTERM 时立即保存并以状态 0 退出，方便 Slurm
-重新排队或抢占式实例重启。把 build_model/build_data/train_one_epoch 换成你的代码。
-
-Checkpoints every {n} epochs (the same interval the spot quote assumed) and
-resumes automatically from the newest checkpoint. On SIGUSR1 or SIGTERM it
-saves at once and exits with status 0 so Slurm can requeue it or a spot
-instance can restart it. Replace build_model/build_data/train_one_epoch.
-"""
-import os
-import signal
-import sys
-
-import torch
-
-CHECKPOINT_EVERY = {n}
-CKPT_DIR = os.environ.get("GPUPLAN_CKPT_DIR", "checkpoints")
-CKPT = os.path.join(CKPT_DIR, "last.pt")
-EPOCHS = int(os.environ.get("EPOCHS", "50"))
-stop_requested = False
-
-
-def request_stop(signum, frame):
-    # Only set a flag: the loop saves at a safe point.
-    global stop_requested
-    stop_requested = True
-
-
-signal.signal(signal.SIGUSR1, request_stop)
-signal.signal(signal.SIGTERM, request_stop)
-
-
-def save(state):
-    os.makedirs(CKPT_DIR, exist_ok=True)
-    tmp = CKPT + ".tmp"
-    torch.save(state, tmp)
-    os.replace(tmp, CKPT)  # atomic: a crash never leaves half a checkpoint
-
-
-def build_model():
-    return torch.nn.Linear(10, 2)
-
-
-def build_data():
-    x = torch.randn(256, 10)
-    y = torch.randint(0, 2, (256,))
-    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=32, shuffle=True)
-
-
-def train_one_epoch(model, optimizer, data, device):
-    model.train()
-    for x, y in data:
-        x, y = x.to(device), y.to(device)
-        optimizer.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        if stop_requested:
-            return
-
-
-def main():
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    model = build_model().to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    data = build_data()
-    start = 0
-    if os.path.exists(CKPT):
-        state = torch.load(CKPT, map_location=device)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        start = state["epoch"] + 1
-        print(f"resumed from epoch {{start}}", flush=True)
-    for epoch in range(start, EPOCHS):
-        train_one_epoch(model, optimizer, data, device)
-        done = (epoch + 1) % CHECKPOINT_EVERY == 0 or epoch + 1 == EPOCHS
-        if done or stop_requested:
-            save({{"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}})
-            print(f"checkpoint at epoch {{epoch}}", flush=True)
-        if stop_requested:
-            print("stop requested: checkpoint saved, exiting for requeue", flush=True)
-            sys.exit(0)
-
-
-if __name__ == "__main__":
-    main()
-"#,
-        n = every_epochs
+    let text = render(
+        include_str!("../templates/train_resumable.py"),
+        &[("EVERY", &every_epochs.to_string())],
     );
     Ok(Script {
         file_name: "train_resumable.py".into(),

@@ -35,7 +35,7 @@ cargo build --locked --release --target "$triple" -p gpuplan-app -p gpuplan-cli 
 version="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' src-tauri/tauri.conf.json | head -n 1)"
 # The loader the app was linked against: webview2-com-sys's build script
 # copies Microsoft's redistributable WebView2Loader.dll into its output folder.
-loader="$(ls -t "$rel"/build/webview2-com-sys-*/out/x64/WebView2Loader.dll | head -n 1)"
+loader="$(find "$rel"/build/webview2-com-sys-*/out/x64 -name WebView2Loader.dll -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)"
 
 stage="$out/stage"
 rm -rf "$stage"

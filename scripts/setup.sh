@@ -13,7 +13,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # the test that submits the generated scripts to a real single-node Slurm.
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
-xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 slurm-wlm munge"
+xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 slurm-wlm munge \
+gcc-mingw-w64-x86-64 nsis zip wine wine64"
 missing=""
 for p in $APT_PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -50,4 +51,9 @@ cargo --version >/dev/null
 if ! cargo nextest --version >/dev/null 2>&1; then
   echo "== installing cargo-nextest (crates.io)"
   cargo install cargo-nextest --locked
+fi
+# The Windows build (scripts/bundle-windows.sh) cross-compiles for this target.
+if ! rustup target list --installed | grep -qx x86_64-pc-windows-gnu; then
+  echo "== adding the Rust target x86_64-pc-windows-gnu"
+  rustup target add x86_64-pc-windows-gnu
 fi

@@ -101,5 +101,8 @@ phase "installer: build the .deb (release, same target folder), install it with 
 bash scripts/bundle.sh
 bash scripts/test-deb.sh
 
+phase "Windows: cross-build the installer and portable zip, install and test them under Wine (docs/installers.md)"
+bash scripts/test-windows.sh
+
 phase "done"
 echo "full tier passed in $((SECONDS - started)) s"

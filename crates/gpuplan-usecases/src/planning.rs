@@ -608,20 +608,7 @@ impl Planner {
         let profile = platforms.get(&plan.platform)?;
         let q = self.quote(plan)?;
         let longest = q.longest_run_hours.to_f64().unwrap_or(1.0);
-        let job_name: String = plan
-            .job
-            .model
-            .as_deref()
-            .unwrap_or(defaults::JOB_NAME)
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-            .take(40)
-            .collect();
-        let job_name = if job_name.is_empty() {
-            defaults::JOB_NAME.to_owned()
-        } else {
-            job_name
-        };
+        let job_name = kit_job_name(plan);
         if command.trim().is_empty() {
             return Err(AppError::input(
                 "command",
@@ -629,12 +616,6 @@ impl Planner {
                 "the command that starts training, e.g. python train.py",
             ));
         }
-        let view = |key: &str, s: Script| ScriptView {
-            key: key.into(),
-            file_name: s.file_name,
-            text: s.text,
-            notes: s.notes,
-        };
         let mut out = Vec::new();
         if let Some(mechanism) = StopMechanism::for_platform(profile) {
             let text = scripts::shutdown_wrapper(&ShutdownSpec {
@@ -655,57 +636,15 @@ impl Planner {
             });
         }
         if profile.kind == PlatformKind::CampusHpc {
-            let cap = profile
-                .quota
-                .walltime_max_hours
-                .as_ref()
-                .and_then(|c| c.value.to_f64());
-            for requeue in [false, true] {
-                let s = self.slurm_script(&SlurmRequest {
-                    job_name: &job_name,
-                    // The plan sets the hours and names the run report.
-                    plan: Some(plan),
-                    cap_hours: cap,
-                    command,
-                    requeue,
-                    ..SlurmRequest::default()
-                })?;
-                out.push(view(if requeue { "slurm-requeue" } else { "slurm" }, s));
-            }
+            out.extend(self.kit_slurm(plan, profile, &job_name, command)?);
         }
-        // Several GPUs: the launcher, its configs, and on a cluster the
-        // multi-GPU job script. Launchers start Python themselves, so a
-        // command that is not `python …` gets none (the single-GPU scripts
-        // above still apply).
-        if let Some(spec) = self.launch_spec(plan, &job_name, command)? {
-            if let Ok(s) = scripts::launch_script(&spec) {
-                out.push(view("launch", s));
-                out.push(view("accelerate", scripts::accelerate_config(&spec)?));
-                if !matches!(
-                    spec.engine,
-                    Engine::Ddp | Engine::FsdpFull | Engine::FsdpGradOp
-                ) {
-                    out.push(view("deepspeed", scripts::deepspeed_config(&spec)?));
-                }
-                if profile.kind == PlatformKind::CampusHpc {
-                    out.push(view(
-                        "slurm-multigpu",
-                        scripts::slurm_multigpu(
-                            &spec,
-                            defaults::SLURM_PARTITION,
-                            longest.clamp(0.01, 1440.0),
-                            defaults::SLURM_CPUS,
-                        )?,
-                    ));
-                }
-            }
-        }
-        out.push(view("probe", self.probe_script()));
-        out.push(view("offline", self.offline_script(None)?));
-        out.push(view("resume", self.resume_script(None, Some(plan))?));
+        out.extend(self.kit_multi_gpu(plan, profile, &job_name, command, longest)?);
+        out.push(script_view("probe", self.probe_script()));
+        out.push(script_view("offline", self.offline_script(None)?));
+        out.push(script_view("resume", self.resume_script(None, Some(plan))?));
         // Notebooks run no wrapper: the report comes from a module the
         // notebook imports.
-        out.push(view(
+        out.push(script_view(
             "report",
             scripts::notebook_report(&profile.id, &plan.name)?,
         ));
@@ -713,6 +652,80 @@ impl Planner {
             checklist: scripts::checklist(profile, Some(&q)),
             scripts: out,
         })
+    }
+
+    /// A cluster's single-GPU job scripts: plain and requeueing, each
+    /// within the cluster's walltime.
+    fn kit_slurm(
+        &mut self,
+        plan: &Plan,
+        profile: &gpuplan_core::platform::PlatformProfile,
+        job_name: &str,
+        command: &str,
+    ) -> Result<Vec<ScriptView>> {
+        let cap = profile
+            .quota
+            .walltime_max_hours
+            .as_ref()
+            .and_then(|c| c.value.to_f64());
+        let mut out = Vec::new();
+        for requeue in [false, true] {
+            let s = self.slurm_script(&SlurmRequest {
+                job_name,
+                // The plan sets the hours and names the run report.
+                plan: Some(plan),
+                cap_hours: cap,
+                command,
+                requeue,
+                ..SlurmRequest::default()
+            })?;
+            out.push(script_view(
+                if requeue { "slurm-requeue" } else { "slurm" },
+                s,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Several GPUs: the launcher, its configs, and on a cluster the
+    /// multi-GPU job script. Launchers start Python themselves, so a command
+    /// that is not `python …` gets none (the single-GPU scripts still apply).
+    fn kit_multi_gpu(
+        &mut self,
+        plan: &Plan,
+        profile: &gpuplan_core::platform::PlatformProfile,
+        job_name: &str,
+        command: &str,
+        longest: f64,
+    ) -> Result<Vec<ScriptView>> {
+        let mut out = Vec::new();
+        let Some(spec) = self.launch_spec(plan, job_name, command)? else {
+            return Ok(out);
+        };
+        let Ok(s) = scripts::launch_script(&spec) else {
+            return Ok(out);
+        };
+        out.push(script_view("launch", s));
+        out.push(script_view(
+            "accelerate",
+            scripts::accelerate_config(&spec)?,
+        ));
+        // A DeepSpeed config only for the DeepSpeed engines.
+        if matches!(spec.engine, Engine::Zero1 | Engine::Zero2 | Engine::Zero3) {
+            out.push(script_view("deepspeed", scripts::deepspeed_config(&spec)?));
+        }
+        if profile.kind == PlatformKind::CampusHpc {
+            out.push(script_view(
+                "slurm-multigpu",
+                scripts::slurm_multigpu(
+                    &spec,
+                    defaults::SLURM_PARTITION,
+                    longest.clamp(0.01, 1440.0),
+                    defaults::SLURM_CPUS,
+                )?,
+            ));
+        }
+        Ok(out)
     }
 
     /// One multi-GPU launch config of `plan`: `launch`, `accelerate`,
@@ -908,5 +921,34 @@ fn filled(spec: &JobSpec, zoo: &gpuplan_core::zoo::ModelZoo) -> JobSpec {
             .classes
             .or((job.resolution > 0).then(|| f64::from(job.classes))),
         ..spec.clone()
+    }
+}
+
+/// A script as the kit's view shows it, under `key`.
+fn script_view(key: &str, s: Script) -> ScriptView {
+    ScriptView {
+        key: key.into(),
+        file_name: s.file_name,
+        text: s.text,
+        notes: s.notes,
+    }
+}
+
+/// The job's name in the kit's scripts: the model id, kept to letters,
+/// digits and dashes (it names files and Slurm jobs), else the default.
+fn kit_job_name(plan: &Plan) -> String {
+    let name: String = plan
+        .job
+        .model
+        .as_deref()
+        .unwrap_or(defaults::JOB_NAME)
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    if name.is_empty() {
+        defaults::JOB_NAME.to_owned()
+    } else {
+        name
     }
 }

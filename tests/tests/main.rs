@@ -50,5 +50,6 @@ mod recommend_seeds;
 mod run_reports;
 mod scripts;
 mod slurm;
+mod steptime_setups;
 mod unverified;
 mod whole_run;

@@ -71,6 +71,7 @@ fn zero_model_states_follow_deepspeeds_published_formulas() {
             engine,
             offload: false,
             interconnect: Interconnect::Nvlink,
+            inter_node_gbps: None,
         };
         let c = parallel::optimizer_step(&j, &live, &layout, 32);
         let states = c.weights + c.gradients + c.optimizer;
@@ -131,6 +132,7 @@ fn communication_is_slower_over_pcie_and_grows_with_what_is_sharded() {
             engine,
             offload: false,
             interconnect: ic,
+            inter_node_gbps: None,
         };
         parallel::estimate(&j, &live, &step, gpu, &l, 32).expect("estimates")
     };

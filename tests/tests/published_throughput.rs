@@ -76,6 +76,7 @@ fn predicted(
     job: &gpuplan_core::Job,
     gpu: &Gpu,
     interconnect: Option<gpuplan_core::parallel::Interconnect>,
+    inter_node_gbps: Option<f64>,
 ) -> f64 {
     let single = vram::estimate(&entry.model, job);
     let host = Host {
@@ -83,6 +84,7 @@ fn predicted(
         ram_gb: 128.0,
         disk: DiskKind::LocalNvme,
         interconnect,
+        inter_node_gbps,
     };
     estimate::step_on(&entry.model, job, &single, gpu, &host).seconds
 }
@@ -115,7 +117,7 @@ fn time(row: &PublishedRow) -> Scored {
         samples_per_s: row.samples_per_s,
         class: class(gpu),
         published_s: row.step_seconds(),
-        predicted_s: predicted(entry, &job, gpu, row.interconnect),
+        predicted_s: predicted(entry, &job, gpu, row.interconnect, row.inter_node_gbps),
     }
 }
 
@@ -159,7 +161,7 @@ fn lambda() -> Vec<Scored> {
                 samples_per_s: run.samples_per_s.value,
                 class: class(gpu),
                 published_s: run.step_seconds(),
-                predicted_s: predicted(entry, &job, gpu, None),
+                predicted_s: predicted(entry, &job, gpu, None, None),
             }
         })
         .collect()
@@ -259,11 +261,12 @@ fn published_step_time_held_out_meets_the_bar() {
     let held: Vec<&Scored> = scored.iter().filter(|s| s.set == Set::HeldOut).collect();
     let fit: Vec<&Scored> = scored.iter().filter(|s| s.set == Set::Fit).collect();
     let multi = |s: &Scored| {
-        if s.gpus > 1 {
-            format!("{} GPUs", if s.nodes > 1 { "multi-node" } else { "multi" })
-        } else {
-            "1 GPU".into()
+        match (s.gpus > 1, s.nodes > 1) {
+            (false, _) => "1 GPU",
+            (true, false) => "several GPUs, one node",
+            (true, true) => "several nodes",
         }
+        .to_owned()
     };
     let mut doc = String::from("Held-out rows (never fitted):\n\n");
     let (t, by_publisher) = table("held-out, by publisher", &held, |s| s.publisher.clone());
@@ -362,15 +365,13 @@ fn bar(what: &str, group: &str) -> (f64, f64) {
         // The 20.06 tables (A100 40GB) and FP32 ResNet-50 on the A100s.
         ("card class", "ampere datacenter") => (0.16, 0.09),
         ("card class", "blackwell consumer") => (0.14, 0.14),
-        // Four rows (Lambda's H100 PCIe): FP32 ResNet-50 +31%.
-        ("card class", "hopper") => (0.11, 0.05),
         // The 20.06 V100 tables, TensorFlow 2017 on the P100.
         ("card class", "pascal/volta") => (0.23, 0.10),
         // BERT-base in 16-bit on the 2080 Ti (-30%).
         ("card class", "turing") => (0.12, 0.09),
         ("scale", "1 GPU") => (0.11, 0.05),
         // The slow-PCIe RTX 3090 box's FSDP rows and the 20.06 8-GPU rows.
-        ("scale", "multi GPUs") => (0.18, 0.16),
+        ("scale", "several GPUs, one node") => (0.18, 0.16),
         _ => (0.10, 0.05),
     }
 }
@@ -467,11 +468,12 @@ fn feature_line(
 fn print_fit_features() {
     let zoo = common::zoo();
     let catalog = common::catalog();
-    let host = |ic| Host {
+    let host = |ic, inter_node_gbps| Host {
         vcpus: 16,
         ram_gb: 128.0,
         disk: DiskKind::LocalNvme,
         interconnect: ic,
+        inter_node_gbps,
     };
     for row in rows().iter().filter(|r| r.expressible()) {
         let entry = zoo.get(row.model.as_deref().unwrap_or_default()).unwrap();
@@ -490,7 +492,7 @@ fn print_fit_features() {
                 card,
                 entry,
                 &job,
-                &host(row.interconnect),
+                &host(row.interconnect, row.inter_node_gbps),
                 row.step_seconds()
             )
         );
@@ -517,7 +519,7 @@ fn print_fit_features() {
                 card,
                 entry,
                 &job,
-                &host(None),
+                &host(None, None),
                 run.step_seconds()
             )
         );
@@ -540,7 +542,7 @@ fn print_fit_features() {
                 h200,
                 entry,
                 &job,
-                &host(None),
+                &host(None, None),
                 row.step_s.unwrap_or(f64::NAN)
             )
         );

@@ -265,13 +265,12 @@ for p, n, c in rows:
             r["observed"] = "2024-03" if "B1" in notes else "2024-05"
             r["measured"] = "tokens/s/GPU of Llama-2 pre-training (FMS implementation)"
             r["attention"] = "flash"
-            reasons.append(f"{g} GPUs over {nodes} nodes: the planner stops at 64 GPUs")
+            r["engine"] = "hsdp" if "hsdp" in nl else "fsdp-full"
+            r["inter_node_gbps"] = 800.0 if r.get("gpu") == "h100-sxm" else 400.0
             if "compile: torch.compile" in notes:
                 reasons.append("torch.compile")
             if "selective ac" in nl:
                 reasons.append("selective activation checkpointing")
-            if "hsdp" in nl:
-                reasons.append("HSDP")
         r["set"] = "held-out"
     elif p == "AA":
         r["source"] = "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md @ e877dda5026dfd964cccdb92a4532da587cbdae0"
@@ -294,6 +293,8 @@ for p, n, c in rows:
         r["set"] = "held-out"
         r["measured"] = "tokens/s/GPU of MPT pre-training over 12 steps"
         r["engine"] = "fsdp-full"
+        if "RoCE 1600" in gpus_s:
+            r["inter_node_gbps"] = 1600.0
         reasons.append("MPT models are not in the zoo")
     elif p == "PT":
         if n <= 7:
@@ -314,8 +315,7 @@ for p, n, c in rows:
             reasons.append("selective activation checkpointing (op policy)")
         if "compile" in prec_s + notes:
             reasons.append("torch.compile")
-        if g > 64:
-            reasons.append(f"{g} GPUs: the planner stops at 64")
+        r["inter_node_gbps"] = 3200.0
     elif p == "AL":
         r["source"] = ("QwenLM/Qwen README.md @ 712d922eceea9a9388375fc51ee97ec971eb13bb, 'Profiling of Memory and Speed'" if n <= 21
                        else "modelscope/ms-swift:docs/source_en/LLM/Benchmark.md @ cdb169b781c22dd06ef03e06209819ec1f4208eb")
@@ -356,9 +356,10 @@ for p, n, c in rows:
         r["observed"] = "2023-09"
         r["set"] = "held-out"
         r["measured"] = "tokens/GPU/s (TGS)"
+        r["inter_node_gbps"] = 400.0
         reasons.append("InternLM-7B is not in the zoo")
-    if g > 64 and not any("64" in x for x in reasons):
-        reasons.append(f"{g} GPUs over {nodes} nodes: the planner stops at 64 GPUs")
+    if g > 1024:
+        reasons.append(f"{g} GPUs over {nodes} nodes: the planner stops at 1024 GPUs")
     if p == "TF" and n in (5, 6) and g > 1:
         reasons.append("variable_update of the 'Other results' table not stated (parameter server in the main table)")
     if r.get("gpu") in HELD_CARDS:
@@ -433,6 +434,8 @@ for r in out[1:]:
         print(f"engine = {q(r['engine'])}")
     if r.get("interconnect") and r["gpus"] > 1:
         print(f"interconnect = {q(r['interconnect'])}")
+    if r.get("inter_node_gbps") and r["nodes"] > 1:
+        print(f"inter_node_gbps = {r['inter_node_gbps']}")
     if r["reasons"]:
         print(f"not_expressible = {q('; '.join(dict.fromkeys(r['reasons'])))}")
     print()

@@ -220,7 +220,7 @@ pub struct JobArgs {
     /// GPUs to train on (data parallel; --batch is per GPU). Default 1.
     #[arg(long, allow_hyphen_values = true)]
     pub gpus: Option<String>,
-    /// Multi-GPU engine: ddp, fsdp, fsdp-grad-op, zero1, zero2 or zero3 (default ddp).
+    /// Multi-GPU engine: ddp, fsdp, fsdp-grad-op, hsdp (shard per node), zero1, zero2 or zero3 (default ddp).
     #[arg(long)]
     pub engine: Option<String>,
     /// Optimizer states on the CPU (zero2, zero3, fsdp).

@@ -290,6 +290,11 @@ pub const BUS_NVLINK_HOPPER: f64 = 3.6e11;
 /// Between nodes of a campus cluster (InfiniBand HDR 200 Gb/s, one NIC per
 /// node): ~20 GB/s.
 pub const BUS_INTER_NODE: f64 = 2.0e10;
+/// Share of a node's network line rate NCCL reaches between nodes: the
+/// campus figure above, 20 GB/s of HDR's 25 GB/s (200 Gb/s). A platform
+/// offer that states its nodes' bandwidth (`inter_node_gbps`) is carried at
+/// this share.
+pub const INTER_NODE_BUS_SHARE: f64 = 0.8;
 /// Fixed cost per collective call, seconds (NCCL ring latency on a few GPUs;
 /// one bucket or unit per layer).
 pub const COLLECTIVE_LATENCY_S: f64 = 50e-6;

@@ -217,6 +217,7 @@ pub fn layout(job: &Job, gpu: &Gpu, host: &Host) -> Layout {
         engine: job.engine,
         offload: job.offload,
         interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
+        inter_node_gbps: host.inter_node_gbps,
     }
 }
 
@@ -229,6 +230,7 @@ pub fn job_peak(model: &Model, job: &Job) -> VramEstimate {
             engine: job.engine,
             offload: job.offload,
             interconnect: Interconnect::Pcie,
+            inter_node_gbps: None,
         };
         parallel::memory(job, &vram::live(model, job), &layout, units(model))
     } else {
@@ -301,6 +303,7 @@ pub fn smallest_layout(
                 engine,
                 offload,
                 interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
+                inter_node_gbps: host.inter_node_gbps,
             };
             let j = Job {
                 gpus,

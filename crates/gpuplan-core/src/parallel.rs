@@ -51,25 +51,31 @@ pub enum Engine {
     /// DeepSpeed ZeRO-3: parameters, gradients and optimizer states sharded.
     #[serde(alias = "zero-3")]
     Zero3,
+    /// FSDP `HYBRID_SHARD` (HSDP): full sharding within each node, replicas
+    /// across nodes; only the gradient shards cross the inter-node links.
+    #[serde(alias = "hybrid_shard", alias = "hybrid-shard")]
+    Hsdp,
 }
 
 impl Engine {
     /// Every engine, least memory-saving first.
-    pub const VALUES: [Self; 6] = [
+    pub const VALUES: [Self; 7] = [
         Self::Ddp,
         Self::Zero1,
         Self::Zero2,
         Self::FsdpGradOp,
+        Self::Hsdp,
         Self::Zero3,
         Self::FsdpFull,
     ];
 
-    /// Parses `ddp`, `fsdp`, `fsdp-grad-op`, `zero1`, `zero2`, `zero3`.
+    /// Parses `ddp`, `fsdp`, `fsdp-grad-op`, `hsdp`, `zero1`, `zero2`, `zero3`.
     pub fn parse(s: &str) -> Result<Self, InputError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "ddp" => Ok(Self::Ddp),
             "fsdp" | "fsdp-full" | "full_shard" => Ok(Self::FsdpFull),
             "fsdp-grad-op" | "shard_grad_op" => Ok(Self::FsdpGradOp),
+            "hsdp" | "hybrid_shard" | "hybrid-shard" => Ok(Self::Hsdp),
             "zero1" | "zero-1" => Ok(Self::Zero1),
             "zero2" | "zero-2" => Ok(Self::Zero2),
             "zero3" | "zero-3" => Ok(Self::Zero3),
@@ -77,7 +83,7 @@ impl Engine {
                 "engine",
                 "engine",
                 other,
-                "ddp, fsdp, fsdp-grad-op, zero1, zero2 or zero3",
+                "ddp, fsdp, fsdp-grad-op, hsdp, zero1, zero2 or zero3",
             )),
         }
     }
@@ -87,13 +93,13 @@ impl Engine {
     }
 
     fn shards_params(self) -> bool {
-        matches!(self, Self::Zero3 | Self::FsdpFull)
+        matches!(self, Self::Zero3 | Self::FsdpFull | Self::Hsdp)
     }
 
     fn shards_grads(self) -> bool {
         matches!(
             self,
-            Self::Zero2 | Self::Zero3 | Self::FsdpFull | Self::FsdpGradOp
+            Self::Zero2 | Self::Zero3 | Self::FsdpFull | Self::FsdpGradOp | Self::Hsdp
         )
     }
 
@@ -151,8 +157,9 @@ impl Interconnect {
 
 /// Most GPUs one instance holds; more means several nodes (campus clusters).
 pub const MAX_GPUS_PER_NODE: u32 = 8;
-/// Most GPUs a plan may use in all.
-pub const MAX_GPUS: u32 = 64;
+/// Most GPUs a plan may use in all: 128 nodes of 8, the largest published
+/// runs the estimator is checked against (InternLM's 1,024 A100s; issue 25).
+pub const MAX_GPUS: u32 = 1024;
 
 /// GPUs spread evenly over nodes: at most [`MAX_GPUS_PER_NODE`] per node and
 /// the same number on every node (torchrun and Accelerate start as many
@@ -197,6 +204,12 @@ pub struct Layout {
     pub offload: bool,
     /// Between the GPUs of one node.
     pub interconnect: Interconnect,
+    /// Network bandwidth of each node to the others, Gb/s (the platform
+    /// offer's sourced figure); absent: a campus cluster's InfiniBand HDR
+    /// ([`cal::BUS_INTER_NODE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub inter_node_gbps: Option<f64>,
 }
 
 impl Layout {
@@ -221,6 +234,25 @@ impl Layout {
 
     fn nodes(&self) -> u32 {
         self.gpus.div_ceil(MAX_GPUS_PER_NODE)
+    }
+
+    /// GPUs each sharded copy of the model spans: all of them, except
+    /// under HSDP, which shards within a node and replicates across nodes.
+    fn shard_degree(&self) -> u32 {
+        if self.engine == Engine::Hsdp {
+            self.gpus.clamp(1, MAX_GPUS_PER_NODE)
+        } else {
+            self.gpus.max(1)
+        }
+    }
+
+    /// Achieved NCCL bus bandwidth between nodes, bytes/s.
+    fn inter_node_bus(&self) -> f64 {
+        self.inter_node_gbps
+            .filter(|g| g.is_finite() && *g > 0.0)
+            .map_or(cal::BUS_INTER_NODE, |g| {
+                g * 1e9 / 8.0 * cal::INTER_NODE_BUS_SHARE
+            })
     }
 }
 
@@ -309,7 +341,7 @@ pub fn optimizer_step(job: &Job, live: &Live, layout: &Layout, layers: u32) -> C
 
 /// One GPU's live tensors when backward starts and at the optimizer step.
 fn phases(job: &Job, live: &Live, layout: &Layout, layers: u32) -> (Components, Components) {
-    let n = f64::from(layout.gpus);
+    let n = f64::from(layout.shard_degree());
     let e = layout.engine;
     let trainable = live.trainable as f64;
     let (wb, gb, ob) = state_layout(job, e);
@@ -341,7 +373,7 @@ fn phases(job: &Job, live: &Live, layout: &Layout, layers: u32) -> (Components, 
                 + cal::ZERO3_LIVE_PARAMETERS.min(live.params as f64) * wb.min(2.0)
         }
         // Two units (the current block and the prefetched next) gathered.
-        Engine::FsdpFull => 2.0 * (wt + frozen) / f64::from(layers.max(1)),
+        Engine::FsdpFull | Engine::Hsdp => 2.0 * (wt + frozen) / f64::from(layers.max(1)),
         Engine::FsdpGradOp => 0.0,
     };
     let grad_share_fb = if live.opt.as_ref().is_some_and(|o| o.gradients > 0.0) {
@@ -410,6 +442,7 @@ pub fn estimate(
     };
     // Communication per step, bytes each GPU sends: ring collectives move
     // (N-1)/N of the tensor (all-reduce twice that).
+    let shard = f64::from(layout.shard_degree());
     let ring = (n - 1.0) / n;
     let grad_bytes = trainable
         * if e.deepspeed() {
@@ -423,36 +456,52 @@ pub fn estimate(
     // (the engine reshards after every forward, recomputed or not). Frozen
     // weights travel in their stored format (4-bit under QLoRA).
     let gathers = if job.grad_checkpointing { 3.0 } else { 2.0 };
-    let bytes = ring
-        * match e {
-            Engine::Ddp => 2.0 * grad_bytes,
-            Engine::Zero1 => 2.0 * grad_bytes + trainable * wb,
-            Engine::Zero2 | Engine::FsdpGradOp => grad_bytes + trainable * wb,
-            Engine::Zero3 | Engine::FsdpFull => grad_bytes + gathers * all_params,
-        };
     let intra = layout.interconnect.bus_bytes_per_s(gpu);
-    // Across nodes the slowest link decides.
-    let bus = if layout.nodes() > 1 {
-        intra.min(cal::BUS_INTER_NODE)
-    } else {
-        intra
-    };
-    let comm = if layout.gpus > 1 {
-        bytes / bus + cal::COLLECTIVE_LATENCY_S * f64::from(layers.max(1))
-    } else {
+    let inter = layout.inter_node_bus();
+    let latency = cal::COLLECTIVE_LATENCY_S * f64::from(layers.max(1));
+    let comm = if layout.gpus <= 1 {
         0.0
+    } else if e == Engine::Hsdp {
+        // Gathers and gradient reduce-scatters within a node; the gradient
+        // shards all-reduced across the node replicas.
+        let in_node = (shard - 1.0) / shard * (grad_bytes + gathers * all_params);
+        let nodes = f64::from(layout.nodes());
+        let across = 2.0 * (nodes - 1.0) / nodes * grad_bytes / shard;
+        let across_s = if layout.nodes() > 1 {
+            across / inter
+        } else {
+            0.0
+        };
+        in_node / intra + across_s + latency
+    } else {
+        let bytes = ring
+            * match e {
+                Engine::Ddp => 2.0 * grad_bytes,
+                Engine::Zero1 => 2.0 * grad_bytes + trainable * wb,
+                Engine::Zero2 | Engine::FsdpGradOp => grad_bytes + trainable * wb,
+                Engine::Zero3 | Engine::FsdpFull | Engine::Hsdp => {
+                    grad_bytes + gathers * all_params
+                }
+            };
+        // Across nodes the slowest link decides.
+        let bus = if layout.nodes() > 1 {
+            intra.min(inter)
+        } else {
+            intra
+        };
+        bytes / bus + latency
     };
     // Backward (about two thirds of the device's work) hides bucketed
     // reductions; sharded engines also prefetch the forward's gathers.
     let hideable = step.device_s
         * match e {
-            Engine::Zero3 | Engine::FsdpFull => cal::COMM_OVERLAP,
+            Engine::Zero3 | Engine::FsdpFull | Engine::Hsdp => cal::COMM_OVERLAP,
             _ => cal::COMM_OVERLAP * 2.0 / 3.0,
         };
     let exposed = (comm - hideable).max(0.0);
     let offload_seconds = if layout.offload {
         // Gradients to the host, updated weights back, the CPU's Adam.
-        let shard_params = trainable / n;
+        let shard_params = trainable / shard;
         shard_params * (gb + wb) / cal::HOST_TO_DEVICE_BYTES_PER_S
             + shard_params * cal::CPU_ADAM_S_PER_PARAM
     } else {

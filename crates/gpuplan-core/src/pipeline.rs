@@ -85,6 +85,11 @@ pub struct Host {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub interconnect: Option<crate::parallel::Interconnect>,
+    /// Network bandwidth of each node to the others, Gb/s, where the offer
+    /// says (multi-node plans); else a campus cluster's InfiniBand HDR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub inter_node_gbps: Option<f64>,
 }
 
 impl Host {
@@ -95,6 +100,7 @@ impl Host {
         ram_gb: 32.0,
         disk: DiskKind::LocalSsd,
         interconnect: None,
+        inter_node_gbps: None,
     };
 }
 

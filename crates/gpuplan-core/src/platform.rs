@@ -431,6 +431,11 @@ pub struct Offer {
     /// ([`crate::estimate::interconnect`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interconnect: Option<Fact<crate::parallel::Interconnect>>,
+    /// Network bandwidth of each node to the others, Gb/s (its NICs' line
+    /// rate: 200 for one InfiniBand HDR port), for plans over several nodes;
+    /// when absent, [`crate::calibration::BUS_INTER_NODE`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inter_node_gbps: Option<Fact<f64>>,
 }
 
 impl Offer {
@@ -517,6 +522,7 @@ impl PlatformProfile {
                 ram_gb: f64::from(h.ram_gb_per_gpu.value),
                 disk: h.disk.value,
                 interconnect: None,
+                inter_node_gbps: None,
             },
             None => crate::pipeline::Host::TYPICAL,
         }
@@ -527,6 +533,7 @@ impl PlatformProfile {
     pub fn host_for(&self, offer: &Offer) -> crate::pipeline::Host {
         crate::pipeline::Host {
             interconnect: offer.interconnect.as_ref().map(|i| i.value),
+            inter_node_gbps: offer.inter_node_gbps.as_ref().map(|g| g.value),
             ..self.host()
         }
     }
@@ -849,6 +856,17 @@ impl PlatformProfile {
                     table,
                     "max_gpus".into(),
                     format!("{} is outside 1..={}", m.value, crate::parallel::MAX_GPUS),
+                ));
+            }
+            if let Some(g) = o
+                .inter_node_gbps
+                .as_ref()
+                .filter(|g| !(g.value.is_finite() && g.value > 0.0 && g.value <= 100_000.0))
+            {
+                return Err((
+                    table,
+                    "inter_node_gbps".into(),
+                    format!("{} is outside (0, 100000] Gb/s", g.value),
                 ));
             }
         }

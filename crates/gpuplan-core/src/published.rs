@@ -306,6 +306,10 @@ pub struct PublishedRow {
     /// Link between the GPUs of a node, when the source says.
     #[serde(default)]
     pub interconnect: Option<crate::parallel::Interconnect>,
+    /// Network bandwidth of each node to the others, Gb/s, when the source
+    /// says (multi-node rows).
+    #[serde(default)]
+    pub inter_node_gbps: Option<f64>,
     /// Why the estimator cannot express the row yet; such rows are loaded
     /// and reported, never scored.
     #[serde(default)]

@@ -3,4 +3,4 @@
 /**
  * A multi-GPU training engine.
  */
-export type Engine = "ddp" | "fsdp-full" | "fsdp-grad-op" | "zero1" | "zero2" | "zero3";
+export type Engine = "ddp" | "fsdp-full" | "fsdp-grad-op" | "zero1" | "zero2" | "zero3" | "hsdp";

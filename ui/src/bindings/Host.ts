@@ -22,4 +22,9 @@ disk: DiskKind,
  * How the GPUs of one instance talk, where the offer says; else the
  * card's usual form factor decides.
  */
-interconnect?: Interconnect, };
+interconnect?: Interconnect, 
+/**
+ * Network bandwidth of each node to the others, Gb/s, where the offer
+ * says (multi-node plans); else a campus cluster's InfiniBand HDR.
+ */
+inter_node_gbps?: number, };

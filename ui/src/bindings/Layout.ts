@@ -21,4 +21,10 @@ offload: boolean,
 /**
  * Between the GPUs of one node.
  */
-interconnect: Interconnect, };
+interconnect: Interconnect, 
+/**
+ * Network bandwidth of each node to the others, Gb/s (the platform
+ * offer's sourced figure); absent: a campus cluster's InfiniBand HDR
+ * ([`cal::BUS_INTER_NODE`]).
+ */
+inter_node_gbps?: number, };

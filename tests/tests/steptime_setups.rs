@@ -1,0 +1,240 @@
+//! Issue 25's setups, each with its memory and time effect: channels_last,
+//! RMSprop, QLoRA's dequantisation, FSDP's gathers under checkpointing,
+//! HSDP, plans over many nodes and the nodes' network bandwidth, the new
+//! cards and Llama 3.1's context.
+
+use crate::common;
+
+use gpuplan_core::estimate::{self, job_peak};
+use gpuplan_core::job::{Mode, Optimizer, Precision};
+use gpuplan_core::parallel::{Engine, MAX_GPUS};
+use gpuplan_core::pipeline::{DiskKind, Host};
+use gpuplan_core::{steptime, vram, JobSpec};
+
+fn resolve(spec: JobSpec) -> (gpuplan_core::zoo::ZooEntry, gpuplan_core::Job) {
+    let entry = common::zoo()
+        .get(spec.model.as_deref().unwrap_or_default())
+        .expect("zoo model")
+        .clone();
+    let job = spec.resolve(&entry).expect("valid job");
+    (entry, job)
+}
+
+fn step(spec: JobSpec, gpu: &str, host: &Host) -> f64 {
+    let (entry, job) = resolve(spec);
+    let single = vram::estimate(&entry.model, &job);
+    let card = common::catalog().get(gpu).expect("card");
+    estimate::step_on(&entry.model, &job, &single, card, host).seconds
+}
+
+fn host(inter_node_gbps: Option<f64>) -> Host {
+    Host {
+        vcpus: 16,
+        ram_gb: 128.0,
+        disk: DiskKind::LocalNvme,
+        interconnect: None,
+        inter_node_gbps,
+    }
+}
+
+fn resnet(channels_last: bool, precision: Precision) -> JobSpec {
+    JobSpec {
+        model: Some("resnet50".into()),
+        batch: Some(256.0),
+        precision: Some(precision),
+        optimizer: Some(Optimizer::Sgd),
+        channels_last: Some(channels_last),
+        ..JobSpec::default()
+    }
+}
+
+#[test]
+fn steptime_channels_last_saves_layout_traffic_on_tensor_cores_only() {
+    let h = host(None);
+    for gpu in ["rtx3090", "a100-80g-sxm", "v100-16g"] {
+        let nchw = step(resnet(false, Precision::Fp16Amp), gpu, &h);
+        let nhwc = step(resnet(true, Precision::Fp16Amp), gpu, &h);
+        assert!(
+            nhwc < nchw * 0.95,
+            "{gpu}: channels_last skips the transposes ({nhwc} vs {nchw})"
+        );
+    }
+    // FP32 convolutions on a V100 run on CUDA cores: no transposes to skip.
+    let nchw = step(resnet(false, Precision::Fp32), "v100-16g", &h);
+    let nhwc = step(resnet(true, Precision::Fp32), "v100-16g", &h);
+    assert!(
+        (nhwc / nchw - 1.0).abs() < 1e-9,
+        "no layout effect on CUDA cores"
+    );
+    // Memory: the same bytes in another order.
+    let (e1, j1) = resolve(resnet(false, Precision::Fp16Amp));
+    let (_, j2) = resolve(resnet(true, Precision::Fp16Amp));
+    assert_eq!(
+        job_peak(&e1.model, &j1).peak_bytes,
+        job_peak(&e1.model, &j2).peak_bytes
+    );
+}
+
+#[test]
+fn steptime_rmsprop_keeps_one_state_like_momentum_sgd() {
+    let with = |o| {
+        let (e, j) = resolve(JobSpec {
+            optimizer: Some(o),
+            ..resnet(false, Precision::Fp32)
+        });
+        job_peak(&e.model, &j).peak_bytes
+    };
+    assert_eq!(with(Optimizer::Rmsprop), with(Optimizer::Sgd));
+    assert!(with(Optimizer::Rmsprop) < with(Optimizer::Adamw));
+    assert_eq!(Optimizer::parse("rmsprop").ok(), Some(Optimizer::Rmsprop));
+}
+
+fn lora(mode: Mode, batch: f64, seq: f64) -> JobSpec {
+    JobSpec {
+        model: Some("llama-2-7b".into()),
+        batch: Some(batch),
+        seq_len: Some(seq),
+        precision: Some(Precision::Bf16),
+        mode: Some(mode),
+        grad_checkpointing: Some(true),
+        optimizer: Some(Optimizer::Adamw),
+        ..JobSpec::default()
+    }
+}
+
+#[test]
+fn steptime_qlora_dequantisation_hides_behind_many_tokens() {
+    let h = host(None);
+    // Many tokens per step: QLoRA within 5% of LoRA per sample (the published
+    // 3090/4090 pairs show them equal).
+    let big_lora = step(lora(Mode::Lora, 8.0, 2048.0), "rtx4090", &h);
+    let big_qlora = step(lora(Mode::Qlora, 8.0, 2048.0), "rtx4090", &h);
+    assert!(
+        (big_qlora / big_lora - 1.0).abs() < 0.05,
+        "16k tokens: QLoRA {big_qlora} vs LoRA {big_lora}"
+    );
+    // Few tokens: the dequantisation traffic shows.
+    let small_lora = step(lora(Mode::Lora, 1.0, 128.0), "rtx4090", &h);
+    let small_qlora = step(lora(Mode::Qlora, 1.0, 128.0), "rtx4090", &h);
+    assert!(
+        small_qlora / small_lora > big_qlora / big_lora,
+        "128 tokens: QLoRA pays relatively more for dequantising"
+    );
+}
+
+fn fsdp(gpus: f64, engine: Engine, ckpt: bool) -> JobSpec {
+    JobSpec {
+        model: Some("llama-2-7b".into()),
+        batch: Some(2.0),
+        seq_len: Some(4096.0),
+        precision: Some(Precision::Bf16Amp),
+        optimizer: Some(Optimizer::Adamw),
+        grad_checkpointing: Some(ckpt),
+        gpus: Some(gpus),
+        engine: Some(engine),
+        ..JobSpec::default()
+    }
+}
+
+#[test]
+fn steptime_fsdp_gathers_again_for_the_recomputed_forward() {
+    let (entry, with) = resolve(fsdp(2.0, Engine::FsdpFull, true));
+    let (_, without) = resolve(fsdp(2.0, Engine::FsdpFull, false));
+    let card = common::catalog().get("rtx4090").expect("card");
+    let layout = |j: &gpuplan_core::Job| estimate::layout(j, card, &host(None));
+    let run = |j: &gpuplan_core::Job| {
+        let single = vram::estimate(&entry.model, j);
+        let s = steptime::estimate(&entry.model, j, &single, card);
+        gpuplan_core::parallel::estimate(j, &vram::live(&entry.model, j), &s, card, &layout(j), 32)
+            .expect("layout")
+    };
+    let a = run(&with);
+    let b = run(&without);
+    // Gradients (the size of the FP32 parameters) plus three gathers instead
+    // of two: (1 + 3) / (1 + 2).
+    assert!(
+        (a.comm_seconds / b.comm_seconds - 4.0 / 3.0).abs() < 0.02,
+        "three gathers instead of two: {} vs {}",
+        a.comm_seconds,
+        b.comm_seconds
+    );
+}
+
+#[test]
+fn steptime_hsdp_shards_per_node_and_sends_gradient_shards_across() {
+    // Memory: HSDP over 16 GPUs holds what FSDP over 8 does.
+    let (entry, hsdp16) = resolve(fsdp(16.0, Engine::Hsdp, false));
+    let (_, fsdp8) = resolve(fsdp(8.0, Engine::FsdpFull, false));
+    let (_, fsdp16) = resolve(fsdp(16.0, Engine::FsdpFull, false));
+    let m = |j| job_peak(&entry.model, j).peak_bytes;
+    assert!((m(&hsdp16) / m(&fsdp8) - 1.0).abs() < 1e-9);
+    assert!(m(&fsdp16) < m(&hsdp16), "full sharding over 16 holds less");
+    // Time: over a slow network HSDP is faster than FSDP across nodes.
+    let slow = host(Some(25.0));
+    let h = step(fsdp(16.0, Engine::Hsdp, false), "a100-80g-sxm", &slow);
+    let f = step(fsdp(16.0, Engine::FsdpFull, false), "a100-80g-sxm", &slow);
+    assert!(h < f, "HSDP {h} vs FSDP {f} over 25 Gb/s");
+    assert_eq!(Engine::parse("hsdp").ok(), Some(Engine::Hsdp));
+}
+
+#[test]
+fn steptime_plans_scale_to_1024_gpus_and_read_the_nodes_bandwidth() {
+    assert_eq!(MAX_GPUS, 1024);
+    let (_, j) = resolve(fsdp(1024.0, Engine::FsdpFull, false));
+    assert_eq!(j.gpus, 1024);
+    assert!(fsdp(1032.0, Engine::FsdpFull, false)
+        .resolve(common::zoo().get("llama-2-7b").expect("zoo"))
+        .is_err());
+    // A faster network never makes a multi-node step slower, and the
+    // default is a campus cluster's HDR port (200 Gb/s).
+    let slow = step(
+        fsdp(64.0, Engine::FsdpFull, false),
+        "a100-80g-sxm",
+        &host(Some(100.0)),
+    );
+    let hdr = step(
+        fsdp(64.0, Engine::FsdpFull, false),
+        "a100-80g-sxm",
+        &host(Some(200.0)),
+    );
+    let default = step(
+        fsdp(64.0, Engine::FsdpFull, false),
+        "a100-80g-sxm",
+        &host(None),
+    );
+    let fast = step(
+        fsdp(64.0, Engine::FsdpFull, false),
+        "a100-80g-sxm",
+        &host(Some(3200.0)),
+    );
+    assert!(slow > hdr && hdr >= fast, "{slow} > {hdr} >= {fast}");
+    assert!(
+        (hdr / default - 1.0).abs() < 1e-9,
+        "200 Gb/s is the default"
+    );
+}
+
+#[test]
+fn steptime_new_cards_and_llama_3_1_context() {
+    let catalog = common::catalog();
+    for id in ["rtx6000-ada", "h100-nvl", "a10g"] {
+        let g = catalog
+            .get(id)
+            .expect("issue 25's cards are in the catalog");
+        assert!(g.spec.l2_mib.is_some());
+    }
+    let llama = |model: &str, seq: f64| JobSpec {
+        model: Some(model.into()),
+        seq_len: Some(seq),
+        batch: Some(1.0),
+        precision: Some(Precision::Bf16Amp),
+        ..JobSpec::default()
+    };
+    let zoo = common::zoo();
+    assert!(llama("llama-3.1-8b", 131_072.0)
+        .resolve(zoo.get("llama-3.1-8b").expect("zoo"))
+        .is_ok());
+    assert!(llama("llama-3-8b", 16_384.0)
+        .resolve(zoo.get("llama-3-8b").expect("zoo"))
+        .is_err());
+}

@@ -110,7 +110,8 @@ pub enum Home {
 /// process (the CLI beside the app) commits to the database.
 struct UserLayer {
     data_version: i64,
-    platforms: PlatformSet,
+    /// Shared, so a use case reads it without copying every profile.
+    platforms: std::sync::Arc<PlatformSet>,
     packs: Vec<userdata::ImportedPack>,
     unmatched_overrides: Vec<gpuplan_core::pack::PriceOverride>,
     /// What the measured runs (own and the course pack's) teach.
@@ -276,8 +277,8 @@ impl Planner {
     }
 
     /// Bundled profiles, then imported packs, then the user's price overrides.
-    pub fn platforms(&mut self) -> Result<PlatformSet> {
-        Ok(self.layer()?.platforms.clone())
+    pub fn platforms(&mut self) -> Result<std::sync::Arc<PlatformSet>> {
+        Ok(std::sync::Arc::clone(&self.layer()?.platforms))
     }
 }
 

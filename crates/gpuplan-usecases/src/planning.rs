@@ -537,7 +537,7 @@ impl Planner {
         };
         let cap = match hours_arg("cap_hours", r.cap_hours)? {
             Some(c) => Some(c),
-            None => Self::campus_cap(&self.platforms()?),
+            None => Self::campus_cap(&*self.platforms()?),
         };
         Ok(scripts::slurm(&SlurmSpec {
             job_name: r.job_name.to_owned(),

@@ -122,7 +122,7 @@ impl Planner {
         );
         Ok(UserLayer {
             data_version,
-            platforms,
+            platforms: std::sync::Arc::new(platforms),
             packs,
             unmatched_overrides,
             corrections,
@@ -369,7 +369,9 @@ impl Planner {
     /// course's when the newest course pack names its platforms (the
     /// instructor chose them for the class). Quotes of a saved plan still
     /// use every platform.
-    pub fn course_platforms(&mut self) -> Result<gpuplan_core::platform::PlatformSet> {
+    pub fn course_platforms(
+        &mut self,
+    ) -> Result<std::sync::Arc<gpuplan_core::platform::PlatformSet>> {
         let all = self.platforms()?;
         let ids: Vec<String> = self
             .loaded_packs()?
@@ -379,13 +381,14 @@ impl Planner {
         if ids.is_empty() {
             return Ok(all);
         }
-        Ok(gpuplan_core::platform::PlatformSet {
+        Ok(std::sync::Arc::new(gpuplan_core::platform::PlatformSet {
             platforms: all
                 .platforms
-                .into_iter()
+                .iter()
                 .filter(|p| ids.contains(&p.id))
+                .cloned()
                 .collect(),
-        })
+        }))
     }
 
     pub(crate) fn loaded_packs(&mut self) -> Result<Vec<CoursePack>> {

@@ -1,0 +1,309 @@
+//! Use case: the ledger of real bills, its totals and months, and a run
+//! against its plan.
+
+use std::str::FromStr;
+
+use gpuplan_core::plan::Plan;
+use gpuplan_store::LedgerEntry;
+use rust_decimal::Decimal;
+
+use crate::userdata::{excerpt, parse_amount, LEDGER_PAGE, MAX_LEDGER_AMOUNT};
+use crate::views::{DeletedBill, LedgerInput, LedgerPage, LedgerRow, PlanVersusActual, VersusView};
+use crate::{AppError, Planner, Result};
+
+impl Planner {
+    /// Deletes a ledger entry (the app offers to undo by adding it again).
+    pub fn delete_ledger(&mut self, id: i64) -> Result<DeletedBill> {
+        let (entry, report, measured_run) = {
+            let store = self.store()?;
+            (
+                store.ledger_entry(id)?,
+                store.run_report(id)?,
+                store.measured_run(id)?,
+            )
+        };
+        let Some(e) = entry else {
+            return Err(AppError::input(
+                "id",
+                format!("no ledger entry {id}"),
+                "an id from the ledger",
+            ));
+        };
+        self.store()?.delete_ledger(id)?;
+        // Its measured run goes with it: calibration forgets it.
+        self.invalidate();
+        Ok(DeletedBill {
+            entry: LedgerInput {
+                date: e.date,
+                platform: e.platform,
+                gpu: e.gpu,
+                hours: e.hours.to_string(),
+                cost: e.cost.to_string(),
+                problems: e.problems,
+                plan_id: e.plan_id,
+            },
+            report,
+            measured_run,
+        })
+    }
+
+    /// Puts a deleted bill back (undo), with its run report and measured
+    /// run. Everything is checked again: the web view hands it back.
+    pub fn restore_ledger(&mut self, bill: &DeletedBill) -> Result<i64> {
+        let e = self.ledger_entry(&bill.entry)?;
+        let now = self.now();
+        let Some(report) = &bill.report else {
+            return Ok(self.store()?.add_ledger(&e, &now)?);
+        };
+        if let Some(m) = &bill.measured_run {
+            let run: gpuplan_core::correction::MeasuredRun =
+                serde_json::from_str(m).map_err(|err| {
+                    AppError::input(
+                        "measured_run",
+                        format!("not a measured run: {}", excerpt(&err.to_string())),
+                        "the measured run the deleted bill had",
+                    )
+                })?;
+            run.check("measured_run", &self.bundled.catalog, &self.bundled.zoo)?;
+        }
+        let identity =
+            gpuplan_core::report::RunReport::from_json("restored report", report)?.identity();
+        let ids = self.store()?.add_reported_bills(
+            &[gpuplan_store::ReportedBill {
+                entry: &e,
+                report,
+                measured_run: bill.measured_run.as_deref(),
+                identity: &identity,
+            }],
+            &now,
+        )?;
+        self.invalidate();
+        ids.first().copied().ok_or_else(|| AppError::Store {
+            message: "the restored bill was not added".into(),
+        })
+    }
+
+    /// Adds a real bill to the ledger, with the linked plan's quoted total
+    /// for plan-versus-actual; returns its id.
+    pub fn add_ledger(&mut self, entry: &LedgerInput) -> Result<i64> {
+        let e = self.ledger_entry(entry)?;
+        let now = self.now();
+        Ok(self.store()?.add_ledger(&e, &now)?)
+    }
+
+    /// A ledger input checked field by field, with the linked plan's quote.
+    pub(crate) fn ledger_entry(&mut self, entry: &LedgerInput) -> Result<LedgerEntry> {
+        let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| {
+            AppError::input(
+                "date",
+                format!("`{}` is not a date", excerpt(&entry.date)),
+                "YYYY-MM-DD",
+            )
+        })?;
+        let years = gpuplan_core::report::YEARS;
+        if !years.contains(&chrono::Datelike::year(&date)) {
+            return Err(AppError::input(
+                "date",
+                format!("{date} is not a day a bill was paid"),
+                format!(
+                    "a date from {}-01-01 to {}-12-31",
+                    years.start(),
+                    years.end()
+                ),
+            ));
+        }
+        let text = |field: &str, s: &str, max: usize| -> Result<String> {
+            let t = s.trim();
+            if t.is_empty() || t.chars().count() > max {
+                return Err(AppError::input(
+                    field,
+                    "is empty or too long",
+                    format!("1 to {max} characters"),
+                ));
+            }
+            Ok(t.to_owned())
+        };
+        let platform = text("platform", &entry.platform, 100)?;
+        let gpu = text("gpu", &entry.gpu, 100)?;
+        let hours = parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT)?;
+        let cost = parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT)?;
+        let planned_cost = match entry.plan_id {
+            Some(id) => {
+                let saved = self.store()?.get_plan(id)?;
+                Plan::from_toml(&format!("saved plan {id}"), &saved.body)
+                    .ok()
+                    .and_then(|p| self.quote(&p).ok())
+                    .map(|q| q.cash_total)
+            }
+            None => None,
+        };
+        let e = LedgerEntry {
+            id: 0,
+            date: date.to_string(),
+            platform,
+            gpu,
+            hours,
+            cost,
+            problems: entry.problems.chars().take(2000).collect(),
+            plan_id: entry.plan_id,
+            planned_cost,
+        };
+        Ok(e)
+    }
+
+    /// Plan versus actual for a ledger entry imported from a run report,
+    /// against its plan as it is saved now.
+    pub fn run_versus(&mut self, ledger_id: i64) -> Result<VersusView> {
+        let missing = || {
+            AppError::input(
+                "id",
+                format!("ledger entry {ledger_id} has no run report and plan"),
+                "an entry imported from a run report of a saved plan",
+            )
+        };
+        let (entry, text) = {
+            let store = self.store()?;
+            (store.ledger_entry(ledger_id)?, store.run_report(ledger_id)?)
+        };
+        let (entry, text) = entry.zip(text).ok_or_else(missing)?;
+        let report =
+            gpuplan_core::report::RunReport::from_json(&format!("report {ledger_id}"), &text)?;
+        let plan_id = entry.plan_id.ok_or_else(missing)?;
+        let saved = self.store()?.get_plan(plan_id)?;
+        let plan = Plan::from_toml(&format!("saved plan {plan_id}"), &saved.body)?;
+        let versus = self.versus(&plan, &report, &entry.gpu, entry.cost)?;
+        let chart = self.versus_chart(&versus)?;
+        Ok(VersusView { versus, chart })
+    }
+
+    /// One measured run against its plan, as the model estimated it
+    /// (uncalibrated). A time more than 20% off the
+    /// estimate is attributed to the input pipeline when the machine's CPUs
+    /// were busy (85% or more) or the estimate already said input-bound, else
+    /// to the card being slower or faster than the catalog says; memory more
+    /// than 15% above the estimate is named too.
+    pub(crate) fn versus(
+        &mut self,
+        plan: &Plan,
+        report: &gpuplan_core::report::RunReport,
+        gpu: &str,
+        cost: Decimal,
+    ) -> Result<PlanVersusActual> {
+        use rust_decimal::prelude::ToPrimitive;
+        // Against the model's own answer, never a calibrated one: the gap is
+        // what the estimator missed, and this run may itself be one of the
+        // runs calibration learnt from.
+        let none = gpuplan_core::correction::Corrections::none();
+        let q = self.quote_with(plan, &none)?;
+        let runs: u32 = plan.runs.iter().map(|r| r.count).sum::<u32>().max(1);
+        let planned_cost = q
+            .cash_total
+            .checked_div(Decimal::from(runs))
+            .unwrap_or(q.cash_total)
+            .round_dp(2);
+        let planned_hours = q.longest_run_hours.to_f64().unwrap_or(0.0);
+        // The run's own time, not the billed hours (rounded up to the
+        // hundredth), so a run on plan reads as on plan.
+        let measured_hours = report.wall_seconds as f64 / 3600.0;
+        let estimate = match plan.job.model {
+            Some(_) => self
+                .estimate_with(
+                    &plan.job,
+                    Some(&plan.gpu),
+                    None,
+                    Some(&plan.platform),
+                    &none,
+                )
+                .ok(),
+            None => None,
+        };
+        let planned_peak_gib = estimate.as_ref().map(|e| e.peak_gib);
+        let input_bound = estimate
+            .as_ref()
+            .and_then(|e| {
+                e.run
+                    .map(|r| r.bound == gpuplan_core::pipeline::Bound::Input)
+            })
+            .unwrap_or(false);
+        let measured_peak_gib = report.peak_memory_mib.map(|m| m as f64 / 1024.0);
+        // Time per step: an epoch of the estimate (without the one-off
+        // warm-up and cold cache) over its steps; measured from the epoch
+        // lines after the first, whose spacing is one epoch each.
+        let run = estimate.as_ref().and_then(|e| e.run);
+        let epochs = estimate
+            .as_ref()
+            .and_then(|e| e.job.epochs)
+            .filter(|e| *e >= 1.0);
+        let steps = run.map(|r| r.steps_per_epoch).filter(|s| *s > 0);
+        let planned_step_seconds = match (run, epochs, steps) {
+            (Some(r), Some(n), Some(k)) => {
+                Some((r.total_s - r.warmup_s - r.cold_cache_s) / n / k as f64)
+            }
+            _ => None,
+        };
+        let measured_step_seconds = match (report.first_progress_seconds, steps) {
+            (Some(first), Some(k))
+                if report.progress_lines >= 2
+                    && report.last_progress.to_ascii_lowercase().contains("epoch") =>
+            {
+                let span = report.wall_seconds.saturating_sub(first) as f64;
+                Some(span / report.progress_lines.saturating_sub(1) as f64 / k as f64)
+            }
+            _ => None,
+        };
+        let gaps = gpuplan_core::versus::gaps(&gpuplan_core::versus::Observed {
+            succeeded: report.exit_status == 0,
+            same_card: gpu == plan.gpu,
+            hours: (planned_hours, measured_hours),
+            peak_gib: (planned_peak_gib, measured_peak_gib),
+            step_seconds: (planned_step_seconds, measured_step_seconds),
+            input_bound,
+            cpu_percent: report.cpu_percent,
+        });
+        Ok(PlanVersusActual {
+            planned_hours,
+            measured_hours,
+            planned_peak_gib,
+            measured_peak_gib,
+            planned_step_seconds,
+            measured_step_seconds,
+            planned_cost,
+            cost,
+            gaps,
+        })
+    }
+
+    /// The newest ledger entries, the total over all of them, and the spend
+    /// by month.
+    pub fn ledger(&mut self) -> Result<LedgerPage> {
+        let (entries, months, reported) = {
+            let store = self.store()?;
+            (
+                store.ledger_page(LEDGER_PAGE)?,
+                store.spend_by_month()?,
+                store.reported_ledger_ids()?,
+            )
+        };
+        let total: Decimal = months.iter().map(|m| m.cost).sum();
+        let chart = self.month_chart(&months)?;
+        Ok(LedgerPage {
+            entries: entries
+                .into_iter()
+                .map(|e| LedgerRow {
+                    id: e.id,
+                    date: e.date,
+                    platform: e.platform,
+                    gpu: e.gpu,
+                    hours: e.hours,
+                    cost: e.cost,
+                    problems: e.problems,
+                    plan_id: e.plan_id,
+                    planned_cost: e.planned_cost,
+                    has_report: reported.binary_search(&e.id).is_ok(),
+                })
+                .collect(),
+            chart,
+            total,
+        })
+    }
+}

@@ -1,0 +1,139 @@
+//! Use case: course packs, imported, listed and removed; a course's
+//! platforms.
+
+use std::path::Path;
+
+use gpuplan_core::pack::CoursePack;
+
+use crate::userdata::{excerpt, MAX_PACKS};
+use crate::views::PackRow;
+use crate::{files, AppError, Planner, Result};
+
+impl Planner {
+    /// Validates and imports a course pack's text (`file` names it in errors).
+    pub fn import_pack(&mut self, file: &str, text: &str) -> Result<CoursePack> {
+        let pack = match CoursePack::from_toml(file, text, &self.bundled.catalog, &self.bundled.zoo)
+        {
+            Ok(p) => p,
+            // A plan file opened as a pack is the common mistake: say what
+            // the file is and where it belongs rather than which field a
+            // pack does not have.
+            Err(_) if gpuplan_core::plan::Plan::from_toml(file, text).is_ok() => {
+                return Err(AppError::input(
+                    "pack",
+                    "this is a plan file, not a course pack",
+                    "open plans with `gpuplan quote FILE` or save them in the app; a course pack starts with [pack]",
+                ))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // Every command loads every pack, so their number is capped; a pack
+        // with the name of an imported one replaces it and does not count.
+        let stored = self.store()?.packs()?;
+        let replaces = stored.iter().any(|p| p.name == pack.pack.name);
+        if stored.len() >= MAX_PACKS && !replaces {
+            return Err(AppError::input(
+                "pack",
+                format!("{} packs are imported already", stored.len()),
+                format!("at most {MAX_PACKS}; remove one with `gpuplan pack remove`"),
+            ));
+        }
+        let now = self.now();
+        self.store()?.save_pack(&pack.pack.name, text, &now)?;
+        self.invalidate();
+        if replaces {
+            // Same course, newer file: say so, since the old one is gone.
+            self.add_notice(&format!(
+                "the earlier import of `{}` was replaced by this one",
+                excerpt(&pack.pack.name)
+            ));
+        }
+        Ok(pack)
+    }
+
+    /// Imports the course pack in a file.
+    pub fn import_pack_file(&mut self, path: &Path) -> Result<CoursePack> {
+        let text = files::read_text(path, "pack", files::MAX_USER_FILE_BYTES)?;
+        self.import_pack(&path.display().to_string(), &text)
+    }
+
+    /// Removes an imported pack by course name.
+    pub fn remove_pack(&mut self, name: &str) -> Result<()> {
+        if self.store()?.delete_pack(name)? {
+            self.invalidate();
+            Ok(())
+        } else {
+            let names: Vec<String> = self.packs()?.into_iter().map(|p| p.name).collect();
+            Err(AppError::input(
+                "pack",
+                format!("no imported pack is named `{}`", excerpt(name)),
+                if names.is_empty() {
+                    "no packs are imported".to_owned()
+                } else {
+                    names.join(", ")
+                },
+            ))
+        }
+    }
+
+    /// Imported packs, each with its error if it no longer loads.
+    pub fn packs(&mut self) -> Result<Vec<PackRow>> {
+        Ok(self
+            .layer()?
+            .packs
+            .iter()
+            .map(|p| match &p.pack {
+                Ok(pack) => PackRow {
+                    name: p.name.clone(),
+                    platforms: pack.platforms.len(),
+                    presets: pack.presets.len(),
+                    imported_at: p.imported_at.clone(),
+                    error: None,
+                },
+                Err(e) => PackRow {
+                    name: p.name.clone(),
+                    platforms: 0,
+                    presets: 0,
+                    imported_at: p.imported_at.clone(),
+                    error: Some(e.to_string()),
+                },
+            })
+            .collect())
+    }
+
+    /// The imported packs that load, oldest first.
+    /// The platforms a student chooses among: all of them, or only the
+    /// course's when the newest course pack names its platforms (the
+    /// instructor chose them for the class). Quotes of a saved plan still
+    /// use every platform.
+    pub fn course_platforms(
+        &mut self,
+    ) -> Result<std::sync::Arc<gpuplan_core::platform::PlatformSet>> {
+        let all = self.platforms()?;
+        let ids: Vec<String> = self
+            .loaded_packs()?
+            .last()
+            .map(|p| p.platforms.iter().map(|x| x.id.clone()).collect())
+            .unwrap_or_default();
+        if ids.is_empty() {
+            return Ok(all);
+        }
+        Ok(std::sync::Arc::new(gpuplan_core::platform::PlatformSet {
+            platforms: all
+                .platforms
+                .iter()
+                .filter(|p| ids.contains(&p.id))
+                .cloned()
+                .collect(),
+        }))
+    }
+
+    pub(crate) fn loaded_packs(&mut self) -> Result<Vec<CoursePack>> {
+        Ok(self
+            .layer()?
+            .packs
+            .iter()
+            .filter_map(|p| p.pack.as_ref().ok().cloned())
+            .collect())
+    }
+}

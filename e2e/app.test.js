@@ -423,6 +423,7 @@ e2e("ledger: add a real bill", async () => {
   await click("#undo-bill");
   await browser.waitUntil(async () => (await browser.$$(".ledger-row")).length === 1, { timeout: 10000, timeoutMsg: "undo did not bring the bill back" });
   assert.match(await text("#ledger-total"), /16\.50/, "the restored bill counts again");
+  await (await browser.$("#ledger-table")).scrollIntoView();
   await snap("ledger");
 });
 

@@ -62,6 +62,21 @@ describe("the bill", () => {
   });
 });
 
+describe("the plan's fields", () => {
+  it("take hours and gigabytes with their units, refuse other units, and hold Next", async () => {
+    const { app, backend } = await startedStore();
+    render(PlanStep, { app });
+    await waitFor(() => expect(total()).toBe("10.00"));
+    await type(document.getElementById("plan-hours")!, "6 小时");
+    await type(document.getElementById("plan-storage")!, "20GB");
+    expect(app.blocking).toBeNull();
+    await waitFor(() => expect(backend.last("quote")?.plan).toMatchObject({ job: { hours: "6" }, storage: { gb: "20" } }));
+    await type(document.getElementById("plan-hours")!, "6元");
+    expect(app.blocking?.label, "money is not hours").toMatch(/Hours per run/);
+    expect((document.getElementById("plan-start") as HTMLInputElement).placeholder, "an empty date says it is not set").toBe("not set (YYYY-MM-DD)");
+  });
+});
+
 describe("saving", () => {
   async function setup() {
     const s = await startedStore();

@@ -67,6 +67,18 @@ describe("step 2, the job", () => {
     expect(app.toast?.text).toMatch(/Kept your 7 runs/);
   });
 
+  it("refuses a batch the core refuses, and takes it back when fixed", async () => {
+    const { app } = await startedStore("zh");
+    render(JobStep, { app });
+    const batch = document.getElementById("batch") as HTMLInputElement;
+    await type(batch, "0");
+    expect(await screen.findByText(/请输入 1 到 65,536 之间的整数/), "the range in Chinese").toBeTruthy();
+    expect(app.blocking).not.toBeNull();
+    await type(batch, "２５６");
+    expect(app.blocking).toBeNull();
+    expect(app.job!.batch).toBe(256);
+  });
+
   it("a preset sets the runs nobody typed", async () => {
     const { app } = await startedStore();
     render(JobStep, { app });

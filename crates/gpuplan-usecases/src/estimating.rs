@@ -1,0 +1,138 @@
+//! Use case: will the job fit, and how long will it take (memory and time
+//! on every card, fixes, the whole run).
+
+use gpuplan_core::estimate::{estimate_with, EstimateReport};
+use gpuplan_core::job::{JobSpec, Precision};
+use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
+
+use crate::planning::{CustomConfig, MAX_CONFIG_BYTES};
+use crate::views::{EstimateView, RunPartRow};
+use crate::{AppError, Planner, Result};
+
+impl Planner {
+    /// Peak memory and time of a job on every card, fixes for `gpu` (or the
+    /// default target). A custom `config.json` stands in for a zoo model.
+    pub fn estimate(
+        &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        config: Option<CustomConfig<'_>>,
+        platform: Option<&str>,
+    ) -> Result<EstimateReport> {
+        let corrections = self.corrections()?;
+        self.estimate_with(job, gpu, config, platform, &corrections)
+    }
+
+    /// [`Planner::estimate`] with the given corrections (none: the model's
+    /// own answer, as plan versus actual compares).
+    pub(crate) fn estimate_with(
+        &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        config: Option<CustomConfig<'_>>,
+        platform: Option<&str>,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> Result<EstimateReport> {
+        // The run is timed on the platform's host (CPU cores for the input
+        // pipeline, its disk, and the interconnect of its offer of the
+        // target card), or a typical one.
+        let host = match platform.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(id) => {
+                let platforms = self.platforms()?;
+                let profile = platforms.get(id)?;
+                let offer = gpu.and_then(|g| profile.offer(g, &self.bundled.catalog).ok());
+                offer.map_or_else(|| profile.host(), |o| profile.host_for(o))
+            }
+            None => gpuplan_core::pipeline::Host::TYPICAL,
+        };
+        let b = &self.bundled;
+        if job.hours.is_some() {
+            return Err(AppError::input(
+                "hours",
+                "the estimator times a model; hours of a run belong in a plan",
+                "omit it, or give a model",
+            ));
+        }
+        let custom;
+        let entry: &ZooEntry = match (config, job.model.as_deref()) {
+            (Some(c), None | Some("custom")) => {
+                if c.text.len() as u64 > MAX_CONFIG_BYTES {
+                    return Err(AppError::input(
+                        "config",
+                        "file is larger than 1 MB",
+                        "a Hugging Face config.json",
+                    ));
+                }
+                custom = ZooEntry {
+                    id: "custom".into(),
+                    model: Model::Transformer(from_hf_config(c.text)?),
+                };
+                &custom
+            }
+            (Some(_), Some(other)) => {
+                return Err(AppError::input(
+                    "model",
+                    format!("`{other}` and --config both name the model"),
+                    "--model custom with --config, or a zoo id without it",
+                ))
+            }
+            (None, Some(id)) => b.zoo.get(id)?,
+            (None, None) => {
+                return Err(AppError::input(
+                    "model",
+                    "no model given",
+                    "a zoo id (`gpuplan models`)",
+                ))
+            }
+        };
+        let j = job.resolve(entry)?;
+        let target = gpu
+            .map(str::trim)
+            .filter(|g| !g.is_empty())
+            .map(|g| b.catalog.get(g))
+            .transpose()?;
+        if let Some(g) = target {
+            if j.precision.needs_bf16() && !g.supports_bf16() {
+                return Err(AppError::input(
+                    "precision",
+                    format!("{} needs bfloat16, which {} lacks", j.precision, g.id),
+                    format!(
+                        "{} or {} on this GPU; bf16 needs an Ampere or newer card",
+                        Precision::Fp32,
+                        Precision::Fp16Amp
+                    ),
+                )
+                .said(
+                    gpuplan_core::Message::new("error.noBf16")
+                        .with("precision", j.precision)
+                        .with("gpu", &g.id),
+                    Some(gpuplan_core::Message::new("allowed.noBf16")),
+                ));
+            }
+        }
+        let est = estimate_with(entry, &j, &b.catalog, target, &host, corrections);
+        Ok(est.report(entry.model.name(), target.map(|g| g.id.as_str())))
+    }
+
+    /// The memory screen: the estimate (timed on `platform`'s host) and its chart.
+    pub fn estimate_view(
+        &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        platform: Option<&str>,
+    ) -> Result<EstimateView> {
+        let report = self.estimate(job, gpu, None, platform)?;
+        let chart = self.vram_chart(&report)?;
+        let run_chart = match &report.run {
+            Some(r) => Some(self.run_chart(&report.target_gpu, r)?),
+            None => None,
+        };
+        let run_parts = RunPartRow::all(report.run.as_ref());
+        Ok(EstimateView {
+            report,
+            chart,
+            run_chart,
+            run_parts,
+        })
+    }
+}

@@ -1,0 +1,79 @@
+//! Use case: a course pack exported for a class.
+
+use gpuplan_core::pack::{CoursePack, PackInfo, Preset, PresetName};
+use rust_decimal::Decimal;
+
+use crate::planning::PackExport;
+use crate::{AppError, Planner, Result};
+
+impl Planner {
+    /// A course pack's text for a class: the named platforms as this user
+    /// sees them (overrides applied), plans' jobs as presets, a budget cap.
+    /// The text is validated by importing it before it is returned.
+    pub fn export_pack(&mut self, e: &PackExport<'_>) -> Result<String> {
+        let set = self.platforms()?;
+        let profiles = e
+            .platforms
+            .iter()
+            .map(|id| set.get(id).cloned())
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let budget_cap = e
+            .budget_cap
+            .map(|t| crate::userdata::parse_amount("budget_cap", t, 1_000_000))
+            .transpose()?;
+        // Each plan is checked whole before it becomes a preset, so its run
+        // count is within the plan format's bounds.
+        let mut presets = Vec::with_capacity(e.presets.len());
+        for plan in &e.presets {
+            plan.check()?;
+            let runs = plan
+                .runs
+                .iter()
+                .try_fold(0u32, |n, r| n.checked_add(r.count))
+                .ok_or_else(|| {
+                    AppError::input(
+                        "run.count",
+                        "the runs add up past any count",
+                        format!("1..={}", gpuplan_core::plan::MAX_RUNS),
+                    )
+                })?;
+            // A plan that gives hours on its runs rather than on its job
+            // hands its first run's length to the preset.
+            let mut job = plan.job.clone();
+            if job.model.is_none() && job.hours.is_none() {
+                job.hours = plan.runs.iter().find_map(|r| {
+                    r.hours.or_else(|| {
+                        r.minutes
+                            .and_then(|m| m.checked_div(Decimal::from(60)))
+                            .map(|h| h.round_dp(4))
+                    })
+                });
+            }
+            presets.push(Preset {
+                id: None,
+                name: PresetName::Text(plan.name.clone()),
+                job,
+                runs: runs.max(1),
+            });
+        }
+        let pack = CoursePack {
+            pack: PackInfo {
+                name: e.name.to_owned(),
+                instructor: e.instructor.to_owned(),
+                budget_cap,
+                default_platform: profiles.first().map(|p| p.id.clone()),
+            },
+            platforms: profiles,
+            presets,
+            measured_runs: gpuplan_core::correction::unique(e.measured_runs.clone()),
+        };
+        let text = pack.to_toml();
+        CoursePack::from_toml(
+            "exported pack",
+            &text,
+            &self.bundled.catalog,
+            &self.bundled.zoo,
+        )?;
+        Ok(text)
+    }
+}

@@ -1,0 +1,71 @@
+//! Use case: a plan priced (the bill, its chart, its prices' age).
+
+use std::path::Path;
+
+use gpuplan_core::plan::Plan;
+use gpuplan_core::quote::{quote_with, Quote};
+use rust_decimal::prelude::ToPrimitive;
+
+use crate::views::{PriceAge, QuoteView, RunPartRow};
+use crate::{files, Planner, Result};
+
+impl Planner {
+    /// A plan file's text, parsed and validated (`file` names it in errors).
+    pub fn parse_plan(&self, file: &str, text: &str) -> Result<Plan> {
+        Ok(Plan::from_toml(file, text)?)
+    }
+
+    /// Reads and parses a plan file.
+    pub fn read_plan(&self, path: &Path) -> Result<Plan> {
+        let text = files::read_text(path, "plan", files::MAX_USER_FILE_BYTES)?;
+        self.parse_plan(&path.display().to_string(), &text)
+    }
+
+    /// Prices a plan on its platform (with the user's overrides and packs).
+    pub fn quote(&mut self, plan: &Plan) -> Result<Quote> {
+        let corrections = self.corrections()?;
+        self.quote_with(plan, &corrections)
+    }
+
+    /// [`Planner::quote`] with the given corrections.
+    pub(crate) fn quote_with(
+        &mut self,
+        plan: &Plan,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> Result<Quote> {
+        let platforms = self.platforms()?;
+        let profile = platforms.get(&plan.platform)?;
+        Ok(quote_with(
+            plan,
+            profile,
+            &self.bundled.catalog,
+            &self.bundled.zoo,
+            corrections,
+        )?)
+    }
+
+    /// The plan screen: the bill and the spend chart.
+    pub fn quote_view(&mut self, plan: &Plan) -> Result<QuoteView> {
+        let quote = self.quote(plan)?;
+        let chart = self.spend_chart(&quote, plan.budget.and_then(|b| b.to_f64()))?;
+        let warnings = quote.warnings.iter().map(|w| w.message()).collect();
+        let run_parts = RunPartRow::all(quote.run_parts.as_ref());
+        let prices = self.price_age(&quote);
+        Ok(QuoteView {
+            quote,
+            warnings,
+            chart,
+            run_parts,
+            prices,
+        })
+    }
+
+    /// How old the prices behind `quote` are, today.
+    pub fn price_age(&self, quote: &Quote) -> PriceAge {
+        PriceAge::of(quote.prices_observed.as_deref(), self.today())
+    }
+
+    pub(crate) fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {
+        Ok(self.quote(plan)?.longest_run_hours.to_f64().unwrap_or(1.0))
+    }
+}

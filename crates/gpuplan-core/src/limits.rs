@@ -8,7 +8,21 @@
 
 use serde::Serialize;
 
-use crate::plan::{MAX_CNY, MAX_GB, MAX_HOURS, MAX_RUNS};
+/// Largest number of runs a plan (or a recommendation) may ask for.
+pub const MAX_RUNS: u32 = 87_600;
+/// Most instances a plan may rent at once.
+pub const MAX_PARALLEL: u32 = 64;
+/// Largest amount of money a plan may name, CNY: far beyond a student's means.
+pub const MAX_CNY: i64 = 10_000_000;
+/// Largest price per hour a plan may name, CNY.
+pub const MAX_PRICE_PER_HOUR: i64 = 10_000;
+/// Largest storage or dataset a plan may name, GB.
+pub const MAX_GB: i64 = 1_000_000;
+/// Longest period (storage kept, schedule) a plan may name, days: ten years.
+pub const MAX_DAYS: i64 = 3650;
+/// Largest number of hours a plan may name: ten years of continuous
+/// running, far beyond any student plan.
+pub const MAX_HOURS: i64 = 87_600;
 
 /// The range of one numeric field.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -238,3 +238,54 @@ fn steptime_new_cards_and_llama_3_1_context() {
         .resolve(zoo.get("llama-3-8b").expect("zoo"))
         .is_err());
 }
+
+#[test]
+fn steptime_selective_checkpointing_sits_between_none_and_full() {
+    let spec = |full: bool, selective: bool| JobSpec {
+        model: Some("llama-3.1-8b".into()),
+        batch: Some(1.0),
+        seq_len: Some(8192.0),
+        precision: Some(Precision::Bf16Amp),
+        optimizer: Some(Optimizer::Adamw),
+        grad_checkpointing: Some(full),
+        selective_checkpointing: Some(selective),
+        ..JobSpec::default()
+    };
+    // The activations kept for backward (the peak may be the optimizer step).
+    let mem = |s: JobSpec| {
+        let (e, j) = resolve(s);
+        vram::live(&e.model, &j).fb.activations
+    };
+    let h = host(None);
+    let (none, sel, full) = (spec(false, false), spec(false, true), spec(true, false));
+    assert!(mem(full.clone()) < mem(sel.clone()) && mem(sel.clone()) < mem(none.clone()));
+    let t = |s: JobSpec| step(s, "h100-sxm", &h);
+    assert!(t(none) < t(sel.clone()) && t(sel) < t(full.clone()));
+    // Full checkpointing already recomputes everything: selective adds nothing.
+    let both = spec(true, true);
+    assert!((t(both) / t(full) - 1.0).abs() < 1e-12);
+    // A CNN has no transformer blocks to checkpoint selectively.
+    assert!(JobSpec {
+        selective_checkpointing: Some(true),
+        ..resnet(false, Precision::Fp16Amp)
+    }
+    .resolve(common::zoo().get("resnet50").expect("zoo"))
+    .is_err());
+}
+
+#[test]
+fn steptime_fsdp_offload_moves_parameters_to_the_host() {
+    let spec = |offload: bool| JobSpec {
+        offload: Some(offload),
+        ..fsdp(2.0, Engine::FsdpFull, true)
+    };
+    let (entry, on) = resolve(spec(true));
+    let (_, off) = resolve(spec(false));
+    let peak = |j: &gpuplan_core::Job| job_peak(&entry.model, j).peak_bytes;
+    assert!(
+        peak(&on) < peak(&off) * 0.7,
+        "parameter, gradient and optimizer shards leave the GPU"
+    );
+    let h = host(None);
+    assert!(step(spec(true), "rtx4090", &h) >= step(spec(false), "rtx4090", &h));
+}

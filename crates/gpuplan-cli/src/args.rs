@@ -196,6 +196,9 @@ pub struct JobArgs {
     /// Vision models in channels_last memory format (no layout transposes around tensor-core convolutions).
     #[arg(long)]
     pub channels_last: bool,
+    /// Selective activation checkpointing of transformer blocks (torchtitan's op policy).
+    #[arg(long)]
+    pub selective_checkpointing: bool,
     /// TF32 matmuls in FP32 (torch.backends.cuda.matmul.allow_tf32; Ampere and newer).
     #[arg(long)]
     pub tf32: bool,
@@ -277,6 +280,7 @@ impl JobArgs {
             ("--save-every-epochs", self.save_every_epochs.is_some()),
             ("--compile", self.compile),
             ("--channels-last", self.channels_last),
+            ("--selective-checkpointing", self.selective_checkpointing),
             ("--tf32", self.tf32),
             ("--attention", self.attention.is_some()),
             ("--keep-grads", self.keep_grads),
@@ -364,6 +368,7 @@ impl JobArgs {
             save_every_epochs: number("save_every_epochs", self.save_every_epochs.as_deref())?,
             compile: self.compile.then_some(true),
             channels_last: self.channels_last.then_some(true),
+            selective_checkpointing: self.selective_checkpointing.then_some(true),
             tf32: self.tf32.then_some(true),
             attention: self
                 .attention

@@ -40,6 +40,16 @@ pub const ALLOCATOR_LARGEST_BLOCKS_TRANSFORMER: f64 = 0.5;
 /// backward, and the logits' gradient (Hugging Face `ForCausalLMLoss`).
 pub const LOGITS_TRAIN_BYTES_PER_ENTRY: f64 = 12.0;
 
+/// Share of a transformer block's saved activations selective (per-operator)
+/// checkpointing keeps: torchtitan's `op` policy saves the outputs of
+/// matmuls (every other one) and attention and recomputes the elementwise
+/// operators, about half of what a block saves. From the policy, not fitted.
+pub const SELECTIVE_CHECKPOINT_KEEP: f64 = 0.5;
+/// Forward passes selective checkpointing recomputes: half the matmuls (the
+/// policy's every other one) and the cheap elementwise operators, half a
+/// forward. From the policy, not fitted.
+pub const SELECTIVE_CHECKPOINT_RECOMPUTE: f64 = 0.5;
+
 /// Activation memory kept with gradient checkpointing on a CNN, as a share of
 /// the full amount: `checkpoint_sequential` over four segments keeps the
 /// segment boundaries and recomputes one segment at a time. An assumption, not

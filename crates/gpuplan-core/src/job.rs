@@ -356,6 +356,12 @@ pub struct JobSpec {
     /// `torch.compile` (minutes of compilation at the start, faster steps after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compile: Option<bool>,
+    /// Selective (per-operator) activation checkpointing of transformer
+    /// blocks, as torchtitan's `op` policy: matmul and attention outputs are
+    /// kept (every other matmul recomputed), elementwise operators
+    /// recomputed. Ignored when `grad_checkpointing` is on (full wins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selective_checkpointing: Option<bool>,
     /// Vision models in the channels_last memory format
     /// (`model.to(memory_format=torch.channels_last)`): tensor-core
     /// convolutions skip cuDNN's layout transposes. Off by default.
@@ -478,6 +484,9 @@ pub struct Job {
     pub compile: bool,
     /// channels_last memory format (vision).
     pub channels_last: bool,
+    /// Selective activation checkpointing (transformers; off when full
+    /// checkpointing is on).
+    pub selective_checkpointing: bool,
     /// TF32 matmuls in FP32 training.
     pub tf32: bool,
     /// Attention kernel (transformers; the model's default when not given).
@@ -501,6 +510,12 @@ pub struct Job {
 }
 
 impl Job {
+    /// Whether selective checkpointing is in effect (full checkpointing,
+    /// when on, already recomputes everything).
+    pub fn selective(&self) -> bool {
+        self.selective_checkpointing && !self.grad_checkpointing
+    }
+
     /// The side of a square image with the same number of pixels: what
     /// activations and FLOPs scale with (0 for transformers).
     pub fn side(&self) -> f64 {
@@ -668,6 +683,14 @@ impl JobSpec {
             }
             (false, None) => Vec::new(),
         };
+        let selective = self.selective_checkpointing == Some(true);
+        if selective && (mode == Mode::Infer || matches!(entry.model, Model::Vision(_))) {
+            return Err(InputError::new(
+                "selective_checkpointing",
+                "recomputes parts of transformer blocks in the backward pass",
+                "a transformer model, trained",
+            ));
+        }
         if mode == Mode::Infer && self.grad_checkpointing == Some(true) {
             return Err(InputError::new(
                 "grad_checkpointing",
@@ -822,6 +845,7 @@ impl JobSpec {
             save_every_epochs,
             compile: self.compile.unwrap_or(false),
             channels_last: self.channels_last.unwrap_or(false),
+            selective_checkpointing: selective,
             tf32: self.tf32.unwrap_or(false),
             attention,
             keep_grads: self.keep_grads.unwrap_or(false),

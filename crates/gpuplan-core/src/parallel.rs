@@ -106,6 +106,13 @@ impl Engine {
     fn shards_states(self) -> bool {
         self != Self::Ddp
     }
+
+    /// FSDP's CPU offload (`CPUOffload(offload_params=True)`) moves the
+    /// parameter and gradient shards to the host as well as the optimizer;
+    /// DeepSpeed's `offload_optimizer` moves only the optimizer.
+    fn offloads_params(self) -> bool {
+        matches!(self, Self::FsdpFull | Self::Hsdp)
+    }
 }
 
 /// How GPUs of one instance talk.
@@ -200,7 +207,9 @@ pub struct Layout {
     pub gpus: u32,
     /// The engine.
     pub engine: Engine,
-    /// Optimizer states (and their update) on the CPU (ZeRO-2/3, FSDP).
+    /// Optimizer states (and their update) on the CPU (ZeRO-2/3, FSDP); under
+    /// FSDP full or hybrid sharding the parameter and gradient shards too,
+    /// as `CPUOffload(offload_params=True)` does.
     pub offload: bool,
     /// Between the GPUs of one node.
     pub interconnect: Interconnect,
@@ -356,8 +365,17 @@ fn phases(job: &Job, live: &Live, layout: &Layout, layers: u32) -> (Components, 
         _ => (trainable * wb, trainable * gb, trainable * ob),
     };
     let shard = |x: f64, on: bool| if on { x / n } else { x };
-    let weights_sharded = shard(wt + frozen, e.shards_params());
-    let grads = shard(gt, e.shards_grads());
+    let params_home = layout.offload && e.offloads_params();
+    let weights_sharded = if params_home {
+        0.0
+    } else {
+        shard(wt + frozen, e.shards_params())
+    };
+    let grads = if params_home {
+        0.0
+    } else {
+        shard(gt, e.shards_grads())
+    };
     let states = if layout.offload {
         0.0
     } else {
@@ -490,6 +508,13 @@ pub fn estimate(
             intra
         };
         bytes / bus + latency
+    };
+    // FSDP with its parameters on the host copies each shard to the GPU
+    // before every gather, on the same prefetching stream.
+    let comm = if layout.offload && e.offloads_params() && layout.gpus > 1 {
+        comm + gathers * all_params / shard / cal::HOST_TO_DEVICE_BYTES_PER_S
+    } else {
+        comm
     };
     // Backward (about two thirds of the device's work) hides bucketed
     // reductions; sharded engines also prefetch the forward's gathers.

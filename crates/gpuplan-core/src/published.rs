@@ -295,6 +295,12 @@ pub struct PublishedRow {
     /// channels_last memory format (vision).
     #[serde(default)]
     pub channels_last: bool,
+    /// Selective (per-operator) activation checkpointing.
+    #[serde(default)]
+    pub selective_checkpointing: bool,
+    /// `torch.compile`.
+    #[serde(default)]
+    pub compile: bool,
     /// GPUs in all.
     pub gpus: u32,
     /// Nodes they span (default 1).
@@ -306,6 +312,9 @@ pub struct PublishedRow {
     /// Link between the GPUs of a node, when the source says.
     #[serde(default)]
     pub interconnect: Option<crate::parallel::Interconnect>,
+    /// CPU offload (FSDP: parameters, gradients and optimizer).
+    #[serde(default)]
+    pub offload: bool,
     /// Network bandwidth of each node to the others, Gb/s, when the source
     /// says (multi-node rows).
     #[serde(default)]
@@ -343,8 +352,11 @@ impl PublishedRow {
             tf32: self.tf32.then_some(true),
             attention: self.attention,
             channels_last: self.channels_last.then_some(true),
+            selective_checkpointing: self.selective_checkpointing.then_some(true),
+            compile: self.compile.then_some(true),
             gpus: multi.then_some(f64::from(self.gpus)),
             engine: if multi { self.engine } else { None },
+            offload: (multi && self.offload).then_some(true),
             ..JobSpec::default()
         })
     }

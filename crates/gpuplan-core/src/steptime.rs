@@ -85,12 +85,16 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
         Mode::Infer => 1.0,
     } + if job.grad_checkpointing && train {
         1.0
+    } else if job.selective() && train {
+        cal::SELECTIVE_CHECKPOINT_RECOMPUTE
     } else {
         0.0
     };
     // Recomputing the forward under checkpointing writes its activations again.
     let recompute = if job.grad_checkpointing && train {
         1.0 + 1.0 / cal::ACTIVATION_TRAFFIC
+    } else if job.selective() && train {
+        1.0 + cal::SELECTIVE_CHECKPOINT_RECOMPUTE / cal::ACTIVATION_TRAFFIC
     } else {
         1.0
     };

@@ -567,6 +567,10 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     let activations = if job.grad_checkpointing {
         // Only each block's input is kept; one block is recomputed at a time.
         stacks * l * d.residual * h * tokens + per_block * tokens + edges
+    } else if job.selective() {
+        // The op policy keeps matmul and attention outputs (every other
+        // matmul's) and recomputes the elementwise operators.
+        stacks * l * per_block * tokens * cal::SELECTIVE_CHECKPOINT_KEEP + edges
     } else {
         stacks * l * per_block * tokens + edges
     };

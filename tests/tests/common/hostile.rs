@@ -200,6 +200,7 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 save_every_epochs: save,
                 compile,
                 channels_last: None,
+                selective_checkpointing: None,
                 tf32,
                 attention,
                 keep_grads: None,

@@ -92,6 +92,11 @@ compile: boolean,
  */
 channels_last: boolean, 
 /**
+ * Selective activation checkpointing (transformers; off when full
+ * checkpointing is on).
+ */
+selective_checkpointing: boolean, 
+/**
  * TF32 matmuls in FP32 training.
  */
 tf32: boolean, 

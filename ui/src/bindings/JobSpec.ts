@@ -103,6 +103,13 @@ save_every_epochs?: number | null,
  */
 compile?: boolean | null, 
 /**
+ * Selective (per-operator) activation checkpointing of transformer
+ * blocks, as torchtitan's `op` policy: matmul and attention outputs are
+ * kept (every other matmul recomputed), elementwise operators
+ * recomputed. Ignored when `grad_checkpointing` is on (full wins).
+ */
+selective_checkpointing?: boolean | null, 
+/**
  * Vision models in the channels_last memory format
  * (`model.to(memory_format=torch.channels_last)`): tensor-core
  * convolutions skip cuDNN's layout transposes. Off by default.

@@ -15,7 +15,9 @@ gpus: number,
  */
 engine: Engine, 
 /**
- * Optimizer states (and their update) on the CPU (ZeRO-2/3, FSDP).
+ * Optimizer states (and their update) on the CPU (ZeRO-2/3, FSDP); under
+ * FSDP full or hybrid sharding the parameter and gradient shards too,
+ * as `CPUOffload(offload_params=True)` does.
  */
 offload: boolean, 
 /**

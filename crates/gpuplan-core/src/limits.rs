@@ -123,7 +123,7 @@ pub const PLAN_STORAGE_GB: FieldLimit = non_negative("storage.gb", MAX_GB as f64
 /// Hours of one run, when given instead of a model.
 pub const HOURS: FieldLimit = positive("job.hours", MAX_HOURS as f64);
 /// Days storage is kept.
-pub const STORAGE_DAYS: FieldLimit = non_negative("storage.days", crate::plan::MAX_DAYS as f64);
+pub const STORAGE_DAYS: FieldLimit = non_negative("storage.days", MAX_DAYS as f64);
 /// Data uploaded, GB.
 pub const DATA_GB: FieldLimit = non_negative("data.size_gb", MAX_GB as f64);
 /// Stops between sessions.

@@ -62,7 +62,11 @@ impl Planner {
 
     /// How old the prices behind `quote` are, today.
     pub fn price_age(&self, quote: &Quote) -> PriceAge {
-        PriceAge::of(quote.prices_observed.as_deref(), self.today())
+        PriceAge::of(
+            quote.prices_observed.as_deref(),
+            self.today(),
+            crate::defaults::PRICE_STALE_DAYS,
+        )
     }
 
     pub(crate) fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {

@@ -909,7 +909,11 @@ fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
         "flagged exactly when older than the stated limit"
     );
     // A date far back is flagged; today's is not.
-    let old = crate::views::PriceAge::of(Some("2026-01-01"), clock().date());
+    let old = crate::views::PriceAge::of(
+        Some("2026-01-01"),
+        clock().date(),
+        crate::defaults::PRICE_STALE_DAYS,
+    );
     assert!(old.stale, "11 months old is stale");
     p.set_override("autodl", "rtx3090", "1.50", "")
         .expect("override");

@@ -240,9 +240,9 @@ pub struct QuoteView {
 }
 
 /// How old the prices behind a bill are: the oldest dated price that moved
-/// the total, its age today, and whether it is past
-/// [`crate::defaults::PRICE_STALE_DAYS`] (then say so at the total, with the
-/// way to refresh: your own price, or a newer course pack).
+/// the total, its age today, and whether it is past the stated age (the
+/// use cases pass `defaults::PRICE_STALE_DAYS`; then say so at the total,
+/// with the way to refresh: your own price, or a newer course pack).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct PriceAge {
@@ -255,14 +255,14 @@ pub struct PriceAge {
 }
 
 impl PriceAge {
-    /// The age of `observed` on `today`.
-    pub fn of(observed: Option<&str>, today: chrono::NaiveDate) -> Self {
+    /// The age of `observed` on `today`; stale past `stale_after` days.
+    pub fn of(observed: Option<&str>, today: chrono::NaiveDate, stale_after: i64) -> Self {
         let date = observed.and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
         let days = date.map(|d| today.signed_duration_since(d).num_days().max(0));
         Self {
             observed: observed.map(str::to_owned),
             days,
-            stale: days.is_some_and(|d| d > crate::defaults::PRICE_STALE_DAYS),
+            stale: days.is_some_and(|d| d > stale_after),
         }
     }
 }

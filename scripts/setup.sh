@@ -10,10 +10,11 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Build tools, the Tauri/WebKitGTK stack, Xvfb and the WebDriver for the
 # end-to-end tests, CJK fonts so Chinese renders, and Slurm with munge for
-# the test that submits the generated scripts to a real single-node Slurm.
+# the test that submits the generated scripts to a real single-node Slurm;
+# shellcheck and pyflakes lint the kit's shell and Python.
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
-xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 slurm-wlm munge \
+xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 python3-pyflakes slurm-wlm munge \
 gcc-mingw-w64-x86-64 nsis zip wine wine64"
 missing=""
 for p in $APT_PKGS; do

@@ -43,7 +43,7 @@ export class AppStore {
   /** Bumps on a language change, so every `t()` in a template re-renders. */
   tick = $state(0);
   ready = $state(false);
-  info = $state<AppInfo | null>(null);
+  info = $state.raw<AppInfo | null>(null);
   view = $state<View>("flow");
   step = $state<Step>("situation");
   error = $state("");
@@ -64,9 +64,9 @@ export class AppStore {
   trainCommand = $state("");
   modelSearch = $state("");
 
-  estimate = $state<EstimateView | null>(null);
-  rec = $state<RecommendationView | null>(null);
-  kit = $state<KitView | null>(null);
+  estimate = $state.raw<EstimateView | null>(null);
+  rec = $state.raw<RecommendationView | null>(null);
+  kit = $state.raw<KitView | null>(null);
   /** Checklist items ticked, by their message: kept when the kit is made again. */
   ticked = $state<Record<string, boolean>>({});
 
@@ -194,9 +194,10 @@ export class AppStore {
     const fresh = this.info === null;
     this.info = r;
     if (fresh || !this.situation) {
-      this.situation = { ...r.defaults.situation };
-      this.job = { ...r.defaults.situation.job };
-      this.plan = { ...r.defaults.plan };
+      // Copies: what the student edits never changes the defaults.
+      this.situation = plain(r.defaults.situation);
+      this.job = plain(r.defaults.situation.job);
+      this.plan = plain(r.defaults.plan);
       this.form = formOf(r.defaults.plan);
       this.trainCommand = r.defaults.command;
     } else if (r.course) {

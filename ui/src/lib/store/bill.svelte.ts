@@ -11,7 +11,7 @@ export const BILL_DEBOUNCE_MS = 300;
 export class BillState {
   private app: AppStore;
   /** The bill on screen. */
-  quote = $state<QuoteView | null>(null);
+  quote = $state.raw<QuoteView | null>(null);
   /** The inputs (`AppStore.planKey`) the bill on screen was priced from. */
   pricedKey = $state<string | null>(null);
   /** A quote is being asked for, or is waiting out the pause. */

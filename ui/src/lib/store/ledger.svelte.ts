@@ -12,16 +12,16 @@ import type { AppStore } from "./app.svelte";
 export type LedgerSort = { key: "date" | "cost"; up: boolean };
 
 export class LedgerState {
-  page = $state<LedgerPage | null>(null);
+  page = $state.raw<LedgerPage | null>(null);
   form = $state({ date: new Date().toISOString().slice(0, 10), platform: "autodl", gpu: "rtx3090", hours: "", cost: "", problems: "", plan_id: "" });
   sort = $state<LedgerSort>({ key: "date", up: false });
   sorted = $derived(
     [...(this.page?.entries ?? [])].sort((a, b) => (this.sort.up ? 1 : -1) * (this.sort.key === "date" ? a.date.localeCompare(b.date) : Number(a.cost) - Number(b.cost))),
   );
   /** Plan versus actual of the run last imported or asked about. */
-  versus = $state<VersusView | null>(null);
+  versus = $state.raw<VersusView | null>(null);
   versusId = $state<number | null>(null);
-  calibration = $state<CalibrationView | null>(null);
+  calibration = $state.raw<CalibrationView | null>(null);
   dropping = $state(false);
 
   private app: AppStore;

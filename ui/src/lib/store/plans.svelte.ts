@@ -13,8 +13,8 @@ import { plain } from "./plain";
 export type Sort = { key: "name" | "updated"; up: boolean };
 
 export class PlansState {
-  rows = $state<SavedPlanRow[]>([]);
-  packs = $state<PackRow[]>([]);
+  rows = $state.raw<SavedPlanRow[]>([]);
+  packs = $state.raw<PackRow[]>([]);
   /** The saved plan the editor shows; null: a plan not saved yet (or deleted). */
   openId = $state<number | null>(null);
   openRow = $derived(this.rows.find((r) => r.id === this.openId) ?? null);
@@ -23,7 +23,7 @@ export class PlansState {
     [...this.rows].sort((a, b) => (this.sort.up ? 1 : -1) * (this.sort.key === "name" ? a.name.localeCompare(b.name, this.app.lang) : a.updated_at.localeCompare(b.updated_at))),
   );
   picked = $state<number[]>([]);
-  compared = $state<{ row: SavedPlanRow; quote: QuoteView }[]>([]);
+  compared = $state.raw<{ row: SavedPlanRow; quote: QuoteView }[]>([]);
   comparedCategories = $derived([...new Set(this.compared.flatMap((c) => Object.keys(c.quote.quote.by_category)))]);
 
   private app: AppStore;

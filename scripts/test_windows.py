@@ -302,10 +302,20 @@ def main():
         ["script", "offline-install"],
         ["script", "resume", "--plan", plan_win],
     ]
+    # The same plan on two GPUs, for the multi-GPU launchers.
+    multi_lf = lf.replace(b"[job]\nhours = 6\n", b'[job]\nhours = 6\nmodel = "resnet50"\nbatch = 256\ngpus = 2\n')
+    if multi_lf == lf:
+        fail("the seed plan's [job] changed: the two-GPU variant needs updating")
+    (work / "multi.toml").write_bytes(multi_lf)
+    multi_win = plans_win + "\\plan 2 gpus.toml"
+    unix(multi_win).write_bytes(multi_lf.replace(b"\n", b"\r\n"))
+    for config in ("launch", "accelerate", "slurm"):
+        kinds.append(["script", "launch", "--plan", multi_win, "--command", "python train.py", "--config", config])
     lf_plan = ROOT / "examples/seed003-autodl-resnet50.toml"
+    linux_path = {plan_win: str(lf_plan), multi_win: str(work / "multi.toml")}
     for k in kinds:
         w = wcli(*k, extra_env=whome)
-        l = lcli(*[str(lf_plan) if a == plan_win else a for a in k], home=linux_home)
+        l = lcli(*[linux_path.get(a, a) for a in k], home=linux_home)
         if b"\r" in w.stdout:
             fail(f"{' '.join(k[:2])}: CR in the script")
         if w.stdout != l.stdout:

@@ -726,146 +726,21 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
             "a Hugging Face config.json object",
         )
     })?;
-    let get = |keys: &[&str]| {
-        keys.iter()
-            .find_map(|k| obj.get(*k).and_then(serde_json::Value::as_u64))
-    };
-    let flag = |key: &str| obj.get(key).and_then(serde_json::Value::as_bool);
-    let text = |key: &str| obj.get(key).and_then(|a| a.as_str()).unwrap_or("");
-    // Optional keys are converted as strictly as required ones: a value past
-    // u32 is an error, never truncated into a small valid-looking number.
-    let optional = |keys: &[&str]| -> Result<Option<u32>, InputError> {
-        match get(keys) {
-            None => Ok(None),
-            Some(n) => u32::try_from(n).map(Some).map_err(|_| {
-                InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295")
-            }),
-        }
-    };
-    let need = |keys: &[&str]| -> Result<u32, InputError> {
-        optional(keys)?.ok_or_else(|| {
-            InputError::new(
-                keys[0],
-                "missing or not a whole number",
-                "a positive integer",
-            )
-        })
-    };
-    let model_type = text("model_type").to_ascii_lowercase();
-    let mt = model_type.as_str();
-    let is_gpt2 = mt == "gpt2";
-    let is_bert = matches!(mt, "bert" | "roberta");
-    let is_t5 = matches!(mt, "t5" | "mt5" | "umt5");
-    let is_gemma = matches!(mt, "gemma" | "gemma2" | "gemma3_text");
-    let is_falcon = mt == "falcon";
-    let is_neox = mt == "gpt_neox";
-    let is_phi2 = mt == "phi";
-    let is_bloom = mt == "bloom";
-    let layernorm = is_gpt2 || is_bert || is_falcon || is_neox || is_phi2 || is_bloom;
-
-    let layers = need(&["num_hidden_layers", "n_layer", "num_layers"])?;
-    let hidden = need(&["hidden_size", "n_embd", "d_model", "n_embed"])?;
-    let heads = need(&["num_attention_heads", "n_head", "num_heads"])?;
-    let kv_heads = if is_falcon
-        && flag("multi_query").unwrap_or(true)
-        && !flag("new_decoder_architecture").unwrap_or(false)
-    {
-        1
-    } else {
-        optional(&[
-            "num_key_value_heads",
-            "multi_query_group_num",
-            "num_kv_heads",
-        ])?
-        .unwrap_or(heads)
-    };
-    let head_dim = optional(&["head_dim", "d_kv"])?;
-    let intermediate = optional(&["intermediate_size", "n_inner", "ffn_hidden_size", "d_ff"])?
-        .unwrap_or_else(|| hidden.saturating_mul(4));
-    let vocab = need(&["vocab_size", "padded_vocab_size"])?;
-    // ALiBi and relative positions have no table; they accept what memory allows.
-    let positions_default = if is_bloom || is_t5 {
-        Some(65_536)
-    } else {
-        None
-    };
-    let max_positions = match optional(&["max_position_embeddings", "n_positions", "seq_length"])? {
-        Some(p) if !is_t5 => p,
-        other => other.or(positions_default).ok_or_else(|| {
-            InputError::new(
-                "max_position_embeddings",
-                "missing or not a whole number",
-                "a positive integer",
-            )
-        })?,
-    };
-    // RoPE scaling (linear, dynamic, YaRN, Llama 3): the model is trained or
-    // extended to accept `factor` times its table.
-    let rope_factor = match obj.get("rope_scaling").and_then(|r| r.get("factor")) {
-        None | Some(serde_json::Value::Null) => 1.0,
-        Some(v) => match v.as_f64() {
-            Some(f) if f.is_finite() && (1.0..=1024.0).contains(&f) => f,
-            // The value as the config gave it, so the student finds it.
-            _ => {
-                return Err(InputError::new(
-                    "rope_scaling.factor",
-                    format!("{v} is not a RoPE scaling factor"),
-                    "a factor from 1 to 1024",
-                ))
-            }
-        },
-    };
-    let max_positions = (f64::from(max_positions) * rope_factor).min(f64::from(u32::MAX)) as u32;
-    let experts = optional(&["num_local_experts", "num_experts", "n_routed_experts"])?;
-    let experts_active = optional(&["num_experts_per_tok", "moe_top_k"])?;
-    let expert_intermediate = optional(&["moe_intermediate_size"])?;
-    let shared_expert_intermediate = optional(&["shared_expert_intermediate_size"])?;
-    let tied = flag("tie_word_embeddings").unwrap_or(
-        is_gpt2
-            || is_bert
-            || is_gemma
-            || is_bloom
-            || is_falcon
-            || (is_t5 && !matches!(mt, "mt5" | "umt5")),
-    );
-    let act = obj
-        .get("hidden_act")
-        .or_else(|| obj.get("hidden_activation"))
-        .or_else(|| obj.get("activation_function"))
-        .or_else(|| obj.get("feed_forward_proj"))
-        .and_then(|a| a.as_str())
-        .unwrap_or(if is_gpt2 {
-            "gelu_new"
-        } else if is_falcon || is_bloom {
-            "gelu"
-        } else {
-            "silu"
-        });
-    let activation = match act {
-        "gelu_new" => Activation::GeluNew,
-        "gelu" | "gelu_pytorch_tanh" | "gelu_fast" | "gated-gelu" => Activation::Gelu,
-        "relu" => Activation::Relu,
-        _ => Activation::Silu,
-    };
-    // Gated MLPs: Llama-style SwiGLU, Gemma's GeGLU, T5 v1.1's gated-gelu.
-    let gated = if is_t5 {
-        act.starts_with("gated")
-    } else {
-        !layernorm
-    };
-    let biases = flag("bias").unwrap_or(!is_falcon)
-        && (is_gpt2 || is_bert || is_neox || is_phi2 || is_bloom);
-    let name: String = obj
-        .get("_name_or_path")
-        .and_then(|n| n.as_str())
-        .filter(|n| !n.is_empty())
-        .unwrap_or("custom transformer")
-        .chars()
-        .take(80)
-        .collect();
+    let c = HfConfig { obj };
+    let model_type = c.text("model_type").to_ascii_lowercase();
+    let f = Family::of(&model_type);
+    // Read in the order the keys' errors are reported.
+    let shape = Shape::read(&c, &f)?;
+    let max_positions = max_positions(&c, &f)?;
+    let experts = c.optional(&["num_local_experts", "num_experts", "n_routed_experts"])?;
+    let experts_active = c.optional(&["num_experts_per_tok", "moe_top_k"])?;
+    let expert_intermediate = c.optional(&["moe_intermediate_size"])?;
+    let shared_expert_intermediate = c.optional(&["shared_expert_intermediate_size"])?;
+    let (activation, gated) = activation(&c, &f);
     let m = TransformerModel {
-        name,
-        hf_class: obj
+        name: c.short_text("_name_or_path", "custom transformer"),
+        hf_class: c
+            .obj
             .get("architectures")
             .and_then(|a| a.get(0))
             .and_then(|a| a.as_str())
@@ -873,61 +748,41 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
             .chars()
             .take(80)
             .collect(),
-        kind: if is_bert {
-            TransformerKind::Encoder
-        } else if is_t5 {
-            TransformerKind::EncoderDecoder
-        } else {
-            TransformerKind::Decoder
-        },
-        layers,
-        hidden,
-        heads,
-        kv_heads,
-        intermediate,
+        kind: f.kind(),
+        layers: shape.layers,
+        hidden: shape.hidden,
+        heads: shape.heads,
+        kv_heads: shape.kv_heads,
+        intermediate: shape.intermediate,
         mlp: if gated { MlpKind::Glu } else { MlpKind::Gelu },
         activation,
-        norm: if layernorm {
+        norm: if f.layernorm() {
             NormKind::Layernorm
         } else {
             NormKind::Rmsnorm
         },
-        attention: if is_t5 {
+        attention: if f.t5 {
             AttentionImpl::Eager
         } else {
             AttentionImpl::Sdpa
         },
-        positions: if is_gpt2 || is_bert {
-            Positions::Learned
-        } else if is_t5 {
-            Positions::Relative
-        } else if is_bloom {
-            Positions::Alibi
-        } else {
-            Positions::Rope
-        },
-        vocab,
+        positions: f.positions(),
+        vocab: shape.vocab,
         max_positions,
-        type_vocab: if is_bert {
-            optional(&["type_vocab_size"])?.unwrap_or(2)
+        type_vocab: if f.bert {
+            c.optional(&["type_vocab_size"])?.unwrap_or(2)
         } else {
             0
         },
-        tied_embeddings: tied,
-        qkv_bias: flag("attention_bias").unwrap_or(biases || mt == "qwen2" || mt == "qwen2_moe"),
-        dropout: is_gpt2 || is_bert || is_t5,
-        head_dim,
-        norms_per_layer: if (is_falcon && !flag("new_decoder_architecture").unwrap_or(false))
-            || is_phi2
-        {
-            Some(1)
-        } else if mt == "gemma2" || mt == "gemma3_text" {
-            Some(4)
-        } else {
-            None
-        },
-        embed_norm: is_bloom,
-        lm_head_bias: is_phi2,
+        tied_embeddings: c.flag("tie_word_embeddings").unwrap_or(f.tied_by_default()),
+        qkv_bias: c
+            .flag("attention_bias")
+            .unwrap_or(f.biases(&c) || f.model_type == "qwen2" || f.model_type == "qwen2_moe"),
+        dropout: f.gpt2 || f.bert || f.t5,
+        head_dim: shape.head_dim,
+        norms_per_layer: f.norms_per_layer(&c),
+        embed_norm: f.bloom,
+        lm_head_bias: f.phi2,
         experts,
         experts_active,
         expert_intermediate,
@@ -940,4 +795,252 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
     validate_transformer(&m)
         .map_err(|(key, msg)| InputError::new(key, msg, "see the field's range in the message"))?;
     Ok(m)
+}
+
+/// A pasted `config.json`, read key by key.
+struct HfConfig<'a> {
+    obj: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+impl HfConfig<'_> {
+    /// The first of `keys` that holds a whole number.
+    fn get(&self, keys: &[&str]) -> Option<u64> {
+        keys.iter()
+            .find_map(|k| self.obj.get(*k).and_then(serde_json::Value::as_u64))
+    }
+
+    fn flag(&self, key: &str) -> Option<bool> {
+        self.obj.get(key).and_then(serde_json::Value::as_bool)
+    }
+
+    fn text(&self, key: &str) -> &str {
+        self.obj.get(key).and_then(|a| a.as_str()).unwrap_or("")
+    }
+
+    /// A text value cut to 80 characters, or `default` when absent or empty.
+    fn short_text(&self, key: &str, default: &str) -> String {
+        self.obj
+            .get(key)
+            .and_then(|n| n.as_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or(default)
+            .chars()
+            .take(80)
+            .collect()
+    }
+
+    /// An optional whole number, converted as strictly as a required one: a
+    /// value past u32 is an error, never truncated into a small valid-looking
+    /// number.
+    fn optional(&self, keys: &[&str]) -> Result<Option<u32>, InputError> {
+        match self.get(keys) {
+            None => Ok(None),
+            Some(n) => u32::try_from(n).map(Some).map_err(|_| {
+                InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295")
+            }),
+        }
+    }
+
+    /// A required whole number (the first of `keys` names it in errors).
+    fn need(&self, keys: &[&str]) -> Result<u32, InputError> {
+        self.optional(keys)?.ok_or_else(|| {
+            InputError::new(
+                keys[0],
+                "missing or not a whole number",
+                "a positive integer",
+            )
+        })
+    }
+}
+
+/// The architecture family a `model_type` names, and what each family's
+/// configs leave unsaid.
+struct Family<'a> {
+    model_type: &'a str,
+    gpt2: bool,
+    bert: bool,
+    t5: bool,
+    gemma: bool,
+    falcon: bool,
+    neox: bool,
+    phi2: bool,
+    bloom: bool,
+}
+
+impl<'a> Family<'a> {
+    fn of(mt: &'a str) -> Self {
+        Self {
+            model_type: mt,
+            gpt2: mt == "gpt2",
+            bert: matches!(mt, "bert" | "roberta"),
+            t5: matches!(mt, "t5" | "mt5" | "umt5"),
+            gemma: matches!(mt, "gemma" | "gemma2" | "gemma3_text"),
+            falcon: mt == "falcon",
+            neox: mt == "gpt_neox",
+            phi2: mt == "phi",
+            bloom: mt == "bloom",
+        }
+    }
+
+    /// The families with LayerNorm (and plain, ungated MLPs).
+    fn layernorm(&self) -> bool {
+        self.gpt2 || self.bert || self.falcon || self.neox || self.phi2 || self.bloom
+    }
+
+    fn kind(&self) -> TransformerKind {
+        if self.bert {
+            TransformerKind::Encoder
+        } else if self.t5 {
+            TransformerKind::EncoderDecoder
+        } else {
+            TransformerKind::Decoder
+        }
+    }
+
+    fn positions(&self) -> Positions {
+        if self.gpt2 || self.bert {
+            Positions::Learned
+        } else if self.t5 {
+            Positions::Relative
+        } else if self.bloom {
+            Positions::Alibi
+        } else {
+            Positions::Rope
+        }
+    }
+
+    /// Whether the input and output embeddings are shared when the config
+    /// does not say.
+    fn tied_by_default(&self) -> bool {
+        self.gpt2
+            || self.bert
+            || self.gemma
+            || self.bloom
+            || self.falcon
+            || (self.t5 && !matches!(self.model_type, "mt5" | "umt5"))
+    }
+
+    /// Whether the linear layers carry biases.
+    fn biases(&self, c: &HfConfig<'_>) -> bool {
+        c.flag("bias").unwrap_or(!self.falcon)
+            && (self.gpt2 || self.bert || self.neox || self.phi2 || self.bloom)
+    }
+
+    /// Norms per layer where the family differs from two.
+    fn norms_per_layer(&self, c: &HfConfig<'_>) -> Option<u32> {
+        if (self.falcon && !c.flag("new_decoder_architecture").unwrap_or(false)) || self.phi2 {
+            Some(1)
+        } else if matches!(self.model_type, "gemma2" | "gemma3_text") {
+            Some(4)
+        } else {
+            None
+        }
+    }
+}
+
+/// The sizes every transformer config gives, under its family's key names.
+struct Shape {
+    layers: u32,
+    hidden: u32,
+    heads: u32,
+    kv_heads: u32,
+    head_dim: Option<u32>,
+    intermediate: u32,
+    vocab: u32,
+}
+
+impl Shape {
+    fn read(c: &HfConfig<'_>, f: &Family<'_>) -> Result<Self, InputError> {
+        let layers = c.need(&["num_hidden_layers", "n_layer", "num_layers"])?;
+        let hidden = c.need(&["hidden_size", "n_embd", "d_model", "n_embed"])?;
+        let heads = c.need(&["num_attention_heads", "n_head", "num_heads"])?;
+        // Falcon's first models share one key/value head (multi-query).
+        let kv_heads = if f.falcon
+            && c.flag("multi_query").unwrap_or(true)
+            && !c.flag("new_decoder_architecture").unwrap_or(false)
+        {
+            1
+        } else {
+            c.optional(&[
+                "num_key_value_heads",
+                "multi_query_group_num",
+                "num_kv_heads",
+            ])?
+            .unwrap_or(heads)
+        };
+        Ok(Self {
+            layers,
+            hidden,
+            heads,
+            kv_heads,
+            head_dim: c.optional(&["head_dim", "d_kv"])?,
+            intermediate: c
+                .optional(&["intermediate_size", "n_inner", "ffn_hidden_size", "d_ff"])?
+                .unwrap_or_else(|| hidden.saturating_mul(4)),
+            vocab: c.need(&["vocab_size", "padded_vocab_size"])?,
+        })
+    }
+}
+
+/// The longest sequence the model accepts: its position table, times a
+/// RoPE scaling factor (linear, dynamic, YaRN, Llama 3); ALiBi and relative
+/// positions have no table and accept what memory allows.
+fn max_positions(c: &HfConfig<'_>, f: &Family<'_>) -> Result<u32, InputError> {
+    let positions_default = if f.bloom || f.t5 { Some(65_536) } else { None };
+    let table = match c.optional(&["max_position_embeddings", "n_positions", "seq_length"])? {
+        Some(p) if !f.t5 => p,
+        other => other.or(positions_default).ok_or_else(|| {
+            InputError::new(
+                "max_position_embeddings",
+                "missing or not a whole number",
+                "a positive integer",
+            )
+        })?,
+    };
+    let rope_factor = match c.obj.get("rope_scaling").and_then(|r| r.get("factor")) {
+        None | Some(serde_json::Value::Null) => 1.0,
+        Some(v) => match v.as_f64() {
+            Some(x) if x.is_finite() && (1.0..=1024.0).contains(&x) => x,
+            // The value as the config gave it, so the student finds it.
+            _ => {
+                return Err(InputError::new(
+                    "rope_scaling.factor",
+                    format!("{v} is not a RoPE scaling factor"),
+                    "a factor from 1 to 1024",
+                ))
+            }
+        },
+    };
+    Ok((f64::from(table) * rope_factor).min(f64::from(u32::MAX)) as u32)
+}
+
+/// The MLP's activation, and whether the MLP is gated (Llama-style SwiGLU,
+/// Gemma's GeGLU, T5 v1.1's gated-gelu).
+fn activation(c: &HfConfig<'_>, f: &Family<'_>) -> (Activation, bool) {
+    let act = c
+        .obj
+        .get("hidden_act")
+        .or_else(|| c.obj.get("hidden_activation"))
+        .or_else(|| c.obj.get("activation_function"))
+        .or_else(|| c.obj.get("feed_forward_proj"))
+        .and_then(|a| a.as_str())
+        .unwrap_or(if f.gpt2 {
+            "gelu_new"
+        } else if f.falcon || f.bloom {
+            "gelu"
+        } else {
+            "silu"
+        });
+    let activation = match act {
+        "gelu_new" => Activation::GeluNew,
+        "gelu" | "gelu_pytorch_tanh" | "gelu_fast" | "gated-gelu" => Activation::Gelu,
+        "relu" => Activation::Relu,
+        _ => Activation::Silu,
+    };
+    let gated = if f.t5 {
+        act.starts_with("gated")
+    } else {
+        !f.layernorm()
+    };
+    (activation, gated)
 }

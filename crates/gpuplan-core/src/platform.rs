@@ -612,7 +612,7 @@ impl PlatformProfile {
                 return Err(problem(
                     "metrics",
                     key,
-                    format!("{} is outside 1..=5", v.value),
+                    format!("{} is outside 1 to 5", v.value),
                 ));
             }
         }
@@ -621,9 +621,19 @@ impl PlatformProfile {
             return Err(problem(
                 "billing",
                 "minimum_charge_minutes",
-                format!("{} is outside 0..=1440", b.minimum_charge_minutes.value),
+                format!("{} is outside 0 to 1440", b.minimum_charge_minutes.value),
             ));
         }
+        self.check_amounts()?;
+        self.check_peak()?;
+        self.check_host()?;
+        self.check_student_and_quota()
+    }
+
+    /// Every amount (prices, free allowances, credits, waits) within what
+    /// any platform charges or gives.
+    fn check_amounts(&self) -> Result<(), Problem> {
+        let b = &self.billing;
         let mut money: Vec<(&str, &'static str, &Fact<Decimal>, u32)> = vec![
             (
                 "billing",
@@ -706,13 +716,11 @@ impl PlatformProfile {
                 return Err(problem(
                     table,
                     key,
-                    format!("{} is outside 0..={max}", v.value),
+                    format!("{} is outside 0 to {max}", v.value),
                 ));
             }
         }
-        self.check_peak()?;
-        self.check_host()?;
-        self.check_student_and_quota()
+        Ok(())
     }
 
     /// A peak window is a window of hours, and a peak never costs less.
@@ -827,7 +835,7 @@ impl PlatformProfile {
                     return Err((
                         table,
                         "spot_per_hour".into(),
-                        format!("{what}: {} is outside 0..={}", sp.value, pr.high),
+                        format!("{what}: {} is outside 0 to {}", sp.value, pr.high),
                     ));
                 }
             }

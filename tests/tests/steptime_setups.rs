@@ -289,3 +289,104 @@ fn steptime_fsdp_offload_moves_parameters_to_the_host() {
     let h = host(None);
     assert!(step(spec(true), "rtx4090", &h) >= step(spec(false), "rtx4090", &h));
 }
+
+fn llama_train(extra: impl FnOnce(JobSpec) -> JobSpec) -> JobSpec {
+    extra(JobSpec {
+        model: Some("qwen2.5-1.5b".into()),
+        batch: Some(4.0),
+        seq_len: Some(2048.0),
+        precision: Some(Precision::Bf16Amp),
+        optimizer: Some(Optimizer::Adamw),
+        ..JobSpec::default()
+    })
+}
+
+fn peak_of(spec: JobSpec) -> f64 {
+    let (e, j) = resolve(spec);
+    job_peak(&e.model, &j).peak_bytes
+}
+
+#[test]
+fn steptime_optimizer_in_backward_never_holds_every_gradient() {
+    let plain = llama_train(|s| s);
+    let inbwd = llama_train(|s| JobSpec {
+        optimizer_in_backward: Some(true),
+        ..s
+    });
+    let (e, j) = resolve(inbwd.clone());
+    let live = vram::live(&e.model, &j);
+    let opt = live.opt.expect("training has an optimizer step");
+    assert!(
+        opt.gradients <= live.fb.gradients,
+        "no step holds every gradient"
+    );
+    assert!(peak_of(inbwd.clone()) <= peak_of(plain.clone()));
+    let h = host(None);
+    assert!((step(inbwd, "rtx4090", &h) / step(plain, "rtx4090", &h) - 1.0).abs() < 1e-9);
+    assert!(llama_train(|s| JobSpec {
+        optimizer_in_backward: Some(true),
+        mode: Some(Mode::Lora),
+        ..s
+    })
+    .resolve(common::zoo().get("qwen2.5-1.5b").expect("zoo"))
+    .is_err());
+}
+
+#[test]
+fn steptime_activation_offload_trades_memory_for_copies() {
+    let plain = llama_train(|s| s);
+    let off = llama_train(|s| JobSpec {
+        activation_offload: Some(true),
+        ..s
+    });
+    let (e, j) = resolve(off.clone());
+    let (_, p) = resolve(plain.clone());
+    assert!(
+        vram::live(&e.model, &j).fb.activations < 0.5 * vram::live(&e.model, &p).fb.activations
+    );
+    let h = host(None);
+    assert!(step(off, "rtx4090", &h) > step(plain, "rtx4090", &h) * 1.05);
+}
+
+#[test]
+fn steptime_qlora_upcast_and_an_fp32_base() {
+    let qlora = |upcast: bool| JobSpec {
+        model: Some("llama-2-7b".into()),
+        mode: Some(Mode::Qlora),
+        precision: Some(Precision::Bf16),
+        batch: Some(1.0),
+        seq_len: Some(512.0),
+        qlora_upcast: Some(upcast),
+        ..JobSpec::default()
+    };
+    // Embeddings and head (2 x 131M parameters) in 2 bytes instead of 4.
+    let saved = peak_of(qlora(true)) - peak_of(qlora(false));
+    assert!(
+        saved > 0.4e9 && saved < 1.2e9,
+        "upcast costs {saved:e} bytes"
+    );
+    let lora = |fp32: bool| JobSpec {
+        model: Some("llama-2-7b".into()),
+        mode: Some(Mode::Lora),
+        precision: Some(Precision::Bf16Amp),
+        batch: Some(1.0),
+        seq_len: Some(512.0),
+        base_fp32: Some(fp32),
+        ..JobSpec::default()
+    };
+    assert!(
+        peak_of(lora(true)) > peak_of(lora(false)) + 12.0e9,
+        "6.7B more bytes x 2"
+    );
+    let h = host(None);
+    assert!(step(lora(true), "a100-80g-sxm", &h) > step(lora(false), "a100-80g-sxm", &h));
+    // Paged 32-bit AdamW: AdamW's two FP32 states without the foreach temporary.
+    let opt = |o| {
+        peak_of(llama_train(|s| JobSpec {
+            optimizer: Some(o),
+            ..s
+        }))
+    };
+    assert!(opt(Optimizer::PagedAdamw32bit) <= opt(Optimizer::Adamw));
+    assert!(opt(Optimizer::PagedAdamw32bit) > opt(Optimizer::PagedAdamw8bit));
+}

@@ -151,7 +151,7 @@ pub struct JobArgs {
     /// fp32, fp16-amp, bf16-amp or bf16.
     #[arg(long)]
     pub precision: Option<String>,
-    /// sgd, sgd-plain (no momentum), rmsprop, adam, adamw, adamw-8bit, paged-adamw-8bit or adafactor.
+    /// sgd, sgd-plain (no momentum), rmsprop, adam, adamw, paged-adamw-32bit, adamw-8bit, paged-adamw-8bit or adafactor.
     #[arg(long)]
     pub optimizer: Option<String>,
     /// train, lora, qlora or infer.
@@ -199,6 +199,18 @@ pub struct JobArgs {
     /// Selective activation checkpointing of transformer blocks (torchtitan's op policy).
     #[arg(long)]
     pub selective_checkpointing: bool,
+    /// The optimizer steps each parameter inside backward (torchtune's optimizer_in_bwd).
+    #[arg(long)]
+    pub optimizer_in_backward: bool,
+    /// Saved activations kept in host memory (torch.autograd.graph.save_on_cpu).
+    #[arg(long)]
+    pub activation_offload: bool,
+    /// QLoRA without the FP32 upcast of embeddings, head and norms (LitGPT's way).
+    #[arg(long)]
+    pub no_qlora_upcast: bool,
+    /// LoRA's base loaded in FP32 while computing in 16 bits (from_pretrained without torch_dtype).
+    #[arg(long)]
+    pub base_fp32: bool,
     /// TF32 matmuls in FP32 (torch.backends.cuda.matmul.allow_tf32; Ampere and newer).
     #[arg(long)]
     pub tf32: bool,
@@ -281,6 +293,10 @@ impl JobArgs {
             ("--compile", self.compile),
             ("--channels-last", self.channels_last),
             ("--selective-checkpointing", self.selective_checkpointing),
+            ("--optimizer-in-backward", self.optimizer_in_backward),
+            ("--activation-offload", self.activation_offload),
+            ("--no-qlora-upcast", self.no_qlora_upcast),
+            ("--base-fp32", self.base_fp32),
             ("--tf32", self.tf32),
             ("--attention", self.attention.is_some()),
             ("--keep-grads", self.keep_grads),
@@ -369,6 +385,10 @@ impl JobArgs {
             compile: self.compile.then_some(true),
             channels_last: self.channels_last.then_some(true),
             selective_checkpointing: self.selective_checkpointing.then_some(true),
+            optimizer_in_backward: self.optimizer_in_backward.then_some(true),
+            activation_offload: self.activation_offload.then_some(true),
+            qlora_upcast: self.no_qlora_upcast.then_some(false),
+            base_fp32: self.base_fp32.then_some(true),
             tf32: self.tf32.then_some(true),
             attention: self
                 .attention

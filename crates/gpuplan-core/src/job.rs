@@ -49,6 +49,7 @@ impl std::fmt::Display for Optimizer {
             Self::Adafactor => "adafactor",
             Self::SgdPlain => "sgd-plain",
             Self::Rmsprop => "rmsprop",
+            Self::PagedAdamw32bit => "paged-adamw-32bit",
         })
     }
 }
@@ -126,28 +127,34 @@ pub enum Optimizer {
     /// RMSprop (`torch.optim.RMSprop` defaults: one square-average state per
     /// parameter; EfficientNet's and MobileNet's recipes use it).
     Rmsprop,
+    /// bitsandbytes paged 32-bit AdamW (`optim="paged_adamw_32bit"`): two
+    /// FP32 states in unified memory, updated by one fused kernel.
+    #[serde(rename = "paged-adamw-32bit")]
+    PagedAdamw32bit,
 }
 
 impl Optimizer {
     /// Every optimizer, in the order forms list them.
-    pub const VALUES: [Self; 8] = [
+    pub const VALUES: [Self; 9] = [
         Self::Sgd,
         Self::SgdPlain,
         Self::Rmsprop,
         Self::Adam,
         Self::Adamw,
+        Self::PagedAdamw32bit,
         Self::Adamw8bit,
         Self::PagedAdamw8bit,
         Self::Adafactor,
     ];
 
     /// All values, for help texts.
-    pub const ALL: [&'static str; 8] = [
+    pub const ALL: [&'static str; 9] = [
         "sgd",
         "sgd-plain",
         "rmsprop",
         "adam",
         "adamw",
+        "paged-adamw-32bit",
         "adamw-8bit",
         "paged-adamw-8bit",
         "adafactor",
@@ -164,6 +171,7 @@ impl Optimizer {
             "adafactor" => Ok(Self::Adafactor),
             "sgd-plain" | "sgd-no-momentum" => Ok(Self::SgdPlain),
             "rmsprop" => Ok(Self::Rmsprop),
+            "paged-adamw-32bit" | "paged_adamw_32bit" => Ok(Self::PagedAdamw32bit),
             _ => Err(InputError::unknown_choice(
                 "optimizer",
                 "optimizer",
@@ -356,6 +364,26 @@ pub struct JobSpec {
     /// `torch.compile` (minutes of compilation at the start, faster steps after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compile: Option<bool>,
+    /// The optimizer steps each parameter in its gradient hook during
+    /// backward (torchtune's `optimizer_in_bwd`), so no moment holds every
+    /// gradient. Full training only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizer_in_backward: Option<bool>,
+    /// Activations saved for backward kept in host memory
+    /// (`torch.autograd.graph.save_on_cpu`), copied out in the forward and
+    /// back in the backward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activation_offload: Option<bool>,
+    /// QLoRA's FP32 upcast of the layers bitsandbytes leaves unquantised
+    /// (embeddings, head, norms; PEFT's `prepare_model_for_kbit_training`,
+    /// on by default); `false` keeps them 16-bit, as LitGPT does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qlora_upcast: Option<bool>,
+    /// LoRA's frozen 16-bit-compute base loaded in FP32
+    /// (`from_pretrained` without `torch_dtype`): autocast casts every
+    /// weight on each use. Off by default (the base in the compute dtype).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_fp32: Option<bool>,
     /// Selective (per-operator) activation checkpointing of transformer
     /// blocks, as torchtitan's `op` policy: matmul and attention outputs are
     /// kept (every other matmul recomputed), elementwise operators
@@ -487,6 +515,14 @@ pub struct Job {
     /// Selective activation checkpointing (transformers; off when full
     /// checkpointing is on).
     pub selective_checkpointing: bool,
+    /// Optimizer steps inside backward.
+    pub optimizer_in_backward: bool,
+    /// Saved activations in host memory.
+    pub activation_offload: bool,
+    /// QLoRA upcasts its unquantised layers to FP32.
+    pub qlora_upcast: bool,
+    /// LoRA's base loaded in FP32 under 16-bit compute.
+    pub base_fp32: bool,
     /// TF32 matmuls in FP32 training.
     pub tf32: bool,
     /// Attention kernel (transformers; the model's default when not given).
@@ -691,6 +727,27 @@ impl JobSpec {
                 "a transformer model, trained",
             ));
         }
+        if self.optimizer_in_backward == Some(true) && mode != Mode::Train {
+            return Err(InputError::new(
+                "optimizer_in_backward",
+                "steps every parameter in backward; LoRA's adapters and inference have nothing to gain",
+                "omit it, or --mode train",
+            ));
+        }
+        if self.activation_offload == Some(true) && mode == Mode::Infer {
+            return Err(InputError::new(
+                "activation_offload",
+                "offloads what backward needs, which inference does not run",
+                "omit it, or train",
+            ));
+        }
+        if self.base_fp32 == Some(true) && !matches!(mode, Mode::Lora) {
+            return Err(InputError::new(
+                "base_fp32",
+                "describes a LoRA base loaded in FP32",
+                "omit it, or --mode lora",
+            ));
+        }
         if mode == Mode::Infer && self.grad_checkpointing == Some(true) {
             return Err(InputError::new(
                 "grad_checkpointing",
@@ -846,6 +903,10 @@ impl JobSpec {
             compile: self.compile.unwrap_or(false),
             channels_last: self.channels_last.unwrap_or(false),
             selective_checkpointing: selective,
+            optimizer_in_backward: self.optimizer_in_backward.unwrap_or(false),
+            activation_offload: self.activation_offload.unwrap_or(false),
+            qlora_upcast: self.qlora_upcast.unwrap_or(true),
+            base_fp32: self.base_fp32.unwrap_or(false),
             tf32: self.tf32.unwrap_or(false),
             attention,
             keep_grads: self.keep_grads.unwrap_or(false),

@@ -228,7 +228,7 @@ impl Layout {
             return Err(InputError::new(
                 "gpus",
                 format!("{} is out of range", self.gpus),
-                format!("1..={MAX_GPUS}"),
+                format!("1 to {MAX_GPUS}"),
             ));
         }
         if self.offload && matches!(self.engine, Engine::Ddp | Engine::Zero1) {
@@ -296,6 +296,7 @@ fn state_bytes(optimizer: Optimizer, working: f64) -> f64 {
         Optimizer::Adam | Optimizer::Adamw => 2.0 * working,
         Optimizer::Sgd | Optimizer::Rmsprop => working,
         Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => 2.0,
+        Optimizer::PagedAdamw32bit => 8.0,
         Optimizer::Adafactor => working * cal::ADAFACTOR_STATE_SHARE,
         Optimizer::SgdPlain => 0.0,
     }

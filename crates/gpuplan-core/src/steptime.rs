@@ -70,6 +70,10 @@ pub struct StepWork {
     /// tensor cores (cuDNN transposes to NHWC and back around each one);
     /// zero for channels_last jobs and models without convolutions.
     pub layout_bytes: f64,
+    /// Bytes copied between host and GPU inside the step (activations
+    /// offloaded to the host go out in the forward and back in the
+    /// backward; `save_on_cpu` waits for each copy).
+    pub host_bytes: f64,
 }
 
 /// Counts the step's work from the model, the job and its memory estimate.
@@ -110,7 +114,8 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
             let fwd = v.forward_flops_per_sample * v.flop_scale(job.side()) * f64::from(job.batch);
             // Traffic follows the full activation volume: checkpointing keeps less
             // but recomputes (and rewrites) the rest.
-            let saved = vision_saved_bytes(v, job) * recompute;
+            let kept = vision_saved_bytes(v, job);
+            let saved = kept * recompute;
             let activation_traffic = if train {
                 saved * cal::ACTIVATION_TRAFFIC
             } else {
@@ -127,6 +132,11 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
                     0.0
                 } else {
                     activation_traffic * v.conv_flop_fraction * cal::NCHW_TRANSPOSE_SHARE
+                },
+                host_bytes: if job.activation_offload && train {
+                    2.0 * kept
+                } else {
+                    0.0
                 },
             }
         }
@@ -148,8 +158,8 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
             };
             let attn = 4.0 * s * attn_width * causal * f64::from(t.layers) * stacks * tokens;
             let fwd = 2.0 * t.matmul_params() as f64 * tokens + attn;
-            let saved =
-                block_saved_bytes_per_token(t, job) * f64::from(t.layers) * tokens * recompute;
+            let kept = block_saved_bytes_per_token(t, job) * f64::from(t.layers) * tokens;
+            let saved = kept * recompute;
             let activation_traffic = if train {
                 saved * cal::ACTIVATION_TRAFFIC
             } else {
@@ -172,6 +182,14 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
                 0.0
             };
             let per_layer_tokens = block_saved_bytes_per_token(t, job) * tokens;
+            // A LoRA base loaded in FP32 under 16-bit compute: autocast reads
+            // each FP32 weight and writes its 16-bit copy on every use.
+            let cast = if job.base_fp32 && job.mode == Mode::Lora {
+                let frozen = vram.params.saturating_sub(vram.trainable_params) as f64;
+                frozen * 6.0 * passes
+            } else {
+                0.0
+            };
             StepWork {
                 conv_flops: 0.0,
                 matmul_flops: fwd * passes * int8,
@@ -179,11 +197,17 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
                     + c.logits * 2.0
                     + c.weights * passes
                     + state_traffic
-                    + dequant,
+                    + dequant
+                    + cast,
                 ops: cal::OPS_PER_TRANSFORMER_LAYER * f64::from(t.layers) * stacks * passes,
                 activation_bytes: activation_traffic,
                 tensor_bytes: per_layer_tokens / cal::OPS_PER_TRANSFORMER_LAYER,
                 layout_bytes: 0.0,
+                host_bytes: if job.activation_offload && train {
+                    2.0 * kept
+                } else {
+                    0.0
+                },
             }
         }
     }
@@ -312,7 +336,8 @@ fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f
         activation_bytes: w.activation_bytes + layout,
         ..*w
     };
-    (compute, memory_seconds(&with_layout, gpu))
+    let host_copies = w.host_bytes / cal::HOST_TO_DEVICE_BYTES_PER_S;
+    (compute, memory_seconds(&with_layout, gpu) + host_copies)
 }
 
 /// Device seconds of the step's work on `gpu`.
@@ -359,6 +384,7 @@ pub const TYPICAL_STEPS: [StepWork; 2] = [
         activation_bytes: 6.722e10,
         tensor_bytes: 3.334e7,
         layout_bytes: 6.722e10 * 0.9995 * crate::calibration::NCHW_TRANSPOSE_SHARE,
+        host_bytes: 0.0,
     },
     StepWork {
         conv_flops: 0.0,
@@ -368,6 +394,7 @@ pub const TYPICAL_STEPS: [StepWork; 2] = [
         activation_bytes: 2.582e10,
         tensor_bytes: 1.195e7,
         layout_bytes: 0.0,
+        host_bytes: 0.0,
     },
 ];
 

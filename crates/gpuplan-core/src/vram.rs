@@ -214,6 +214,19 @@ fn apply_habits(live: &mut Live, job: &Job) {
             opt.weights += copy;
         }
     }
+    // The optimizer stepping inside backward frees each gradient as soon as
+    // it is used: no moment holds them all, nor a foreach temporary.
+    if job.optimizer_in_backward && job.mode == Mode::Train {
+        if let Some(opt) = &mut live.opt {
+            opt.gradients = live.fb.gradients;
+            opt.workspace = 0.0;
+        }
+    }
+    // Saved activations in host memory: the GPU holds the largest one being
+    // copied and the one being used.
+    if job.activation_offload {
+        live.fb.activations = live.fb.activations.min(2.0 * live.largest_block);
+    }
     // Only a language-model loss has logits to chunk; its logits are then
     // also the largest block the allocator must place.
     if job.chunked_loss && live.fb.logits > 0.0 {
@@ -235,6 +248,8 @@ fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
         // kernel; the paged variant holds them in unified memory, resident on
         // the GPU until memory runs short (the estimate keeps them there).
         Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => (2.0, 0.0),
+        // Two FP32 states, one fused kernel (no foreach temporary).
+        Optimizer::PagedAdamw32bit => (8.0, 0.0),
         // Factored second moments: a row and a column vector per matrix,
         // a sliver of a parameter-sized state (see ADAFACTOR_STATE_SHARE);
         // the update is formed one parameter at a time, not foreach.
@@ -606,7 +621,11 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
                 } else {
                     cal::NF4_SINGLE_BYTES_PER_PARAM
                 };
-                let head_bytes = if qlora_sharded(job) { 2.0 } else { 4.0 };
+                let head_bytes = if qlora_sharded(job) || !job.qlora_upcast {
+                    2.0
+                } else {
+                    4.0
+                };
                 (
                     linear * per_param + head * head_bytes,
                     2.0 * h * i.max(h) * 2.0,
@@ -614,7 +633,7 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
             } else {
                 (
                     params
-                        * if job.precision == Precision::Fp32 {
+                        * if job.precision == Precision::Fp32 || job.base_fp32 {
                             4.0
                         } else {
                             2.0

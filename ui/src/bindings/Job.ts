@@ -97,6 +97,22 @@ channels_last: boolean,
  */
 selective_checkpointing: boolean, 
 /**
+ * Optimizer steps inside backward.
+ */
+optimizer_in_backward: boolean, 
+/**
+ * Saved activations in host memory.
+ */
+activation_offload: boolean, 
+/**
+ * QLoRA upcasts its unquantised layers to FP32.
+ */
+qlora_upcast: boolean, 
+/**
+ * LoRA's base loaded in FP32 under 16-bit compute.
+ */
+base_fp32: boolean, 
+/**
  * TF32 matmuls in FP32 training.
  */
 tf32: boolean, 

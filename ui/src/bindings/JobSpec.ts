@@ -103,6 +103,30 @@ save_every_epochs?: number | null,
  */
 compile?: boolean | null, 
 /**
+ * The optimizer steps each parameter in its gradient hook during
+ * backward (torchtune's `optimizer_in_bwd`), so no moment holds every
+ * gradient. Full training only.
+ */
+optimizer_in_backward?: boolean | null, 
+/**
+ * Activations saved for backward kept in host memory
+ * (`torch.autograd.graph.save_on_cpu`), copied out in the forward and
+ * back in the backward.
+ */
+activation_offload?: boolean | null, 
+/**
+ * QLoRA's FP32 upcast of the layers bitsandbytes leaves unquantised
+ * (embeddings, head, norms; PEFT's `prepare_model_for_kbit_training`,
+ * on by default); `false` keeps them 16-bit, as LitGPT does.
+ */
+qlora_upcast?: boolean | null, 
+/**
+ * LoRA's frozen 16-bit-compute base loaded in FP32
+ * (`from_pretrained` without `torch_dtype`): autocast casts every
+ * weight on each use. Off by default (the base in the compute dtype).
+ */
+base_fp32?: boolean | null, 
+/**
  * Selective (per-operator) activation checkpointing of transformer
  * blocks, as torchtitan's `op` policy: matmul and attention outputs are
  * kept (every other matmul recomputed), elementwise operators

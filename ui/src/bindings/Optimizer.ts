@@ -3,4 +3,4 @@
 /**
  * Optimizer.
  */
-export type Optimizer = "sgd" | "adam" | "adamw" | "adamw-8bit" | "paged-adamw-8bit" | "adafactor" | "sgd-plain" | "rmsprop";
+export type Optimizer = "sgd" | "adam" | "adamw" | "adamw-8bit" | "paged-adamw-8bit" | "adafactor" | "sgd-plain" | "rmsprop" | "paged-adamw-32bit";

@@ -55,6 +55,9 @@ export function formOf(plan: Plan): PlanForm {
   };
 }
 
+/** The catalog key Rust names a plan's unnamed run group with (`quote::schedule::DEFAULT_GROUP`). */
+export const UNNAMED_GROUP = "enum.group.run";
+
 const positive = (s: string): boolean => s.trim() !== "" && Number(s) > 0;
 const orZero = (s: string): string => (s.trim() === "" ? "0" : s.trim());
 
@@ -71,7 +74,12 @@ export function applyForm(plan: Plan, f: PlanForm, uploadMbps = ""): Plan {
     job: { ...plan.job, hours: f.hours.trim() === "" ? null : f.hours.trim(), model: f.hours.trim() === "" ? plan.job.model : null },
     // A plan with several run groups (from a plan file) keeps them; the form
     // edits the count of a single group.
-    run: plan.run.length > 1 ? plan.run : [{ ...(plan.run[0] ?? { name: "run", hours: null, minutes: null, epochs: null }), count: Number.isFinite(runs) ? runs : 0 }],
+    // One run of a plan that lists none stays unlisted (Rust names that
+    // group in the reader's language); more runs get a group named by the
+    // same catalog key, never an English word.
+    run: plan.run.length > 1 ? plan.run
+      : plan.run.length === 0 && runs === 1 ? []
+      : [{ ...(plan.run[0] ?? { name: UNNAMED_GROUP, hours: null, minutes: null, epochs: null }), count: Number.isFinite(runs) ? runs : 0 }],
     storage: positive(f.storageGb) ? { gb: f.storageGb.trim(), days: f.storageDays.trim() === "" ? null : f.storageDays.trim(), on: plan.storage?.on ?? "instance" } : null,
     stops: positive(f.stops) ? { count: Math.round(Number(f.stops)), hours_each: orZero(f.stopHours) } : null,
     data: positive(f.dataGb) ? { size_gb: f.dataGb.trim(), upload_mbps: plan.data?.upload_mbps ?? uploadMbps, download_gb: plan.data?.download_gb ?? null } : null,

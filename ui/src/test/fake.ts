@@ -62,7 +62,7 @@ const chart = { zh: "<svg/>", en: "<svg/>" };
 
 /** The fake's quote: 10 CNY per run, with the budget warning when over. */
 export function fakeQuote(plan: Plan): QuoteView {
-  const runs = plan.run.reduce((n, r) => n + r.count, 0);
+  const runs = plan.run.length ? plan.run.reduce((n, r) => n + r.count, 0) : 1;
   const total = (10 * runs).toFixed(2);
   const over = plan.budget !== null && Number(total) > Number(plan.budget);
   const warnings: Message[] = over ? [{ key: "warning.budget-exceeded", params: { total, budget: plan.budget! } }] : [];

@@ -235,7 +235,7 @@ impl GpuCatalog {
                         text,
                         &table,
                         key,
-                        format!("value {} is outside {lo}..={hi}", v.value),
+                        format!("value {} is outside {lo} to {hi}", v.value),
                     ));
                 }
                 if v.source.trim().is_empty() {

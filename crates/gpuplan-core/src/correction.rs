@@ -378,7 +378,7 @@ impl MeasuredRun {
             return Err(InputError::new(
                 &field("parts"),
                 "out of range",
-                format!("part 0..={max_parts}, parts 1..={max_parts}"),
+                format!("part 0 to {max_parts}, parts 1 to {max_parts}"),
             ));
         }
         if self

@@ -733,7 +733,7 @@ impl PlatformProfile {
             return Err(problem(
                 "billing.peak",
                 "multiplier",
-                format!("{m} is outside 1..=10 (a peak never costs less)"),
+                format!("{m} is outside 1 to 10 (a peak never costs less)"),
             ));
         }
         if pk.from_hour > 23 || pk.to_hour > 24 || pk.from_hour >= pk.to_hour {
@@ -757,14 +757,14 @@ impl PlatformProfile {
             return Err(problem(
                 "host",
                 "vcpus_per_gpu",
-                format!("{} is outside 1..=256", h.vcpus_per_gpu.value),
+                format!("{} is outside 1 to 256", h.vcpus_per_gpu.value),
             ));
         }
         if !(1..=4096).contains(&h.ram_gb_per_gpu.value) {
             return Err(problem(
                 "host",
                 "ram_gb_per_gpu",
-                format!("{} is outside 1..=4096", h.ram_gb_per_gpu.value),
+                format!("{} is outside 1 to 4096", h.ram_gb_per_gpu.value),
             ));
         }
         Ok(())
@@ -863,7 +863,7 @@ impl PlatformProfile {
                 return Err((
                     table,
                     "max_gpus".into(),
-                    format!("{} is outside 1..={}", m.value, crate::parallel::MAX_GPUS),
+                    format!("{} is outside 1 to {}", m.value, crate::parallel::MAX_GPUS),
                 ));
             }
             if let Some(g) = o

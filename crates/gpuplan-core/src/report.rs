@@ -261,7 +261,7 @@ impl RunReport {
             return Err(bad(file, "cpu_percent", "above 100"));
         }
         if self.exit_status > 255 {
-            return Err(bad(file, "exit_status", "an exit status is 0..=255"));
+            return Err(bad(file, "exit_status", "an exit status is 0 to 255"));
         }
         if self
             .first_progress_seconds

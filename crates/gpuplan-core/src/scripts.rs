@@ -689,7 +689,7 @@ fn check_launch(s: &LaunchSpec) -> Result<(), InputError> {
         return Err(InputError::new(
             "gpus",
             format!("{} GPUs need no launcher", s.gpus),
-            format!("2..={}", crate::parallel::MAX_GPUS),
+            format!("2 to {}", crate::parallel::MAX_GPUS),
         ));
     }
     Ok(())

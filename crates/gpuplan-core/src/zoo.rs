@@ -602,19 +602,19 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
     if !(1.0..=3.0).contains(&m.saved_resolution_exponent) {
         return bad(
             "saved_resolution_exponent",
-            format!("{} is outside 1..=3", m.saved_resolution_exponent),
+            format!("{} is outside 1 to 3", m.saved_resolution_exponent),
         );
     }
     if !(0.3..=1.0).contains(&m.amp_saved_ratio) {
         return bad(
             "amp_saved_ratio",
-            format!("{} is outside 0.3..=1", m.amp_saved_ratio),
+            format!("{} is outside 0.3 to 1", m.amp_saved_ratio),
         );
     }
     if !(0.0..=1.0).contains(&m.conv_flop_fraction) {
         return bad(
             "conv_flop_fraction",
-            format!("{} is outside 0..=1", m.conv_flop_fraction),
+            format!("{} is outside 0 to 1", m.conv_flop_fraction),
         );
     }
     if m.family != "vision" {
@@ -623,7 +623,7 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
     if !(16..=4096).contains(&m.ref_resolution) {
         return bad(
             "ref_resolution",
-            format!("{} is outside 16..=4096", m.ref_resolution),
+            format!("{} is outside 16 to 4096", m.ref_resolution),
         );
     }
     if m.default_classes == 0 {
@@ -651,17 +651,17 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
     ];
     for (key, v, lo, hi) in ranges {
         if !(lo..=hi).contains(&v) {
-            return Err((key, format!("{v} is outside {lo}..={hi}")));
+            return Err((key, format!("{v} is outside {lo} to {hi}")));
         }
     }
     if let Some(e) = m.experts {
         if !(1..=1024).contains(&e) {
-            return Err(("experts", format!("{e} is outside 1..=1024")));
+            return Err(("experts", format!("{e} is outside 1 to 1024")));
         }
         if m.experts_active.is_some_and(|k| k == 0 || k > e) {
             return Err((
                 "experts_active",
-                format!("must be 1..={e} (the experts a token uses)"),
+                format!("must be 1 to {e} (the experts a token uses)"),
             ));
         }
     }
@@ -677,7 +677,7 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
     ] {
         if let Some(v) = v {
             if !(1..=hi).contains(&v) {
-                return Err((key, format!("{v} is outside 1..={hi}")));
+                return Err((key, format!("{v} is outside 1 to {hi}")));
             }
         }
     }

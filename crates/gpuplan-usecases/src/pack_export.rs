@@ -34,7 +34,7 @@ impl Planner {
                     AppError::input(
                         "run.count",
                         "the runs add up past any count",
-                        format!("1..={}", gpuplan_core::plan::MAX_RUNS),
+                        format!("1 to {}", gpuplan_core::plan::MAX_RUNS),
                     )
                 })?;
             // A plan that gives hours on its runs rather than on its job

@@ -133,7 +133,7 @@ pub(crate) fn checkpoint_every(plan: Option<&Plan>) -> Result<u32> {
                 AppError::input(
                     "spot.checkpoint_every_epochs",
                     format!("{e} is out of range"),
-                    "1..=1000 epochs",
+                    "1 to 1000 epochs",
                 )
             })
         }

@@ -117,7 +117,7 @@ impl Situation {
             return Err(InputError::new(
                 "runs",
                 format!("{} is out of range", self.runs),
-                format!("1..={MAX_RUNS}"),
+                format!("1 to {MAX_RUNS}"),
             ));
         }
         let range = |field: &str, v: Decimal, open_zero: bool, max: i64| {

@@ -72,6 +72,7 @@ fn zero_model_states_follow_deepspeeds_published_formulas() {
             offload: false,
             interconnect: Interconnect::Nvlink,
             inter_node_gbps: None,
+            gpus_per_node: None,
         };
         let c = parallel::optimizer_step(&j, &live, &layout, 32);
         let states = c.weights + c.gradients + c.optimizer;
@@ -133,6 +134,7 @@ fn communication_is_slower_over_pcie_and_grows_with_what_is_sharded() {
             offload: false,
             interconnect: ic,
             inter_node_gbps: None,
+            gpus_per_node: None,
         };
         parallel::estimate(&j, &live, &step, gpu, &l, 32).expect("estimates")
     };

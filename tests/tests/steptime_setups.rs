@@ -34,6 +34,7 @@ fn host(inter_node_gbps: Option<f64>) -> Host {
         disk: DiskKind::LocalNvme,
         interconnect: None,
         inter_node_gbps,
+        gpus_per_node: None,
     }
 }
 

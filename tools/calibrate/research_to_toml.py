@@ -335,7 +335,9 @@ for p, n, c in rows:
         r["measured"] = "HF Trainer samples/s over 16 GPUs of one node, 200 steps"
         r["gpu"] = "v100-32g"
         conf = "medium"
-        reasons.append("16 GPUs in one node (DGX-2 class): the planner's nodes hold at most 8")
+        r["gpus_per_node"] = 16
+        r["interconnect"] = "nvlink"
+        r["setup_extra"] = "16 V100s in one node is a DGX-2 (NVSwitch, NVLink between all 16); the source names neither"
         if "ZeRO" in notes:
             reasons.append("DeepSpeed autotuned config (not checked)")
         if model == "gpt2-medium" or model == "gpt2-large" or model == "gpt2":
@@ -444,6 +446,8 @@ for r in out[1:]:
         print(f"interconnect = {q(r['interconnect'])}")
     if r.get("inter_node_gbps") and r["nodes"] > 1:
         print(f"inter_node_gbps = {r['inter_node_gbps']}")
+    if r.get("gpus_per_node"):
+        print(f"gpus_per_node = {r['gpus_per_node']}")
     if r["reasons"]:
         print(f"not_expressible = {q('; '.join(dict.fromkeys(r['reasons'])))}")
     print()

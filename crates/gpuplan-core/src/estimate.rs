@@ -218,6 +218,7 @@ pub fn layout(job: &Job, gpu: &Gpu, host: &Host) -> Layout {
         offload: job.offload,
         interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
         inter_node_gbps: host.inter_node_gbps,
+        gpus_per_node: host.gpus_per_node,
     }
 }
 
@@ -231,6 +232,7 @@ pub fn job_peak(model: &Model, job: &Job) -> VramEstimate {
             offload: job.offload,
             interconnect: Interconnect::Pcie,
             inter_node_gbps: None,
+            gpus_per_node: None,
         };
         parallel::memory(job, &vram::live(model, job), &layout, units(model))
     } else {
@@ -304,6 +306,7 @@ pub fn smallest_layout(
                 offload,
                 interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
                 inter_node_gbps: host.inter_node_gbps,
+                gpus_per_node: host.gpus_per_node,
             };
             let j = Job {
                 gpus,

@@ -219,6 +219,11 @@ pub struct Layout {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub inter_node_gbps: Option<f64>,
+    /// GPUs in one node when the offer says (a DGX-2 holds 16); else
+    /// [`MAX_GPUS_PER_NODE`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub gpus_per_node: Option<u32>,
 }
 
 impl Layout {
@@ -241,15 +246,21 @@ impl Layout {
         Ok(())
     }
 
+    fn per_node(&self) -> u32 {
+        self.gpus_per_node
+            .filter(|g| *g > 0)
+            .unwrap_or(MAX_GPUS_PER_NODE)
+    }
+
     fn nodes(&self) -> u32 {
-        self.gpus.div_ceil(MAX_GPUS_PER_NODE)
+        self.gpus.div_ceil(self.per_node())
     }
 
     /// GPUs each sharded copy of the model spans: all of them, except
     /// under HSDP, which shards within a node and replicates across nodes.
     fn shard_degree(&self) -> u32 {
         if self.engine == Engine::Hsdp {
-            self.gpus.clamp(1, MAX_GPUS_PER_NODE)
+            self.gpus.clamp(1, self.per_node())
         } else {
             self.gpus.max(1)
         }

@@ -90,6 +90,10 @@ pub struct Host {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub inter_node_gbps: Option<f64>,
+    /// GPUs in one node where the offer says (a DGX-2 holds 16); else 8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub gpus_per_node: Option<u32>,
 }
 
 impl Host {
@@ -101,6 +105,7 @@ impl Host {
         disk: DiskKind::LocalSsd,
         interconnect: None,
         inter_node_gbps: None,
+        gpus_per_node: None,
     };
 }
 

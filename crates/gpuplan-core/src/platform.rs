@@ -436,6 +436,10 @@ pub struct Offer {
     /// when absent, [`crate::calibration::BUS_INTER_NODE`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inter_node_gbps: Option<Fact<f64>>,
+    /// GPUs in one node of this offer when more than 8 share a node (a
+    /// DGX-2's 16 V100s on NVSwitch); when absent, 8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_node: Option<Fact<u32>>,
 }
 
 impl Offer {
@@ -523,6 +527,7 @@ impl PlatformProfile {
                 disk: h.disk.value,
                 interconnect: None,
                 inter_node_gbps: None,
+                gpus_per_node: None,
             },
             None => crate::pipeline::Host::TYPICAL,
         }
@@ -534,6 +539,7 @@ impl PlatformProfile {
         crate::pipeline::Host {
             interconnect: offer.interconnect.as_ref().map(|i| i.value),
             inter_node_gbps: offer.inter_node_gbps.as_ref().map(|g| g.value),
+            gpus_per_node: offer.gpus_per_node.as_ref().map(|g| g.value),
             ..self.host()
         }
     }
@@ -864,6 +870,17 @@ impl PlatformProfile {
                     table,
                     "max_gpus".into(),
                     format!("{} is outside 1 to {}", m.value, crate::parallel::MAX_GPUS),
+                ));
+            }
+            if let Some(g) = o
+                .gpus_per_node
+                .as_ref()
+                .filter(|g| g.value == 0 || g.value > 64)
+            {
+                return Err((
+                    table,
+                    "gpus_per_node".into(),
+                    format!("{} is outside 1..=64", g.value),
                 ));
             }
             if let Some(g) = o

@@ -319,6 +319,9 @@ pub struct PublishedRow {
     /// says (multi-node rows).
     #[serde(default)]
     pub inter_node_gbps: Option<f64>,
+    /// GPUs in one node when more than 8 (a DGX-2's 16).
+    #[serde(default)]
+    pub gpus_per_node: Option<u32>,
     /// Why the estimator cannot express the row yet; such rows are loaded
     /// and reported, never scored.
     #[serde(default)]

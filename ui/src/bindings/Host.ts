@@ -27,4 +27,8 @@ interconnect?: Interconnect,
  * Network bandwidth of each node to the others, Gb/s, where the offer
  * says (multi-node plans); else a campus cluster's InfiniBand HDR.
  */
-inter_node_gbps?: number, };
+inter_node_gbps?: number, 
+/**
+ * GPUs in one node where the offer says (a DGX-2 holds 16); else 8.
+ */
+gpus_per_node?: number, };

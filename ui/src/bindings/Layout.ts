@@ -29,4 +29,9 @@ interconnect: Interconnect,
  * offer's sourced figure); absent: a campus cluster's InfiniBand HDR
  * ([`cal::BUS_INTER_NODE`]).
  */
-inter_node_gbps?: number, };
+inter_node_gbps?: number, 
+/**
+ * GPUs in one node when the offer says (a DGX-2 holds 16); else
+ * [`MAX_GPUS_PER_NODE`].
+ */
+gpus_per_node?: number, };

@@ -391,3 +391,25 @@ fn steptime_qlora_upcast_and_an_fp32_base() {
     assert!(opt(Optimizer::PagedAdamw32bit) <= opt(Optimizer::Adamw));
     assert!(opt(Optimizer::PagedAdamw32bit) > opt(Optimizer::PagedAdamw8bit));
 }
+
+#[test]
+fn steptime_hsdp_launches_as_hybrid_shard_over_many_nodes() {
+    let spec = gpuplan_core::scripts::LaunchSpec {
+        job_name: "hsdp".into(),
+        command: "python train.py".into(),
+        gpus: 128,
+        engine: Engine::Hsdp,
+        offload: false,
+        batch: 2,
+        precision: Precision::Bf16Amp,
+    };
+    let yaml = gpuplan_core::scripts::accelerate_config(&spec)
+        .expect("a config")
+        .text;
+    assert!(
+        yaml.contains("fsdp_sharding_strategy: HYBRID_SHARD"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("num_machines: 16"), "{yaml}");
+    assert!(yaml.contains("num_processes: 128"), "{yaml}");
+}

@@ -30,7 +30,7 @@ pub async fn estimate(
     platform: Option<String>,
 ) -> Res<EstimateView> {
     state
-        .planner()
+        .snapshot()?
         .estimate_view(&job, gpu.as_deref(), platform.as_deref())
 }
 
@@ -40,13 +40,13 @@ pub async fn recommend(
     state: State<'_, AppState>,
     situation: Situation,
 ) -> Res<RecommendationView> {
-    state.planner().recommend_view(&situation)
+    state.snapshot()?.recommend_view(&situation)
 }
 
 /// Prices a plan (step 5).
 #[tauri::command]
 pub async fn quote(state: State<'_, AppState>, plan: Plan) -> Res<QuoteView> {
-    state.planner().quote_view(&plan)
+    state.snapshot()?.quote_view(&plan)
 }
 
 /// The before-you-rent kit for a plan (step 6).

@@ -1,9 +1,10 @@
 //! What the app holds while running: one [`Planner`] (bundled data parsed
-//! once, the user's database) behind a mutex.
+//! once, the user's database) behind a mutex, and the [`Snapshot`]s the
+//! read-only commands compute on without it.
 
 use std::sync::{Mutex, MutexGuard};
 
-use gpuplan_usecases::{AppError, Bundled, Home, Planner};
+use gpuplan_usecases::{AppError, Bundled, Home, Planner, Snapshot};
 
 /// Shared app state.
 pub struct AppState {
@@ -39,5 +40,12 @@ impl AppState {
     /// data is taken as it is.
     pub fn planner(&self) -> MutexGuard<'_, Planner> {
         self.planner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What the read-only use cases read, taken under the lock and released
+    /// at once: an estimate, a quote or a recommendation is computed without
+    /// holding it, so it neither waits for a save nor makes one wait.
+    pub fn snapshot(&self) -> Result<Snapshot, AppError> {
+        self.planner().snapshot()
     }
 }

@@ -194,7 +194,7 @@ pub fn category_key(c: Category) -> String {
         .unwrap_or_default()
 }
 
-impl Planner {
+impl crate::Snapshot {
     pub(crate) fn vram_chart(&self, r: &EstimateReport) -> Result<Chart> {
         both(|lang| vram(&self.bundled.labels, lang, r))
     }
@@ -217,7 +217,9 @@ impl Planner {
     pub(crate) fn spend_chart(&self, q: &Quote, budget: Option<f64>) -> Result<Chart> {
         both(|lang| spend(&self.bundled.labels, lang, q, budget))
     }
+}
 
+impl Planner {
     pub(crate) fn versus_chart(&self, v: &crate::views::PlanVersusActual) -> Result<Chart> {
         let l = &self.bundled.labels;
         both(|lang| {

@@ -7,7 +7,7 @@ use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
 
 use crate::planning::{CustomConfig, MAX_CONFIG_BYTES};
 use crate::views::{EstimateView, RunPartRow};
-use crate::{AppError, Planner, Result};
+use crate::{AppError, Planner, Result, Snapshot};
 
 impl Planner {
     /// Peak memory and time of a job on every card, fixes for `gpu` (or the
@@ -19,14 +19,50 @@ impl Planner {
         config: Option<CustomConfig<'_>>,
         platform: Option<&str>,
     ) -> Result<EstimateReport> {
-        let corrections = self.corrections()?;
-        self.estimate_with(job, gpu, config, platform, &corrections)
+        self.snapshot()?.estimate(job, gpu, config, platform)
     }
 
-    /// [`Planner::estimate`] with the given corrections (none: the model's
-    /// own answer, as plan versus actual compares).
+    /// [`Snapshot::estimate_with`]: the estimate with the given corrections.
     pub(crate) fn estimate_with(
         &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        config: Option<CustomConfig<'_>>,
+        platform: Option<&str>,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> Result<EstimateReport> {
+        self.snapshot()?
+            .estimate_with(job, gpu, config, platform, corrections)
+    }
+
+    /// The memory screen: the estimate and its charts.
+    pub fn estimate_view(
+        &mut self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        platform: Option<&str>,
+    ) -> Result<EstimateView> {
+        self.snapshot()?.estimate_view(job, gpu, platform)
+    }
+}
+
+impl Snapshot {
+    /// Peak memory and time of a job on every card, fixes for `gpu` (or the
+    /// default target). A custom `config.json` stands in for a zoo model.
+    pub fn estimate(
+        &self,
+        job: &JobSpec,
+        gpu: Option<&str>,
+        config: Option<CustomConfig<'_>>,
+        platform: Option<&str>,
+    ) -> Result<EstimateReport> {
+        self.estimate_with(job, gpu, config, platform, &self.corrections)
+    }
+
+    /// [`Snapshot::estimate`] with the given corrections (none: the model's
+    /// own answer, as plan versus actual compares).
+    pub(crate) fn estimate_with(
+        &self,
         job: &JobSpec,
         gpu: Option<&str>,
         config: Option<CustomConfig<'_>>,
@@ -38,8 +74,7 @@ impl Planner {
         // target card), or a typical one.
         let host = match platform.map(str::trim).filter(|p| !p.is_empty()) {
             Some(id) => {
-                let platforms = self.platforms()?;
-                let profile = platforms.get(id)?;
+                let profile = self.platforms.get(id)?;
                 let offer = gpu.and_then(|g| profile.offer(g, &self.bundled.catalog).ok());
                 offer.map_or_else(|| profile.host(), |o| profile.host_for(o))
             }
@@ -116,7 +151,7 @@ impl Planner {
 
     /// The memory screen: the estimate (timed on `platform`'s host) and its chart.
     pub fn estimate_view(
-        &mut self,
+        &self,
         job: &JobSpec,
         gpu: Option<&str>,
         platform: Option<&str>,

@@ -128,9 +128,20 @@ struct UserLayer {
     corrections: gpuplan_core::correction::Corrections,
 }
 
+/// The read-only use cases' view of the data (see [`Planner::snapshot`]):
+/// estimate, recommend and quote read it and nothing else.
+pub struct Snapshot {
+    bundled: std::sync::Arc<Bundled>,
+    platforms: std::sync::Arc<PlatformSet>,
+    course_platforms: std::sync::Arc<PlatformSet>,
+    corrections: gpuplan_core::correction::Corrections,
+    today: chrono::NaiveDate,
+}
+
 /// The use cases over the bundled data and one user's database.
 pub struct Planner {
-    bundled: Bundled,
+    /// Shared with the snapshots the read-only use cases work on.
+    bundled: std::sync::Arc<Bundled>,
     home: Home,
     store: Option<Store>,
     layer: Option<UserLayer>,
@@ -145,7 +156,7 @@ impl Planner {
     /// A planner over `home`; the database opens on first use.
     pub fn new(bundled: Bundled, home: Home, clock: Clock) -> Self {
         Self {
-            bundled,
+            bundled: std::sync::Arc::new(bundled),
             home,
             store: None,
             layer: None,
@@ -258,6 +269,21 @@ impl Planner {
                 message: "the database is not open".into(),
             }),
         }
+    }
+
+    /// What the read-only use cases read, taken now: the bundled data, the
+    /// platforms with the user's packs and overrides, the course's
+    /// platforms, the corrections in force and today. The app takes it
+    /// under its lock and computes without it, so an estimate, a quote or a
+    /// recommendation never waits for a write, nor a write for them.
+    pub fn snapshot(&mut self) -> Result<Snapshot> {
+        Ok(Snapshot {
+            bundled: std::sync::Arc::clone(&self.bundled),
+            platforms: self.platforms()?,
+            course_platforms: self.course_platforms()?,
+            corrections: self.corrections()?,
+            today: self.today(),
+        })
     }
 
     /// Platforms with the user's packs and overrides applied, re-read when the

@@ -7,7 +7,7 @@ use gpuplan_core::quote::{quote_with, Quote};
 use rust_decimal::prelude::ToPrimitive;
 
 use crate::views::{PriceAge, QuoteView, RunPartRow};
-use crate::{files, Planner, Result};
+use crate::{files, Planner, Result, Snapshot};
 
 impl Planner {
     /// A plan file's text, parsed and validated (`file` names it in errors).
@@ -23,18 +23,50 @@ impl Planner {
 
     /// Prices a plan on its platform (with the user's overrides and packs).
     pub fn quote(&mut self, plan: &Plan) -> Result<Quote> {
-        let corrections = self.corrections()?;
-        self.quote_with(plan, &corrections)
+        self.snapshot()?.quote(plan)
     }
 
-    /// [`Planner::quote`] with the given corrections.
+    /// [`Snapshot::quote_with`]: a plan priced with the given corrections.
     pub(crate) fn quote_with(
         &mut self,
         plan: &Plan,
         corrections: &gpuplan_core::correction::Corrections,
     ) -> Result<Quote> {
-        let platforms = self.platforms()?;
-        let profile = platforms.get(&plan.platform)?;
+        self.snapshot()?.quote_with(plan, corrections)
+    }
+
+    /// The plan screen: the bill and the spend chart.
+    pub fn quote_view(&mut self, plan: &Plan) -> Result<QuoteView> {
+        self.snapshot()?.quote_view(plan)
+    }
+
+    /// How old the prices behind `quote` are, today.
+    pub fn price_age(&self, quote: &Quote) -> PriceAge {
+        PriceAge::of(
+            quote.prices_observed.as_deref(),
+            self.today(),
+            crate::defaults::PRICE_STALE_DAYS,
+        )
+    }
+
+    pub(crate) fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {
+        self.snapshot()?.longest_run_hours(plan)
+    }
+}
+
+impl Snapshot {
+    /// Prices a plan on its platform (with the user's overrides and packs).
+    pub fn quote(&self, plan: &Plan) -> Result<Quote> {
+        self.quote_with(plan, &self.corrections)
+    }
+
+    /// [`Snapshot::quote`] with the given corrections.
+    pub(crate) fn quote_with(
+        &self,
+        plan: &Plan,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> Result<Quote> {
+        let profile = self.platforms.get(&plan.platform)?;
         Ok(quote_with(
             plan,
             profile,
@@ -45,7 +77,7 @@ impl Planner {
     }
 
     /// The plan screen: the bill and the spend chart.
-    pub fn quote_view(&mut self, plan: &Plan) -> Result<QuoteView> {
+    pub fn quote_view(&self, plan: &Plan) -> Result<QuoteView> {
         let quote = self.quote(plan)?;
         let chart = self.spend_chart(&quote, plan.budget.and_then(|b| b.to_f64()))?;
         let warnings = quote.warnings.iter().map(|w| w.message()).collect();
@@ -64,12 +96,13 @@ impl Planner {
     pub fn price_age(&self, quote: &Quote) -> PriceAge {
         PriceAge::of(
             quote.prices_observed.as_deref(),
-            self.today(),
+            self.today,
             crate::defaults::PRICE_STALE_DAYS,
         )
     }
 
-    pub(crate) fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {
+    /// The plan's longest run, hours (1 when it has none).
+    pub(crate) fn longest_run_hours(&self, plan: &Plan) -> Result<f64> {
         Ok(self.quote(plan)?.longest_run_hours.to_f64().unwrap_or(1.0))
     }
 }

@@ -929,3 +929,37 @@ fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
         "the override's own date"
     );
 }
+
+#[test]
+fn a_snapshot_is_computed_on_without_the_planner_and_a_new_one_sees_later_saves() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = hours_plan("autodl", "rtx3090", 2);
+    let before = p.quote(&plan).expect("quoted");
+    // The app takes a snapshot under its lock and computes on it after the
+    // lock is released: a save made meanwhile neither waits nor disturbs it.
+    let snapshot = p.snapshot().expect("snapshot");
+    p.set_override("autodl", "rtx3090", "9.99", "")
+        .expect("a save while the snapshot is in use");
+    let during = snapshot.quote(&plan).expect("quoted on the snapshot");
+    let after = p
+        .snapshot()
+        .expect("snapshot")
+        .quote(&plan)
+        .expect("quoted");
+    assert_eq!(
+        during.cash_total, before.cash_total,
+        "the snapshot is the data as it was when taken"
+    );
+    assert!(
+        after.cash_total > before.cash_total,
+        "a snapshot taken after the save prices with the new price: {} then {}",
+        before.cash_total,
+        after.cash_total
+    );
+    assert_eq!(
+        p.quote(&plan).expect("quoted").cash_total,
+        after.cash_total,
+        "the planner's own quote is the snapshot's"
+    );
+}

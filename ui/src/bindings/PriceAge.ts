@@ -2,9 +2,9 @@
 
 /**
  * How old the prices behind a bill are: the oldest dated price that moved
- * the total, its age today, and whether it is past
- * [`crate::defaults::PRICE_STALE_DAYS`] (then say so at the total, with the
- * way to refresh: your own price, or a newer course pack).
+ * the total, its age today, and whether it is past the stated age (the
+ * use cases pass `defaults::PRICE_STALE_DAYS`; then say so at the total,
+ * with the way to refresh: your own price, or a newer course pack).
  */
 export type PriceAge = { 
 /**

@@ -19,8 +19,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 mapfile -t built < <(bash scripts/bundle-windows.sh)
 [ "${#built[@]}" = 2 ] || { echo "bundle-windows.sh did not print the installer and the zip" >&2; exit 1; }
 
-# The Linux CLI the Windows one is compared with (same release profile).
-cargo build --locked --release -p gpuplan-cli >&2
+# The Linux CLI the Windows one is compared with: the same release profile
+# and the same packages and features as the Windows build, so the two are
+# built from the same dependency graph.
+cargo build --locked --release -p gpuplan-app -p gpuplan-cli --features tauri/custom-protocol >&2
 
 work="$(mktemp -d /tmp/gpuplan-wine.XXXXXX)"
 export GPUPLAN_WINE_WORK="$work"

@@ -135,12 +135,19 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, AppError> {
     let db = opt.fontdb_mut();
     db.load_system_fonts();
     // Plotters asks for `sans-serif`; fontdb maps that to Arial, which Linux
-    // rarely has. Prefer a CJK-capable face so Chinese labels render.
+    // rarely has and which has no Chinese anywhere. Prefer a CJK-capable
+    // face so Chinese labels render: Linux's, then the ones Windows (since
+    // Vista / 10) and macOS ship.
     let family = [
         "Noto Sans CJK SC",
         "Noto Sans SC",
         "Source Han Sans SC",
         "WenQuanYi Micro Hei",
+        "Microsoft YaHei",
+        "DengXian",
+        "SimHei",
+        "PingFang SC",
+        "Hiragino Sans GB",
         "DejaVu Sans",
     ]
     .into_iter()

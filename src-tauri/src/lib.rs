@@ -12,6 +12,16 @@ pub mod webview2;
 
 /// Starts the app.
 pub fn run() {
+    // The page's JavaScript is small (forms and tables): WebKit's interpreter
+    // runs it well inside the 50 ms a slider move may take, and without the
+    // JIT's code and heap the web process keeps ~18 MB less (issue 23's
+    // weight budget: the app with WebKit under 450 MB after the whole flow).
+    // Set here, before any thread starts, so the web process inherits it; a
+    // value already set (to measure with the JIT, say) is kept.
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("JSC_useJIT").is_none() {
+        std::env::set_var("JSC_useJIT", "0");
+    }
     #[cfg(windows)]
     if !webview2::runtime_present() {
         std::process::exit(1);

@@ -376,6 +376,8 @@ e2e("7B LoRA: memory equals the CLI's and 24 GB cards get fixes", async () => {
   const verdict = await (await browser.$('tr[data-gpu="rtx4090"] .verdict')).getText();
   assert.equal(verdict, "放不下", "a 7B LoRA at batch 4, seq 1024 does not fit 24 GB");
   assert.ok((await browser.$$("#fixes .fix")).length >= 1, "fixes are offered");
+  assert.equal(await (await browser.$('tr[data-gpu="rtx4090"] .step-seconds')).isExisting(), false, "no time for a card the job does not fit");
+  await (await browser.$("#gpu-table")).scrollIntoView();
   await snap("memory-llama7b-lora");
 });
 

@@ -34,6 +34,7 @@ mod fuzz;
 mod habits;
 mod hostile;
 mod hostile_cases;
+mod imports;
 mod ipc;
 mod labels;
 mod learning_loop;

@@ -425,7 +425,7 @@ pub struct JobSpec {
     pub gpus: Option<f64>,
     /// The multi-GPU engine (default `ddp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine: Option<crate::parallel::Engine>,
+    pub engine: Option<crate::vocab::Engine>,
     /// Optimizer states on the CPU (ZeRO-2/3, FSDP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offload: Option<bool>,
@@ -540,7 +540,7 @@ pub struct Job {
     /// GPUs in all (1: a single GPU).
     pub gpus: u32,
     /// The multi-GPU engine.
-    pub engine: crate::parallel::Engine,
+    pub engine: crate::vocab::Engine,
     /// Optimizer states offloaded to the CPU.
     pub offload: bool,
 }
@@ -571,18 +571,14 @@ pub const DEFAULT_VAL_MAX: u64 = 50_000;
 /// (CIFAR, MNIST, Tiny-ImageNet); larger ones read JPEG folders.
 pub const IN_MEMORY_MAX_SIDE: u32 = 64;
 
-/// Largest batch accepted: far beyond any card, small enough to keep arithmetic exact.
-pub const MAX_BATCH: u32 = 1_000_000;
-/// Largest image side accepted.
-pub const MAX_RESOLUTION: u32 = 8192;
-/// Largest LoRA rank accepted.
-pub const MAX_LORA_RANK: u32 = 4096;
+// A job's maxima are limits (`crate::limits`), named here too.
+pub use crate::limits::{MAX_BATCH, MAX_LORA_RANK, MAX_RESOLUTION};
 
 /// A GPU count as a plan or a form gives it: a whole number from 1 to
-/// [`crate::parallel::MAX_GPUS`], that splits evenly over nodes.
+/// [`crate::limits::MAX_GPUS`], that splits evenly over nodes.
 pub fn whole_gpus(v: f64) -> Result<u32, InputError> {
     let gpus = whole(limits::GPUS, v)?;
-    crate::parallel::check_node_split(gpus)?;
+    crate::limits::check_node_split(gpus)?;
     Ok(gpus)
 }
 
@@ -862,7 +858,7 @@ impl JobSpec {
         if self.offload == Some(true)
             && matches!(
                 self.engine,
-                None | Some(crate::parallel::Engine::Ddp | crate::parallel::Engine::Zero1)
+                None | Some(crate::vocab::Engine::Ddp | crate::vocab::Engine::Zero1)
             )
         {
             return Err(InputError::new(
@@ -915,7 +911,7 @@ impl JobSpec {
             int8_base,
             double_quant: self.double_quant.unwrap_or(true),
             gpus,
-            engine: self.engine.unwrap_or(crate::parallel::Engine::Ddp),
+            engine: self.engine.unwrap_or(crate::vocab::Engine::Ddp),
             offload: self.offload.unwrap_or(false),
             batch,
             resolution,

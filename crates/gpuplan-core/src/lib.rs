@@ -45,6 +45,7 @@ pub mod scripts;
 pub mod sourced;
 pub mod steptime;
 pub mod versus;
+pub mod vocab;
 pub mod vram;
 pub mod zoo;
 

@@ -8,6 +8,50 @@
 
 use serde::Serialize;
 
+/// Largest batch accepted: far beyond any card, small enough to keep arithmetic exact.
+pub const MAX_BATCH: u32 = 1_000_000;
+/// Largest image side accepted.
+pub const MAX_RESOLUTION: u32 = 8192;
+/// Largest LoRA rank accepted.
+pub const MAX_LORA_RANK: u32 = 4096;
+
+/// Most GPUs one instance holds; more means several nodes (campus clusters).
+pub const MAX_GPUS_PER_NODE: u32 = 8;
+/// Most GPUs a plan may use in all: 128 nodes of 8, the largest published
+/// runs the estimator is checked against (InternLM's 1,024 A100s; issue 25).
+pub const MAX_GPUS: u32 = 1024;
+
+/// GPUs spread evenly over nodes: at most [`MAX_GPUS_PER_NODE`] per node and
+/// the same number on every node (torchrun and Accelerate start as many
+/// processes on each node; Slurm asks for one GPU count per node).
+pub fn splits_evenly(gpus: u32) -> bool {
+    let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE).max(1);
+    gpus.is_multiple_of(nodes)
+}
+
+/// Refuses a GPU count that cannot be laid out evenly over nodes, naming
+/// the nearest counts that can (so the plan bills exactly the GPUs the
+/// launch scripts start).
+pub fn check_node_split(gpus: u32) -> Result<(), crate::error::InputError> {
+    if splits_evenly(gpus) {
+        return Ok(());
+    }
+    let below = (1..gpus).rev().find(|g| splits_evenly(*g)).unwrap_or(1);
+    let above = (gpus..=MAX_GPUS).find(|g| splits_evenly(*g));
+    let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE);
+    let nearest = match above {
+        Some(a) => format!("{below} or {a} GPUs"),
+        None => format!("{below} GPUs"),
+    };
+    Err(crate::error::InputError::new(
+        "gpus",
+        format!(
+            "{gpus} GPUs do not split evenly over {nodes} nodes of at most {MAX_GPUS_PER_NODE}"
+        ),
+        nearest,
+    ))
+}
+
 /// Largest number of runs a plan (or a recommendation) may ask for.
 pub const MAX_RUNS: u32 = 87_600;
 /// Most instances a plan may rent at once.
@@ -83,18 +127,17 @@ pub const MIN_IMAGE_SIDE: u32 = 16;
 pub const MAX_SEQ_LEN: u32 = 1_048_576;
 
 /// A job's batch per GPU.
-pub const BATCH: FieldLimit = whole("batch", 1, crate::job::MAX_BATCH);
+pub const BATCH: FieldLimit = whole("batch", 1, MAX_BATCH);
 /// Image side (square images, or the width).
-pub const RESOLUTION: FieldLimit = whole("resolution", MIN_IMAGE_SIDE, crate::job::MAX_RESOLUTION);
+pub const RESOLUTION: FieldLimit = whole("resolution", MIN_IMAGE_SIDE, MAX_RESOLUTION);
 /// Image height of non-square images.
-pub const IMAGE_HEIGHT: FieldLimit =
-    whole("image_height", MIN_IMAGE_SIDE, crate::job::MAX_RESOLUTION);
+pub const IMAGE_HEIGHT: FieldLimit = whole("image_height", MIN_IMAGE_SIDE, MAX_RESOLUTION);
 /// Classes of a classifier head.
 pub const CLASSES: FieldLimit = whole("classes", 1, MAX_CLASSES);
 /// Tokens per sample.
 pub const SEQ_LEN: FieldLimit = whole("seq_len", 1, MAX_SEQ_LEN);
 /// LoRA rank.
-pub const LORA_RANK: FieldLimit = whole("lora_rank", 1, crate::job::MAX_LORA_RANK);
+pub const LORA_RANK: FieldLimit = whole("lora_rank", 1, MAX_LORA_RANK);
 /// Training samples.
 pub const DATASET_SAMPLES: FieldLimit = whole("dataset_samples", 1, u32::MAX);
 /// Validation samples.
@@ -102,7 +145,7 @@ pub const VAL_SAMPLES: FieldLimit = whole("val_samples", 0, u32::MAX);
 /// Data-loader workers.
 pub const NUM_WORKERS: FieldLimit = whole("num_workers", 0, MAX_WORKERS);
 /// GPUs a job trains on.
-pub const GPUS: FieldLimit = whole("gpus", 1, crate::parallel::MAX_GPUS);
+pub const GPUS: FieldLimit = whole("gpus", 1, MAX_GPUS);
 /// Epochs of a run.
 pub const EPOCHS: FieldLimit = positive("epochs", MAX_EPOCHS);
 /// Evaluate every so many epochs (0: never).

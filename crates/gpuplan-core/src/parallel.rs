@@ -28,119 +28,40 @@ use crate::job::{Job, Mode, Optimizer, Precision};
 use crate::steptime::StepTime;
 use crate::vram::{self, Components, Live, VramEstimate};
 
-/// A multi-GPU training engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub enum Engine {
-    /// PyTorch DistributedDataParallel: everything replicated.
-    Ddp,
-    /// FSDP `FULL_SHARD`: parameters, gradients and states sharded. A plan
-    /// file may say `fsdp`, as the CLI's `--engine fsdp` does.
-    #[serde(alias = "fsdp", alias = "full_shard")]
-    FsdpFull,
-    /// FSDP `SHARD_GRAD_OP`: gradients and states sharded.
-    #[serde(alias = "shard_grad_op")]
-    FsdpGradOp,
-    /// DeepSpeed ZeRO-1: optimizer states sharded.
-    #[serde(alias = "zero-1")]
-    Zero1,
-    /// DeepSpeed ZeRO-2: gradients and optimizer states sharded.
-    #[serde(alias = "zero-2")]
-    Zero2,
-    /// DeepSpeed ZeRO-3: parameters, gradients and optimizer states sharded.
-    #[serde(alias = "zero-3")]
-    Zero3,
-    /// FSDP `HYBRID_SHARD` (HSDP): full sharding within each node, replicas
-    /// across nodes; only the gradient shards cross the inter-node links.
-    #[serde(alias = "hybrid_shard", alias = "hybrid-shard")]
-    Hsdp,
-}
+// The engines and interconnects are the core's vocabulary (`crate::vocab`);
+// the GPU-count rules are limits (`crate::limits`). Both are named here too.
+pub use crate::limits::{check_node_split, splits_evenly, MAX_GPUS, MAX_GPUS_PER_NODE};
+pub use crate::vocab::{Engine, Interconnect};
 
 impl Engine {
-    /// Every engine, least memory-saving first.
-    pub const VALUES: [Self; 7] = [
-        Self::Ddp,
-        Self::Zero1,
-        Self::Zero2,
-        Self::FsdpGradOp,
-        Self::Hsdp,
-        Self::Zero3,
-        Self::FsdpFull,
-    ];
-
-    /// Parses `ddp`, `fsdp`, `fsdp-grad-op`, `hsdp`, `zero1`, `zero2`, `zero3`.
-    pub fn parse(s: &str) -> Result<Self, InputError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "ddp" => Ok(Self::Ddp),
-            "fsdp" | "fsdp-full" | "full_shard" => Ok(Self::FsdpFull),
-            "fsdp-grad-op" | "shard_grad_op" => Ok(Self::FsdpGradOp),
-            "hsdp" | "hybrid_shard" | "hybrid-shard" => Ok(Self::Hsdp),
-            "zero1" | "zero-1" => Ok(Self::Zero1),
-            "zero2" | "zero-2" => Ok(Self::Zero2),
-            "zero3" | "zero-3" => Ok(Self::Zero3),
-            other => Err(InputError::unknown_choice(
-                "engine",
-                "engine",
-                other,
-                "ddp, fsdp, fsdp-grad-op, hsdp, zero1, zero2 or zero3",
-            )),
-        }
-    }
-
-    fn deepspeed(self) -> bool {
+    pub(crate) fn deepspeed(self) -> bool {
         matches!(self, Self::Zero1 | Self::Zero2 | Self::Zero3)
     }
 
-    fn shards_params(self) -> bool {
+    pub(crate) fn shards_params(self) -> bool {
         matches!(self, Self::Zero3 | Self::FsdpFull | Self::Hsdp)
     }
 
-    fn shards_grads(self) -> bool {
+    pub(crate) fn shards_grads(self) -> bool {
         matches!(
             self,
             Self::Zero2 | Self::Zero3 | Self::FsdpFull | Self::FsdpGradOp | Self::Hsdp
         )
     }
 
-    fn shards_states(self) -> bool {
+    pub(crate) fn shards_states(self) -> bool {
         self != Self::Ddp
     }
 
     /// FSDP's CPU offload (`CPUOffload(offload_params=True)`) moves the
     /// parameter and gradient shards to the host as well as the optimizer;
     /// DeepSpeed's `offload_optimizer` moves only the optimizer.
-    fn offloads_params(self) -> bool {
+    pub(crate) fn offloads_params(self) -> bool {
         matches!(self, Self::FsdpFull | Self::Hsdp)
     }
 }
 
-/// How GPUs of one instance talk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub enum Interconnect {
-    /// PCIe (through the host on consumer cards).
-    Pcie,
-    /// NVLink / NVSwitch.
-    Nvlink,
-}
-
 impl Interconnect {
-    /// Parses `pcie` or `nvlink`.
-    pub fn parse(s: &str) -> Result<Self, InputError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "pcie" => Ok(Self::Pcie),
-            "nvlink" | "nvswitch" => Ok(Self::Nvlink),
-            other => Err(InputError::unknown_choice(
-                "interconnect",
-                "interconnect",
-                other,
-                "pcie or nvlink",
-            )),
-        }
-    }
-
     /// Achieved NCCL bus bandwidth between the GPUs of one instance, bytes/s.
     pub fn bus_bytes_per_s(self, gpu: &Gpu) -> f64 {
         match self {
@@ -160,43 +81,6 @@ impl Interconnect {
             },
         }
     }
-}
-
-/// Most GPUs one instance holds; more means several nodes (campus clusters).
-pub const MAX_GPUS_PER_NODE: u32 = 8;
-/// Most GPUs a plan may use in all: 128 nodes of 8, the largest published
-/// runs the estimator is checked against (InternLM's 1,024 A100s; issue 25).
-pub const MAX_GPUS: u32 = 1024;
-
-/// GPUs spread evenly over nodes: at most [`MAX_GPUS_PER_NODE`] per node and
-/// the same number on every node (torchrun and Accelerate start as many
-/// processes on each node; Slurm asks for one GPU count per node).
-pub fn splits_evenly(gpus: u32) -> bool {
-    let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE).max(1);
-    gpus.is_multiple_of(nodes)
-}
-
-/// Refuses a GPU count that cannot be laid out evenly over nodes, naming
-/// the nearest counts that can (so the plan bills exactly the GPUs the
-/// launch scripts start).
-pub fn check_node_split(gpus: u32) -> Result<(), InputError> {
-    if splits_evenly(gpus) {
-        return Ok(());
-    }
-    let below = (1..gpus).rev().find(|g| splits_evenly(*g)).unwrap_or(1);
-    let above = (gpus..=MAX_GPUS).find(|g| splits_evenly(*g));
-    let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE);
-    let nearest = match above {
-        Some(a) => format!("{below} or {a} GPUs"),
-        None => format!("{below} GPUs"),
-    };
-    Err(InputError::new(
-        "gpus",
-        format!(
-            "{gpus} GPUs do not split evenly over {nodes} nodes of at most {MAX_GPUS_PER_NODE}"
-        ),
-        nearest,
-    ))
 }
 
 /// A multi-GPU layout.

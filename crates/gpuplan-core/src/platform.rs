@@ -846,18 +846,16 @@ impl PlatformProfile {
                 }
             }
             // A package costs no more than the most any plan may cost.
-            if let Some(p) = o
-                .packages
-                .iter()
-                .find(|p| p.price <= Decimal::ZERO || p.price > Decimal::from(crate::plan::MAX_CNY))
-            {
+            if let Some(p) = o.packages.iter().find(|p| {
+                p.price <= Decimal::ZERO || p.price > Decimal::from(crate::limits::MAX_CNY)
+            }) {
                 return Err((
                     table,
                     "packages".into(),
                     format!(
                         "{what}: package price {} is outside (0, {}]",
                         p.price,
-                        crate::plan::MAX_CNY
+                        crate::limits::MAX_CNY
                     ),
                 ));
             }

@@ -360,7 +360,7 @@ fn dtypes_for(job: &Job) -> Dtypes {
     if job.gpus > 1
         && matches!(
             job.engine,
-            crate::parallel::Engine::FsdpFull | crate::parallel::Engine::FsdpGradOp
+            crate::vocab::Engine::FsdpFull | crate::vocab::Engine::FsdpGradOp
         )
     {
         d.residual = d.act;
@@ -376,7 +376,7 @@ fn qlora_sharded(job: &Job) -> bool {
     job.gpus > 1
         && matches!(
             job.engine,
-            crate::parallel::Engine::FsdpFull | crate::parallel::Engine::Zero3
+            crate::vocab::Engine::FsdpFull | crate::vocab::Engine::Zero3
         )
 }
 

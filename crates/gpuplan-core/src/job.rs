@@ -602,94 +602,176 @@ impl JobSpec {
     /// `hours` are not read here: the caller has already looked the model up.
     pub fn resolve(&self, entry: &ZooEntry) -> Result<Job, InputError> {
         let mode = self.mode.unwrap_or(Mode::Train);
-        let (resolution, seq_len, classes, default_batch, default_precision, default_opt) =
-            match &entry.model {
-                Model::Vision(v) => {
-                    if self.seq_len.is_some() {
-                        return Err(InputError::new(
-                            "seq_len",
-                            format!(
-                                "`{}` is a vision model and takes no sequence length",
-                                entry.id
-                            ),
-                            "omit it; use --resolution",
-                        )
-                        .said(
-                            Message::new("error.visionNoSeqLen").with("model", &entry.id),
-                            Some(Message::new("allowed.useResolution")),
-                        ));
-                    }
-                    if matches!(mode, Mode::Lora | Mode::Qlora) {
-                        return Err(InputError::new(
-                            "mode",
-                            format!("LoRA is modelled for transformers, not `{}`", entry.id),
-                            "train or infer for vision models",
-                        )
-                        .said(
-                            Message::new("error.loraNeedsTransformer").with("model", &entry.id),
-                            Some(Message::new("allowed.visionModes")),
-                        ));
-                    }
-                    let res = whole(
-                        limits::RESOLUTION,
-                        self.resolution.unwrap_or(f64::from(v.ref_resolution)),
-                    )?;
-                    let classes = whole(
-                        limits::CLASSES,
-                        self.classes.unwrap_or(f64::from(v.default_classes)),
-                    )?;
-                    (res, 0, classes, 32.0, Precision::Fp32, Optimizer::Sgd)
-                }
-                Model::Transformer(t) => {
-                    if self.resolution.is_some() {
-                        return Err(InputError::new(
-                            "resolution",
-                            format!(
-                                "`{}` is a transformer and takes no image resolution",
-                                entry.id
-                            ),
-                            "omit it; use --seq-len",
-                        )
-                        .said(
-                            Message::new("error.transformerNoResolution").with("model", &entry.id),
-                            Some(Message::new("allowed.useSeqLen")),
-                        ));
-                    }
-                    let default_seq = f64::from(t.max_positions.min(512));
-                    let seq = whole(
-                        FieldLimit {
-                            max: f64::from(t.max_positions.min(limits::MAX_SEQ_LEN)),
-                            ..limits::SEQ_LEN
-                        },
-                        self.seq_len.unwrap_or(default_seq),
-                    )
-                    .map_err(|e| InputError {
-                        // The limit that applies, said as it is: the model's
-                        // positions, or gpuplan's own ceiling above them.
-                        message: if t.max_positions <= limits::MAX_SEQ_LEN {
-                            format!(
-                                "{} (`{}` accepts at most {} positions)",
-                                e.message, entry.id, t.max_positions
-                            )
-                        } else {
-                            format!(
-                                "{} (gpuplan plans sequences of at most {} tokens)",
-                                e.message,
-                                limits::MAX_SEQ_LEN
-                            )
-                        },
-                        ..e
-                    })?;
-                    let classes = whole(limits::CLASSES, self.classes.unwrap_or(2.0))?;
-                    let precision = if matches!(mode, Mode::Lora | Mode::Qlora | Mode::Infer) {
-                        Precision::Bf16
-                    } else {
-                        Precision::Bf16Amp
-                    };
-                    (0, seq, classes, 8.0, precision, Optimizer::Adamw)
-                }
-            };
-        let batch = whole(limits::BATCH, self.batch.unwrap_or(default_batch))?;
+        // Each concern in turn, in the order their errors are reported.
+        let shape = match &entry.model {
+            Model::Vision(v) => self.vision_shape(entry, v, mode)?,
+            Model::Transformer(t) => self.transformer_shape(entry, t, mode)?,
+        };
+        let batch = whole(limits::BATCH, self.batch.unwrap_or(shape.batch))?;
+        let (lora_rank, lora_targets) = self.lora(mode)?;
+        let selective = self.check_mode_flags(entry, mode)?;
+        let data = self.data(entry, shape.resolution)?;
+        let precision = self.precision.unwrap_or(shape.precision);
+        let int8_base = self.check_quantisation(mode)?;
+        let gpus = self.gpus(mode)?;
+        let attention = self.attention(entry, precision)?;
+        Ok(Job {
+            height: data.height,
+            dataset: data.dataset,
+            num_workers: data.num_workers,
+            eval_every_epochs: data.eval_every_epochs,
+            val_samples: data.val_samples,
+            save_every_epochs: data.save_every_epochs,
+            compile: self.compile.unwrap_or(false),
+            channels_last: self.channels_last.unwrap_or(false),
+            selective_checkpointing: selective,
+            optimizer_in_backward: self.optimizer_in_backward.unwrap_or(false),
+            activation_offload: self.activation_offload.unwrap_or(false),
+            qlora_upcast: self.qlora_upcast.unwrap_or(true),
+            base_fp32: self.base_fp32.unwrap_or(false),
+            tf32: self.tf32.unwrap_or(false),
+            attention,
+            keep_grads: self.keep_grads.unwrap_or(false),
+            ema: self.ema.unwrap_or(false),
+            chunked_loss: self.chunked_loss.unwrap_or(false),
+            int8_base,
+            double_quant: self.double_quant.unwrap_or(true),
+            gpus,
+            engine: self.engine.unwrap_or(crate::vocab::Engine::Ddp),
+            offload: self.offload.unwrap_or(false),
+            batch,
+            resolution: shape.resolution,
+            seq_len: shape.seq_len,
+            classes: shape.classes,
+            precision,
+            optimizer: self.optimizer.unwrap_or(shape.optimizer),
+            mode,
+            lora_rank,
+            lora_targets,
+            // PEFT's `prepare_model_for_kbit_training` turns gradient
+            // checkpointing on for QLoRA unless told not to.
+            grad_checkpointing: self
+                .grad_checkpointing
+                .unwrap_or(mode == Mode::Qlora || self.load_in_8bit == Some(true)),
+            dataset_samples: data.dataset_samples,
+            epochs: data.epochs,
+        })
+    }
+
+    /// A vision model's image size and classes, and its defaults.
+    fn vision_shape(
+        &self,
+        entry: &ZooEntry,
+        v: &crate::zoo::VisionModel,
+        mode: Mode,
+    ) -> Result<Shape, InputError> {
+        if self.seq_len.is_some() {
+            return Err(InputError::new(
+                "seq_len",
+                format!(
+                    "`{}` is a vision model and takes no sequence length",
+                    entry.id
+                ),
+                "omit it; use --resolution",
+            )
+            .said(
+                Message::new("error.visionNoSeqLen").with("model", &entry.id),
+                Some(Message::new("allowed.useResolution")),
+            ));
+        }
+        if matches!(mode, Mode::Lora | Mode::Qlora) {
+            return Err(InputError::new(
+                "mode",
+                format!("LoRA is modelled for transformers, not `{}`", entry.id),
+                "train or infer for vision models",
+            )
+            .said(
+                Message::new("error.loraNeedsTransformer").with("model", &entry.id),
+                Some(Message::new("allowed.visionModes")),
+            ));
+        }
+        let res = whole(
+            limits::RESOLUTION,
+            self.resolution.unwrap_or(f64::from(v.ref_resolution)),
+        )?;
+        let classes = whole(
+            limits::CLASSES,
+            self.classes.unwrap_or(f64::from(v.default_classes)),
+        )?;
+        Ok(Shape {
+            resolution: res,
+            seq_len: 0,
+            classes,
+            batch: 32.0,
+            precision: Precision::Fp32,
+            optimizer: Optimizer::Sgd,
+        })
+    }
+
+    /// A transformer's sequence length and classes, and its defaults.
+    fn transformer_shape(
+        &self,
+        entry: &ZooEntry,
+        t: &crate::zoo::TransformerModel,
+        mode: Mode,
+    ) -> Result<Shape, InputError> {
+        if self.resolution.is_some() {
+            return Err(InputError::new(
+                "resolution",
+                format!(
+                    "`{}` is a transformer and takes no image resolution",
+                    entry.id
+                ),
+                "omit it; use --seq-len",
+            )
+            .said(
+                Message::new("error.transformerNoResolution").with("model", &entry.id),
+                Some(Message::new("allowed.useSeqLen")),
+            ));
+        }
+        let default_seq = f64::from(t.max_positions.min(512));
+        let seq = whole(
+            FieldLimit {
+                max: f64::from(t.max_positions.min(limits::MAX_SEQ_LEN)),
+                ..limits::SEQ_LEN
+            },
+            self.seq_len.unwrap_or(default_seq),
+        )
+        .map_err(|e| InputError {
+            // The limit that applies, said as it is: the model's
+            // positions, or gpuplan's own ceiling above them.
+            message: if t.max_positions <= limits::MAX_SEQ_LEN {
+                format!(
+                    "{} (`{}` accepts at most {} positions)",
+                    e.message, entry.id, t.max_positions
+                )
+            } else {
+                format!(
+                    "{} (gpuplan plans sequences of at most {} tokens)",
+                    e.message,
+                    limits::MAX_SEQ_LEN
+                )
+            },
+            ..e
+        })?;
+        let classes = whole(limits::CLASSES, self.classes.unwrap_or(2.0))?;
+        let precision = if matches!(mode, Mode::Lora | Mode::Qlora | Mode::Infer) {
+            Precision::Bf16
+        } else {
+            Precision::Bf16Amp
+        };
+        Ok(Shape {
+            resolution: 0,
+            seq_len: seq,
+            classes,
+            batch: 8.0,
+            precision,
+            optimizer: Optimizer::Adamw,
+        })
+    }
+
+    /// LoRA's rank and targets (none outside LoRA and QLoRA).
+    fn lora(&self, mode: Mode) -> Result<(u32, Vec<LoraTarget>), InputError> {
         let lora = matches!(mode, Mode::Lora | Mode::Qlora);
         let lora_rank = match (lora, self.lora_rank) {
             (true, r) => whole(limits::LORA_RANK, r.unwrap_or(16.0))?,
@@ -715,6 +797,12 @@ impl JobSpec {
             }
             (false, None) => Vec::new(),
         };
+        Ok((lora_rank, lora_targets))
+    }
+
+    /// Settings that only some modes and models take; whether selective
+    /// checkpointing is on.
+    fn check_mode_flags(&self, entry: &ZooEntry, mode: Mode) -> Result<bool, InputError> {
         let selective = self.selective_checkpointing == Some(true);
         if selective && (mode == Mode::Infer || matches!(entry.model, Model::Vision(_))) {
             return Err(InputError::new(
@@ -751,6 +839,11 @@ impl JobSpec {
                 "omit it, or train",
             ));
         }
+        Ok(selective)
+    }
+
+    /// The data, its epochs, evaluation and checkpoints.
+    fn data(&self, entry: &ZooEntry, resolution: u32) -> Result<Data, InputError> {
         let dataset_samples = match self.dataset_samples {
             Some(n) => Some(u64::from(whole(limits::DATASET_SAMPLES, n)?)),
             None => None,
@@ -821,7 +914,20 @@ impl JobSpec {
                 .map(|n| ((n as f64 * DEFAULT_VAL_SHARE).round() as u64).min(DEFAULT_VAL_MAX))
                 .unwrap_or(0),
         };
-        let precision = self.precision.unwrap_or(default_precision);
+        Ok(Data {
+            dataset_samples,
+            epochs,
+            height,
+            dataset,
+            num_workers,
+            eval_every_epochs,
+            save_every_epochs,
+            val_samples,
+        })
+    }
+
+    /// An 8-bit or 4-bit base only in its mode; whether the base is 8-bit.
+    fn check_quantisation(&self, mode: Mode) -> Result<bool, InputError> {
         let int8_base = self.load_in_8bit.unwrap_or(false);
         if int8_base && mode != Mode::Lora {
             return Err(InputError::new(
@@ -837,6 +943,11 @@ impl JobSpec {
                 "omit it, or set --mode qlora",
             ));
         }
+        Ok(int8_base)
+    }
+
+    /// The GPU count, with an engine and offload only where they apply.
+    fn gpus(&self, mode: Mode) -> Result<u32, InputError> {
         let gpus = match self.gpus {
             Some(g) => whole_gpus(g)?,
             None => 1,
@@ -867,7 +978,16 @@ impl JobSpec {
                 "engine zero2, zero3, fsdp or fsdp-grad-op",
             ));
         }
-        let attention = match (&entry.model, self.attention) {
+        Ok(gpus)
+    }
+
+    /// The attention kernel: the model's own unless one is asked for.
+    fn attention(
+        &self,
+        entry: &ZooEntry,
+        precision: Precision,
+    ) -> Result<AttentionImpl, InputError> {
+        Ok(match (&entry.model, self.attention) {
             (Model::Vision(_), Some(_)) => {
                 return Err(InputError::new(
                     "attention",
@@ -888,49 +1008,30 @@ impl JobSpec {
             (_, Some(a)) => a,
             (Model::Transformer(t), None) => t.attention,
             (Model::Vision(_), None) => AttentionImpl::Sdpa,
-        };
-        Ok(Job {
-            height,
-            dataset,
-            num_workers,
-            eval_every_epochs,
-            val_samples,
-            save_every_epochs,
-            compile: self.compile.unwrap_or(false),
-            channels_last: self.channels_last.unwrap_or(false),
-            selective_checkpointing: selective,
-            optimizer_in_backward: self.optimizer_in_backward.unwrap_or(false),
-            activation_offload: self.activation_offload.unwrap_or(false),
-            qlora_upcast: self.qlora_upcast.unwrap_or(true),
-            base_fp32: self.base_fp32.unwrap_or(false),
-            tf32: self.tf32.unwrap_or(false),
-            attention,
-            keep_grads: self.keep_grads.unwrap_or(false),
-            ema: self.ema.unwrap_or(false),
-            chunked_loss: self.chunked_loss.unwrap_or(false),
-            int8_base,
-            double_quant: self.double_quant.unwrap_or(true),
-            gpus,
-            engine: self.engine.unwrap_or(crate::vocab::Engine::Ddp),
-            offload: self.offload.unwrap_or(false),
-            batch,
-            resolution,
-            seq_len,
-            classes,
-            precision,
-            optimizer: self.optimizer.unwrap_or(default_opt),
-            mode,
-            lora_rank,
-            lora_targets,
-            // PEFT's `prepare_model_for_kbit_training` turns gradient
-            // checkpointing on for QLoRA unless told not to.
-            grad_checkpointing: self
-                .grad_checkpointing
-                .unwrap_or(mode == Mode::Qlora || self.load_in_8bit == Some(true)),
-            dataset_samples,
-            epochs,
         })
     }
+}
+
+/// A model's shape in a job, and the defaults that come with its kind.
+struct Shape {
+    resolution: u32,
+    seq_len: u32,
+    classes: u32,
+    batch: f64,
+    precision: Precision,
+    optimizer: Optimizer,
+}
+
+/// A job's data and its rhythm of evaluation and checkpoints.
+struct Data {
+    dataset_samples: Option<u64>,
+    epochs: Option<f64>,
+    height: u32,
+    dataset: DatasetKind,
+    num_workers: u32,
+    eval_every_epochs: f64,
+    save_every_epochs: f64,
+    val_samples: u64,
 }
 
 #[cfg(test)]

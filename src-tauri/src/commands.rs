@@ -72,10 +72,16 @@ pub fn list_plans(state: State<'_, AppState>) -> Res<Vec<SavedPlanRow>> {
     state.planner().plans()
 }
 
-/// Deletes a saved plan.
+/// Deletes a saved plan; returns what undo puts back.
 #[tauri::command]
-pub fn delete_plan(state: State<'_, AppState>, id: i64) -> Res<()> {
+pub fn delete_plan(state: State<'_, AppState>, id: i64) -> Res<DeletedPlan> {
     state.planner().delete_plan(id)
+}
+
+/// Puts a deleted plan back as it was (undo); returns its id.
+#[tauri::command]
+pub fn restore_plan(state: State<'_, AppState>, plan: DeletedPlan) -> Res<i64> {
+    state.planner().restore_plan(&plan)
 }
 
 /// Deletes a ledger entry.

@@ -64,6 +64,7 @@ pub fn run() {
             commands::save_plan,
             commands::list_plans,
             commands::delete_plan,
+            commands::restore_plan,
             commands::delete_ledger,
             commands::restore_ledger,
             commands::import_report,

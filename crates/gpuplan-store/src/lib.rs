@@ -643,11 +643,58 @@ impl Store {
             .pragma_query_value(None, "data_version", |r| r.get(0))?)
     }
 
-    /// Deletes a saved plan (ledger entries keep their data, unlinked).
-    pub fn delete_plan(&mut self, id: i64) -> Result<(), StoreError> {
+    /// Deletes a saved plan (ledger entries keep their data, unlinked) and
+    /// returns what [`Store::restore_plan`] needs to put it back as it was:
+    /// the row and the ledger entries that named it. None when there was no
+    /// such plan.
+    pub fn delete_plan(&mut self, id: i64) -> Result<Option<(SavedPlan, Vec<i64>)>, StoreError> {
         self.write(|tx| {
+            let row = tx
+                .query_row(
+                    "SELECT id, name, body, format, situation, created_at, updated_at FROM plans WHERE id = ?1",
+                    [id],
+                    saved_plan,
+                )
+                .optional()?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let mut st = tx.prepare("SELECT id FROM ledger WHERE plan_id = ?1 ORDER BY id")?;
+            let linked = st
+                .query_map([id], |r| r.get::<_, i64>(0))?
+                .collect::<Result<Vec<_>, _>>()?;
+            drop(st);
             tx.execute("DELETE FROM plans WHERE id = ?1", [id])?;
-            Ok(())
+            Ok(Some((row, linked)))
+        })
+    }
+
+    /// Puts a deleted plan back under its own id (a new one if that id has
+    /// been taken since) and links again the ledger entries that named it
+    /// and name no other plan now; returns the id.
+    pub fn restore_plan(&mut self, plan: &SavedPlan, linked: &[i64]) -> Result<i64, StoreError> {
+        self.write(|tx| {
+            let taken: bool = tx
+                .query_row("SELECT EXISTS(SELECT 1 FROM plans WHERE id = ?1)", [plan.id], |r| r.get(0))?;
+            if taken {
+                tx.execute(
+                    "INSERT INTO plans (name, body, format, situation, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![plan.name, plan.body, plan.format, plan.situation, plan.created_at, plan.updated_at],
+                )?;
+            } else {
+                tx.execute(
+                    "INSERT INTO plans (id, name, body, format, situation, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![plan.id, plan.name, plan.body, plan.format, plan.situation, plan.created_at, plan.updated_at],
+                )?;
+            }
+            let id = tx.last_insert_rowid();
+            for l in linked {
+                tx.execute(
+                    "UPDATE ledger SET plan_id = ?1 WHERE id = ?2 AND plan_id IS NULL",
+                    params![id, l],
+                )?;
+            }
+            Ok(id)
         })
     }
 
@@ -1470,12 +1517,35 @@ mod tests {
             "16.50".parse::<Decimal>().unwrap_or_default(),
             "money is exact"
         );
-        s.delete_plan(id).expect("delete");
+        let (row, linked) = s.delete_plan(id).expect("delete").expect("it was there");
         assert_eq!(
             s.list_ledger().expect("ledger")[1].plan_id,
             None,
             "deleting a plan keeps its ledger entry, unlinked"
         );
+        assert_eq!(linked.len(), 1, "the deletion names the entry it unlinked");
+        assert!(
+            s.delete_plan(id).expect("delete").is_none(),
+            "a second delete finds nothing"
+        );
+        let back = s.restore_plan(&row, &linked).expect("restore");
+        assert_eq!(back, id, "undo puts the plan back under its own id");
+        assert_eq!(
+            s.list_ledger().expect("ledger")[1].plan_id,
+            Some(id),
+            "and links its ledger entry again"
+        );
+        assert_eq!(
+            s.get_plan(id).expect("plan"),
+            row,
+            "the same row, dates included"
+        );
+        s.delete_plan(id).expect("delete");
+        let taken = s.save_plan("another", "{}", None, "t").expect("save");
+        let again = s
+            .restore_plan(&SavedPlan { id: taken, ..row }, &linked)
+            .expect("restore");
+        assert_ne!(again, taken, "an id taken since gets the plan a new one");
         let first = s.list_ledger().expect("ledger")[0].id;
         assert!(
             s.delete_ledger(first).expect("delete"),

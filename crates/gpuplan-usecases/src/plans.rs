@@ -5,7 +5,7 @@ use gpuplan_core::recommend::Situation;
 use gpuplan_store::PLAN_FORMAT_TOML;
 
 use crate::userdata::{plan_error, plan_toml, MAX_NAME_CHARS};
-use crate::views::SavedPlanRow;
+use crate::views::{DeletedPlan, SavedPlanRow};
 use crate::{legacy, AppError, Planner, Result};
 
 impl Planner {
@@ -36,10 +36,13 @@ impl Planner {
         let now = self.now();
         let store = self.store()?;
         match id {
-            Some(id) => {
-                store.update_plan(id, &name, &body, situation.as_deref(), &now)?;
-                Ok(id)
-            }
+            Some(id) => match store.update_plan(id, &name, &body, situation.as_deref(), &now) {
+                Ok(()) => Ok(id),
+                // Deleted meanwhile (by the CLI, or another window): say so
+                // by field, so the app offers to save it as a new plan.
+                Err(gpuplan_store::StoreError::NotFound { .. }) => Err(no_such_plan(id)),
+                Err(e) => Err(e.into()),
+            },
             None => Ok(store.save_plan(&name, &body, situation.as_deref(), &now)?),
         }
     }
@@ -83,7 +86,43 @@ impl Planner {
     }
 
     /// Deletes a saved plan (ledger entries keep their data, unlinked).
-    pub fn delete_plan(&mut self, id: i64) -> Result<()> {
-        Ok(self.store()?.delete_plan(id)?)
+    pub fn delete_plan(&mut self, id: i64) -> Result<DeletedPlan> {
+        let (row, ledger_ids) = self
+            .store()?
+            .delete_plan(id)?
+            .ok_or_else(|| no_such_plan(id))?;
+        Ok(DeletedPlan {
+            id: row.id,
+            name: row.name,
+            body: row.body,
+            format: row.format,
+            situation: row.situation,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            ledger_ids,
+        })
     }
+
+    /// Puts a deleted plan back as it was (undo): its own id when free, its
+    /// dates, and the ledger entries that named it linked again.
+    pub fn restore_plan(&mut self, plan: &DeletedPlan) -> Result<i64> {
+        let row = gpuplan_store::SavedPlan {
+            id: plan.id,
+            name: plan.name.chars().take(MAX_NAME_CHARS).collect(),
+            body: plan.body.clone(),
+            format: plan.format.clone(),
+            situation: plan.situation.clone(),
+            created_at: plan.created_at.clone(),
+            updated_at: plan.updated_at.clone(),
+        };
+        Ok(self.store()?.restore_plan(&row, &plan.ledger_ids)?)
+    }
+}
+
+/// A saved plan that is not there (deleted meanwhile), by field.
+fn no_such_plan(id: i64) -> AppError {
+    AppError::input("id", format!("no saved plan {id}"), "").said(
+        gpuplan_core::Message::new("error.noSuchPlan").with("id", id),
+        None,
+    )
 }

@@ -963,3 +963,46 @@ fn a_snapshot_is_computed_on_without_the_planner_and_a_new_one_sees_later_saves(
         "the planner's own quote is the snapshot's"
     );
 }
+
+#[test]
+fn undoing_a_plan_delete_puts_it_back_under_its_id_with_its_bills_linked() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = hours_plan("autodl", "rtx3090", 2);
+    let id = p.save_plan(None, &plan, None).expect("saved");
+    let bill = p
+        .add_ledger(&crate::views::LedgerInput {
+            date: "2026-11-30".into(),
+            platform: "autodl".into(),
+            gpu: "rtx3090".into(),
+            hours: "2".into(),
+            cost: "3.20".into(),
+            problems: String::new(),
+            plan_id: Some(id),
+        })
+        .expect("a bill for the plan");
+    let deleted = p.delete_plan(id).expect("deleted");
+    assert_eq!(
+        deleted.ledger_ids,
+        vec![bill],
+        "the delete names the bill it unlinked"
+    );
+    assert!(
+        matches!(
+            p.save_plan(Some(id), &plan, None),
+            Err(AppError::Input { ref field, said: Some(_), .. }) if field == "id"
+        ),
+        "saving into the deleted plan is a keyed error naming the id, not a store failure"
+    );
+    let back = p.restore_plan(&deleted).expect("undone");
+    assert_eq!(back, id, "the plan comes back under its own id");
+    let linked = p
+        .ledger()
+        .expect("ledger")
+        .entries
+        .iter()
+        .find(|e| e.id == bill)
+        .and_then(|e| e.plan_id);
+    assert_eq!(linked, Some(id), "its bill names it again");
+    assert_eq!(p.plans().expect("plans").len(), 1, "one plan, not a copy");
+}

@@ -321,6 +321,29 @@ pub struct DeletedBill {
     pub measured_run: Option<String>,
 }
 
+/// A saved plan as it was when deleted, which undo puts back
+/// (`Planner::restore_plan`): the row and the ledger entries that named it.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct DeletedPlan {
+    /// Its id, which undo gives it again when free.
+    pub id: i64,
+    /// Name.
+    pub name: String,
+    /// The plan's text.
+    pub body: String,
+    /// The text's format.
+    pub format: String,
+    /// The situation it came from (JSON).
+    pub situation: Option<String>,
+    /// When first saved.
+    pub created_at: String,
+    /// When last saved.
+    pub updated_at: String,
+    /// The ledger entries that named it.
+    pub ledger_ids: Vec<i64>,
+}
+
 /// A ledger entry with plan-versus-actual.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

@@ -10,6 +10,7 @@ import type { Plan } from "../bindings/Plan";
 import type { RecommendationView } from "../bindings/RecommendationView";
 import type { QuoteView } from "../bindings/QuoteView";
 import type { SavedPlanRow } from "../bindings/SavedPlanRow";
+import type { DeletedPlan } from "../bindings/DeletedPlan";
 import type { LedgerInput } from "../bindings/LedgerInput";
 import type { LedgerPage } from "../bindings/LedgerPage";
 import type { ExportKind } from "../bindings/ExportKind";
@@ -33,7 +34,9 @@ export function makeApi(call: Invoke = invoke) {
     kit: (plan: Plan, command: string) => call("kit", { plan, command }) as Promise<KitView>,
     savePlan: (id: number | null, plan: Plan, situation: Situation | null) => call("save_plan", { id, plan, situation }) as Promise<number>,
     listPlans: () => call("list_plans") as Promise<SavedPlanRow[]>,
-    deletePlan: (id: number) => call("delete_plan", { id }) as Promise<null>,
+    /** Deletes a plan; what comes back puts it back as it was (undo). */
+    deletePlan: (id: number) => call("delete_plan", { id }) as Promise<DeletedPlan>,
+    restorePlan: (plan: DeletedPlan) => call("restore_plan", { plan }) as Promise<number>,
     /** Deletes a bill; what comes back puts it back whole (undo). */
     deleteLedger: (id: number) => call("delete_ledger", { id }) as Promise<DeletedBill>,
     restoreLedger: (bill: DeletedBill) => call("restore_ledger", { bill }) as Promise<number>,

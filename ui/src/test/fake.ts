@@ -119,14 +119,24 @@ export function fakeBackend() {
     save_plan: (a) => {
       const p = a.plan as Plan;
       const id = (a.id as number | null) ?? nextId++;
-      if (a.id !== null && !plans.has(id)) throw { kind: "store", detail: { message: `plan ${id} does not exist` } };
+      if (a.id !== null && !plans.has(id)) throw { kind: "input", detail: { field: "id", message: `no saved plan ${id}`, allowed: "", said: { message: { key: "error.noSuchPlan", params: { id: String(id) } }, allowed: null } } };
       plans.set(id, { id, name: p.name.trim() || "plan", updated_at: new Date(Date.UTC(2026, 10, id)).toISOString(), plan: p, situation: a.situation as Situation, error: null, toml: "" });
       return id;
     },
     list_plans: () => [...plans.values()],
     delete_plan: (a) => {
-      plans.delete(a.id as number);
-      return null;
+      const id = a.id as number;
+      const row = plans.get(id);
+      if (!row) throw { kind: "input", detail: { field: "id", message: `no saved plan ${id}`, allowed: "", said: { message: { key: "error.noSuchPlan", params: { id: String(id) } }, allowed: null } } };
+      plans.delete(id);
+      // The row rides along (as JSON in the body) so restore puts back the same plan.
+      return { id, name: row.name, body: JSON.stringify(row), format: "toml", situation: null, created_at: "", updated_at: row.updated_at, ledger_ids: [] };
+    },
+    restore_plan: (a) => {
+      const d = a.plan as { id: number; body: string };
+      const id = plans.has(d.id) ? nextId++ : d.id;
+      plans.set(id, { ...(JSON.parse(d.body) as SavedPlanRow), id });
+      return id;
     },
     list_packs: () => [],
     list_ledger: () => ({ entries: [...bills.values()], chart, total: [...bills.values()].reduce((n, b) => n + Number(b.cost), 0).toFixed(2) }),

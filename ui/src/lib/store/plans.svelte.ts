@@ -100,26 +100,24 @@ export class PlansState {
    */
   async remove(s: SavedPlanRow) {
     const { app } = this;
-    const ok = await app.run(() => app.api.deletePlan(s.id));
-    if (ok === undefined) return;
+    // What undo puts back comes from Rust: the row as it was, under its own
+    // id, with the ledger entries that named it linked again.
+    const deleted = await app.run(() => app.api.deletePlan(s.id));
+    if (deleted === undefined) return;
     const wasOpen = this.openId === s.id;
     if (wasOpen) this.openId = null;
     this.picked = this.picked.filter((x) => x !== s.id);
     this.compared = this.compared.filter((c) => c.row.id !== s.id);
-    // What undo puts back: plain data, not the list's live rows.
-    const back = { plan: s.plan ? plain(s.plan) : null, situation: s.situation ? plain(s.situation) : null };
-    const undo = back.plan
-      ? {
-          id: "undo",
-          label: app.t("saved.undo"),
-          run: async () => {
-            app.toast = null;
-            const id = await app.run(() => app.api.savePlan(null, back.plan!, back.situation));
-            if (id !== undefined && wasOpen && this.openId === null) this.openId = id;
-            await this.load();
-          },
-        }
-      : undefined;
+    const undo = {
+      id: "undo",
+      label: app.t("saved.undo"),
+      run: async () => {
+        app.toast = null;
+        const id = await app.run(() => app.api.restorePlan(deleted));
+        if (id !== undefined && wasOpen && this.openId === null) this.openId = id;
+        await this.load();
+      },
+    };
     app.notify(app.t(wasOpen ? "saved.deletedOpen" : "saved.deleted", { name: s.name }), undo);
     await this.load();
   }

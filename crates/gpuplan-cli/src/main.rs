@@ -106,7 +106,7 @@ fn platforms(
 ) -> Result<String, AppError> {
     let set = planner.platforms()?;
     Ok(match (id, json) {
-        (None, true) => render::json(&set),
+        (None, true) => render::json(&*set),
         (None, false) => render::platforms(planner.labels(), lang, &set),
         (Some(id), true) => render::json(&set.get(id)?.facts()),
         (Some(id), false) => render::platform_facts(planner.labels(), lang, set.get(id)?),

@@ -519,7 +519,9 @@ fn lora_params(t: &TransformerModel, job: &Job) -> f64 {
 }
 
 fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
-    let params = t.params() as f64;
+    if job.mode == Mode::Infer {
+        return inference_live(t, job);
+    }
     let h = f64::from(t.hidden);
     let v = f64::from(t.vocab);
     let i = t.active_intermediate() as f64;
@@ -533,50 +535,6 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
     };
     let lm_loss = t.kind != TransformerKind::Encoder;
     let embed = v * h;
-
-    if job.mode == Mode::Infer {
-        let wb = if job.precision == Precision::Fp32 {
-            4.0
-        } else {
-            2.0
-        };
-        let kv_layers = if t.kind == TransformerKind::Encoder {
-            0.0
-        } else {
-            l
-        };
-        let kv_cache = 2.0 * kv_layers * t.kv_width() as f64 * d.act * tokens;
-        let logits = if lm_loss { tokens * v * d.act } else { 0.0 };
-        // One block's intermediates are live at a time.
-        let mlp = match t.mlp {
-            MlpKind::Glu => 4.0,
-            MlpKind::Gelu => 2.0,
-        };
-        // Eager attention materialises one layer's scores at a time.
-        let scores = if job.attention == AttentionImpl::Eager {
-            tokens * f64::from(t.heads) * f64::from(job.seq_len) * d.act
-        } else {
-            0.0
-        };
-        let transient = tokens * (mlp * i + 4.0 * h) * d.act + scores;
-        let fb = Components {
-            weights: params * wb,
-            kv_cache,
-            logits,
-            activations: transient,
-            ..Default::default()
-        };
-        let largest = logits.max(tokens * i * d.act);
-        return Live {
-            fb,
-            opt: None,
-            largest_block: largest,
-            vision: false,
-            params: params as u64,
-            trainable: 0,
-        };
-    }
-
     let per_block = block_saved_bytes_per_token(t, job);
     let edges = tokens * h * 8.0; // embedding output, final norm and head input
     let activations = if job.grad_checkpointing {
@@ -600,113 +558,209 @@ fn transformer_live(t: &TransformerModel, job: &Job) -> Live {
         tokens * i * d.act
     };
 
+    let saved = Saved {
+        activations,
+        logits,
+        largest,
+    };
     match job.mode {
-        Mode::Lora | Mode::Qlora => {
-            let quantised = job.mode == Mode::Qlora || job.int8_base;
-            let (weights, dequant) = if quantised {
-                // Linear weights in NF4 (or int8); embeddings, head and norms,
-                // which bitsandbytes leaves unquantised, upcast to FP32 by
-                // `prepare_model_for_kbit_training`; each linear is
-                // dequantised to 16-bit when used.
-                let head = if t.tied_embeddings {
-                    embed
-                } else {
-                    2.0 * embed
-                };
-                let linear = (params - head).max(0.0);
-                let per_param = if job.int8_base {
-                    cal::INT8_BYTES_PER_PARAM
-                } else if job.double_quant {
-                    cal::NF4_BYTES_PER_PARAM
-                } else {
-                    cal::NF4_SINGLE_BYTES_PER_PARAM
-                };
-                let head_bytes = if qlora_sharded(job) || !job.qlora_upcast {
-                    2.0
-                } else {
+        Mode::Lora | Mode::Qlora => lora_live(t, job, &saved),
+        _ => full_live(t, job, &saved, lm_loss.then_some(embed)),
+    }
+}
+
+/// What training keeps for backward, and the largest single block.
+struct Saved {
+    activations: f64,
+    logits: f64,
+    largest: f64,
+}
+
+/// Inference: 16- or 32-bit weights, the KV cache, one block's
+/// intermediates and the logits.
+fn inference_live(t: &TransformerModel, job: &Job) -> Live {
+    let params = t.params() as f64;
+    let h = f64::from(t.hidden);
+    let v = f64::from(t.vocab);
+    let i = t.active_intermediate() as f64;
+    let l = f64::from(t.layers);
+    let tokens = f64::from(job.batch) * f64::from(job.seq_len);
+    let d = dtypes_for(job);
+    let lm_loss = t.kind != TransformerKind::Encoder;
+    let wb = if job.precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    };
+    let kv_layers = if t.kind == TransformerKind::Encoder {
+        0.0
+    } else {
+        l
+    };
+    let kv_cache = 2.0 * kv_layers * t.kv_width() as f64 * d.act * tokens;
+    let logits = if lm_loss { tokens * v * d.act } else { 0.0 };
+    // One block's intermediates are live at a time.
+    let mlp = match t.mlp {
+        MlpKind::Glu => 4.0,
+        MlpKind::Gelu => 2.0,
+    };
+    // Eager attention materialises one layer's scores at a time.
+    let scores = if job.attention == AttentionImpl::Eager {
+        tokens * f64::from(t.heads) * f64::from(job.seq_len) * d.act
+    } else {
+        0.0
+    };
+    let transient = tokens * (mlp * i + 4.0 * h) * d.act + scores;
+    let fb = Components {
+        weights: params * wb,
+        kv_cache,
+        logits,
+        activations: transient,
+        ..Default::default()
+    };
+    let largest = logits.max(tokens * i * d.act);
+    Live {
+        fb,
+        opt: None,
+        largest_block: largest,
+        vision: false,
+        params: params as u64,
+        trainable: 0,
+    }
+}
+
+/// LoRA and QLoRA: the frozen base (quantised or not) plus the adapters,
+/// their gradients and optimizer states.
+fn lora_live(t: &TransformerModel, job: &Job, saved: &Saved) -> Live {
+    let params = t.params() as f64;
+    let Saved {
+        activations,
+        logits,
+        largest,
+    } = *saved;
+    let quantised = job.mode == Mode::Qlora || job.int8_base;
+    let (weights, dequant) = lora_base(t, job, quantised, params);
+    let adapters = lora_params(t, job);
+    let (state, temp) = optimizer_bytes(job.optimizer, 4.0);
+    let fb = Components {
+        weights: weights + adapters * 4.0,
+        gradients: adapters * 4.0,
+        optimizer: adapters * state,
+        activations,
+        logits,
+        workspace: dequant,
+        ..Default::default()
+    };
+    let opt = Components {
+        weights: weights + adapters * 4.0,
+        gradients: adapters * 4.0,
+        optimizer: adapters * state,
+        workspace: adapters * temp,
+        ..Default::default()
+    };
+    Live {
+        fb,
+        opt: Some(opt),
+        largest_block: largest,
+        vision: false,
+        params: params as u64,
+        trainable: adapters as u64,
+    }
+}
+
+/// The frozen base's bytes and the dequantisation workspace: linear
+/// weights in NF4 (or int8) when `quantised`, 16- or 32-bit otherwise.
+fn lora_base(t: &TransformerModel, job: &Job, quantised: bool, params: f64) -> (f64, f64) {
+    let h = f64::from(t.hidden);
+    let i = t.active_intermediate() as f64;
+    let embed = f64::from(t.vocab) * h;
+    if quantised {
+        // Linear weights in NF4 (or int8); embeddings, head and norms,
+        // which bitsandbytes leaves unquantised, upcast to FP32 by
+        // `prepare_model_for_kbit_training`; each linear is
+        // dequantised to 16-bit when used.
+        let head = if t.tied_embeddings {
+            embed
+        } else {
+            2.0 * embed
+        };
+        let linear = (params - head).max(0.0);
+        let per_param = if job.int8_base {
+            cal::INT8_BYTES_PER_PARAM
+        } else if job.double_quant {
+            cal::NF4_BYTES_PER_PARAM
+        } else {
+            cal::NF4_SINGLE_BYTES_PER_PARAM
+        };
+        let head_bytes = if qlora_sharded(job) || !job.qlora_upcast {
+            2.0
+        } else {
+            4.0
+        };
+        (
+            linear * per_param + head * head_bytes,
+            2.0 * h * i.max(h) * 2.0,
+        )
+    } else {
+        (
+            params
+                * if job.precision == Precision::Fp32 || job.base_fp32 {
                     4.0
-                };
-                (
-                    linear * per_param + head * head_bytes,
-                    2.0 * h * i.max(h) * 2.0,
-                )
-            } else {
-                (
-                    params
-                        * if job.precision == Precision::Fp32 || job.base_fp32 {
-                            4.0
-                        } else {
-                            2.0
-                        },
-                    0.0,
-                )
-            };
-            let adapters = lora_params(t, job);
-            let (state, temp) = optimizer_bytes(job.optimizer, 4.0);
-            let fb = Components {
-                weights: weights + adapters * 4.0,
-                gradients: adapters * 4.0,
-                optimizer: adapters * state,
-                activations,
-                logits,
-                workspace: dequant,
-                ..Default::default()
-            };
-            let opt = Components {
-                weights: weights + adapters * 4.0,
-                gradients: adapters * 4.0,
-                optimizer: adapters * state,
-                workspace: adapters * temp,
-                ..Default::default()
-            };
-            Live {
-                fb,
-                opt: Some(opt),
-                largest_block: largest,
-                vision: false,
-                params: params as u64,
-                trainable: adapters as u64,
-            }
-        }
-        _ => {
-            let wb = if job.precision == Precision::Bf16 {
-                2.0
-            } else {
-                4.0
-            };
-            let (state, temp) = optimizer_bytes(job.optimizer, wb);
-            let casts = if d.casts {
-                2.0 * t.matmul_params() as f64
-            } else {
-                0.0
-            };
-            // Backward starts at the head: the LM head's (or tied embedding's)
-            // gradient exists while all activations are still held.
-            let head_grads = if lm_loss { embed * wb } else { 0.0 };
-            let fb = Components {
-                weights: params * wb,
-                gradients: head_grads,
-                optimizer: params * state,
-                activations,
-                logits,
-                workspace: casts,
-                ..Default::default()
-            };
-            let opt = Components {
-                weights: params * wb,
-                gradients: params * wb,
-                optimizer: params * state,
-                workspace: params * temp,
-                ..Default::default()
-            };
-            Live {
-                fb,
-                opt: Some(opt),
-                largest_block: largest,
-                vision: false,
-                params: params as u64,
-                trainable: params as u64,
-            }
-        }
+                } else {
+                    2.0
+                },
+            0.0,
+        )
+    }
+}
+
+/// Full training: every weight, its gradient and optimizer state; the LM
+/// head's gradient (`head`: its parameters) exists while activations are
+/// still held.
+fn full_live(t: &TransformerModel, job: &Job, saved: &Saved, head: Option<f64>) -> Live {
+    let params = t.params() as f64;
+    let d = dtypes_for(job);
+    let Saved {
+        activations,
+        logits,
+        largest,
+    } = *saved;
+    let wb = if job.precision == Precision::Bf16 {
+        2.0
+    } else {
+        4.0
+    };
+    let (state, temp) = optimizer_bytes(job.optimizer, wb);
+    let casts = if d.casts {
+        2.0 * t.matmul_params() as f64
+    } else {
+        0.0
+    };
+    // Backward starts at the head: the LM head's (or tied embedding's)
+    // gradient exists while all activations are still held.
+    let head_grads = head.map_or(0.0, |embed| embed * wb);
+    let fb = Components {
+        weights: params * wb,
+        gradients: head_grads,
+        optimizer: params * state,
+        activations,
+        logits,
+        workspace: casts,
+        ..Default::default()
+    };
+    let opt = Components {
+        weights: params * wb,
+        gradients: params * wb,
+        optimizer: params * state,
+        workspace: params * temp,
+        ..Default::default()
+    };
+    Live {
+        fb,
+        opt: Some(opt),
+        largest_block: largest,
+        vision: false,
+        params: params as u64,
+        trainable: params as u64,
     }
 }

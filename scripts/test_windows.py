@@ -433,6 +433,24 @@ def main():
         fail(f"the message does not give the bootstrapper's address: {err.decode(errors='replace')[-2000:]}")
     ok(f"it shows a message box '{title}' (both languages, the bootstrapper's address; "
        "also on stderr) instead of crashing")
+
+    # Run without /S, the installer opens on its language page (简体中文 / English).
+    setup_proc = subprocess.Popen(["wine", str(setup)], env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    shown = False
+    for _ in range(60):
+        tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True).stdout.decode(errors="replace")
+        if '"Installer Language"' in tree:
+            shown = True
+            time.sleep(1)
+            subprocess.run(["import", "-window", "root", str(ROOT / "e2e/screenshots/windows-installer-language.png")],
+                           check=False)
+            break
+        time.sleep(0.5)
+    setup_proc.kill()
+    if not shown:
+        fail("the installer, run by hand, shows no language page")
+    ok("run by hand, the installer opens on its language page")
     wineserver("-k")
     wineserver("-w")
 

@@ -109,107 +109,155 @@ pub fn work(model: &Model, job: &Job, vram: &VramEstimate) -> StepWork {
     } else {
         0.0
     };
+    let pass = Passes {
+        passes,
+        recompute,
+        state_traffic,
+        train,
+    };
     match model {
-        Model::Vision(v) => {
-            let fwd = v.forward_flops_per_sample * v.flop_scale(job.side()) * f64::from(job.batch);
-            // Traffic follows the full activation volume: checkpointing keeps less
-            // but recomputes (and rewrites) the rest.
-            let kept = vision_saved_bytes(v, job);
-            let saved = kept * recompute;
-            let activation_traffic = if train {
-                saved * cal::ACTIVATION_TRAFFIC
-            } else {
-                c.activations * 2.0
-            };
-            StepWork {
-                conv_flops: fwd * passes * v.conv_flop_fraction,
-                matmul_flops: fwd * passes * (1.0 - v.conv_flop_fraction),
-                traffic_bytes: activation_traffic + c.weights * passes + state_traffic,
-                ops: f64::from(v.forward_ops) * passes,
-                activation_bytes: activation_traffic,
-                tensor_bytes: vision_saved_bytes(v, job) / f64::from(v.forward_ops.max(1)),
-                layout_bytes: if job.channels_last {
-                    0.0
-                } else {
-                    activation_traffic * v.conv_flop_fraction * cal::NCHW_TRANSPOSE_SHARE
-                },
-                host_bytes: if job.activation_offload && train {
-                    2.0 * kept
-                } else {
-                    0.0
-                },
-            }
-        }
-        Model::Transformer(t) => {
-            let tokens = f64::from(job.batch) * f64::from(job.seq_len);
-            let s = f64::from(job.seq_len);
-            let attn_width = f64::from(t.heads) * t.head_dim() as f64;
-            let stacks = if t.kind == TransformerKind::EncoderDecoder {
-                3.0
-            } else {
-                1.0
-            };
-            // QK^T and PV: 4 * s * width FLOPs per token per layer; causal
-            // kernels skip the masked half.
-            let causal = if t.kind == TransformerKind::Decoder {
-                0.5
-            } else {
-                1.0
-            };
-            let attn = 4.0 * s * attn_width * causal * f64::from(t.layers) * stacks * tokens;
-            let fwd = 2.0 * t.matmul_params() as f64 * tokens + attn;
-            let kept = block_saved_bytes_per_token(t, job) * f64::from(t.layers) * tokens;
-            let saved = kept * recompute;
-            let activation_traffic = if train {
-                saved * cal::ACTIVATION_TRAFFIC
-            } else {
-                c.activations * 2.0 + c.kv_cache
-            };
-            let int8 = if job.int8_base && job.mode != Mode::Qlora {
-                cal::INT8_SLOWDOWN
-            } else {
-                1.0
-            };
-            // QLoRA dequantises every frozen 4-bit weight to 16 bits before
-            // each use (forward, backward, recompute): it reads the packed
-            // weight and writes the 16-bit copy the matmul then reads. That is
-            // memory traffic, hidden behind the matmuls when the batch holds
-            // many tokens and felt when it holds few.
-            let dequant = if job.mode == Mode::Qlora {
-                let frozen = vram.params.saturating_sub(vram.trainable_params) as f64;
-                frozen * cal::DEQUANT_BYTES_PER_PARAM * passes
-            } else {
-                0.0
-            };
-            let per_layer_tokens = block_saved_bytes_per_token(t, job) * tokens;
-            // A LoRA base loaded in FP32 under 16-bit compute: autocast reads
-            // each FP32 weight and writes its 16-bit copy on every use.
-            let cast = if job.base_fp32 && job.mode == Mode::Lora {
-                let frozen = vram.params.saturating_sub(vram.trainable_params) as f64;
-                frozen * 6.0 * passes
-            } else {
-                0.0
-            };
-            StepWork {
-                conv_flops: 0.0,
-                matmul_flops: fwd * passes * int8,
-                traffic_bytes: activation_traffic
-                    + c.logits * 2.0
-                    + c.weights * passes
-                    + state_traffic
-                    + dequant
-                    + cast,
-                ops: cal::OPS_PER_TRANSFORMER_LAYER * f64::from(t.layers) * stacks * passes,
-                activation_bytes: activation_traffic,
-                tensor_bytes: per_layer_tokens / cal::OPS_PER_TRANSFORMER_LAYER,
-                layout_bytes: 0.0,
-                host_bytes: if job.activation_offload && train {
-                    2.0 * kept
-                } else {
-                    0.0
-                },
-            }
-        }
+        Model::Vision(v) => vision_work(v, job, vram, &pass),
+        Model::Transformer(t) => transformer_work(t, job, vram, &pass),
+    }
+}
+
+/// How many passes a step makes over the model, and what every step moves
+/// whatever the model: the recomputation factor of its saved activations
+/// and the optimizer's traffic.
+struct Passes {
+    passes: f64,
+    recompute: f64,
+    state_traffic: f64,
+    train: bool,
+}
+
+/// A vision model's step: convolutions and matmuls, activation traffic
+/// (with cuDNN's layout transposes unless channels_last).
+fn vision_work(
+    v: &crate::zoo::VisionModel,
+    job: &Job,
+    vram: &VramEstimate,
+    pass: &Passes,
+) -> StepWork {
+    let c = &vram.components;
+    let Passes {
+        passes,
+        recompute,
+        state_traffic,
+        train,
+    } = *pass;
+    let fwd = v.forward_flops_per_sample * v.flop_scale(job.side()) * f64::from(job.batch);
+    // Traffic follows the full activation volume: checkpointing keeps less
+    // but recomputes (and rewrites) the rest.
+    let kept = vision_saved_bytes(v, job);
+    let saved = kept * recompute;
+    let activation_traffic = if train {
+        saved * cal::ACTIVATION_TRAFFIC
+    } else {
+        c.activations * 2.0
+    };
+    StepWork {
+        conv_flops: fwd * passes * v.conv_flop_fraction,
+        matmul_flops: fwd * passes * (1.0 - v.conv_flop_fraction),
+        traffic_bytes: activation_traffic + c.weights * passes + state_traffic,
+        ops: f64::from(v.forward_ops) * passes,
+        activation_bytes: activation_traffic,
+        tensor_bytes: vision_saved_bytes(v, job) / f64::from(v.forward_ops.max(1)),
+        layout_bytes: if job.channels_last {
+            0.0
+        } else {
+            activation_traffic * v.conv_flop_fraction * cal::NCHW_TRANSPOSE_SHARE
+        },
+        host_bytes: if job.activation_offload && train {
+            2.0 * kept
+        } else {
+            0.0
+        },
+    }
+}
+
+/// A transformer's step: matmuls and attention, activation, dequantisation
+/// and cast traffic.
+fn transformer_work(
+    t: &crate::zoo::TransformerModel,
+    job: &Job,
+    vram: &VramEstimate,
+    pass: &Passes,
+) -> StepWork {
+    let c = &vram.components;
+    let Passes {
+        passes,
+        recompute,
+        state_traffic,
+        train,
+    } = *pass;
+    let tokens = f64::from(job.batch) * f64::from(job.seq_len);
+    let s = f64::from(job.seq_len);
+    let attn_width = f64::from(t.heads) * t.head_dim() as f64;
+    let stacks = if t.kind == TransformerKind::EncoderDecoder {
+        3.0
+    } else {
+        1.0
+    };
+    // QK^T and PV: 4 * s * width FLOPs per token per layer; causal
+    // kernels skip the masked half.
+    let causal = if t.kind == TransformerKind::Decoder {
+        0.5
+    } else {
+        1.0
+    };
+    let attn = 4.0 * s * attn_width * causal * f64::from(t.layers) * stacks * tokens;
+    let fwd = 2.0 * t.matmul_params() as f64 * tokens + attn;
+    let kept = block_saved_bytes_per_token(t, job) * f64::from(t.layers) * tokens;
+    let saved = kept * recompute;
+    let activation_traffic = if train {
+        saved * cal::ACTIVATION_TRAFFIC
+    } else {
+        c.activations * 2.0 + c.kv_cache
+    };
+    let int8 = if job.int8_base && job.mode != Mode::Qlora {
+        cal::INT8_SLOWDOWN
+    } else {
+        1.0
+    };
+    // QLoRA dequantises every frozen 4-bit weight to 16 bits before
+    // each use (forward, backward, recompute): it reads the packed
+    // weight and writes the 16-bit copy the matmul then reads. That is
+    // memory traffic, hidden behind the matmuls when the batch holds
+    // many tokens and felt when it holds few.
+    let dequant = if job.mode == Mode::Qlora {
+        let frozen = vram.params.saturating_sub(vram.trainable_params) as f64;
+        frozen * cal::DEQUANT_BYTES_PER_PARAM * passes
+    } else {
+        0.0
+    };
+    let per_layer_tokens = block_saved_bytes_per_token(t, job) * tokens;
+    // A LoRA base loaded in FP32 under 16-bit compute: autocast reads
+    // each FP32 weight and writes its 16-bit copy on every use.
+    let cast = if job.base_fp32 && job.mode == Mode::Lora {
+        let frozen = vram.params.saturating_sub(vram.trainable_params) as f64;
+        frozen * 6.0 * passes
+    } else {
+        0.0
+    };
+    StepWork {
+        conv_flops: 0.0,
+        matmul_flops: fwd * passes * int8,
+        traffic_bytes: activation_traffic
+            + c.logits * 2.0
+            + c.weights * passes
+            + state_traffic
+            + dequant
+            + cast,
+        ops: cal::OPS_PER_TRANSFORMER_LAYER * f64::from(t.layers) * stacks * passes,
+        activation_bytes: activation_traffic,
+        tensor_bytes: per_layer_tokens / cal::OPS_PER_TRANSFORMER_LAYER,
+        layout_bytes: 0.0,
+        host_bytes: if job.activation_offload && train {
+            2.0 * kept
+        } else {
+            0.0
+        },
     }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, billCsv, billHtml, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote } from "./flow";
+import { billCsv, billHtml } from "./exports";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
 import type { Plan } from "../bindings/Plan";

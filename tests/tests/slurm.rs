@@ -245,8 +245,14 @@ impl Drop for Cluster {
             std::thread::sleep(Duration::from_millis(250));
         }
         let _ = run(Command::new("pkill").args(["-f", &self.conf.display().to_string()]));
+        // munged writes its PID where it was started: end that one process.
         if self.started_munged {
-            let _ = run(Command::new("pkill").args(["-x", "munged"]));
+            if let Some(pid) = std::fs::read_to_string("/run/munge/munged.pid")
+                .ok()
+                .and_then(|p| p.trim().parse::<u32>().ok())
+            {
+                let _ = run(Command::new("kill").arg(pid.to_string()));
+            }
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use gpuplan_core::estimate::{Verdict, FIX_KINDS};
+use gpuplan_core::estimate::{FixKind, Verdict};
 use gpuplan_core::job::{DatasetKind, Mode, Optimizer, Precision};
 use gpuplan_core::pipeline::{Bound, DiskKind, RunParts};
 use gpuplan_core::platform::{PackagePeriod, PlatformKind};
@@ -144,7 +144,10 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ("ledger.gap.", s(&gpuplan_usecases::views::GAP_KEYS)),
         // What an unknown id is (`InputError::unknown`'s `what`).
         ("noun.", s(&["model-id", "gpu-id", "platform"])),
-        ("enum.fix.", s(&FIX_KINDS)),
+        (
+            "enum.fix.",
+            FixKind::ALL.iter().map(|k| k.as_str().to_owned()).collect(),
+        ),
         // The run group of a plan that names none.
         (
             "enum.group.",

@@ -43,15 +43,56 @@ impl Verdict {
     pub const ALL: [Self; 4] = [Self::Fits, Self::Tight, Self::DoesNotFit, Self::Unsupported];
 }
 
-/// Every kind of [`Fix`], as spelled in JSON and catalog keys.
-pub const FIX_KINDS: [&str; 6] = [
-    "amp",
-    "grad-checkpointing",
-    "adamw-8bit",
-    "lora",
-    "qlora",
-    "smaller-batch",
-];
+/// What a [`Fix`] changes, spelled in JSON and catalog keys
+/// (`enum.fix.*`) in kebab-case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum FixKind {
+    /// Mixed precision (or FP16 where the card has no BF16).
+    Amp,
+    /// Activation checkpointing.
+    GradCheckpointing,
+    /// 8-bit AdamW states.
+    #[serde(rename = "adamw-8bit")]
+    Adamw8bit,
+    /// LoRA adapters instead of full fine-tuning.
+    Lora,
+    /// QLoRA: a 4-bit base under LoRA.
+    Qlora,
+    /// A smaller micro-batch with gradient accumulation.
+    SmallerBatch,
+}
+
+impl FixKind {
+    /// Every kind.
+    pub const ALL: [Self; 6] = [
+        Self::Amp,
+        Self::GradCheckpointing,
+        Self::Adamw8bit,
+        Self::Lora,
+        Self::Qlora,
+        Self::SmallerBatch,
+    ];
+
+    /// The kind as spelled in JSON and catalog keys.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Amp => "amp",
+            Self::GradCheckpointing => "grad-checkpointing",
+            Self::Adamw8bit => "adamw-8bit",
+            Self::Lora => "lora",
+            Self::Qlora => "qlora",
+            Self::SmallerBatch => "smaller-batch",
+        }
+    }
+}
+
+impl std::fmt::Display for FixKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One card's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -85,9 +126,8 @@ pub struct GpuFit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Fix {
-    /// Machine-readable kind: `amp`, `grad-checkpointing`, `lora`, `qlora`,
-    /// `adamw-8bit`, `smaller-batch`.
-    pub kind: String,
+    /// What the fix changes.
+    pub kind: FixKind,
     /// The changed job.
     pub job: Job,
     /// Peak memory after the change, GiB.
@@ -384,57 +424,22 @@ pub fn estimate_with(
     let model = &entry.model;
     let family = model.family();
     let calibration_on = |g: &Gpu| corrections.for_job(family, &g.id, job.mode);
-    // One GPU's tensors count the step's work; the peak is per GPU.
-    let single = vram::estimate(model, job);
     let vram = job_peak(model, job);
     let reference = reference_gpu(catalog);
-    // Memory does not depend on the card, so one factor serves every row: a
-    // corrected peak `f * peak` fits `usable` exactly when the model's peak
-    // fits `usable / f`.
-    let memory = calibration_on(target.unwrap_or(reference));
-    let memory_factor = memory.map_or(1.0, |c| c.memory_factor());
-    let peak = vram.peak_bytes * memory_factor;
-    // A correction below 1 may make a job fit only cards as large as one a
-    // measured run fitted on; a smaller card keeps the model's own verdict.
-    let evidence = memory.and_then(|c| c.memory_evidence_mib);
-    let factor_on = |g: &Gpu| {
-        if memory_factor < 1.0 && evidence.is_none_or(|m| g.spec.vram_mib.value < m) {
-            1.0
-        } else {
-            memory_factor
-        }
+    let memory = MemoryFactor::of(calibration_on(target.unwrap_or(reference)).as_ref());
+    let peak = vram.peak_bytes * memory.factor;
+    let on_card = OnCard {
+        model,
+        job,
+        single: vram::estimate(model, job),
+        vram: &vram,
+        host,
+        memory,
     };
-    let limit = |g: &Gpu| usable_bytes(g) / factor_on(g);
-    let gpus: Vec<GpuFit> = catalog
+    let gpus = catalog
         .gpus()
         .iter()
-        .map(|g| {
-            let v = verdict_under(g, job, vram.peak_bytes * factor_on(g), usable_bytes(g));
-            let own = verdict_under(g, job, vram.peak_bytes, usable_bytes(g));
-            let max_batch = if v == Verdict::Unsupported {
-                0
-            } else {
-                max_batch(model, job, limit(g))
-            };
-            // The run is laid out on the model's own step, then the whole of
-            // it (and the step) scaled once by the card's time factor.
-            let time_factor = calibration_on(g).map_or(1.0, |c| c.time_factor());
-            let raw = step_on(model, job, &single, g, host);
-            let run = pipeline::run(job, model, &single, &raw, host).map(|r| r.scaled(time_factor));
-            let step = raw.scaled(time_factor);
-            GpuFit {
-                id: g.id.clone(),
-                name: g.spec.name.clone(),
-                vram_gib: g.vram_gib(),
-                verdict: v,
-                uncalibrated_verdict: (v != own).then_some(own),
-                max_batch,
-                step_seconds: step.seconds,
-                epoch_seconds: run.map(|r| r.epoch_s),
-                run_seconds: run.map(|r| r.total_s),
-                bound: run.map(|r| r.bound),
-            }
-        })
+        .map(|g| on_card.row(g, calibration_on(g).map_or(1.0, |c| c.time_factor())))
         .collect();
     let target = target
         .or_else(|| catalog.gpus().iter().find(|g| g.id == DEFAULT_TARGET_GPU))
@@ -442,28 +447,14 @@ pub fn estimate_with(
     let target_card = target.unwrap_or(reference);
     let calibration = calibration_on(target_card);
     let time_factor = calibration.map_or(1.0, |c| c.time_factor());
-    let raw_step = step_on(model, job, &single, target_card, host);
+    let (target_step, target_run) = on_card.timed(target_card, time_factor);
     let (target_gpu, fixes) = match target {
-        Some(g) => (g.id.clone(), fixes_under(model, job, &vram, g, limit(g))),
+        Some(g) => (
+            g.id.clone(),
+            fixes_under(model, job, &vram, g, on_card.limit(g)),
+        ),
         None => (String::new(), Vec::new()),
     };
-    let target_run =
-        pipeline::run(job, model, &single, &raw_step, host).map(|r| r.scaled(time_factor));
-    let target_step = raw_step.scaled(time_factor);
-    let parallel = (job.gpus > 1)
-        .then(|| {
-            let step = steptime::estimate(model, job, &single, target_card);
-            parallel::estimate(
-                job,
-                &vram::live(model, job),
-                &step,
-                target_card,
-                &layout(job, target_card, host),
-                units(model),
-            )
-            .ok()
-        })
-        .flatten();
     let fits_with = (job.gpus == 1 && peak > usable_bytes(target_card))
         .then(|| smallest_layout(model, job, target_card, host))
         .flatten();
@@ -473,7 +464,7 @@ pub fn estimate_with(
         model_peak_bytes: vram.peak_bytes,
         vram: VramEstimate {
             peak_bytes: peak,
-            ..vram
+            ..vram.clone()
         },
         calibration,
         gpus,
@@ -482,8 +473,109 @@ pub fn estimate_with(
         target_run,
         host: *host,
         fixes,
-        parallel,
+        parallel: on_card.parallel(target_card),
         fits_with,
+    }
+}
+
+/// The memory correction learnt from measured runs, as it applies card by
+/// card. Memory does not depend on the card, so one factor serves every
+/// row: a corrected peak `f * peak` fits `usable` exactly when the model's
+/// peak fits `usable / f`.
+#[derive(Debug, Clone, Copy)]
+struct MemoryFactor {
+    factor: f64,
+    /// The largest card a measured run fitted on, MiB.
+    evidence_mib: Option<f64>,
+}
+
+impl MemoryFactor {
+    fn of(calibration: Option<&Calibration>) -> Self {
+        Self {
+            factor: calibration.map_or(1.0, |c| c.memory_factor()),
+            evidence_mib: calibration.and_then(|c| c.memory_evidence_mib),
+        }
+    }
+
+    /// The factor on `g`: a correction below 1 may make a job fit only
+    /// cards as large as one a measured run fitted on; a smaller card keeps
+    /// the model's own verdict.
+    fn on(self, g: &Gpu) -> f64 {
+        if self.factor < 1.0 && self.evidence_mib.is_none_or(|m| g.spec.vram_mib.value < m) {
+            1.0
+        } else {
+            self.factor
+        }
+    }
+}
+
+/// One job judged card by card: what [`estimate_with`] computes per row.
+struct OnCard<'a> {
+    model: &'a Model,
+    job: &'a Job,
+    /// One GPU's tensors: they count the step's work (the peak is per GPU).
+    single: VramEstimate,
+    vram: &'a VramEstimate,
+    host: &'a Host,
+    memory: MemoryFactor,
+}
+
+impl OnCard<'_> {
+    /// Bytes of the model's peak that fit `g` under the memory correction.
+    fn limit(&self, g: &Gpu) -> f64 {
+        usable_bytes(g) / self.memory.on(g)
+    }
+
+    /// The step and the whole run on `g`: the run is laid out on the
+    /// model's own step, then the whole of it (and the step) scaled once by
+    /// the card's time factor.
+    fn timed(&self, g: &Gpu, time_factor: f64) -> (StepTime, Option<RunParts>) {
+        let raw = step_on(self.model, self.job, &self.single, g, self.host);
+        let run = pipeline::run(self.job, self.model, &self.single, &raw, self.host)
+            .map(|r| r.scaled(time_factor));
+        (raw.scaled(time_factor), run)
+    }
+
+    /// `g`'s row of the table.
+    fn row(&self, g: &Gpu, time_factor: f64) -> GpuFit {
+        let peak = self.vram.peak_bytes;
+        let v = verdict_under(g, self.job, peak * self.memory.on(g), usable_bytes(g));
+        let own = verdict_under(g, self.job, peak, usable_bytes(g));
+        let max_batch = if v == Verdict::Unsupported {
+            0
+        } else {
+            max_batch(self.model, self.job, self.limit(g))
+        };
+        let (step, run) = self.timed(g, time_factor);
+        GpuFit {
+            id: g.id.clone(),
+            name: g.spec.name.clone(),
+            vram_gib: g.vram_gib(),
+            verdict: v,
+            uncalibrated_verdict: (v != own).then_some(own),
+            max_batch,
+            step_seconds: step.seconds,
+            epoch_seconds: run.map(|r| r.epoch_s),
+            run_seconds: run.map(|r| r.total_s),
+            bound: run.map(|r| r.bound),
+        }
+    }
+
+    /// The multi-GPU layout on `card`, when the job asks for several GPUs.
+    fn parallel(&self, card: &Gpu) -> Option<ParallelEstimate> {
+        if self.job.gpus <= 1 {
+            return None;
+        }
+        let step = steptime::estimate(self.model, self.job, &self.single, card);
+        parallel::estimate(
+            self.job,
+            &vram::live(self.model, self.job),
+            &step,
+            card,
+            &layout(self.job, card, self.host),
+            units(self.model),
+        )
+        .ok()
     }
 }
 
@@ -519,138 +611,127 @@ fn fixes_under(
     if (gpu.supports_bf16() || !job.precision.needs_bf16()) && current.peak_bytes <= limit {
         return Vec::new();
     }
+    let try_fix = |kind: FixKind, j: Job, accumulation: Option<u32>| -> Option<Fix> {
+        if j.precision.needs_bf16() && !gpu.supports_bf16() {
+            return None;
+        }
+        let v = vram::estimate(model, &j);
+        // Per effective step: accumulation runs the micro-batch several times.
+        (v.peak_bytes <= limit).then(|| Fix {
+            kind,
+            step_seconds: steptime::estimate(model, &j, &v, gpu).seconds
+                * f64::from(accumulation.unwrap_or(1)),
+            job: j,
+            peak_gib: v.peak_bytes / GIB,
+            accumulation_steps: accumulation,
+        })
+    };
+    let mut out: Vec<Fix> = fix_candidates(model, job, gpu)
+        .into_iter()
+        .filter_map(|(kind, j)| try_fix(kind, j, None))
+        .collect();
+    out.extend(
+        smaller_batch(model, job, gpu, limit)
+            .and_then(|(j, steps)| try_fix(FixKind::SmallerBatch, j, Some(steps))),
+    );
+    out
+}
+
+/// The changes worth trying, cheapest in accuracy first: each a whole job.
+fn fix_candidates(model: &Model, job: &Job, gpu: &Gpu) -> Vec<(FixKind, Job)> {
+    let with = |f: &dyn Fn(&mut Job)| {
+        let mut j = job.clone();
+        f(&mut j);
+        j
+    };
     let half = if gpu.supports_bf16() {
         Precision::Bf16Amp
     } else {
         Precision::Fp16Amp
     };
-    let transformer = matches!(model, Model::Transformer(_));
-    let mut candidates: Vec<(&str, Job)> = Vec::new();
+    let training = job.mode != Mode::Infer;
+    let mut candidates = Vec::new();
     if job.precision.needs_bf16() && !gpu.supports_bf16() {
-        candidates.push((
-            "amp",
-            Job {
-                precision: Precision::Fp16Amp,
-                ..job.clone()
-            },
-        ));
+        candidates.push((FixKind::Amp, with(&|j| j.precision = Precision::Fp16Amp)));
     }
-    if job.precision == Precision::Fp32 && job.mode != Mode::Infer {
-        candidates.push((
-            "amp",
-            Job {
-                precision: half,
-                ..job.clone()
-            },
-        ));
+    if job.precision == Precision::Fp32 && training {
+        candidates.push((FixKind::Amp, with(&|j| j.precision = half)));
     }
-    if !job.grad_checkpointing && job.mode != Mode::Infer {
+    if !job.grad_checkpointing && training {
         candidates.push((
-            "grad-checkpointing",
-            Job {
-                grad_checkpointing: true,
-                ..job.clone()
-            },
+            FixKind::GradCheckpointing,
+            with(&|j| j.grad_checkpointing = true),
         ));
     }
     if matches!(job.optimizer, Optimizer::Adam | Optimizer::Adamw) && job.mode == Mode::Train {
         candidates.push((
-            "adamw-8bit",
-            Job {
-                optimizer: Optimizer::Adamw8bit,
-                ..job.clone()
-            },
+            FixKind::Adamw8bit,
+            with(&|j| j.optimizer = Optimizer::Adamw8bit),
         ));
     }
-    if transformer && job.mode == Mode::Train {
-        let p = if gpu.supports_bf16() {
-            Precision::Bf16
-        } else {
-            Precision::Fp16Amp
-        };
+    if !matches!(model, Model::Transformer(_)) {
+        return candidates;
+    }
+    let qlora = |j: &Job| Job {
+        mode: Mode::Qlora,
+        grad_checkpointing: true,
+        ..j.clone()
+    };
+    if job.mode == Mode::Train {
         let lora = Job {
             mode: Mode::Lora,
-            precision: p,
+            precision: if gpu.supports_bf16() {
+                Precision::Bf16
+            } else {
+                Precision::Fp16Amp
+            },
             lora_rank: 16,
             lora_targets: vec![crate::job::LoraTarget::Q, crate::job::LoraTarget::V],
             ..job.clone()
         };
-        candidates.push(("lora", lora.clone()));
-        candidates.push((
-            "lora",
-            Job {
-                grad_checkpointing: true,
-                ..lora.clone()
-            },
-        ));
-        candidates.push((
-            "qlora",
-            Job {
-                mode: Mode::Qlora,
-                grad_checkpointing: true,
-                ..lora
-            },
-        ));
-    }
-    if transformer && job.mode == Mode::Lora {
-        candidates.push((
-            "qlora",
-            Job {
-                mode: Mode::Qlora,
-                grad_checkpointing: true,
-                ..job.clone()
-            },
-        ));
-    }
-    let mut out = Vec::new();
-    let push = |kind: &str, j: Job, accumulation: Option<u32>, out: &mut Vec<Fix>| {
-        if j.precision.needs_bf16() && !gpu.supports_bf16() {
-            return;
-        }
-        let v = vram::estimate(model, &j);
-        if v.peak_bytes <= limit {
-            // Per effective step: accumulation runs the micro-batch several times.
-            let step = steptime::estimate(model, &j, &v, gpu).seconds
-                * f64::from(accumulation.unwrap_or(1));
-            out.push(Fix {
-                kind: kind.to_owned(),
-                job: j,
-                peak_gib: v.peak_bytes / GIB,
-                accumulation_steps: accumulation,
-                step_seconds: step,
-            });
-        }
-    };
-    for (kind, j) in candidates {
-        push(kind, j, None, &mut out);
-    }
-    // A smaller micro-batch with gradient accumulation keeps the effective batch,
-    // also combined with the cheapest memory saver that lets some batch fit.
-    if job.mode != Mode::Infer && job.batch > 1 {
-        let base = if job.precision.needs_bf16() && !gpu.supports_bf16() {
-            Job {
-                precision: Precision::Fp16Amp,
-                ..job.clone()
-            }
-        } else {
-            job.clone()
+        let checkpointed = Job {
+            grad_checkpointing: true,
+            ..lora.clone()
         };
-        let b = max_batch(model, &base, limit);
-        if b >= 1 {
-            let steps = job.batch.div_ceil(b);
-            let micro = job.batch.div_ceil(steps);
-            push(
-                "smaller-batch",
-                Job {
-                    batch: micro,
-                    ..base
-                },
-                Some(steps),
-                &mut out,
-            );
-        }
+        let quantised = qlora(&lora);
+        candidates.push((FixKind::Lora, lora));
+        candidates.push((FixKind::Lora, checkpointed));
+        candidates.push((FixKind::Qlora, quantised));
     }
-    out
+    if job.mode == Mode::Lora {
+        candidates.push((FixKind::Qlora, qlora(job)));
+    }
+    candidates
+}
+
+/// A smaller micro-batch, with the gradient-accumulation steps that keep
+/// the effective batch; on a card without BF16 also in FP16 (the cheapest
+/// memory saver that lets some batch fit).
+fn smaller_batch(model: &Model, job: &Job, gpu: &Gpu, limit: f64) -> Option<(Job, u32)> {
+    if job.mode == Mode::Infer || job.batch <= 1 {
+        return None;
+    }
+    let base = if job.precision.needs_bf16() && !gpu.supports_bf16() {
+        Job {
+            precision: Precision::Fp16Amp,
+            ..job.clone()
+        }
+    } else {
+        job.clone()
+    };
+    let b = max_batch(model, &base, limit);
+    if b < 1 {
+        return None;
+    }
+    let steps = job.batch.div_ceil(b);
+    let micro = job.batch.div_ceil(steps);
+    Some((
+        Job {
+            batch: micro,
+            ..base
+        },
+        steps,
+    ))
 }
 
 /// The stable JSON shape of `gpuplan estimate --json` (documented in

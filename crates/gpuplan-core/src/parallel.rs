@@ -346,36 +346,76 @@ pub fn estimate(
     }
     let per_gpu = memory(job, live, layout, layers);
     let n = f64::from(layout.gpus);
-    let e = layout.engine;
+    let comm = comm_seconds(job, live, gpu, layout, layers);
+    // Backward (about two thirds of the device's work) hides bucketed
+    // reductions; sharded engines also prefetch the forward's gathers.
+    let hideable = step.device_s
+        * match layout.engine {
+            Engine::Zero3 | Engine::FsdpFull | Engine::Hsdp => cal::COMM_OVERLAP,
+            _ => cal::COMM_OVERLAP * 2.0 / 3.0,
+        };
+    let exposed = (comm - hideable).max(0.0);
+    let offload_seconds = optimizer_offload_seconds(job, live, layout);
+    let step_seconds = step.seconds + exposed + offload_seconds;
+    Ok(ParallelEstimate {
+        layout: *layout,
+        peak_gib: per_gpu.peak_gib(),
+        components: per_gpu
+            .components
+            .gib_entries()
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
+        global_batch: u64::from(job.batch).saturating_mul(u64::from(layout.gpus)),
+        step_seconds,
+        comm_seconds: comm,
+        exposed_comm_seconds: exposed,
+        offload_seconds,
+        speedup: n * step.seconds / step_seconds.max(1e-12),
+    })
+}
+
+/// Bytes one GPU's gradients occupy on the wire, and every parameter's
+/// bytes as gathered (trainable in their working format, frozen weights in
+/// their stored one: 4-bit under QLoRA).
+fn wire_bytes(job: &Job, live: &Live, e: Engine) -> (f64, f64) {
     let trainable = live.trainable as f64;
     let (wb, gb, _) = state_layout(job, e);
-    let frozen = frozen_bytes(job, live);
     let gt = match job.mode {
         Mode::Lora | Mode::Qlora => trainable * 4.0,
         _ => trainable * gb,
     };
-    // Communication per step, bytes each GPU sends: ring collectives move
-    // (N-1)/N of the tensor (all-reduce twice that).
-    let shard = f64::from(layout.shard_degree());
-    let ring = (n - 1.0) / n;
     let grad_bytes = trainable
         * if e.deepspeed() {
             gb
         } else {
             gt / trainable.max(1.0)
         };
-    let all_params = trainable * wb + frozen;
+    (grad_bytes, trainable * wb + frozen_bytes(job, live))
+}
+
+/// Communication per step in seconds, before any of it is hidden: ring
+/// collectives move (N-1)/N of the tensor (all-reduce twice that), plus
+/// the host-to-device copies of offloaded FSDP parameters.
+fn comm_seconds(job: &Job, live: &Live, gpu: &Gpu, layout: &Layout, layers: u32) -> f64 {
+    if layout.gpus <= 1 {
+        return 0.0;
+    }
+    let n = f64::from(layout.gpus);
+    let e = layout.engine;
+    let trainable = live.trainable as f64;
+    let (wb, _, _) = state_layout(job, e);
+    let (grad_bytes, all_params) = wire_bytes(job, live, e);
+    let shard = f64::from(layout.shard_degree());
+    let ring = (n - 1.0) / n;
     // Sharded parameters are gathered before each use: the forward and the
     // backward, and once more for the forward that checkpointing recomputes
-    // (the engine reshards after every forward, recomputed or not). Frozen
-    // weights travel in their stored format (4-bit under QLoRA).
+    // (the engine reshards after every forward, recomputed or not).
     let gathers = if job.grad_checkpointing { 3.0 } else { 2.0 };
     let intra = layout.interconnect.bus_bytes_per_s(gpu);
     let inter = layout.inter_node_bus();
     let latency = cal::COLLECTIVE_LATENCY_S * f64::from(layers.max(1));
-    let comm = if layout.gpus <= 1 {
-        0.0
-    } else if e == Engine::Hsdp {
+    let comm = if e == Engine::Hsdp {
         // Gathers and gradient reduce-scatters within a node; the gradient
         // shards all-reduced across the node replicas.
         let in_node = (shard - 1.0) / shard * (grad_bytes + gathers * all_params);
@@ -407,44 +447,23 @@ pub fn estimate(
     };
     // FSDP with its parameters on the host copies each shard to the GPU
     // before every gather, on the same prefetching stream.
-    let comm = if layout.offload && e.offloads_params() && layout.gpus > 1 {
+    if layout.offload && e.offloads_params() {
         comm + gathers * all_params / shard / cal::HOST_TO_DEVICE_BYTES_PER_S
     } else {
         comm
-    };
-    // Backward (about two thirds of the device's work) hides bucketed
-    // reductions; sharded engines also prefetch the forward's gathers.
-    let hideable = step.device_s
-        * match e {
-            Engine::Zero3 | Engine::FsdpFull | Engine::Hsdp => cal::COMM_OVERLAP,
-            _ => cal::COMM_OVERLAP * 2.0 / 3.0,
-        };
-    let exposed = (comm - hideable).max(0.0);
-    let offload_seconds = if layout.offload {
-        // Gradients to the host, updated weights back, the CPU's Adam.
-        let shard_params = trainable / shard;
-        shard_params * (gb + wb) / cal::HOST_TO_DEVICE_BYTES_PER_S
-            + shard_params * cal::CPU_ADAM_S_PER_PARAM
-    } else {
-        0.0
-    };
-    let step_seconds = step.seconds + exposed + offload_seconds;
-    Ok(ParallelEstimate {
-        layout: *layout,
-        peak_gib: per_gpu.peak_gib(),
-        components: per_gpu
-            .components
-            .gib_entries()
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), *v))
-            .collect(),
-        global_batch: u64::from(job.batch).saturating_mul(u64::from(layout.gpus)),
-        step_seconds,
-        comm_seconds: comm,
-        exposed_comm_seconds: exposed,
-        offload_seconds,
-        speedup: n * step.seconds / step_seconds.max(1e-12),
-    })
+    }
+}
+
+/// Seconds per step of an offloaded optimizer: gradients to the host,
+/// updated weights back, the CPU's Adam over this GPU's shard.
+fn optimizer_offload_seconds(job: &Job, live: &Live, layout: &Layout) -> f64 {
+    if !layout.offload {
+        return 0.0;
+    }
+    let (wb, gb, _) = state_layout(job, layout.engine);
+    let shard_params = live.trainable as f64 / f64::from(layout.shard_degree());
+    shard_params * (gb + wb) / cal::HOST_TO_DEVICE_BYTES_PER_S
+        + shard_params * cal::CPU_ADAM_S_PER_PARAM
 }
 
 /// Per-GPU model-state bytes (weights, gradients, optimizer states) of full

@@ -261,7 +261,6 @@ pub fn run(
     // per GPU (each rank has its workers on its share of the host).
     let gpus = f64::from(job.gpus.max(1));
     let steps_per_epoch = (samples as f64 / (batch * gpus)).ceil().max(1.0);
-    let train = job.mode != Mode::Infer;
     // Compilation makes the steps faster once it is done.
     let gpu_step = step.seconds
         * if job.compile {
@@ -269,67 +268,22 @@ pub fn run(
         } else {
             1.0
         };
-    // The workers: at most all cores but one (the training process's own).
-    let workers = f64::from(job.num_workers.min(host.vcpus.saturating_sub(1)));
-    let cpu_per_sample = cpu_s_per_sample(job, model);
-    let cpu_batch = cpu_per_sample * batch;
-    let disk_batch = bytes_per_sample(job) * batch / host.disk.read_bytes_per_s();
-    let copy = device_bytes_per_sample(job) * batch / cal::HOST_TO_DEVICE_BYTES_PER_S;
-    // Later epochs come from the page cache when the dataset fits in memory.
-    let dataset_bytes = bytes_per_sample(job) * samples as f64;
-    let cached = dataset_bytes <= host.ram_gb * 1e9 * cal::PAGE_CACHE_SHARE;
-    let (input_step, step_s, cold_step) = if workers >= 1.0 {
-        let cpu = cpu_batch / workers;
-        let warm_input = if cached { cpu } else { cpu.max(disk_batch) };
-        let cold_input = cpu.max(disk_batch);
-        (
-            warm_input,
-            gpu_step.max(warm_input) + copy,
-            gpu_step.max(cold_input) + copy,
-        )
-    } else {
-        // No workers: the training process loads, then computes.
-        let warm_input = cpu_batch + if cached { 0.0 } else { disk_batch };
-        (
-            warm_input,
-            gpu_step + warm_input + copy,
-            gpu_step + cpu_batch + disk_batch + copy,
-        )
-    };
-    let epoch_s = step_s * steps_per_epoch;
+    let feed = Feed::of(job, model, host, gpu_step, samples);
+    let epoch_s = feed.step_s * steps_per_epoch;
     let steps = steps_per_epoch * epochs;
     let cold_cache_s = if job.dataset == DatasetKind::InMemory {
         // The arrays are read once into memory when the dataset is built.
-        dataset_bytes / host.disk.read_bytes_per_s()
+        feed.dataset_bytes / host.disk.read_bytes_per_s()
     } else {
-        (cold_step - step_s).max(0.0) * steps_per_epoch * epochs.min(1.0)
+        (feed.cold_step_s - feed.step_s).max(0.0) * steps_per_epoch * epochs.min(1.0)
     };
     let compute_s = gpu_step * steps;
-    let input_wait_s = (step_s - gpu_step) * steps;
-    // Evaluation: a forward pass (a third of a training step's work per
-    // sample) over the validation set, its input decoded without augmentation.
-    let evals = if train && job.eval_every_epochs > 0.0 {
-        (epochs / job.eval_every_epochs).floor()
-    } else {
-        0.0
-    };
-    let eval_per_sample = (gpu_step / batch / cal::TRAIN_TO_EVAL_WORK)
-        .max(cpu_per_sample * cal::EVAL_DECODE_SHARE / workers.max(1.0));
-    let eval_s = evals * job.val_samples as f64 * eval_per_sample / gpus;
-    // Checkpoints: the weights and the optimizer states, as saved (FP32
-    // master weights and states; adapters only for LoRA).
-    let saves = if train && job.save_every_epochs > 0.0 {
-        (epochs / job.save_every_epochs).floor()
-    } else {
-        0.0
-    };
-    let checkpoint_bytes = match job.mode {
-        Mode::Lora | Mode::Qlora => vram.trainable_params as f64 * 4.0 * 3.0,
-        _ => vram.components.optimizer + vram.params as f64 * 4.0,
-    };
-    let checkpoint_s = saves * checkpoint_bytes / host.disk.write_bytes_per_s();
+    let input_wait_s = (feed.step_s - gpu_step) * steps;
+    let eval_s = eval_seconds(job, &feed, gpu_step) / gpus;
+    let checkpoint_s = checkpoint_seconds(job, vram, host);
     let warmup_s = cal::WARMUP_S + if job.compile { cal::COMPILE_S } else { 0.0 };
     let total_s = compute_s + input_wait_s + eval_s + checkpoint_s + warmup_s + cold_cache_s;
+    let input_step = feed.input_step_s;
     let (bound, input_share) = if input_step > gpu_step && total_s > 0.0 {
         (Bound::Input, (input_wait_s / total_s).clamp(0.0, 1.0))
     } else {
@@ -350,4 +304,93 @@ pub fn run(
         epoch_s,
         total_s,
     })
+}
+
+/// How the input pipeline feeds one GPU's steps.
+struct Feed {
+    /// Seconds the workers need to prepare a batch (warm epochs).
+    input_step_s: f64,
+    /// Seconds per step with the input waits and the copy to the GPU, warm.
+    step_s: f64,
+    /// The same in the first epoch, read from disk.
+    cold_step_s: f64,
+    /// The dataset as read, bytes.
+    dataset_bytes: f64,
+    /// CPU seconds to decode one sample.
+    cpu_per_sample: f64,
+    /// Data-loader workers that run.
+    workers: f64,
+}
+
+impl Feed {
+    fn of(job: &Job, model: &Model, host: &Host, gpu_step: f64, samples: u64) -> Self {
+        let batch = f64::from(job.batch.max(1));
+        // The workers: at most all cores but one (the training process's own).
+        let workers = f64::from(job.num_workers.min(host.vcpus.saturating_sub(1)));
+        let cpu_per_sample = cpu_s_per_sample(job, model);
+        let cpu_batch = cpu_per_sample * batch;
+        let disk_batch = bytes_per_sample(job) * batch / host.disk.read_bytes_per_s();
+        let copy = device_bytes_per_sample(job) * batch / cal::HOST_TO_DEVICE_BYTES_PER_S;
+        // Later epochs come from the page cache when the dataset fits in memory.
+        let dataset_bytes = bytes_per_sample(job) * samples as f64;
+        let cached = dataset_bytes <= host.ram_gb * 1e9 * cal::PAGE_CACHE_SHARE;
+        let (input_step_s, step_s, cold_step_s) = if workers >= 1.0 {
+            let cpu = cpu_batch / workers;
+            let warm_input = if cached { cpu } else { cpu.max(disk_batch) };
+            let cold_input = cpu.max(disk_batch);
+            (
+                warm_input,
+                gpu_step.max(warm_input) + copy,
+                gpu_step.max(cold_input) + copy,
+            )
+        } else {
+            // No workers: the training process loads, then computes.
+            let warm_input = cpu_batch + if cached { 0.0 } else { disk_batch };
+            (
+                warm_input,
+                gpu_step + warm_input + copy,
+                gpu_step + cpu_batch + disk_batch + copy,
+            )
+        };
+        Self {
+            input_step_s,
+            step_s,
+            cold_step_s,
+            dataset_bytes,
+            cpu_per_sample,
+            workers,
+        }
+    }
+}
+
+/// Seconds of evaluation over the run on one GPU's share of the work: a
+/// forward pass (a third of a training step's work per sample) over the
+/// validation set, its input decoded without augmentation.
+fn eval_seconds(job: &Job, feed: &Feed, gpu_step: f64) -> f64 {
+    let epochs = job.epochs.unwrap_or(1.0);
+    let evals = if job.mode != Mode::Infer && job.eval_every_epochs > 0.0 {
+        (epochs / job.eval_every_epochs).floor()
+    } else {
+        0.0
+    };
+    let batch = f64::from(job.batch.max(1));
+    let eval_per_sample = (gpu_step / batch / cal::TRAIN_TO_EVAL_WORK)
+        .max(feed.cpu_per_sample * cal::EVAL_DECODE_SHARE / feed.workers.max(1.0));
+    evals * job.val_samples as f64 * eval_per_sample
+}
+
+/// Seconds writing checkpoints: the weights and the optimizer states, as
+/// saved (FP32 master weights and states; adapters only for LoRA).
+fn checkpoint_seconds(job: &Job, vram: &VramEstimate, host: &Host) -> f64 {
+    let epochs = job.epochs.unwrap_or(1.0);
+    let saves = if job.mode != Mode::Infer && job.save_every_epochs > 0.0 {
+        (epochs / job.save_every_epochs).floor()
+    } else {
+        0.0
+    };
+    let checkpoint_bytes = match job.mode {
+        Mode::Lora | Mode::Qlora => vram.trainable_params as f64 * 4.0 * 3.0,
+        _ => vram.components.optimizer + vram.params as f64 * 4.0,
+    };
+    saves * checkpoint_bytes / host.disk.write_bytes_per_s()
 }

@@ -4,6 +4,7 @@
 //! on success, on failure, on timeout and when its own shell is killed; hostile
 //! names and commands cannot inject shell code.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -368,7 +369,13 @@ fn shutdown_fires_when_the_maximum_runtime_is_reached() {
 #[test]
 fn shutdown_fires_when_the_wrapper_itself_is_killed() {
     let (run, script) = Run::new("killed", "touch training-started; sleep 30", 600);
-    let mut child = run.command(&script).spawn().expect("spawn");
+    // Its own process group: what the wrapper started can be ended at the
+    // end by that group, without matching command lines.
+    let mut child = run
+        .command(&script)
+        .process_group(0)
+        .spawn()
+        .expect("spawn");
     assert!(
         common::wait_until(Duration::from_secs(10), || run
             .dir
@@ -386,8 +393,9 @@ fn shutdown_fires_when_the_wrapper_itself_is_killed() {
         run.wait_for_stop(Duration::from_secs(8)),
         "the watchdog stops the instance after its shell was killed"
     );
-    let _ = Command::new("pkill")
-        .args(["-f", &format!("{}", run.dir.display())])
+    // The training's `sleep` outlives the killed shell: end the group.
+    let _ = Command::new("kill")
+        .args(["-9", "--", &format!("-{}", child.id())])
         .status();
 }
 

@@ -236,15 +236,22 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         // Stop slurmctld and slurmd, and munged if this test started it.
         let _ = self.cmd("scontrol", &["shutdown"]);
+        // The daemons write their PIDs where slurm.conf says: wait for those
+        // two processes to end, then end whichever did not.
+        let pids: Vec<String> = ["slurmctld.pid", "slurmd.pid"]
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(self.dir.join(f)).ok())
+            .map(|p| p.trim().to_owned())
+            .filter(|p| p.parse::<u32>().is_ok())
+            .collect();
+        let alive = |pid: &String| run(Command::new("kill").args(["-0", pid])).status.success();
         let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(20)
-            && run(Command::new("pgrep").args(["-f", &self.conf.display().to_string()]))
-                .status
-                .success()
-        {
+        while t.elapsed() < Duration::from_secs(20) && pids.iter().any(alive) {
             std::thread::sleep(Duration::from_millis(250));
         }
-        let _ = run(Command::new("pkill").args(["-f", &self.conf.display().to_string()]));
+        for pid in pids.iter().filter(|p| alive(p)) {
+            let _ = run(Command::new("kill").args(["-9", pid]));
+        }
         // munged writes its PID where it was started: end that one process.
         if self.started_munged {
             if let Some(pid) = std::fs::read_to_string("/run/munge/munged.pid")

@@ -484,7 +484,11 @@ fn fuzz_measured_runs() {
                 })
                 .collect();
             let c = gpuplan_core::correction::Corrections::new(obs);
-            let _ = c.for_job("vision", "rtx3090", Mode::Train);
+            let _ = c.for_job(
+                gpuplan_core::zoo::ModelFamily::Vision,
+                "rtx3090",
+                Mode::Train,
+            );
         }
     });
 }

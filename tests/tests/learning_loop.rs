@@ -855,7 +855,7 @@ mod caps {
 
     fn obs(t: f64, m: f64, source: Source) -> Observation {
         Observation {
-            family: "vision".into(),
+            family: gpuplan_core::zoo::ModelFamily::Vision,
             gpu: "rtx4090".into(),
             mode: Mode::Train,
             source,
@@ -882,7 +882,7 @@ mod caps {
                     .map(|(t, m, own)| obs(*t, *m, if *own { Source::Own } else { Source::Class }))
                     .collect(),
             )
-            .for_job("vision", "rtx4090", Mode::Train)
+            .for_job(gpuplan_core::zoo::ModelFamily::Vision, "rtx4090", Mode::Train)
             .expect("counted");
             for f in [c.time_factor(), c.memory_factor()] {
                 let moved = f.ln().abs();

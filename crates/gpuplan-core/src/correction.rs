@@ -466,8 +466,8 @@ pub enum Source {
 /// One measured run against the estimator's uncalibrated answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
-    /// Model family (`vision`, `decoder`, ...).
-    pub family: String,
+    /// Model family.
+    pub family: crate::zoo::ModelFamily,
     /// Card id.
     pub gpu: String,
     /// Mode.
@@ -514,7 +514,7 @@ pub struct Expected {
 /// crash's).
 pub fn observe(
     run: &MeasuredRun,
-    family: &str,
+    family: crate::zoo::ModelFamily,
     mode: Mode,
     source: Source,
     expected: Expected,
@@ -534,7 +534,7 @@ pub fn observe(
         _ => None,
     };
     Observation {
-        family: family.to_owned(),
+        family,
         gpu: run.gpu.clone(),
         mode,
         source,
@@ -722,7 +722,12 @@ impl Corrections {
 
     /// What the runs say about a job of `family` and `mode` on `gpu`;
     /// `None` when no run of that family and mode was measured.
-    pub fn for_job(&self, family: &str, gpu: &str, mode: Mode) -> Option<Calibration> {
+    pub fn for_job(
+        &self,
+        family: crate::zoo::ModelFamily,
+        gpu: &str,
+        mode: Mode,
+    ) -> Option<Calibration> {
         let same: Vec<&Observation> = self
             .observations
             .iter()
@@ -771,10 +776,11 @@ impl Corrections {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::zoo::ModelFamily;
 
     fn obs(gpu: &str, source: Source, t: f64, m: Option<f64>) -> Observation {
         Observation {
-            family: "vision".into(),
+            family: ModelFamily::Vision,
             gpu: gpu.into(),
             mode: Mode::Train,
             source,
@@ -788,7 +794,7 @@ mod tests {
     fn one_run_moves_the_estimate_part_of_the_way_and_many_all_the_way() {
         let one = Corrections::new(vec![obs("rtx4090", Source::Own, 1.5, None)]);
         let f1 = one
-            .for_job("vision", "rtx4090", Mode::Train)
+            .for_job(ModelFamily::Vision, "rtx4090", Mode::Train)
             .and_then(|c| c.time);
         let f1 = f1.map(|f| f.measured).unwrap_or(0.0);
         assert!(
@@ -801,7 +807,7 @@ mod tests {
                 .collect(),
         );
         let f = many
-            .for_job("vision", "rtx4090", Mode::Train)
+            .for_job(ModelFamily::Vision, "rtx4090", Mode::Train)
             .and_then(|c| c.time)
             .map(|f| f.applied)
             .unwrap_or(0.0);
@@ -817,7 +823,7 @@ mod tests {
             obs("rtx4090", Source::Own, 1.04, Some(0.97)),
             obs("rtx4090", Source::Own, 0.98, Some(1.02)),
         ]);
-        let cal = c.for_job("vision", "rtx4090", Mode::Train);
+        let cal = c.for_job(ModelFamily::Vision, "rtx4090", Mode::Train);
         assert_eq!(
             cal.map(|c| (c.time_factor(), c.memory_factor())),
             Some((1.0, 1.0)),
@@ -834,14 +840,16 @@ mod tests {
     fn other_families_and_modes_do_not_count_and_other_cards_count_less() {
         let c = Corrections::new(vec![obs("a100-80g", Source::Own, 1.6, Some(1.3))]);
         assert!(
-            c.for_job("decoder", "a100-80g", Mode::Train).is_none(),
+            c.for_job(ModelFamily::Decoder, "a100-80g", Mode::Train)
+                .is_none(),
             "another family"
         );
         assert!(
-            c.for_job("vision", "a100-80g", Mode::Lora).is_none(),
+            c.for_job(ModelFamily::Vision, "a100-80g", Mode::Lora)
+                .is_none(),
             "another mode"
         );
-        let on = |gpu: &str| c.for_job("vision", gpu, Mode::Train);
+        let on = |gpu: &str| c.for_job(ModelFamily::Vision, gpu, Mode::Train);
         let (same, other) = (on("a100-80g"), on("rtx4090"));
         let time = |k: Option<Calibration>| k.and_then(|k| k.time).map(|f| f.measured);
         assert!(
@@ -859,7 +867,7 @@ mod tests {
         let own = Corrections::new(vec![obs("rtx4090", Source::Own, 1.5, None)]);
         let class = Corrections::new(vec![obs("rtx4090", Source::Class, 1.5, None)]);
         let f = |c: &Corrections| {
-            c.for_job("vision", "rtx4090", Mode::Train)
+            c.for_job(ModelFamily::Vision, "rtx4090", Mode::Train)
                 .and_then(|c| c.time)
                 .map(|f| f.measured)
         };

@@ -472,21 +472,61 @@ impl Model {
         }
     }
 
-    /// Family label used in reports and calibration: vision, encoder or decoder.
-    pub fn family(&self) -> &'static str {
+    /// The family measured runs are pooled by (calibration) and the app
+    /// shows.
+    pub fn family(&self) -> ModelFamily {
         match self {
-            Model::Vision(_) => "vision",
+            Model::Vision(_) => ModelFamily::Vision,
             Model::Transformer(t) => match t.kind {
-                TransformerKind::Encoder => "encoder",
-                TransformerKind::Decoder => "decoder",
-                TransformerKind::EncoderDecoder => "encoder-decoder",
+                TransformerKind::Encoder => ModelFamily::Encoder,
+                TransformerKind::Decoder => ModelFamily::Decoder,
+                TransformerKind::EncoderDecoder => ModelFamily::EncoderDecoder,
             },
         }
     }
 }
 
-/// Every model family [`Model::family`] names (labels `enum.family.*`).
-pub const FAMILIES: [&str; 4] = ["vision", "encoder", "decoder", "encoder-decoder"];
+/// A model's family: what measured runs are pooled by, worded as
+/// `enum.family.*` (kebab-case in JSON and keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum ModelFamily {
+    /// CNNs and vision transformers.
+    Vision,
+    /// Encoder-only transformers (BERT).
+    Encoder,
+    /// Decoder-only transformers (GPT, Llama).
+    Decoder,
+    /// Encoder-decoder transformers (T5).
+    EncoderDecoder,
+}
+
+impl ModelFamily {
+    /// Every family.
+    pub const ALL: [Self; 4] = [
+        Self::Vision,
+        Self::Encoder,
+        Self::Decoder,
+        Self::EncoderDecoder,
+    ];
+
+    /// The family as spelled in JSON and catalog keys.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Vision => "vision",
+            Self::Encoder => "encoder",
+            Self::Decoder => "decoder",
+            Self::EncoderDecoder => "encoder-decoder",
+        }
+    }
+}
+
+impl std::fmt::Display for ModelFamily {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A named zoo entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -11,6 +11,7 @@ use gpuplan_core::correction::{
 };
 use gpuplan_core::pack::CoursePack;
 use gpuplan_core::platform::PlatformSet;
+use gpuplan_core::zoo::ModelFamily;
 use gpuplan_core::Mode;
 use gpuplan_store::Store;
 
@@ -35,7 +36,7 @@ pub struct CalibrationView {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct CalibrationRow {
     /// Model family.
-    pub family: String,
+    pub family: ModelFamily,
     /// Card id.
     pub gpu: String,
     /// Mode.
@@ -141,19 +142,19 @@ impl Planner {
     pub fn calibration(&mut self) -> Result<CalibrationView> {
         let enabled = self.calibration_enabled()?;
         let corrections = self.layer()?.corrections.clone();
-        let keys: BTreeSet<(String, String, String)> = corrections
+        let keys: BTreeSet<(ModelFamily, String, String)> = corrections
             .observations()
             .iter()
-            .map(|o| (o.family.clone(), o.gpu.clone(), o.mode.to_string()))
+            .map(|o| (o.family, o.gpu.clone(), o.mode.to_string()))
             .collect();
         let rows = keys
             .into_iter()
             .filter_map(|(family, gpu, mode)| {
                 let mode = Mode::parse(&mode).ok()?;
-                let c = corrections.for_job(&family, &gpu, mode)?;
+                let c = corrections.for_job(family, &gpu, mode)?;
                 let obs = corrections.observations();
-                let own_runs = count(obs, (&family, &gpu, mode), Source::Own);
-                let class_runs = count(obs, (&family, &gpu, mode), Source::Class);
+                let own_runs = count(obs, (family, &gpu, mode), Source::Own);
+                let class_runs = count(obs, (family, &gpu, mode), Source::Class);
                 Some(CalibrationRow {
                     family,
                     gpu,
@@ -213,7 +214,7 @@ impl Planner {
     }
 }
 
-fn count(obs: &[Observation], key: (&str, &str, Mode), source: Source) -> u32 {
+fn count(obs: &[Observation], key: (ModelFamily, &str, Mode), source: Source) -> u32 {
     let (family, gpu, mode) = key;
     u32::try_from(
         obs.iter()

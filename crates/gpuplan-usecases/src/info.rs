@@ -21,7 +21,7 @@ impl Planner {
             .map(|e| ModelInfo {
                 id: e.id.clone(),
                 name: e.model.name().to_owned(),
-                family: e.model.family().to_owned(),
+                family: e.model.family(),
                 max_positions: match &e.model {
                     Model::Vision(_) => None,
                     Model::Transformer(t) => Some(t.max_positions),

@@ -31,8 +31,8 @@ pub struct ModelInfo {
     pub id: String,
     /// Name.
     pub name: String,
-    /// vision, encoder, decoder, encoder-decoder.
-    pub family: String,
+    /// The model's family.
+    pub family: gpuplan_core::zoo::ModelFamily,
     /// Parameters in millions.
     pub params_m: f64,
     /// Longest sequence a transformer accepts (none for vision models).

@@ -163,6 +163,47 @@ fn the_vocabulary_sits_at_the_bottom() {
 }
 
 #[test]
+fn no_module_imports_through_the_crate_root() {
+    // `lib.rs` re-exports names for the shells and so imports the whole
+    // core; a module naming `crate::GIB` or `crate::Mode` would import it
+    // back and run up the graph. Every `crate::<name>` must be a module.
+    let src = core_src();
+    let mut through_root = Vec::new();
+    let mut stack = vec![src.clone()];
+    let mut read = 0;
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("core sources").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "rs") || module_of(&src, &p).is_none() {
+                continue;
+            }
+            read += 1;
+            let text = code(&std::fs::read_to_string(&p).expect("source reads"));
+            for (at, _) in text.match_indices("crate::") {
+                let first = text[at + "crate::".len()..].chars().next().unwrap_or('_');
+                // A module is lowercase; `{` opens a list checked by the graph.
+                if first.is_ascii_uppercase() {
+                    through_root.push(format!(
+                        "{}: {}",
+                        p.display(),
+                        &text[at..at + 20.min(text.len() - at)]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(read >= 20, "every module file is read ({read})");
+    assert!(
+        through_root.is_empty(),
+        "modules import a re-export of lib.rs instead of its module: {through_root:#?}"
+    );
+}
+
+#[test]
 fn the_circle_finder_finds_circles() {
     // (edges, has a circle, why)
     type Edges<'a> = &'a [(&'a str, &'a str)];

@@ -530,7 +530,7 @@ pub fn observe(
         MeasuredMemory::Unknown => None,
     };
     let memory = match (run.peak_memory_mib, against, run.completed) {
-        (Some(m), Some(e), true) => log_ratio(m as f64 * crate::MIB, e),
+        (Some(m), Some(e), true) => log_ratio(m as f64 * crate::vocab::MIB, e),
         _ => None,
     };
     Observation {

@@ -11,9 +11,9 @@ use crate::job::{Job, Mode, Optimizer, Precision, MAX_BATCH};
 use crate::parallel::{self, Engine, Interconnect, Layout, ParallelEstimate};
 use crate::pipeline::{self, Host, RunParts};
 use crate::steptime::{self, StepTime};
+use crate::vocab::GIB;
 use crate::vram::{self, VramEstimate};
 use crate::zoo::{Model, ZooEntry};
-use crate::GIB;
 
 /// Headroom under which a fitting job is called tight: allocator spikes and
 /// other processes can push it over.

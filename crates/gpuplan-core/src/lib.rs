@@ -21,6 +21,13 @@
 //! - [`calibration`]: the few constants fitted on measured jobs, each documented.
 //! - [`correction`]: corrections learnt from measured runs (own and a class's), shrunk toward the estimate.
 //! - [`report`]: run reports the kit's wrapper writes, parsed and checked as untrusted input.
+//! - [`versus`]: why a measured run differed from its plan.
+//! - [`platform`], [`plan`], [`quote`]: platform profiles, a rental plan, the cost engine.
+//! - [`recommend`]: a student's situation to ranked options.
+//! - [`pack`]: price overrides and course packs.
+//! - [`scripts`]: the before-you-rent kit (templates in `templates/`).
+//! - [`vocab`]: the shared vocabulary (engines, interconnects, units) at the bottom.
+//! - [`digest`]: content digests.
 //! - [`error`]: data and input errors that name the offending field.
 
 pub mod calibration;
@@ -49,15 +56,13 @@ pub mod vocab;
 pub mod vram;
 pub mod zoo;
 
-/// One gibibyte in bytes.
-pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-/// One mebibyte in bytes.
-pub const MIB: f64 = 1024.0 * 1024.0;
-
+// The shells' short paths; inside the core every module imports from the
+// module that defines a name, so nothing imports this file.
 pub use catalog::{Gpu, GpuCatalog};
 pub use error::{DataError, InputError};
 pub use estimate::{estimate, Estimate, Verdict};
 pub use job::{Job, JobSpec, Mode, Optimizer, Precision};
 pub use message::Message;
+pub use vocab::{GIB, MIB};
 pub use vram::VramEstimate;
 pub use zoo::{Model, ModelZoo, ZooEntry};

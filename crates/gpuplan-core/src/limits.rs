@@ -235,7 +235,7 @@ impl FieldLimit {
     }
 
     /// The range in words and as a catalog message (`allowed.*`).
-    pub fn allowed(&self) -> (String, crate::Message) {
+    pub fn allowed(&self) -> (String, crate::message::Message) {
         let key = match (self.integer, self.min_exclusive) {
             (true, _) => "allowed.whole",
             (false, true) => "allowed.above",
@@ -243,7 +243,7 @@ impl FieldLimit {
         };
         (
             self.describe(),
-            crate::Message::new(key)
+            crate::message::Message::new(key)
                 .with("min", self.min)
                 .with("max", self.max),
         )

@@ -1,5 +1,6 @@
 //! The core's shared vocabulary: the multi-GPU engines and the
-//! interconnects that jobs, plans, platforms and the estimators all name.
+//! interconnects that jobs, plans, platforms and the estimators all name,
+//! and the byte units.
 //! It imports nothing else of the core but its error type, so every module
 //! can use it without an import running back up (what each engine does to
 //! memory and time is `crate::parallel`'s).
@@ -7,6 +8,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
+
+/// One gibibyte in bytes.
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// One mebibyte in bytes.
+pub const MIB: f64 = 1024.0 * 1024.0;
 
 /// A multi-GPU training engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,11 +15,11 @@ use serde::Serialize;
 
 use crate::calibration as cal;
 use crate::job::{Job, LoraTarget, Mode, Optimizer, Precision};
+use crate::vocab::GIB;
 use crate::zoo::{
     Activation, AttentionImpl, MlpKind, Model, NormKind, TransformerKind, TransformerModel,
     VisionModel,
 };
-use crate::GIB;
 
 /// The memory components of a peak, bytes. They add up to [`VramEstimate::peak_bytes`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

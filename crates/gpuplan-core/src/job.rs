@@ -675,7 +675,7 @@ impl JobSpec {
                 "omit it; use --resolution",
             )
             .said(
-                Message::new("error.visionNoSeqLen").with("model", &entry.id),
+                Message::new("error.visionNoSeqLen").with("model", entry.model.name()),
                 Some(Message::new("allowed.useResolution")),
             ));
         }
@@ -686,7 +686,7 @@ impl JobSpec {
                 "train or infer for vision models",
             )
             .said(
-                Message::new("error.loraNeedsTransformer").with("model", &entry.id),
+                Message::new("error.loraNeedsTransformer").with("model", entry.model.name()),
                 Some(Message::new("allowed.visionModes")),
             ));
         }
@@ -725,7 +725,7 @@ impl JobSpec {
                 "omit it; use --seq-len",
             )
             .said(
-                Message::new("error.transformerNoResolution").with("model", &entry.id),
+                Message::new("error.transformerNoResolution").with("model", entry.model.name()),
                 Some(Message::new("allowed.useSeqLen")),
             ));
         }

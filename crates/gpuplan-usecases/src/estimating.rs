@@ -130,7 +130,10 @@ impl Snapshot {
             if j.precision.needs_bf16() && !g.supports_bf16() {
                 return Err(AppError::input(
                     "precision",
-                    format!("{} needs bfloat16, which {} lacks", j.precision, g.id),
+                    format!(
+                        "{} needs bfloat16, which {} lacks",
+                        j.precision, g.spec.name
+                    ),
                     format!(
                         "{} or {} on this GPU; bf16 needs an Ampere or newer card",
                         Precision::Fp32,
@@ -140,7 +143,7 @@ impl Snapshot {
                 .said(
                     gpuplan_core::Message::new("error.noBf16")
                         .with("precision", j.precision)
-                        .with("gpu", &g.id),
+                        .with("gpu", &g.spec.name),
                     Some(gpuplan_core::Message::new("allowed.noBf16")),
                 ));
             }

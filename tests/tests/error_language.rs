@@ -120,28 +120,198 @@ fn every_reachable_error_speaks_the_students_language() {
             "a price that is text",
         ),
     ];
-    for (args, why) in &cases {
+    walk(home.path(), &cases);
+}
+
+/// Runs each case in both languages: refused with exit code 2, in the
+/// language asked for, with no Rust syntax.
+fn walk(home: &Path, cases: &[(Vec<&str>, &str)]) {
+    for (args, why) in cases {
         for lang in ["zh", "en"] {
             let mut all = vec!["--lang", lang];
             all.extend_from_slice(args);
-            let out = run(home.path(), &all);
+            let out = run(home, &all);
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{why} ({lang}): refused: {err}");
-            for syntax in ["..=", "`"] {
-                assert!(
-                    !err.contains(syntax),
-                    "{why} ({lang}): no Rust syntax {syntax:?} reaches the student: {err}"
-                );
-            }
-            if lang == "zh" {
-                let words = english_words(&err, args);
-                assert!(
-                    has_cjk(&err) && words.is_empty(),
-                    "{why}: Chinese with no English sentence (found {words:?}): {err}"
-                );
-            } else {
-                assert!(!has_cjk(&err), "{why}: English with no Chinese: {err}");
+            speaks(&err, lang, args, why);
+        }
+    }
+}
+
+/// `err` is in `lang` only (the values typed aside) and has no Rust syntax.
+fn speaks(err: &str, lang: &str, typed: &[&str], why: &str) {
+    for syntax in ["..=", "`"] {
+        assert!(
+            !err.contains(syntax),
+            "{why} ({lang}): no Rust syntax {syntax:?} reaches the student: {err}"
+        );
+    }
+    if lang == "zh" {
+        let words = english_words(err, typed);
+        assert!(
+            has_cjk(err) && words.is_empty(),
+            "{why}: Chinese with no English sentence (found {words:?}): {err}"
+        );
+    } else {
+        assert!(!has_cjk(err), "{why}: English with no Chinese: {err}");
+    }
+}
+
+#[test]
+fn the_command_lines_own_mistakes_speak_the_students_language() {
+    let home = tempfile::tempdir().expect("tmp home");
+    // (arguments, why)
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["models", "--bogus"], "an unknown flag"),
+        (
+            vec!["estimate", "--btach", "3"],
+            "a misspelt flag, with its suggestion",
+        ),
+        (vec!["estimate", "--batch"], "a flag without its value"),
+        (
+            vec!["recommend", "--top", "abc"],
+            "a word for a whole number",
+        ),
+        (
+            vec!["recommend", "--top", "99999999999999999999999"],
+            "a whole number too large for its type",
+        ),
+        (
+            vec!["script", "resume", "--every", "x"],
+            "a word for a count",
+        ),
+        (
+            vec![
+                "script",
+                "shutdown",
+                "--platform",
+                "autodl",
+                "--command",
+                "x",
+                "--max-hours",
+                "abc",
+            ],
+            "a word for a decimal number",
+        ),
+        (vec!["frobnicate"], "an unknown command"),
+        (vec!["recmmend"], "a misspelt command, with its suggestion"),
+        (vec!["quote"], "a required argument missing"),
+        (vec!["ledger"], "a subcommand missing"),
+        (
+            vec!["calibration", "--off", "--on"],
+            "two flags that exclude each other",
+        ),
+        (vec!["models", "--json", "--json"], "a flag given twice"),
+        (vec!["models", "extra"], "a word no command takes"),
+    ];
+    walk(home.path(), &cases);
+    // (arguments, what the message names, why): the text says which flag,
+    // value or command it is about, and where to read more.
+    let named: [(&[&str], &[&str], &str); 4] = [
+        (
+            &["models", "--bogus"],
+            &["--bogus", "gpuplan models --help"],
+            "the flag and its command",
+        ),
+        (
+            &["estimate", "--btach", "3"],
+            &["--btach", "--batch"],
+            "the flag and clap's suggestion",
+        ),
+        (
+            &["recommend", "--top", "abc"],
+            &["--top", "abc"],
+            "the flag and its value",
+        ),
+        (
+            &["recmmend"],
+            &["recmmend", "recommend"],
+            "the command and the suggestion",
+        ),
+    ];
+    for (args, names, why) in named {
+        for lang in ["zh", "en"] {
+            let out = run(home.path(), &[&["--lang", lang], args].concat());
+            let err = String::from_utf8_lossy(&out.stderr);
+            for n in names {
+                assert!(err.contains(n), "{why} ({lang}): names {n}: {err}");
             }
         }
+    }
+}
+
+#[test]
+fn the_language_of_a_refused_line_is_the_one_it_asks_for() {
+    let home = tempfile::tempdir().expect("tmp home");
+    // (arguments, LANG, language expected, why)
+    let cases: [(&[&str], &str, &str, &str); 4] = [
+        (
+            &["models", "--bogus", "--lang", "zh"],
+            "C",
+            "zh",
+            "--lang after the mistake",
+        ),
+        (
+            &["--lang=zh", "frobnicate"],
+            "en_US.UTF-8",
+            "zh",
+            "--lang=zh over an English locale",
+        ),
+        (
+            &["--lang", "en", "frobnicate"],
+            "zh_CN.UTF-8",
+            "en",
+            "--lang en over a Chinese locale",
+        ),
+        (
+            &["frobnicate"],
+            "zh_CN.UTF-8",
+            "zh",
+            "no --lang: the locale's language",
+        ),
+    ];
+    for (args, locale, lang, why) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+            .args(args)
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", locale)
+            .env("GPUPLAN_HOME", home.path())
+            .output()
+            .expect("gpuplan runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{why}: a usage error exits 2: {err}"
+        );
+        speaks(&err, lang, args, why);
+    }
+}
+
+#[test]
+fn help_and_version_still_print_and_succeed() {
+    let home = tempfile::tempdir().expect("tmp home");
+    // (arguments, printed, why)
+    let cases: [(&[&str], &str, &str); 5] = [
+        (&["--help"], "Usage: gpuplan", "the main help"),
+        (
+            &["--lang", "zh", "quote", "--help"],
+            "Usage: gpuplan quote",
+            "a command's help under --lang zh",
+        ),
+        (
+            &["help", "estimate"],
+            "Usage: gpuplan estimate",
+            "the help command",
+        ),
+        (&["--version"], "gpuplan ", "the version"),
+        (&["-V"], "gpuplan ", "the short version flag"),
+    ];
+    for (args, printed, why) in cases {
+        let out = run(home.path(), args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{why}: exits 0");
+        assert!(text.contains(printed), "{why}: printed on stdout: {text}");
     }
 }

@@ -9,11 +9,12 @@
 
 mod args;
 mod render;
+mod usage;
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
 use gpuplan_usecases::planning::{CustomConfig, PackExport, ShutdownRequest, MAX_CONFIG_BYTES};
 use gpuplan_usecases::{files, home, AppError, Bundled, Home, Lang, Planner};
 
@@ -359,12 +360,14 @@ fn print(text: &str) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let lang = cli.lang.map(Lang::from).unwrap_or_else(|| {
-        sys_locale::get_locale()
-            .map(|l| Lang::from_tag(&l))
-            .unwrap_or(Lang::En)
-    });
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // clap's refusals are worded again from the catalog (`usage`), so the
+    // line is parsed without letting clap print and exit.
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return usage::refuse(&e, &args, usage::lang(None, &args)),
+    };
+    let lang = usage::lang(cli.lang.map(Lang::from), &args);
     let bundled = match Bundled::load() {
         Ok(b) => b,
         Err(e) => {

@@ -53,4 +53,5 @@ mod scripts;
 mod slurm;
 mod steptime_setups;
 mod unverified;
+mod vision_attention;
 mod whole_run;

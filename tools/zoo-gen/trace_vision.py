@@ -149,6 +149,35 @@ MODELS = [
     ("deeplabv3-resnet50", "DeepLabV3 ResNet-50", tv("deeplabv3_resnet50"), "segmentation", "torchvision.models.segmentation.deeplabv3_resnet50"),
 ]
 
+# Vision transformers' attention, from each constructor's arguments
+# (torchvision swin_t: patch_size=[4, 4], depths=[2, 2, 6, 2],
+# num_heads=[3, 6, 12, 24], window_size=[7, 7], attention_dropout=0.0;
+# vit_b_16 / vit_l_16: patch_size=16, num_layers=12 / 24, num_heads=12 / 16,
+# attention_dropout=0.0, one class token; timm vit_small_patch16_224:
+# patch_size=16, depth=12, num_heads=6, attn_drop_rate=0.0, one class token).
+# `traced` is the kernel the traced library runs, so its tensors are in the
+# saved bytes: torchvision's ViT calls nn.MultiheadAttention with
+# need_weights=False, which takes F.scaled_dot_product_attention; timm's
+# Attention does too (fused_attn, timm >= 0.9); torchvision's Swin computes
+# softmax(q @ k^T) itself. The estimator adds or removes eager attention's
+# score matrices from these (crates/gpuplan-core/src/vram.rs).
+ATTENTION = {
+    "swin-t": ("eager", 4, 0, 7, [2, 2, 6, 2], [3, 6, 12, 24]),
+    "vit-s-16": ("sdpa", 16, 1, 0, [12], [6]),
+    "vit-b-16": ("sdpa", 16, 1, 0, [12], [12]),
+    "vit-l-16": ("sdpa", 16, 1, 0, [24], [16]),
+}
+
+
+def attention_line(mid):
+    """The zoo's `attention` inline table of a vision transformer, or ''."""
+    if mid not in ATTENTION:
+        return ""
+    traced, patch, extra, window, depths, heads = ATTENTION[mid]
+    return (f'attention = {{ traced = "{traced}", patch = {patch}, extra_tokens = {extra}, '
+            f'window = {window}, depths = {depths}, heads = {heads}, dropout = false }}\n')
+
+
 RES_A, RES_B = 224, 320
 BATCH_A, BATCH_B = 1, 2
 
@@ -265,7 +294,8 @@ def main():
         out.write(f"forward_flops_per_sample = {int(flops)}\n")
         out.write(f"conv_flop_fraction = {conv_fraction:.4f}\n")
         out.write(f"forward_ops = {ops}\n")
-        out.write(f'source = "traced: {arch_src}, torch {torch.__version__}"\nobserved = "2026-11-30"\nconfidence = "high"\n\n')
+        out.write(f'source = "traced: {arch_src}, torch {torch.__version__}"\nobserved = "2026-11-30"\nconfidence = "high"\n')
+        out.write(attention_line(mid) + "\n")
         out.flush()
 
 

@@ -987,15 +987,29 @@ impl JobSpec {
         entry: &ZooEntry,
         precision: Precision,
     ) -> Result<AttentionImpl, InputError> {
+        let kernels = entry.model.attention_kernels();
         Ok(match (&entry.model, self.attention) {
-            (Model::Vision(_), Some(_)) => {
+            // A CNN has no attention to choose.
+            (Model::Vision(_), Some(_)) if kernels.is_empty() => {
                 return Err(InputError::new(
                     "attention",
-                    format!(
-                        "`{}` is a vision model, traced with its library's own attention",
-                        entry.id
-                    ),
-                    "omit it (the attention kernel is chosen for transformers)",
+                    format!("`{}` is a CNN and has no attention layers", entry.id),
+                    "omit it (vision transformers and transformers take it)",
+                )
+                .said(
+                    Message::new("error.attentionNoLayers").with("model", entry.model.name()),
+                    Some(Message::new("allowed.omitAttention")),
+                ))
+            }
+            (Model::Vision(_), Some(a)) if !kernels.contains(&a) => {
+                return Err(InputError::new(
+                    "attention",
+                    format!("`{}` is a vision transformer: eager or sdpa", entry.id),
+                    "eager or sdpa",
+                )
+                .said(
+                    Message::new("error.visionAttention").with("model", entry.model.name()),
+                    Some(Message::new("allowed.visionAttention")),
                 ))
             }
             (_, Some(AttentionImpl::Flash)) if !precision.is_half() => {
@@ -1003,10 +1017,16 @@ impl JobSpec {
                     "attention",
                     "flash-attention runs in fp16 or bf16 only",
                     "eager or sdpa, or a 16-bit precision",
+                )
+                .said(
+                    Message::new("error.flashNeedsHalf"),
+                    Some(Message::new("allowed.flashNeedsHalf")),
                 ))
             }
             (_, Some(a)) => a,
             (Model::Transformer(t), None) => t.attention,
+            // Vision transformers default to SDPA: what torchvision's ViT
+            // and timm (fused attention, 0.9 and newer) run.
             (Model::Vision(_), None) => AttentionImpl::Sdpa,
         })
     }

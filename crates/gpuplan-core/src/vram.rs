@@ -258,14 +258,70 @@ fn optimizer_bytes(opt: Optimizer, state_bytes: f64) -> (f64, f64) {
     }
 }
 
-/// Bytes a vision job saves for backward without checkpointing.
+/// Bytes autograd keeps per attention-score element under `attention`,
+/// in training, shared by transformers and vision transformers. Eager
+/// attention keeps the softmax output (FP32 under autocast, which runs
+/// softmax in FP32), then what the P·V matmul saves as its input: the
+/// dropout's output with its one-byte mask when attention dropout is on,
+/// else autocast's 16-bit copy of the probabilities; without autocast or
+/// dropout that input is the softmax output itself. Fused kernels (SDPA,
+/// FlashAttention) keep no score matrix and recompute it in backward.
+fn score_bytes(attention: AttentionImpl, d: Dtypes, dropout: bool) -> f64 {
+    match attention {
+        AttentionImpl::Eager => {
+            let softmax = if d.casts { 4.0 } else { d.act };
+            let pv_input = if dropout {
+                1.0 + d.act
+            } else if d.casts {
+                d.act
+            } else {
+                0.0
+            };
+            softmax + pv_input
+        }
+        AttentionImpl::Sdpa | AttentionImpl::Flash => 0.0,
+    }
+}
+
+/// Bytes a vision job saves for backward without checkpointing: the traced
+/// bytes (with the traced library's attention kernel), plus what the job's
+/// kernel keeps beyond it (eager attention's score matrices, `B·H·N²` per
+/// layer and window), less what the traced kernel kept.
 pub fn vision_saved_bytes(v: &VisionModel, job: &Job) -> f64 {
     let ratio = if job.precision.is_half() {
         v.amp_saved_ratio
     } else {
         1.0
     };
-    v.saved_bytes_per_sample * v.activation_scale(job.side()) * ratio * f64::from(job.batch)
+    let traced =
+        v.saved_bytes_per_sample * v.activation_scale(job.side()) * ratio * f64::from(job.batch);
+    // The trace's resolution exponent does not know Swin's padded windows
+    // at tiny images, where removing them could overshoot.
+    (traced + vision_score_delta(v, job)).max(0.0)
+}
+
+/// The score matrices `job`'s attention kernel keeps beyond the traced
+/// kernel's, bytes (negative when the trace ran eager and the job fused).
+pub fn vision_score_delta(v: &VisionModel, job: &Job) -> f64 {
+    let Some(a) = &v.attention else {
+        return 0.0;
+    };
+    let (elements, _) = a.score_elements(job.resolution, job.height);
+    let d = dtypes(job.precision);
+    let delta = score_bytes(job.attention, d, a.dropout) - score_bytes(a.traced, d, a.dropout);
+    delta * elements * f64::from(job.batch)
+}
+
+/// Inference with eager attention: one layer's score matrix is live at a
+/// time (as for transformers), bytes.
+fn vision_inference_scores(v: &VisionModel, job: &Job) -> f64 {
+    match (&v.attention, job.attention) {
+        (Some(a), AttentionImpl::Eager) => {
+            let (_, layer) = a.score_elements(job.resolution, job.height);
+            layer * f64::from(job.batch) * dtypes(job.precision).act
+        }
+        _ => 0.0,
+    }
 }
 
 fn vision_live(v: &VisionModel, job: &Job) -> Live {
@@ -284,7 +340,7 @@ fn vision_live(v: &VisionModel, job: &Job) -> Live {
         // No graph is kept: at most a layer's input, output and scratch are live.
         let fb = Components {
             weights,
-            activations: 3.0 * largest,
+            activations: 3.0 * largest + vision_inference_scores(v, job),
             ..Default::default()
         };
         return Live {
@@ -442,16 +498,10 @@ pub fn block_saved_bytes_per_token(t: &TransformerModel, job: &Job) -> f64 {
     let a = d.act;
     let attention = a * (2.0 * inner + 2.0 * k);
     let mask = if t.dropout { h } else { 0.0 };
-    let eager_scores = match job.attention {
-        // Softmax output (FP32 under autocast), dropout mask and dropped probabilities.
-        AttentionImpl::Eager => {
-            f64::from(t.heads)
-                * f64::from(job.seq_len.max(1))
-                * (if d.casts { 4.0 } else { a } + if t.dropout { 1.0 + a } else { 0.0 })
-        }
-        // Fused kernels recompute the scores in backward.
-        AttentionImpl::Sdpa | AttentionImpl::Flash => 0.0,
-    };
+    // Per token: one score row of `seq_len` entries per head.
+    let eager_scores = f64::from(t.heads)
+        * f64::from(job.seq_len.max(1))
+        * score_bytes(job.attention, d, t.dropout);
     if matches!(job.mode, Mode::Lora | Mode::Qlora) {
         let norm = match t.norm {
             NormKind::Rmsnorm => 4.0 * h,

@@ -64,7 +64,87 @@ pub struct VisionModel {
     pub observed: String,
     /// How far to trust them.
     pub confidence: Confidence,
+    /// A vision transformer's attention (none for CNNs): what eager
+    /// attention's score matrices follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention: Option<VisionAttention>,
 }
+
+/// A vision transformer's attention, from its constructor's arguments
+/// (torchvision's and timm's configs), not fitted: the tokens each
+/// attention layer sees and its heads, stage by stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VisionAttention {
+    /// The kernel the traced library ran, so its tensors are already in
+    /// the traced saved bytes: torchvision's ViT goes through
+    /// `nn.MultiheadAttention(need_weights=False)` and so SDPA; its Swin
+    /// computes `softmax(q @ k^T)` itself (eager).
+    pub traced: AttentionImpl,
+    /// Pixels per token side at the first stage (ViT's patch, Swin's patch
+    /// embedding stride).
+    pub patch: u32,
+    /// Tokens added to the patches (ViT's class token).
+    pub extra_tokens: u32,
+    /// Side of the attention window in tokens (Swin: 7); 0: every layer
+    /// attends over the whole image.
+    pub window: u32,
+    /// Attention layers per stage (one stage for ViT; each later stage
+    /// halves the token grid's side, rounding up as patch merging pads).
+    pub depths: Vec<u32>,
+    /// Attention heads per stage.
+    pub heads: Vec<u32>,
+    /// Attention dropout on (eager keeps its mask); off in every zoo
+    /// model's default config.
+    pub dropout: bool,
+}
+
+impl VisionAttention {
+    /// Attention-score elements of one sample (`B·H·N²` with `B` = 1, `N`
+    /// the tokens of one window, times the windows), summed over every
+    /// attention layer, and the largest single layer's, for an image of
+    /// `width` x `height` pixels.
+    pub fn score_elements(&self, width: u32, height: u32) -> (f64, f64) {
+        let patches = |side: u32| side.checked_div(self.patch).unwrap_or(0);
+        let mut grid = (patches(width), patches(height));
+        let (mut total, mut largest) = (0.0_f64, 0.0_f64);
+        for (stage, (&depth, &heads)) in self.depths.iter().zip(&self.heads).enumerate() {
+            if stage > 0 {
+                grid = (grid.0.div_ceil(2), grid.1.div_ceil(2));
+            }
+            let (windows, tokens) = if self.window == 0 {
+                let n = f64::from(grid.0) * f64::from(grid.1) + f64::from(self.extra_tokens);
+                (1.0, n)
+            } else {
+                // torchvision pads the grid to whole windows.
+                let w = self.window;
+                let count = f64::from(grid.0.div_ceil(w)) * f64::from(grid.1.div_ceil(w));
+                (count, f64::from(w) * f64::from(w))
+            };
+            let layer = windows * f64::from(heads) * tokens * tokens;
+            total += layer * f64::from(depth);
+            largest = largest.max(layer);
+        }
+        (total, largest)
+    }
+}
+
+impl Model {
+    /// The attention kernels a job on this model may ask for: every one
+    /// for transformers; eager and SDPA for vision transformers
+    /// (FlashAttention-2 is a Transformers `attn_implementation`, and
+    /// PyTorch's SDPA already runs a fused kernel); none for CNNs.
+    pub fn attention_kernels(&self) -> &'static [AttentionImpl] {
+        match self {
+            Model::Transformer(_) => &AttentionImpl::VALUES,
+            Model::Vision(v) if v.attention.is_some() => &VISION_ATTENTION,
+            Model::Vision(_) => &[],
+        }
+    }
+}
+
+/// The kernels a vision transformer accepts.
+const VISION_ATTENTION: [AttentionImpl; 2] = [AttentionImpl::Eager, AttentionImpl::Sdpa];
 
 impl VisionModel {
     /// Exact parameter count for `classes` outputs.
@@ -671,6 +751,44 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
     }
     if !valid_observed(&m.observed) {
         return bad("observed", "not YYYY-MM or YYYY-MM-DD".into());
+    }
+    match &m.attention {
+        Some(a) => validate_vision_attention(a).map_err(|(key, msg)| {
+            DataError::invalid(file, text, &table, "attention", format!("{key}: {msg}"))
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A vision transformer's attention description: stages with heads, a
+/// patch and window a real model could have, traced with eager or SDPA.
+fn validate_vision_attention(a: &VisionAttention) -> Result<(), (&'static str, String)> {
+    if a.depths.is_empty() || a.depths.len() != a.heads.len() || a.depths.len() > 8 {
+        return Err((
+            "depths",
+            "one to eight stages, as many as `heads`".to_owned(),
+        ));
+    }
+    let ranges: [(&'static str, u32, u32, u32); 2] =
+        [("patch", a.patch, 1, 64), ("window", a.window, 0, 64)];
+    for (key, v, lo, hi) in ranges {
+        if !(lo..=hi).contains(&v) {
+            return Err((key, format!("{v} is outside {lo} to {hi}")));
+        }
+    }
+    if a.extra_tokens > 16 {
+        return Err(("extra_tokens", format!("{} is above 16", a.extra_tokens)));
+    }
+    for (key, list) in [("depths", &a.depths), ("heads", &a.heads)] {
+        if list.iter().any(|&n| !(1..=256).contains(&n)) {
+            return Err((key, "each must be 1 to 256".to_owned()));
+        }
+    }
+    if a.traced == AttentionImpl::Flash {
+        return Err((
+            "traced",
+            "a vision model is traced with eager or sdpa".to_owned(),
+        ));
     }
     Ok(())
 }

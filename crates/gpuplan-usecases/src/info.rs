@@ -30,6 +30,7 @@ impl Planner {
                     Model::Vision(v) => v.params(v.default_classes) as f64 / 1e6,
                     Model::Transformer(t) => t.params() as f64 / 1e6,
                 },
+                attention: e.model.attention_kernels().to_vec(),
             })
             .collect();
         let gpus = b

@@ -37,6 +37,8 @@ pub struct ModelInfo {
     pub params_m: f64,
     /// Longest sequence a transformer accepts (none for vision models).
     pub max_positions: Option<u32>,
+    /// The attention kernels a job on it may ask for (none for CNNs).
+    pub attention: Vec<gpuplan_core::zoo::AttentionImpl>,
 }
 
 /// A catalog card.

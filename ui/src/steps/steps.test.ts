@@ -86,6 +86,17 @@ describe("step 2, the job", () => {
     expect(app.situation!.runs).toBe(3);
   });
 
+  it("offers the attention kernels Rust gives each model: none for a CNN, eager or SDPA for a ViT", async () => {
+    const { app } = await startedStore();
+    render(JobStep, { app });
+    expect(document.getElementById("attention"), "a CNN has no attention to choose").toBeNull();
+    app.job!.model = "vit-b-16";
+    await waitFor(() => expect(document.getElementById("attention"), "a vision transformer has").not.toBeNull());
+    const select = document.getElementById("attention") as HTMLSelectElement;
+    const kernels = [...select.options].map((o) => o.value).filter((v) => v === "eager" || v === "sdpa" || v === "flash");
+    expect(kernels, "the vision transformer's kernels, as Rust lists them").toEqual(["eager", "sdpa"]);
+  });
+
   it("empty fields show the estimator's defaults", async () => {
     const { app } = await startedStore();
     render(JobStep, { app });

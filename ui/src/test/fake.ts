@@ -38,8 +38,9 @@ const limit = (field: string, min: number, max: number, integer = false, min_exc
 
 export const info: AppInfo = {
   models: [
-    { id: "resnet18-cifar", name: "ResNet-18 (CIFAR)", family: "vision", params_m: 11.2, max_positions: null },
-    { id: "llama-2-7b", name: "Llama 2 7B", family: "decoder", params_m: 6738, max_positions: 4096 },
+    { id: "resnet18-cifar", name: "ResNet-18 (CIFAR)", family: "vision", params_m: 11.2, max_positions: null, attention: [] },
+    { id: "vit-b-16", name: "ViT-B/16", family: "vision", params_m: 86.6, max_positions: null, attention: ["eager", "sdpa"] },
+    { id: "llama-2-7b", name: "Llama 2 7B", family: "decoder", params_m: 6738, max_positions: 4096, attention: ["eager", "sdpa", "flash"] },
   ],
   gpus: [
     { id: "rtx3090", name: "NVIDIA GeForce RTX 3090", vram_gib: 24, bf16: true },

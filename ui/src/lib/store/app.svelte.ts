@@ -8,6 +8,7 @@ import { i18next, initI18n, messageText } from "../i18n";
 import { STEPS, applyForm, cardLabel, errorText, firstLanguage, formOf, type PlanForm, type Step } from "../flow";
 import type { Api } from "../api";
 import type { AppInfo } from "../../bindings/AppInfo";
+import type { AttentionImpl } from "../../bindings/AttentionImpl";
 import type { EstimateView } from "../../bindings/EstimateView";
 import type { FieldLimit } from "../../bindings/FieldLimit";
 import type { JobSpec } from "../../bindings/JobSpec";
@@ -120,6 +121,8 @@ export class AppStore {
   };
   modelName = (id: string | null): string => this.info?.models.find((m) => m.id === id)?.name ?? id ?? "";
   family = (id: string | null): string => this.info?.models.find((m) => m.id === id)?.family ?? "vision";
+  /** The attention kernels Rust lets a job on this model ask for (none for CNNs). */
+  attentionKernels = (id: string | null): AttentionImpl[] => this.info?.models.find((m) => m.id === id)?.attention ?? [];
   lim = (field: string): FieldLimit | undefined => this.info?.limits.find((l) => l.field === field);
   onproblem = (id: string, label: string, text: string | null) => {
     if (text) this.problems[id] = { label, text };

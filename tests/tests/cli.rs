@@ -123,6 +123,63 @@ fn human_output_speaks_both_languages() {
 }
 
 #[test]
+fn a_boards_pcie_link_is_a_flag_and_slows_the_gathers() {
+    let args = |pcie: &'static str| {
+        let mut a = vec![
+            "estimate",
+            "--model",
+            "llama-2-7b",
+            "--mode",
+            "lora",
+            "--precision",
+            "bf16",
+            "--batch",
+            "1",
+            "--seq-len",
+            "512",
+            "--gpus",
+            "2",
+            "--engine",
+            "fsdp-full",
+            "--gpu",
+            "rtx3090",
+            "--json",
+        ];
+        if !pcie.is_empty() {
+            a.extend(["--pcie-gbps", pcie]);
+        }
+        a
+    };
+    let step = |v: &serde_json::Value| {
+        v["parallel"]["step_seconds"]
+            .as_f64()
+            .expect("a multi-GPU estimate has its step")
+    };
+    let x8 = json(&args("7.9"));
+    let x16 = json(&args("31.5"));
+    assert_eq!(
+        x8["parallel"]["layout"]["pcie_gbps"].as_f64(),
+        Some(7.9),
+        "the layout carries the board's link: {x8}"
+    );
+    assert!(
+        step(&x8) > step(&x16),
+        "PCIe 3.0 x8 gathers a 7B model slower than 4.0 x16"
+    );
+    // Worded in both languages where the layout is told.
+    for (lang, words) in [
+        ("en", "PCIe link of 7.9 GB/s"),
+        ("zh", "PCIe 链路 7.9 GB/s"),
+    ] {
+        let mut a = vec!["--lang", lang];
+        a.extend(args("7.9").into_iter().filter(|x| *x != "--json"));
+        let out = run(&a);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(words), "{lang}: the link is told:\n{text}");
+    }
+}
+
+#[test]
 fn bad_input_exits_2_and_names_the_field() {
     // (arguments, field the message must name, why)
     let cases: &[(&[&str], &str, &str)] = &[

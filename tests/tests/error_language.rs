@@ -106,6 +106,14 @@ fn every_reachable_error_speaks_the_students_language() {
             vec!["ledger", "import", missing],
             "a report that is not there",
         ),
+        (
+            vec!["estimate", "--model", "gpt2", "--pcie-gbps", "7.9"],
+            "a PCIe link on one GPU",
+        ),
+        (
+            vec!["estimate", "--model", "gpt2", "--gpus", "2", "--pcie-gbps", "0"],
+            "a PCIe link out of range",
+        ),
         ([&rec[..], &["--runs", "0"]].concat(), "zero runs"),
         (
             [&rec[..], &["--budget", "abc"]].concat(),

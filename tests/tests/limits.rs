@@ -72,6 +72,12 @@ fn job_fields_are_checked_with_the_forms_limits() {
             gpus: Some(v),
             ..JobSpec::default()
         }),
+        // The board's PCIe link applies to several GPUs only.
+        (limits::PCIE_GBPS, vision, |v| JobSpec {
+            gpus: Some(2.0),
+            pcie_gbps: Some(v),
+            ..JobSpec::default()
+        }),
         (limits::EPOCHS, vision, |v| JobSpec {
             epochs: Some(v),
             ..JobSpec::default()

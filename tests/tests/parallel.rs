@@ -73,6 +73,7 @@ fn zero_model_states_follow_deepspeeds_published_formulas() {
             interconnect: Interconnect::Nvlink,
             inter_node_gbps: None,
             gpus_per_node: None,
+            pcie_gbps: None,
         };
         let c = parallel::optimizer_step(&j, &live, &layout, 32);
         let states = c.weights + c.gradients + c.optimizer;
@@ -135,6 +136,7 @@ fn communication_is_slower_over_pcie_and_grows_with_what_is_sharded() {
             interconnect: ic,
             inter_node_gbps: None,
             gpus_per_node: None,
+            pcie_gbps: None,
         };
         parallel::estimate(&j, &live, &step, gpu, &l, 32).expect("estimates")
     };
@@ -204,7 +206,7 @@ fn layouts_that_make_no_sense_are_refused_by_field() {
     let zoo = common::zoo();
     let entry = zoo.get("gpt2").expect("zoo");
     // (spec, field, why)
-    let cases: [(JobSpec, &str, &str); 4] = [
+    let cases: [(JobSpec, &str, &str); 6] = [
         (
             JobSpec {
                 model: Some("gpt2".into()),
@@ -243,11 +245,154 @@ fn layouts_that_make_no_sense_are_refused_by_field() {
             "gpus",
             "inference on one GPU",
         ),
+        (
+            JobSpec {
+                model: Some("gpt2".into()),
+                pcie_gbps: Some(7.9),
+                ..JobSpec::default()
+            },
+            "pcie_gbps",
+            "a link between GPUs needs several GPUs",
+        ),
+        (
+            JobSpec {
+                model: Some("gpt2".into()),
+                gpus: Some(2.0),
+                pcie_gbps: Some(1000.0),
+                ..JobSpec::default()
+            },
+            "pcie_gbps",
+            "no PCIe link carries 1,000 GB/s",
+        ),
     ];
     for (spec, field, why) in cases {
         let err = spec.resolve(entry).expect_err(why);
         assert_eq!(err.field, field, "{why}");
+        assert!(
+            err.said.is_some() || field != "pcie_gbps",
+            "{why}: the error is keyed for the student's language"
+        );
     }
+}
+
+#[test]
+fn the_boards_pcie_link_bounds_the_bus_never_above_the_cards_own() {
+    use gpuplan_core::calibration::{HOST_BRIDGE_SHARE, PCIE_LINK_SHARE};
+    let catalog = common::catalog();
+    let nccl = |gbps: f64| gbps * 1e9 * PCIE_LINK_SHARE;
+    // (card, interconnect, board's link GB/s, expected bus bytes/s, why)
+    let cases = [
+        (
+            "rtx3090",
+            Interconnect::Pcie,
+            Some(7.88),
+            nccl(7.88) * HOST_BRIDGE_SHARE,
+            "two GeForce cards on PCIe 3.0 x8 talk through host memory",
+        ),
+        (
+            "rtx3090",
+            Interconnect::Pcie,
+            Some(63.0),
+            nccl(31.5) * HOST_BRIDGE_SHARE,
+            "a PCIe 5.0 board cannot lift a 4.0 card above its own link",
+        ),
+        (
+            "a100-80g-pcie",
+            Interconnect::Pcie,
+            Some(31.5),
+            nccl(31.5),
+            "data-center cards reach NCCL's link figure peer to peer",
+        ),
+        (
+            "rtx3090",
+            Interconnect::Pcie,
+            None,
+            gpuplan_core::calibration::BUS_PCIE_CONSUMER,
+            "no stated link: a typical consumer host",
+        ),
+        (
+            "a100-80g-pcie",
+            Interconnect::Pcie,
+            None,
+            gpuplan_core::calibration::BUS_PCIE,
+            "no stated link: a typical data-center host",
+        ),
+        (
+            "a100-80g-sxm",
+            Interconnect::Nvlink,
+            Some(7.88),
+            gpuplan_core::calibration::BUS_NVLINK_AMPERE,
+            "NVLink does not go through the board's PCIe lanes",
+        ),
+    ];
+    for (card, ic, link, want, why) in cases {
+        let gpu = catalog.get(card).expect("card");
+        let got = ic.bus_bytes_per_s(gpu, link);
+        assert!(
+            (got / want - 1.0).abs() < 1e-9,
+            "{why}: {got:e} B/s, want {want:e}"
+        );
+    }
+    // Every bundled card states its own link, so a board's figure is capped.
+    for g in catalog.gpus() {
+        assert!(g.pcie_gbs().is_some(), "{} states its PCIe link", g.id);
+    }
+}
+
+#[test]
+fn a_slower_board_exposes_more_of_fsdps_gathers() {
+    let zoo = common::zoo();
+    let catalog = common::catalog();
+    let entry = zoo.get("llama-2-7b").expect("zoo");
+    let gpu = catalog.get("rtx3090").expect("card");
+    let spec = |pcie: Option<f64>| JobSpec {
+        model: Some("llama-2-7b".into()),
+        mode: Some(Mode::Lora),
+        precision: Some(Precision::Bf16),
+        batch: Some(1.0),
+        seq_len: Some(512.0),
+        grad_checkpointing: Some(true),
+        gpus: Some(2.0),
+        engine: Some(Engine::FsdpFull),
+        pcie_gbps: pcie,
+        ..JobSpec::default()
+    };
+    let run = |pcie: Option<f64>, host: &Host| {
+        let j = spec(pcie).resolve(entry).expect("valid job");
+        let live = vram::live(&entry.model, &j);
+        let single = vram::estimate(&entry.model, &j);
+        let step = gpuplan_core::steptime::estimate(&entry.model, &j, &single, gpu);
+        let layout = gpuplan_core::estimate::layout(&j, gpu, host);
+        parallel::estimate(&j, &live, &step, gpu, &layout, 32).expect("estimates")
+    };
+    let typical = Host::TYPICAL;
+    let x8 = run(Some(7.88), &typical);
+    let x16 = run(Some(31.5), &typical);
+    assert!(
+        (x8.comm_seconds / x16.comm_seconds - 4.0).abs() < 0.05,
+        "a quarter of the lanes takes four times as long to gather: {} s vs {} s",
+        x8.comm_seconds,
+        x16.comm_seconds
+    );
+    assert!(
+        x8.step_seconds > x16.step_seconds,
+        "the gathers a 3.0 x8 board cannot hide lengthen the step"
+    );
+    // The job's own figure wins over the offer's; the offer's fills in.
+    let offer = Host {
+        pcie_gbps: Some(31.5),
+        ..Host::TYPICAL
+    };
+    assert_eq!(
+        run(Some(7.88), &offer).layout.pcie_gbps,
+        Some(7.88),
+        "the student's board over the platform's"
+    );
+    assert_eq!(
+        run(None, &offer).layout.pcie_gbps,
+        Some(31.5),
+        "the platform's figure where the job states none"
+    );
 }
 
 #[test]
@@ -304,4 +449,53 @@ engine = "zero2"
         fast < slow,
         "the same 2-GPU ZeRO-2 run is faster over NVLink than over PCIe ({fast} vs {slow} h)"
     );
+}
+
+#[test]
+fn an_offers_pcie_link_is_sourced_checked_and_reaches_the_layout() {
+    use gpuplan_core::platform::PlatformProfile;
+    let catalog = common::catalog();
+    let text = gpuplan_data::PLATFORMS
+        .iter()
+        .find(|(n, _)| n.ends_with("campus-slurm.toml"))
+        .expect("the campus template is bundled")
+        .1;
+    let campus = PlatformProfile::from_toml("campus-slurm.toml", text, catalog).expect("loads");
+    // The template asks for it like the nodes' network: every offer states
+    // a link with its source, for the instructor to replace.
+    for o in &campus.offers {
+        let link = o
+            .pcie_gbps
+            .as_ref()
+            .expect("the template states a PCIe link");
+        assert!(
+            !link.source.trim().is_empty(),
+            "{}: the template's link says where it comes from",
+            o.gpu
+        );
+        assert_eq!(
+            campus.host_for(o).pcie_gbps,
+            Some(link.value),
+            "{}: the offer's link reaches the host the estimate uses",
+            o.gpu
+        );
+    }
+    // (value in the file, why it is refused)
+    let cases = [
+        ("0.1", "below PCIe 1.0 x1"),
+        ("500", "beyond any PCIe link"),
+        ("nan", "not a number"),
+    ];
+    for (value, why) in cases {
+        let bad = text.replacen(
+            "pcie_gbps = { value = 31.5",
+            &format!("pcie_gbps = {{ value = {value}"),
+            1,
+        );
+        let err = PlatformProfile::from_toml("campus-slurm.toml", &bad, catalog).expect_err(why);
+        assert!(
+            err.to_string().contains("pcie_gbps"),
+            "{why}: the error names the field: {err}"
+        );
+    }
 }

@@ -87,6 +87,7 @@ fn predicted(
         interconnect,
         inter_node_gbps,
         gpus_per_node,
+        pcie_gbps: None,
     };
     // What the run is billed at: `torch.compile`'s steps are faster once it
     // has compiled (pipeline.rs applies the same factor).
@@ -503,6 +504,7 @@ fn print_fit_features() {
         interconnect: ic,
         inter_node_gbps,
         gpus_per_node,
+        pcie_gbps: None,
     };
     for row in rows().iter().filter(|r| r.expressible()) {
         let entry = zoo.get(row.model.as_deref().unwrap_or_default()).unwrap();

@@ -35,6 +35,7 @@ fn host(inter_node_gbps: Option<f64>) -> Host {
         interconnect: None,
         inter_node_gbps,
         gpus_per_node: None,
+        pcie_gbps: None,
     }
 }
 

@@ -164,6 +164,7 @@ fn a_jpeg_folder_on_few_cores_is_data_loading_bound() {
         interconnect: None,
         inter_node_gbps: None,
         gpus_per_node: None,
+        pcie_gbps: None,
     };
     let few = run(&job(2.0), "rtx4090", &host);
     let many = run(&job(16.0), "rtx4090", &host);
@@ -219,6 +220,7 @@ fn a_slow_disk_costs_the_first_epoch_and_the_rest_when_data_outgrows_memory() {
         interconnect: None,
         inter_node_gbps: None,
         gpus_per_node: None,
+        pcie_gbps: None,
     };
     let network = Host {
         disk: DiskKind::Network,

@@ -241,6 +241,9 @@ pub struct JobArgs {
     /// Optimizer states on the CPU (zero2, zero3, fsdp).
     #[arg(long)]
     pub offload: bool,
+    /// The PCIe link your board gives each GPU, GB/s each way (7.9 for PCIe 3.0 x8, 15.8 for 3.0 x16 or 4.0 x8, 31.5 for 4.0 x16); default the platform's, else a typical host's.
+    #[arg(long, allow_hyphen_values = true)]
+    pub pcie_gbps: Option<String>,
 }
 
 /// "A number", in words and as a catalog key.
@@ -306,6 +309,7 @@ impl JobArgs {
             ("--load-in-8bit", self.load_in_8bit),
             ("--no-double-quant", self.no_double_quant),
             ("--offload", self.offload),
+            ("--pcie-gbps", self.pcie_gbps.is_some()),
         ];
         given
             .iter()
@@ -403,6 +407,7 @@ impl JobArgs {
             gpus: number("gpus", self.gpus.as_deref())?,
             engine: self.engine.as_deref().map(Engine::parse).transpose()?,
             offload: self.offload.then_some(true),
+            pcie_gbps: number("pcie_gbps", self.pcie_gbps.as_deref())?,
         })
     }
 }

@@ -154,11 +154,19 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
 fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEstimate) -> String {
     let t = |k: &str| c.text(lang, k);
     let engine = t(&format!("enum.engine.{}", key_of(&p.layout.engine)));
-    let offload = if p.layout.offload {
+    let mut offload = if p.layout.offload {
         t("parallel.offload")
     } else {
         String::new()
     };
+    // The board's link, where the job or the offer states it.
+    if let Some(gbps) = p.layout.pcie_gbps {
+        offload.push_str(&c.fill(
+            lang,
+            "parallel.pcie",
+            [("gbps", format!("{gbps}").as_str())],
+        ));
+    }
     let values = [
         ("gpus", p.layout.gpus.to_string()),
         ("gpu", gpu.to_owned()),

@@ -290,6 +290,20 @@ pub const BUS_PCIE_CONSUMER: f64 = 8.0e9;
 /// The same between data-center cards on PCIe 4.0 with peer-to-peer (A10,
 /// A40, L40S, A100 PCIe): 15-22 GB/s in nccl-tests.
 pub const BUS_PCIE: f64 = 1.8e10;
+/// Share of a PCIe link's raw rate each way (generation x lanes: 15.75 GB/s
+/// for 3.0 x16) that NCCL's ring reaches on it: NCCL's own topology model
+/// counts a link as `width x speed / 80` GB/s with 8 GT/s as 60
+/// (NVIDIA/nccl `src/graph/topo.cc`, `kvDictPciGen`; `PCI_BW 12.0 // PCI
+/// Gen3 x16` in `topo.h`, commit 5067397), 12 of 15.75 GB/s. Used where a
+/// board's link is stated (`pcie_gbps`) for collectives and for pinned
+/// host-to-GPU copies alike. From NCCL's model, not fitted.
+pub const PCIE_LINK_SHARE: f64 = 12.0 / 15.754;
+/// Share of that link a ring reaches through host memory, when the GPUs
+/// have no peer-to-peer access (GeForce cards: NCCL's SHM transport stages
+/// every byte in a host buffer): NCCL's maintainer on its SHM path, "12GB/s
+/// instead of 9 or 6" on PCIe 3.0 x16 (NVIDIA/nccl issue 406, 2020-10-14;
+/// 9 on one CPU, 6 across sockets): 9/12. Not fitted.
+pub const HOST_BRIDGE_SHARE: f64 = 9.0 / 12.0;
 /// NVLink 2 (V100 SXM2 in a DGX-1 hybrid cube mesh): ~130 GB/s bus bandwidth.
 pub const BUS_NVLINK_VOLTA: f64 = 1.3e11;
 /// NVLink 3 through NVSwitch (A100/A800 SXM, 600 GB/s bidirectional):
@@ -310,7 +324,13 @@ pub const INTER_NODE_BUS_SHARE: f64 = 0.8;
 pub const COLLECTIVE_LATENCY_S: f64 = 50e-6;
 /// Share of the backward pass (or, for sharded engines, the whole step) that
 /// hides communication: DDP's buckets start reducing while backward runs, but
-/// the last bucket and kernel contention leave part exposed.
+/// the last bucket and kernel contention leave part exposed. The same over a
+/// PCIe host bridge: FSDP prefetches the next unit's gather while the current
+/// one computes whatever the link (Answer.AI's RTX 4090 pair, no NVLink:
+/// "With a full PCIe lanes and FSDP's overlapping of compute and next layer
+/// transfers, there is almost no difference between QLoRA and QLoRA with CPU
+/// Offloading", AnswerDotAI/fsdp_qlora `benchmarks_03_2024.md` @ e877dda); a
+/// slow link exposes what the compute cannot cover, not less overlap.
 pub const COMM_OVERLAP: f64 = 0.7;
 /// DeepSpeed's default `reduce_bucket_size` and `allgather_bucket_size`,
 /// elements (5e8).

@@ -55,6 +55,12 @@ pub struct GpuSpec {
     /// card has it (a test checks); a card without it gets no cache credit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2_mib: Option<Sourced<f64>>,
+    /// The card's own PCIe link to the host, GB/s each way (generation x
+    /// lanes: 15.75 for 3.0 x16, 31.5 for 4.0 x16, 63 for 5.0 x16). A board
+    /// can give it less (fewer lanes, an older generation), never more
+    /// (`parallel`). Every bundled card has it (a test checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie_gbs: Option<Sourced<f64>>,
     /// The names `nvidia-smi` and `torch.cuda.get_device_name()` print for
     /// this card (both read the driver's device name), each with where it
     /// was seen printed.
@@ -157,6 +163,12 @@ impl Gpu {
             .map_or(0.0, |l| l.value * 1024.0 * 1024.0)
     }
 
+    /// The card's own PCIe link to the host, GB/s each way, when the
+    /// catalog says.
+    pub fn pcie_gbs(&self) -> Option<f64> {
+        self.spec.pcie_gbs.as_ref().map(|p| p.value)
+    }
+
     /// Memory in GiB as nvidia-smi reports it.
     pub fn vram_gib(&self) -> f64 {
         self.spec.vram_mib.value / 1024.0
@@ -218,12 +230,13 @@ impl GpuCatalog {
                     "ids are lowercase letters, digits and '-'",
                 ));
             }
-            let checks: [(&str, Option<&Sourced<f64>>, f64, f64); 5] = [
+            let checks: [(&str, Option<&Sourced<f64>>, f64, f64); 6] = [
                 ("vram_mib", Some(&spec.vram_mib), 1024.0, 1_048_576.0),
                 ("fp32_tflops", Some(&spec.fp32_tflops), 0.1, 10_000.0),
                 ("tensor_tflops", Some(&spec.tensor_tflops), 0.1, 100_000.0),
                 ("bandwidth_gbs", Some(&spec.bandwidth_gbs), 10.0, 100_000.0),
                 ("l2_mib", spec.l2_mib.as_ref(), 0.5, 4096.0),
+                ("pcie_gbs", spec.pcie_gbs.as_ref(), 0.25, 256.0),
             ];
             for (key, v, lo, hi) in checks
                 .into_iter()

@@ -259,6 +259,8 @@ pub fn layout(job: &Job, gpu: &Gpu, host: &Host) -> Layout {
         interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
         inter_node_gbps: host.inter_node_gbps,
         gpus_per_node: host.gpus_per_node,
+        // The student's own board, where the job states it, over the offer's.
+        pcie_gbps: job.pcie_gbps.or(host.pcie_gbps),
     }
 }
 
@@ -273,6 +275,7 @@ pub fn job_peak(model: &Model, job: &Job) -> VramEstimate {
             interconnect: Interconnect::Pcie,
             inter_node_gbps: None,
             gpus_per_node: None,
+            pcie_gbps: None,
         };
         parallel::memory(job, &vram::live(model, job), &layout, units(model))
     } else {
@@ -347,6 +350,7 @@ pub fn smallest_layout(
                 interconnect: host.interconnect.unwrap_or_else(|| interconnect(gpu)),
                 inter_node_gbps: host.inter_node_gbps,
                 gpus_per_node: host.gpus_per_node,
+                pcie_gbps: job.pcie_gbps.or(host.pcie_gbps),
             };
             let j = Job {
                 gpus,

@@ -429,6 +429,11 @@ pub struct JobSpec {
     /// Optimizer states on the CPU (ZeRO-2/3, FSDP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offload: Option<bool>,
+    /// The PCIe link the board gives each GPU, GB/s each way (7.9 for PCIe
+    /// 3.0 x8, 31.5 for 4.0 x16), for several GPUs; over the platform
+    /// offer's figure, else a typical host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie_gbps: Option<f64>,
 }
 
 /// How a dataset reaches the GPU: decides how many samples a CPU core can
@@ -543,6 +548,8 @@ pub struct Job {
     pub engine: crate::vocab::Engine,
     /// Optimizer states offloaded to the CPU.
     pub offload: bool,
+    /// The board's PCIe link to each GPU, GB/s each way, where stated.
+    pub pcie_gbps: Option<f64>,
 }
 
 impl Job {
@@ -639,6 +646,7 @@ impl JobSpec {
             gpus,
             engine: self.engine.unwrap_or(crate::vocab::Engine::Ddp),
             offload: self.offload.unwrap_or(false),
+            pcie_gbps: self.pcie_gbps(gpus)?,
             batch,
             resolution: shape.resolution,
             seq_len: shape.seq_len,
@@ -979,6 +987,32 @@ impl JobSpec {
             ));
         }
         Ok(gpus)
+    }
+
+    /// The board's PCIe link, in range and only for several GPUs.
+    fn pcie_gbps(&self, gpus: u32) -> Result<Option<f64>, InputError> {
+        let Some(v) = self.pcie_gbps else {
+            return Ok(None);
+        };
+        let limit = limits::PCIE_GBPS;
+        if v.is_nan() {
+            return Err(InputError::not_a_number(limit.field, "NaN", limit.allowed()));
+        }
+        if !limit.allows(v) {
+            return Err(InputError::out_of_range(limit.field, v, limit.allowed()));
+        }
+        if gpus <= 1 {
+            return Err(InputError::new(
+                limit.field,
+                "a PCIe link between GPUs applies to several GPUs",
+                "omit it, or give gpus of 2 or more",
+            )
+            .said(
+                Message::new("error.pcieOneGpu"),
+                Some(Message::new("allowed.severalGpus")),
+            ));
+        }
+        Ok(Some(v))
     }
 
     /// The attention kernel: the model's own unless one is asked for.

@@ -146,6 +146,15 @@ pub const VAL_SAMPLES: FieldLimit = whole("val_samples", 0, u32::MAX);
 pub const NUM_WORKERS: FieldLimit = whole("num_workers", 0, MAX_WORKERS);
 /// GPUs a job trains on.
 pub const GPUS: FieldLimit = whole("gpus", 1, MAX_GPUS);
+/// The PCIe link a board gives each GPU, GB/s each way: from PCIe 1.0 x1
+/// (0.25) to beyond 6.0 x16 (121).
+pub const PCIE_GBPS: FieldLimit = FieldLimit {
+    field: "pcie_gbps",
+    min: 0.25,
+    max: 128.0,
+    min_exclusive: false,
+    integer: false,
+};
 /// Epochs of a run.
 pub const EPOCHS: FieldLimit = positive("epochs", MAX_EPOCHS);
 /// Evaluate every so many epochs (0: never).
@@ -193,6 +202,7 @@ pub const ALL: &[FieldLimit] = &[
     VAL_SAMPLES,
     NUM_WORKERS,
     GPUS,
+    PCIE_GBPS,
     EPOCHS,
     EVAL_EVERY,
     SAVE_EVERY,

@@ -63,15 +63,25 @@ impl Engine {
 
 impl Interconnect {
     /// Achieved NCCL bus bandwidth between the GPUs of one instance, bytes/s.
-    pub fn bus_bytes_per_s(self, gpu: &Gpu) -> f64 {
+    /// Over PCIe, `pcie_gbps` is the board's link to each GPU where it is
+    /// stated (GB/s each way; see [`pcie_link_bytes_per_s`]); without it,
+    /// a typical rented host's figure.
+    pub fn bus_bytes_per_s(self, gpu: &Gpu, pcie_gbps: Option<f64>) -> f64 {
         match self {
-            Self::Pcie => {
-                if gpu.spec.name.contains("GeForce") {
-                    cal::BUS_PCIE_CONSUMER
-                } else {
-                    cal::BUS_PCIE
+            Self::Pcie => match pcie_link_bytes_per_s(gpu, pcie_gbps) {
+                // NCCL's ring reaches its link figure on a peer-to-peer
+                // path, and the shared-memory share of it through the host.
+                Some(link) => {
+                    link * cal::PCIE_LINK_SHARE
+                        * if host_bridged(gpu) {
+                            cal::HOST_BRIDGE_SHARE
+                        } else {
+                            1.0
+                        }
                 }
-            }
+                None if host_bridged(gpu) => cal::BUS_PCIE_CONSUMER,
+                None => cal::BUS_PCIE,
+            },
             Self::Nvlink => match gpu.spec.generation {
                 Generation::Pascal | Generation::Volta | Generation::Turing => {
                     cal::BUS_NVLINK_VOLTA
@@ -81,6 +91,25 @@ impl Interconnect {
             },
         }
     }
+}
+
+/// Whether the GPUs of one instance of `gpu` talk through the host over
+/// PCIe: GeForce cards have no peer-to-peer (none since the RTX 4090, and
+/// it is off on most rented 3090 hosts), so NCCL stages every byte in host
+/// memory (its SHM transport).
+fn host_bridged(gpu: &Gpu) -> bool {
+    gpu.spec.name.contains("GeForce")
+}
+
+/// The PCIe link each GPU has to the host where the board or the offer
+/// states it (`pcie_gbps`, GB/s each way), bytes/s: the stated figure,
+/// never more than the card's own link (a PCIe 4.0 card in a 3.0 slot
+/// links at 3.0; a 3.0 card in a 5.0 slot at 3.0). `None` where nothing
+/// is stated.
+pub fn pcie_link_bytes_per_s(gpu: &Gpu, pcie_gbps: Option<f64>) -> Option<f64> {
+    pcie_gbps
+        .filter(|g| g.is_finite() && *g > 0.0)
+        .map(|g| g.min(gpu.pcie_gbs().unwrap_or(f64::INFINITY)) * 1e9)
 }
 
 /// A multi-GPU layout.
@@ -108,6 +137,13 @@ pub struct Layout {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub gpus_per_node: Option<u32>,
+    /// The PCIe link the board gives each GPU, GB/s each way (the job's or
+    /// the offer's sourced figure: 7.9 for PCIe 3.0 x8, 31.5 for 4.0 x16);
+    /// absent: a typical host's bus bandwidth ([`cal::BUS_PCIE`],
+    /// [`cal::BUS_PCIE_CONSUMER`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub pcie_gbps: Option<f64>,
 }
 
 impl Layout {
@@ -148,6 +184,16 @@ impl Layout {
         } else {
             self.gpus.max(1)
         }
+    }
+
+    /// Host-to-GPU copies (offloaded parameters, optimizer updates),
+    /// bytes/s: pinned copies at the link's figure where the board's link
+    /// is stated (FSDP and DeepSpeed pin what they offload), else
+    /// [`cal::HOST_TO_DEVICE_BYTES_PER_S`].
+    fn host_copy_bytes_per_s(&self, gpu: &Gpu) -> f64 {
+        pcie_link_bytes_per_s(gpu, self.pcie_gbps).map_or(cal::HOST_TO_DEVICE_BYTES_PER_S, |link| {
+            link * cal::PCIE_LINK_SHARE
+        })
     }
 
     /// Achieved NCCL bus bandwidth between nodes, bytes/s.
@@ -355,7 +401,7 @@ pub fn estimate(
             _ => cal::COMM_OVERLAP * 2.0 / 3.0,
         };
     let exposed = (comm - hideable).max(0.0);
-    let offload_seconds = optimizer_offload_seconds(job, live, layout);
+    let offload_seconds = optimizer_offload_seconds(job, live, gpu, layout);
     let step_seconds = step.seconds + exposed + offload_seconds;
     Ok(ParallelEstimate {
         layout: *layout,
@@ -412,7 +458,7 @@ fn comm_seconds(job: &Job, live: &Live, gpu: &Gpu, layout: &Layout, layers: u32)
     // backward, and once more for the forward that checkpointing recomputes
     // (the engine reshards after every forward, recomputed or not).
     let gathers = if job.grad_checkpointing { 3.0 } else { 2.0 };
-    let intra = layout.interconnect.bus_bytes_per_s(gpu);
+    let intra = layout.interconnect.bus_bytes_per_s(gpu, layout.pcie_gbps);
     let inter = layout.inter_node_bus();
     let latency = cal::COLLECTIVE_LATENCY_S * f64::from(layers.max(1));
     let comm = if e == Engine::Hsdp {
@@ -448,7 +494,7 @@ fn comm_seconds(job: &Job, live: &Live, gpu: &Gpu, layout: &Layout, layers: u32)
     // FSDP with its parameters on the host copies each shard to the GPU
     // before every gather, on the same prefetching stream.
     if layout.offload && e.offloads_params() {
-        comm + gathers * all_params / shard / cal::HOST_TO_DEVICE_BYTES_PER_S
+        comm + gathers * all_params / shard / layout.host_copy_bytes_per_s(gpu)
     } else {
         comm
     }
@@ -456,13 +502,13 @@ fn comm_seconds(job: &Job, live: &Live, gpu: &Gpu, layout: &Layout, layers: u32)
 
 /// Seconds per step of an offloaded optimizer: gradients to the host,
 /// updated weights back, the CPU's Adam over this GPU's shard.
-fn optimizer_offload_seconds(job: &Job, live: &Live, layout: &Layout) -> f64 {
+fn optimizer_offload_seconds(job: &Job, live: &Live, gpu: &Gpu, layout: &Layout) -> f64 {
     if !layout.offload {
         return 0.0;
     }
     let (wb, gb, _) = state_layout(job, layout.engine);
     let shard_params = live.trainable as f64 / f64::from(layout.shard_degree());
-    shard_params * (gb + wb) / cal::HOST_TO_DEVICE_BYTES_PER_S
+    shard_params * (gb + wb) / layout.host_copy_bytes_per_s(gpu)
         + shard_params * cal::CPU_ADAM_S_PER_PARAM
 }
 

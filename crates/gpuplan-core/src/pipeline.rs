@@ -94,6 +94,11 @@ pub struct Host {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub gpus_per_node: Option<u32>,
+    /// The PCIe link the board gives each GPU, GB/s each way, where the
+    /// offer says; else a typical host's bus bandwidth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub pcie_gbps: Option<f64>,
 }
 
 impl Host {
@@ -106,6 +111,7 @@ impl Host {
         interconnect: None,
         inter_node_gbps: None,
         gpus_per_node: None,
+        pcie_gbps: None,
     };
 }
 

@@ -440,6 +440,13 @@ pub struct Offer {
     /// DGX-2's 16 V100s on NVSwitch); when absent, 8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_per_node: Option<Fact<u32>>,
+    /// The PCIe link the board gives each GPU of an instance, GB/s each way
+    /// (generation x lanes: 7.9 for PCIe 3.0 x8, 31.5 for 4.0 x16): over
+    /// PCIe it bounds the GPUs' collectives and their host copies; when
+    /// absent, a typical host's bus bandwidth
+    /// ([`crate::calibration::BUS_PCIE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie_gbps: Option<Fact<f64>>,
 }
 
 impl Offer {
@@ -528,6 +535,7 @@ impl PlatformProfile {
                 interconnect: None,
                 inter_node_gbps: None,
                 gpus_per_node: None,
+                pcie_gbps: None,
             },
             None => crate::pipeline::Host::TYPICAL,
         }
@@ -540,6 +548,7 @@ impl PlatformProfile {
             interconnect: offer.interconnect.as_ref().map(|i| i.value),
             inter_node_gbps: offer.inter_node_gbps.as_ref().map(|g| g.value),
             gpus_per_node: offer.gpus_per_node.as_ref().map(|g| g.value),
+            pcie_gbps: offer.pcie_gbps.as_ref().map(|g| g.value),
             ..self.host()
         }
     }
@@ -890,6 +899,21 @@ impl PlatformProfile {
                     table,
                     "inter_node_gbps".into(),
                     format!("{} is outside (0, 100000] Gb/s", g.value),
+                ));
+            }
+            if let Some(g) = o
+                .pcie_gbps
+                .as_ref()
+                .filter(|g| !crate::limits::PCIE_GBPS.allows(g.value))
+            {
+                return Err((
+                    table,
+                    "pcie_gbps".into(),
+                    format!(
+                        "{} GB/s is {}",
+                        g.value,
+                        crate::limits::PCIE_GBPS.describe()
+                    ),
                 ));
             }
         }

@@ -322,6 +322,11 @@ pub struct PublishedRow {
     /// GPUs in one node when more than 8 (a DGX-2's 16).
     #[serde(default)]
     pub gpus_per_node: Option<u32>,
+    /// The PCIe link the source's board gives each GPU, GB/s each way, when
+    /// the source states its lanes (`setup` quotes the words and says how
+    /// the figure follows from them).
+    #[serde(default)]
+    pub pcie_gbps: Option<f64>,
     /// Why the estimator cannot express the row yet; such rows are loaded
     /// and reported, never scored.
     #[serde(default)]
@@ -360,6 +365,7 @@ impl PublishedRow {
             gpus: multi.then_some(f64::from(self.gpus)),
             engine: if multi { self.engine } else { None },
             offload: (multi && self.offload).then_some(true),
+            pcie_gbps: if multi { self.pcie_gbps } else { None },
             ..JobSpec::default()
         })
     }

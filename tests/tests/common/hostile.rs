@@ -213,6 +213,7 @@ pub fn job() -> BoxedStrategy<JobSpec> {
                 gpus: None,
                 engine: None,
                 offload: None,
+                pcie_gbps: None,
                 load_in_8bit: None,
                 double_quant: None,
             },

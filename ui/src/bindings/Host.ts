@@ -31,4 +31,9 @@ inter_node_gbps?: number,
 /**
  * GPUs in one node where the offer says (a DGX-2 holds 16); else 8.
  */
-gpus_per_node?: number, };
+gpus_per_node?: number, 
+/**
+ * The PCIe link the board gives each GPU, GB/s each way, where the
+ * offer says; else a typical host's bus bandwidth.
+ */
+pcie_gbps?: number, };

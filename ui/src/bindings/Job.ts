@@ -151,4 +151,8 @@ engine: Engine,
 /**
  * Optimizer states offloaded to the CPU.
  */
-offload: boolean, };
+offload: boolean, 
+/**
+ * The board's PCIe link to each GPU, GB/s each way, where stated.
+ */
+pcie_gbps: number | null, };

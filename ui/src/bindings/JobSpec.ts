@@ -182,4 +182,10 @@ engine?: Engine | null,
 /**
  * Optimizer states on the CPU (ZeRO-2/3, FSDP).
  */
-offload?: boolean | null, };
+offload?: boolean | null, 
+/**
+ * The PCIe link the board gives each GPU, GB/s each way (7.9 for PCIe
+ * 3.0 x8, 31.5 for 4.0 x16), for several GPUs; over the platform
+ * offer's figure, else a typical host's.
+ */
+pcie_gbps?: number | null, };

@@ -34,4 +34,11 @@ inter_node_gbps?: number,
  * GPUs in one node when the offer says (a DGX-2 holds 16); else
  * [`MAX_GPUS_PER_NODE`].
  */
-gpus_per_node?: number, };
+gpus_per_node?: number, 
+/**
+ * The PCIe link the board gives each GPU, GB/s each way (the job's or
+ * the offer's sourced figure: 7.9 for PCIe 3.0 x8, 31.5 for 4.0 x16);
+ * absent: a typical host's bus bandwidth ([`cal::BUS_PCIE`],
+ * [`cal::BUS_PCIE_CONSUMER`]).
+ */
+pcie_gbps?: number, };

@@ -44,6 +44,7 @@ mod parallel;
 mod parsers;
 mod properties;
 mod published_throughput;
+mod qlora_presets;
 mod quote_seeds;
 mod ranking;
 mod readme;

@@ -405,10 +405,11 @@ struct Dtypes {
 /// The dtypes of `job`: its precision's, except that QLoRA as PEFT prepares
 /// it (`prepare_model_for_kbit_training`) upcasts every parameter it does not
 /// quantize (embeddings, norms, the LM head) to FP32, so the residual stream
-/// the blocks pass on, and keep at checkpoints, is FP32.
+/// the blocks pass on, and keep at checkpoints, is FP32. Without that
+/// upcast (LitGPT) the stream stays in the precision's dtype.
 fn dtypes_for(job: &Job) -> Dtypes {
     let mut d = dtypes(job.precision);
-    if (job.mode == Mode::Qlora || job.int8_base) && !qlora_sharded(job) {
+    if (job.mode == Mode::Qlora || job.int8_base) && job.qlora_upcast && !qlora_sharded(job) {
         d.residual = 4.0;
     }
     // FSDP's mixed-precision policy casts each unit's parameters to the

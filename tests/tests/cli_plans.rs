@@ -87,8 +87,8 @@ fn bad_plans_exit_2_naming_file_line_and_field() {
         ),
         (
             "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\ncolour = 1\n",
-            ":4:",
-            "unknown field, with its line",
+            "line 4, column 1",
+            "unknown field, with its line and column",
         ),
     ];
     for (text, fragment, why) in cases {

@@ -323,3 +323,86 @@ fn help_and_version_still_print_and_succeed() {
         assert!(text.contains(printed), "{why}: printed on stdout: {text}");
     }
 }
+
+#[test]
+fn data_files_that_do_not_parse_speak_the_students_language() {
+    let home = tempfile::tempdir().expect("tmp home");
+    let dir = tempfile::tempdir().expect("tmp dir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("file written");
+        p.to_str().expect("utf-8 path").to_owned()
+    };
+    let syntax = write("syntax.toml", "name = \"x\"\nplatform \"autodl\"\n");
+    let unknown = write("unknown.toml", "name = \"x\"\nfoo = 3\n");
+    let wrong = write("wrong.toml", "name = \"x\"\nplatform = 3\n");
+    let missing = write("missing.toml", "name = \"x\"\nplatform = \"autodl\"\n");
+    let pack = write("pack.toml", "[pack]\nname = \"course\n");
+    let report = write("gpuplan-run-1.json", "{\"schema\": ");
+    let typed = write("gpuplan-run-2.json", "{\"schema\": 2, \"gpus\": \"many\"}");
+    // (arguments, where it points, why)
+    let cases: Vec<(Vec<&str>, [&str; 2], &str)> = vec![
+        (
+            vec!["quote", &syntax],
+            ["2", "10"],
+            "a plan that is not TOML",
+        ),
+        (
+            vec!["quote", &unknown],
+            ["2", "1"],
+            "a plan with an unknown key",
+        ),
+        (
+            vec!["quote", &wrong],
+            ["2", "12"],
+            "a plan with a number for a platform",
+        ),
+        (
+            vec!["quote", &missing],
+            ["1", "1"],
+            "a plan without its card",
+        ),
+        (
+            vec!["pack", "import", &pack],
+            ["2", "15"],
+            "a course pack with an open string",
+        ),
+        (
+            vec!["ledger", "import", &report],
+            ["1", "11"],
+            "a run report that is not JSON",
+        ),
+        (
+            vec!["ledger", "import", &typed],
+            ["1", "12"],
+            "a run report with a value of the wrong kind",
+        ),
+    ];
+    walk(
+        home.path(),
+        &cases
+            .iter()
+            .map(|(a, _, why)| (a.clone(), *why))
+            .collect::<Vec<_>>(),
+    );
+    for (args, [line, column], why) in &cases {
+        // (language, where it points, why)
+        let places = [
+            (
+                "zh",
+                format!("第 {line} 行第 {column} 列"),
+                "the place in Chinese",
+            ),
+            (
+                "en",
+                format!("line {line}, column {column}"),
+                "the place in English",
+            ),
+        ];
+        for (lang, place, what) in places {
+            let out = run(home.path(), &[&["--lang", lang], &args[..]].concat());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(&place), "{why}: {what}: {err}");
+        }
+    }
+}

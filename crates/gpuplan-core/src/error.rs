@@ -22,12 +22,24 @@ pub struct DataError {
     pub column: usize,
     /// Dotted path of the offending field, e.g. `gpu.rtx3090.vram_mib`.
     pub field: String,
-    /// What is wrong, in one sentence.
+    /// What is wrong, in one sentence (English, for logs; the parser's own
+    /// words where a parser refused the file).
     pub message: String,
+    /// The same as a catalog key, which the shells word in the user's
+    /// language (absent where an error is not keyed yet).
+    pub said: Option<Box<Message>>,
 }
 
 impl DataError {
     /// Builds an error from a TOML deserialisation failure, locating its span.
+    ///
+    /// The keyed form says what kind of failure it is (the file is not TOML
+    /// at all, or a key or value does not fit) and where; the parser's own
+    /// sentence stays only in `message`, for logs. It is English, quotes with
+    /// backticks and names Rust types ("invalid type: integer `3`, expected
+    /// a string"), and a catalog text has the same placeholders in both
+    /// languages, so it cannot follow in English only; line and column point
+    /// the student at the place, which the editor they fix it in shows.
     pub fn from_toml(file: &str, text: &str, err: &toml::de::Error) -> Self {
         let (line, column) = err
             .span()
@@ -37,12 +49,52 @@ impl DataError {
             .span()
             .map(|s| enclosing_key(text, s.start))
             .unwrap_or_default();
+        // A text that does not parse as a table is not TOML; one that does
+        // holds a key or a value this file's schema refuses.
+        let said = if toml::from_str::<toml::Table>(text).is_err() {
+            Message::new("error.parse.notToml")
+        } else {
+            refused(err.message())
+        };
+        // A missing key is reported at its table, where the key on that
+        // line is some other one; the message names the missing key.
+        let field = if said.key == "error.parse.missingField" {
+            String::new()
+        } else {
+            field
+        };
         Self {
             file: short(file),
             line,
             column,
             field: short(&field),
             message: short(err.message().trim()),
+            said: Some(Box::new(said.with("line", line).with("column", column))),
+        }
+    }
+
+    /// Builds an error from a JSON deserialisation failure (a run report, a
+    /// plan an older app saved), keyed like [`DataError::from_toml`]'s.
+    pub fn from_json(file: &str, field: &str, err: &serde_json::Error) -> Self {
+        use serde_json::error::Category;
+        let english = err.to_string();
+        // serde_json ends its sentence with the place, given apart here.
+        let what = english
+            .rsplit_once(" at line ")
+            .map_or(english.as_str(), |(what, _)| what);
+        let said = match err.classify() {
+            Category::Syntax | Category::Eof => Message::new("error.parse.notJson"),
+            Category::Data | Category::Io => refused(what),
+        };
+        Self {
+            file: short(file),
+            line: err.line(),
+            column: err.column(),
+            field: short(field),
+            message: short(&english),
+            said: Some(Box::new(
+                said.with("line", err.line()).with("column", err.column()),
+            )),
         }
     }
 
@@ -67,8 +119,33 @@ impl DataError {
             column,
             field: short(&field),
             message: short(&message.into()),
+            said: None,
         }
     }
+}
+
+/// What a deserialiser refused in a file that parses, from serde's own
+/// sentence ("unknown field `x`, expected ...", "missing field `x`",
+/// "unknown variant `x`, ..."), as a catalog key with the name it quotes;
+/// anything else (a wrong type, a value out of a type's range, a check of
+/// our own) is a value that does not fit its field.
+fn refused(english: &str) -> Message {
+    let quoted = |prefix: &str| {
+        english
+            .trim()
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(name, _)| short(name))
+    };
+    let kinds = [
+        ("unknown field `", "error.parse.unknownField", "name"),
+        ("missing field `", "error.parse.missingField", "name"),
+        ("unknown variant `", "error.parse.unknownVariant", "value"),
+    ];
+    kinds
+        .iter()
+        .find_map(|(prefix, key, param)| quoted(prefix).map(|v| Message::new(key).with(param, v)))
+        .unwrap_or_else(|| Message::new("error.parse.wrongValue"))
 }
 
 /// Converts a byte offset into 1-based line and column.

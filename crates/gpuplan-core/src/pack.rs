@@ -229,6 +229,7 @@ impl CoursePack {
                     "the pack is {} bytes; the limit is {MAX_PACK_BYTES}",
                     text.len()
                 ),
+                said: None,
             });
         }
         let pack: CoursePack =
@@ -324,6 +325,9 @@ impl CoursePack {
                     column: 0,
                     field: format!("platform.{}.{}", p.id, e.field),
                     message: e.message,
+                    // Its line and column are the platform's re-serialised
+                    // text's, not this file's: not worth a keyed message.
+                    said: None,
                 });
             }
             if seen.contains(&p.id) {

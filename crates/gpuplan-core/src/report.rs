@@ -121,6 +121,7 @@ fn bad(file: &str, field: &str, message: impl Into<String>) -> DataError {
         column: 0,
         field: field.into(),
         message: message.into(),
+        said: None,
     }
 }
 
@@ -154,17 +155,8 @@ impl RunReport {
                 ),
             ));
         }
-        let r: RunReport = serde_json::from_str(text).map_err(|e| {
-            let what = e.to_string();
-            let what: String = what.chars().take(160).collect();
-            DataError {
-                file: file.into(),
-                line: e.line(),
-                column: e.column(),
-                field: "report".into(),
-                message: what,
-            }
-        })?;
+        let r: RunReport =
+            serde_json::from_str(text).map_err(|e| DataError::from_json(file, "report", &e))?;
         r.check_version(file)?;
         r.check_fields(file)?;
         r.check_window(file)?;

@@ -32,8 +32,11 @@ pub enum AppError {
         line: u32,
         /// Field.
         field: String,
-        /// What is wrong.
+        /// What is wrong (English, for logs).
         message: String,
+        /// The same as a catalog key, which the shells word in the user's
+        /// language (absent where an error is not keyed yet).
+        said: Option<Box<gpuplan_core::Message>>,
     },
     /// The local database failed.
     #[error("storage: {message}")]
@@ -130,6 +133,7 @@ impl From<gpuplan_core::DataError> for AppError {
             line: u32::try_from(e.line).unwrap_or(u32::MAX),
             field: e.field,
             message: e.message,
+            said: e.said,
         }
     }
 }

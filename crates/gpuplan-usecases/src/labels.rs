@@ -70,13 +70,8 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Strin
 type Texts = BTreeMap<String, String>;
 
 fn parse(file: &str, text: &str) -> Result<Texts, gpuplan_core::DataError> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| gpuplan_core::DataError {
-        file: file.to_owned(),
-        line: e.line(),
-        column: e.column(),
-        field: String::new(),
-        message: e.to_string(),
-    })?;
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| gpuplan_core::DataError::from_json(file, "", &e))?;
     let mut out = BTreeMap::new();
     flatten("", &v, &mut out);
     Ok(out)
@@ -231,19 +226,8 @@ impl Catalog {
                 line,
                 field,
                 message,
-            } => {
-                let line = line.to_string();
-                self.fill(
-                    lang,
-                    "error.data",
-                    [
-                        ("file", file.as_str()),
-                        ("line", line.as_str()),
-                        ("field", field.as_str()),
-                        ("message", message.as_str()),
-                    ],
-                )
-            }
+                said,
+            } => self.data_error(lang, (file, *line, field), message, said.as_deref()),
             AppError::Store { message } => {
                 self.fill(lang, "error.store", [("message", message.as_str())])
             }
@@ -251,6 +235,35 @@ impl Catalog {
                 self.fill(lang, "error.io", [("message", message.as_str())])
             }
         }
+    }
+
+    /// A data file's error: keyed where the core keyed it (a file that is
+    /// not TOML or JSON, a key or value its schema refuses), else with the
+    /// validator's own sentence.
+    fn data_error(
+        &self,
+        lang: Lang,
+        (file, line, field): (&str, u32, &str),
+        message: &str,
+        said: Option<&Message>,
+    ) -> String {
+        let line = line.to_string();
+        let (key, message) = match said {
+            // The keyed message says the line and column itself.
+            Some(said) if field.is_empty() => ("error.dataSaid", self.message(lang, said)),
+            Some(said) => ("error.dataSaidField", self.message(lang, said)),
+            None => ("error.data", message.to_owned()),
+        };
+        self.fill(
+            lang,
+            key,
+            [
+                ("file", file),
+                ("line", line.as_str()),
+                ("field", field),
+                ("message", message.as_str()),
+            ],
+        )
     }
 
     /// A field by its name in `lang` (`field.<name>`, dots as dashes), or

@@ -72,13 +72,13 @@ fn parse<T>(
 
 /// The plan an old app-JSON body describes.
 pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
-    let p: OldPlan = serde_json::from_str(body).map_err(|e| AppError::Data {
-        file: "saved plan".into(),
-        line: u32::try_from(e.line()).unwrap_or(0),
-        field: String::new(),
-        message: gpuplan_core::error::short(&format!(
-            "saved by an older gpuplan and unreadable: {e}"
-        )),
+    let p: OldPlan = serde_json::from_str(body).map_err(|e| {
+        let mut e = gpuplan_core::DataError::from_json("saved plan", "", &e);
+        e.message = gpuplan_core::error::short(&format!(
+            "saved by an older gpuplan and unreadable: {}",
+            e.message
+        ));
+        AppError::from(e)
     })?;
     let j = &p.job;
     let mode = parse(j.mode.as_deref(), Mode::parse)?;

@@ -103,6 +103,36 @@ describe("errors", () => {
     };
     expect(errorText(unknown, zh), "a parameter that is a key is worded too, the file first").toContain("a.toml：没有叫“x”的模型");
   });
+  it("words a keyed data error from the catalog, not the parser's English", () => {
+    const catalog: Record<string, string> = {
+      "error.data": "{{file}}:{{line}}：{{field}}：{{message}}",
+      "error.dataSaid": "{{file}}：{{message}}",
+      "error.dataSaidField": "{{file}}：{{field}}：{{message}}",
+      "error.parse.notToml": "不是有效的 TOML 文件：第 {{line}} 行第 {{column}} 列有语法错误",
+      "error.parse.unknownField": "第 {{line}} 行第 {{column}} 列：这里没有叫“{{name}}”的字段",
+    };
+    const zh = (k: string, o?: Record<string, unknown>) =>
+      (catalog[k] ?? String(o?.defaultValue ?? k)).replace(/\{\{(\w+)\}\}/g, (_, n) => String(o?.[n] ?? ""));
+    const data = (field: string, message: string, said: { key: string; params: Record<string, string> } | null) => ({
+      kind: "data",
+      detail: { file: "plan.toml", line: 2, field, message, said },
+    });
+    // (error, expected text, why)
+    const cases: [unknown, string, string][] = [
+      [
+        data("", "key with no value, expected `=`", { key: "error.parse.notToml", params: { line: "2", column: "10" } }),
+        "plan.toml：不是有效的 TOML 文件：第 2 行第 10 列有语法错误",
+        "a syntax error in Chinese, with no parser English and no backticks",
+      ],
+      [
+        data("foo", "unknown field `foo`, expected one of `name`", { key: "error.parse.unknownField", params: { line: "2", column: "1", name: "foo" } }),
+        "plan.toml：foo：第 2 行第 1 列：这里没有叫“foo”的字段",
+        "a key the schema refuses, its field named",
+      ],
+      [data("job.batch", "must be at least 1", null), "plan.toml:2：job.batch：must be at least 1", "an error not keyed yet keeps its own text"],
+    ];
+    for (const [e, text, why] of cases) expect(errorText(e, zh), why).toBe(text);
+  });
   it("survives a non-app error", () => {
     expect(errorText(new Error("boom"), t), "unknown errors still get a sentence").toContain("error.unknown");
   });

@@ -140,8 +140,14 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
         const allowed = d.said?.allowed ? said(d.said.allowed, t) : d.allowed;
         return allowed ? t("error.input", { field, message, allowed }) : t("error.inputBare", { field, message });
       }
-      case "data":
-        return t("error.data", { file: err.detail.file, line: err.detail.line, field: err.detail.field, message: err.detail.message });
+      case "data": {
+        // A keyed data error (not TOML or JSON, a key or value the file's
+        // schema refuses) says its line and column itself.
+        const d = err.detail;
+        if (!d.said) return t("error.data", { file: d.file, line: d.line, field: d.field, message: d.message });
+        const message = said(d.said, t);
+        return d.field ? t("error.dataSaidField", { file: d.file, field: d.field, message }) : t("error.dataSaid", { file: d.file, message });
+      }
       case "store":
         return t("error.store", { message: err.detail.message });
       case "io":

@@ -111,7 +111,15 @@ fn every_reachable_error_speaks_the_students_language() {
             "a PCIe link on one GPU",
         ),
         (
-            vec!["estimate", "--model", "gpt2", "--gpus", "2", "--pcie-gbps", "0"],
+            vec![
+                "estimate",
+                "--model",
+                "gpt2",
+                "--gpus",
+                "2",
+                "--pcie-gbps",
+                "0",
+            ],
             "a PCIe link out of range",
         ),
         ([&rec[..], &["--runs", "0"]].concat(), "zero runs"),
@@ -340,6 +348,24 @@ fn data_files_that_do_not_parse_speak_the_students_language() {
     let pack = write("pack.toml", "[pack]\nname = \"course\n");
     let report = write("gpuplan-run-1.json", "{\"schema\": ");
     let typed = write("gpuplan-run-2.json", "{\"schema\": 2, \"gpus\": \"many\"}");
+    let config = write("config.json", "{\"model_type\": ");
+    let runs = write("runs.json", "{\"schema\": 3");
+    let export = |runs| {
+        vec![
+            "pack",
+            "export",
+            "--name",
+            "c",
+            "--instructor",
+            "i",
+            "--platform",
+            "autodl",
+            "--runs",
+            runs,
+            "--out",
+            "/nonexistent/p.toml",
+        ]
+    };
     // (arguments, where it points, why)
     let cases: Vec<(Vec<&str>, [&str; 2], &str)> = vec![
         (
@@ -377,14 +403,25 @@ fn data_files_that_do_not_parse_speak_the_students_language() {
             ["1", "12"],
             "a run report with a value of the wrong kind",
         ),
+        (
+            vec!["estimate", "--model", "custom", "--config", &config],
+            ["1", "15"],
+            "a model's config.json that is not JSON",
+        ),
+        (
+            export(&runs),
+            ["1", "12"],
+            "a measured-runs file with a value of the wrong kind",
+        ),
     ];
-    walk(
-        home.path(),
-        &cases
-            .iter()
-            .map(|(a, _, why)| (a.clone(), *why))
-            .collect::<Vec<_>>(),
-    );
+    let mut walked: Vec<(Vec<&str>, &str)> =
+        cases.iter().map(|(a, _, why)| (a.clone(), *why)).collect();
+    let list = write("list.json", "[1]");
+    walked.push((
+        vec!["estimate", "--model", "custom", "--config", &list],
+        "a model's config.json that is JSON but not an object",
+    ));
+    walk(home.path(), &walked);
     for (args, [line, column], why) in &cases {
         // (language, where it points, why)
         let places = [

@@ -52,8 +52,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
-use crate::error::InputError;
+use crate::error::{InputError, Said};
 use crate::job::{JobSpec, Mode};
+use crate::message::Message;
 use crate::zoo::ModelZoo;
 
 /// Schema of a file of measured runs a student hands to the instructor.
@@ -404,12 +405,24 @@ impl MeasuredRunFile {
         zoo: &ModelZoo,
     ) -> Result<Self, InputError> {
         let f: MeasuredRunFile = serde_json::from_str(text).map_err(|e| {
-            let what: String = e.to_string().chars().take(160).collect();
-            InputError::new(
-                "runs",
-                format!("{file}: {what}"),
-                format!("a {MEASURED_RUNS_SCHEMA} file from `gpuplan ledger runs --export`"),
-            )
+            let allowed = (
+                format!("a {MEASURED_RUNS_SCHEMA} file from `gpuplan ledger runs`"),
+                Message::new("allowed.measuredRuns").with("schema", MEASURED_RUNS_SCHEMA),
+            );
+            let e = InputError::not_json("runs", &e, allowed);
+            // The file it came from, before the message (the catalog's
+            // `error.inFile`) and in the English text for logs.
+            let said = e.said.map(|s| {
+                Box::new(Said {
+                    message: s.message.with("file", file),
+                    ..*s
+                })
+            });
+            InputError {
+                message: format!("{file}: {}", e.message),
+                said,
+                ..e
+            }
         })?;
         if f.schema != MEASURED_RUNS_SCHEMA && f.schema != MEASURED_RUNS_SCHEMA_V1 {
             return Err(InputError::new(

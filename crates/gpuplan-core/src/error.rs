@@ -76,25 +76,13 @@ impl DataError {
     /// Builds an error from a JSON deserialisation failure (a run report, a
     /// plan an older app saved), keyed like [`DataError::from_toml`]'s.
     pub fn from_json(file: &str, field: &str, err: &serde_json::Error) -> Self {
-        use serde_json::error::Category;
-        let english = err.to_string();
-        // serde_json ends its sentence with the place, given apart here.
-        let what = english
-            .rsplit_once(" at line ")
-            .map_or(english.as_str(), |(what, _)| what);
-        let said = match err.classify() {
-            Category::Syntax | Category::Eof => Message::new("error.parse.notJson"),
-            Category::Data | Category::Io => refused(what),
-        };
         Self {
             file: short(file),
             line: err.line(),
             column: err.column(),
             field: short(field),
-            message: short(&english),
-            said: Some(Box::new(
-                said.with("line", err.line()).with("column", err.column()),
-            )),
+            message: short(&err.to_string()),
+            said: Some(Box::new(json_said(err))),
         }
     }
 
@@ -122,6 +110,23 @@ impl DataError {
             said: None,
         }
     }
+}
+
+/// A JSON parser's refusal as a catalog key with its line and column: the
+/// text is not JSON, or it is and a key or value does not fit (serde_json's
+/// own sentence stays English, for logs only, as with TOML).
+pub fn json_said(err: &serde_json::Error) -> Message {
+    use serde_json::error::Category;
+    let english = err.to_string();
+    // serde_json ends its sentence with the place, given apart here.
+    let what = english
+        .rsplit_once(" at line ")
+        .map_or(english.as_str(), |(what, _)| what);
+    let said = match err.classify() {
+        Category::Syntax | Category::Eof => Message::new("error.parse.notJson"),
+        Category::Data | Category::Io => refused(what),
+    };
+    said.with("line", err.line()).with("column", err.column())
 }
 
 /// What a deserialiser refused in a file that parses, from serde's own
@@ -313,6 +318,13 @@ impl InputError {
             Message::new("error.unknownChoice").with("value", value),
             Some(Message::new("error.oneOf").with("list", short(&allowed.replace(" or ", ", ")))),
         )
+    }
+
+    /// A JSON text `field` holds that does not parse (or does not fit what
+    /// it should hold), keyed like a data file's ([`json_said`]).
+    pub fn not_json(field: &str, err: &serde_json::Error, allowed: (String, Message)) -> Self {
+        Self::new(field, format!("not valid JSON: {err}"), allowed.0)
+            .said(json_said(err), Some(allowed.1))
     }
 
     /// The same error with its catalog keys.

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DataError, InputError};
+use crate::message::Message;
 use crate::sourced::{valid_observed, Confidence};
 
 /// What a vision model predicts, which sets the shape of its output and loss.
@@ -870,19 +871,17 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
 /// range-checked, and errors name them. Values past what a field can hold are
 /// errors, never truncated.
 pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| {
-        InputError::new(
-            "config",
-            format!("not valid JSON: {e}"),
-            "a Hugging Face config.json object",
+    let allowed = || {
+        (
+            "a Hugging Face config.json object".to_owned(),
+            Message::new("allowed.hfConfig"),
         )
-    })?;
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| InputError::not_json("config", &e, allowed()))?;
     let obj = v.as_object().ok_or_else(|| {
-        InputError::new(
-            "config",
-            "the JSON is not an object",
-            "a Hugging Face config.json object",
-        )
+        InputError::new("config", "the JSON is not an object", allowed().0)
+            .said(Message::new("error.parse.notJsonObject"), Some(allowed().1))
     })?;
     let c = HfConfig { obj };
     let model_type = c.text("model_type").to_ascii_lowercase();

@@ -327,13 +327,35 @@ pub struct PublishedRow {
     /// the figure follows from them).
     #[serde(default)]
     pub pcie_gbps: Option<f64>,
+    /// When the row's deep-learning framework (or the container bundling
+    /// it) was released, `YYYY-MM`, where the source names it (NGC
+    /// `pytorch:20.06` is 2020-06, PyTorch 1.13.0 2022-10); else the row's
+    /// `observed` date bounds it. Decides [`PublishedRow::older_stack`].
+    #[serde(default)]
+    pub stack_released: Option<String>,
     /// Why the estimator cannot express the row yet; such rows are loaded
     /// and reported, never scored.
     #[serde(default)]
     pub not_expressible: Option<String>,
 }
 
+/// Stacks released before this month are older than any the step-time
+/// constants were fitted on: the oldest in the fit set is NVIDIA's NGC
+/// `pytorch-21.03` container (DeepLearningExamples' ResNet-50 and
+/// EfficientNet rows); the H200 jobs ran PyTorch 2.11, Lambda's NGC
+/// containers of 2025, timm's rows PyTorch 1.12. A rule on the rows'
+/// metadata, fixed before comparing (never on a row's error).
+pub const OLDER_STACK_BEFORE: &str = "2021-03";
+
 impl PublishedRow {
+    /// Whether the row ran a software stack older than any the estimator
+    /// was fitted on ([`OLDER_STACK_BEFORE`]): such rows are reported apart
+    /// as well as with the others (`docs/accuracy.md`).
+    pub fn older_stack(&self) -> bool {
+        let released = self.stack_released.as_deref().unwrap_or(&self.observed);
+        released < OLDER_STACK_BEFORE
+    }
+
     /// Whether the estimator can time the row.
     pub fn expressible(&self) -> bool {
         self.not_expressible.is_none()
@@ -416,6 +438,18 @@ pub fn parse_rows(file: &str, text: &str) -> Result<Vec<PublishedRow>, DataError
             return Err(bad(
                 "observed",
                 format!("`{}` is not YYYY-MM or YYYY-MM-DD", row.observed),
+            ));
+        }
+        if let Some(released) = row
+            .stack_released
+            .as_ref()
+            .filter(|r| !valid_observed(r) || r.as_str() > row.observed.as_str())
+        {
+            return Err(bad(
+                "stack_released",
+                format!(
+                    "`{released}` is not a YYYY-MM month on or before the row's observed date"
+                ),
             ));
         }
         if row.batch == 0 || row.gpus == 0 || row.nodes == Some(0) {

@@ -47,6 +47,9 @@ fn every_reachable_error_speaks_the_students_language() {
     let folder = dir.path().to_str().expect("utf-8 path");
     let missing = dir.path().join("nowhere.toml");
     let missing = missing.to_str().expect("utf-8 path");
+    let config = dir.path().join("config.json");
+    std::fs::write(&config, "{}").expect("config written");
+    let config = config.to_str().expect("utf-8 path");
     let est = ["estimate", "--model", "resnet50"];
     let rec = [
         "recommend",
@@ -121,6 +124,15 @@ fn every_reachable_error_speaks_the_students_language() {
                 "0",
             ],
             "a PCIe link out of range",
+        ),
+        (vec!["estimate"], "no model to estimate"),
+        (
+            [&est[..], &["--hours", "3"]].concat(),
+            "hours given to the estimator",
+        ),
+        (
+            [&est[..], &["--config", config]].concat(),
+            "a zoo model and a config.json both",
         ),
         ([&rec[..], &["--runs", "0"]].concat(), "zero runs"),
         (

@@ -214,7 +214,8 @@ pub struct JobArgs {
     /// TF32 matmuls in FP32 (torch.backends.cuda.matmul.allow_tf32; Ampere and newer).
     #[arg(long)]
     pub tf32: bool,
-    /// Attention kernel for transformers: eager, sdpa or flash (default: what Transformers picks).
+    /// Attention kernel: eager, sdpa or flash for transformers (default: what Transformers
+    /// picks); eager or sdpa for vision transformers (default sdpa); none for CNNs.
     #[arg(long)]
     pub attention: Option<String>,
     /// Gradients kept allocated between steps (zero_grad(set_to_none=False)).

@@ -996,7 +996,11 @@ impl JobSpec {
         };
         let limit = limits::PCIE_GBPS;
         if v.is_nan() {
-            return Err(InputError::not_a_number(limit.field, "NaN", limit.allowed()));
+            return Err(InputError::not_a_number(
+                limit.field,
+                "NaN",
+                limit.allowed(),
+            ));
         }
         if !limit.allows(v) {
             return Err(InputError::out_of_range(limit.field, v, limit.allowed()));

@@ -447,9 +447,7 @@ pub fn parse_rows(file: &str, text: &str) -> Result<Vec<PublishedRow>, DataError
         {
             return Err(bad(
                 "stack_released",
-                format!(
-                    "`{released}` is not a YYYY-MM month on or before the row's observed date"
-                ),
+                format!("`{released}` is not a YYYY-MM month on or before the row's observed date"),
             ));
         }
         if row.batch == 0 || row.gpus == 0 || row.nodes == Some(0) {

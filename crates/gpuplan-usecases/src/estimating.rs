@@ -81,43 +81,12 @@ impl Snapshot {
             None => gpuplan_core::pipeline::Host::TYPICAL,
         };
         let b = &self.bundled;
-        if job.hours.is_some() {
-            return Err(AppError::input(
-                "hours",
-                "the estimator times a model; hours of a run belong in a plan",
-                "omit it, or give a model",
-            ));
-        }
         let custom;
-        let entry: &ZooEntry = match (config, job.model.as_deref()) {
-            (Some(c), None | Some("custom")) => {
-                if c.text.len() as u64 > MAX_CONFIG_BYTES {
-                    return Err(AppError::input(
-                        "config",
-                        "file is larger than 1 MB",
-                        "a Hugging Face config.json",
-                    ));
-                }
-                custom = ZooEntry {
-                    id: "custom".into(),
-                    model: Model::Transformer(from_hf_config(c.text)?),
-                };
+        let entry: &ZooEntry = match model_of(job, config)? {
+            Chosen::Zoo(id) => b.zoo.get(id)?,
+            Chosen::Custom(m) => {
+                custom = *m;
                 &custom
-            }
-            (Some(_), Some(other)) => {
-                return Err(AppError::input(
-                    "model",
-                    format!("`{other}` and --config both name the model"),
-                    "--model custom with --config, or a zoo id without it",
-                ))
-            }
-            (None, Some(id)) => b.zoo.get(id)?,
-            (None, None) => {
-                return Err(AppError::input(
-                    "model",
-                    "no model given",
-                    "a zoo id (`gpuplan models`)",
-                ))
             }
         };
         let j = job.resolve(entry)?;
@@ -172,5 +141,69 @@ impl Snapshot {
             run_chart,
             run_parts,
         })
+    }
+}
+
+/// The model a job names: a zoo id, or a pasted `config.json`.
+enum Chosen<'a> {
+    /// A zoo id.
+    Zoo(&'a str),
+    /// Built from a pasted Hugging Face `config.json`.
+    Custom(Box<ZooEntry>),
+}
+
+/// Which model the estimate times, or why there is none to time.
+fn model_of<'a>(job: &'a JobSpec, config: Option<CustomConfig<'_>>) -> Result<Chosen<'a>> {
+    if job.hours.is_some() {
+        return Err(AppError::input(
+            "hours",
+            "the estimator times a model; hours of a run belong in a plan",
+            "omit it, or give a model",
+        )
+        .said(
+            gpuplan_core::Message::new("error.hoursNotEstimated"),
+            Some(gpuplan_core::Message::new("allowed.omitHours")),
+        ));
+    }
+    match (config, job.model.as_deref()) {
+        (Some(c), None | Some("custom")) => {
+            if c.text.len() as u64 > MAX_CONFIG_BYTES {
+                return Err(AppError::input(
+                    "config",
+                    "file is larger than 1 MB",
+                    "a Hugging Face config.json",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.fileTooLarge").with("path", c.name),
+                    Some(
+                        gpuplan_core::Message::new("allowed.fileBytes")
+                            .with("max", MAX_CONFIG_BYTES),
+                    ),
+                ));
+            }
+            Ok(Chosen::Custom(Box::new(ZooEntry {
+                id: "custom".into(),
+                model: Model::Transformer(from_hf_config(c.text)?),
+            })))
+        }
+        (Some(_), Some(other)) => Err(AppError::input(
+            "model",
+            format!("`{other}` and --config both name the model"),
+            "--model custom with --config, or a zoo id without it",
+        )
+        .said(
+            gpuplan_core::Message::new("error.modelAndConfig").with("model", other),
+            Some(gpuplan_core::Message::new("allowed.modelOrConfig")),
+        )),
+        (None, Some(id)) => Ok(Chosen::Zoo(id)),
+        (None, None) => Err(AppError::input(
+            "model",
+            "no model given",
+            "a zoo id (`gpuplan models`)",
+        )
+        .said(
+            gpuplan_core::Message::new("error.noModel"),
+            Some(gpuplan_core::Message::new("error.fromList").with("list", "gpuplan models")),
+        )),
     }
 }

@@ -102,6 +102,29 @@ describe("step 2, the job", () => {
     render(JobStep, { app });
     await waitFor(() => expect((document.getElementById("batch") as HTMLInputElement).placeholder).toBe("default 128"));
   });
+
+  it("a job given in hours shows the same defaults in its empty fields", async () => {
+    const { app, backend } = await startedStore();
+    // A saved plan or a course preset whose job is the hours of a run.
+    app.job = { ...app.job!, model: null, hours: "10" };
+    render(JobStep, { app });
+    // (field, placeholder, why): every one from Rust's resolved job, none typed here.
+    const cases: [string, string, string][] = [
+      ["batch", "default 128", "the batch"],
+      ["resolution", "default 32", "the image size"],
+      ["samples", "default 50000", "the dataset size"],
+      ["epochs", "default 50", "the epochs"],
+      ["gpus", "default 1", "the GPU count"],
+    ];
+    for (const [id, placeholder, why] of cases) {
+      await waitFor(() => expect((document.getElementById(id) as HTMLInputElement).placeholder, why).toBe(placeholder));
+    }
+    const asked = backend.last("estimate")?.job as { hours: unknown; model: unknown };
+    expect(asked.hours, "Rust was asked for the job without its hours").toBeNull();
+    expect(asked.model, "on the new job's model, as the job names none").toBe(app.info!.defaults.situation.job.model);
+    expect(app.job!.hours, "the student's job keeps its hours").toBe("10");
+    expect(app.estimate, "the stand-in estimate is not the memory screen's").toBeNull();
+  });
 });
 
 describe("step 3, memory", () => {

@@ -113,7 +113,13 @@ export function fakeBackend() {
     app_info: () => structuredClone(info),
     get_setting: () => null,
     set_setting: () => null,
-    estimate: () => fakeEstimate(),
+    // Like Rust: the estimator times a model, never a job given in hours.
+    estimate: (a) => {
+      const j = a.job as JobSpec;
+      if (j.hours) throw { kind: "input", detail: { field: "hours", message: "hours belong in a plan", allowed: "", said: { message: { key: "error.hoursNotEstimated", params: {} }, allowed: { key: "allowed.omitHours", params: {} } } } };
+      if (!j.model) throw { kind: "input", detail: { field: "model", message: "no model given", allowed: "", said: { message: { key: "error.noModel", params: {} }, allowed: null } } };
+      return fakeEstimate();
+    },
     recommend: () => ({ recommendation: { options, ruled_out: [], fixes: [], fixes_for: null }, chart }),
     quote: (a) => fakeQuote(a.plan as Plan),
     kit: () => ({ checklist: [{ key: "checklist.release", params: {} }, { key: "checklist.certify", params: {} }], scripts: [] }),

@@ -11,6 +11,7 @@ import type { AppInfo } from "../../bindings/AppInfo";
 import type { AttentionImpl } from "../../bindings/AttentionImpl";
 import type { EstimateView } from "../../bindings/EstimateView";
 import type { FieldLimit } from "../../bindings/FieldLimit";
+import type { Job } from "../../bindings/Job";
 import type { JobSpec } from "../../bindings/JobSpec";
 import type { KitView } from "../../bindings/KitView";
 import type { Localized } from "../../bindings/Localized";
@@ -24,6 +25,9 @@ import { PlansState } from "./plans.svelte";
 import { LedgerState } from "./ledger.svelte";
 import { Latest } from "./latest";
 import { plain } from "./plain";
+
+/** A job given as the hours of a run, not estimated from a model. */
+const inHours = (job: JobSpec | null): boolean => Boolean(job?.hours);
 
 export type View = "flow" | "saved" | "ledger";
 export type Words = (key: string, opts?: Record<string, unknown>) => string;
@@ -84,14 +88,21 @@ export class AppStore {
   planKey = $derived(JSON.stringify(this.currentPlan));
   currentSituation = $derived.by((): Situation | null => (this.situation && this.job ? { ...this.situation, job: this.job } : null));
   situationKey = $derived(JSON.stringify(this.currentSituation));
-  /** The job with every default filled in (the estimate's resolved job), for placeholders. */
-  jobDefaults = $derived(this.estimate?.report.job ?? null);
+  /** The resolved job behind a job given in hours (`loadJobDefaults`). */
+  hoursDefaults = $state.raw<Job | null>(null);
+  /**
+   * The job with every default filled in, for the job screen's placeholders:
+   * the estimate's resolved job, or for a job given in hours (which the
+   * estimator does not time) the same job resolved without its hours.
+   */
+  jobDefaults = $derived(inHours(this.job) ? this.hoursDefaults : (this.estimate?.report.job ?? null));
 
   readonly bill: BillState;
   readonly plans: PlansState;
   readonly ledger: LedgerState;
   private toastTimer: ReturnType<typeof setTimeout> | undefined;
   private estimates = new Latest();
+  private hoursEstimates = new Latest();
   private recommends = new Latest();
   private kits = new Latest();
 
@@ -236,6 +247,21 @@ export class AppStore {
     const r = await this.estimates.take(ask);
     // A failed estimate clears the old one: no stale figure stays on screen.
     if (r !== Latest.STALE && (r || !quiet)) this.estimate = r ?? null;
+  }
+
+  /**
+   * The job screen's defaults. A job given in hours is not estimated (its
+   * hours replace the estimate), so its empty fields show what Rust resolves
+   * the same job to without its hours, on its own model or else a new job's;
+   * that estimate stays out of `estimate`, which the memory screen and the
+   * report show.
+   */
+  async loadJobDefaults() {
+    if (!this.job || !inHours(this.job)) return this.loadEstimate(true);
+    const job = { ...plain(this.job), hours: null, model: this.job.model ?? this.info?.defaults.situation.job.model ?? null };
+    const ask = this.api.estimate(job, this.plan?.gpu ?? null, this.plan?.platform ?? null).catch(() => undefined);
+    const r = await this.hoursEstimates.take(ask);
+    if (r !== Latest.STALE) this.hoursDefaults = r?.report.job ?? null;
   }
 
   async loadOptions() {

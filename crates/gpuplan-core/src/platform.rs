@@ -833,89 +833,8 @@ impl PlatformProfile {
                     format!("{what}: `{}` is not a catalog id", o.gpu),
                 ));
             }
-            let pr = &o.price_per_hour;
-            if pr.low < Decimal::ZERO
-                || pr.low > pr.typical
-                || pr.typical > pr.high
-                || pr.high > Decimal::from(10_000)
-            {
-                return Err((
-                    table,
-                    "price_per_hour".into(),
-                    format!("{what}: need 0 <= low <= typical <= high <= 10000"),
-                ));
-            }
-            if let Some(sp) = &o.spot_per_hour {
-                if sp.value < Decimal::ZERO || sp.value > pr.high {
-                    return Err((
-                        table,
-                        "spot_per_hour".into(),
-                        format!("{what}: {} is outside 0 to {}", sp.value, pr.high),
-                    ));
-                }
-            }
-            // A package costs no more than the most any plan may cost.
-            if let Some(p) = o.packages.iter().find(|p| {
-                p.price <= Decimal::ZERO || p.price > Decimal::from(crate::limits::MAX_CNY)
-            }) {
-                return Err((
-                    table,
-                    "packages".into(),
-                    format!(
-                        "{what}: package price {} is outside (0, {}]",
-                        p.price,
-                        crate::limits::MAX_CNY
-                    ),
-                ));
-            }
-            if let Some(m) = o
-                .max_gpus
-                .as_ref()
-                .filter(|m| m.value == 0 || m.value > crate::parallel::MAX_GPUS)
-            {
-                return Err((
-                    table,
-                    "max_gpus".into(),
-                    format!("{} is outside 1 to {}", m.value, crate::parallel::MAX_GPUS),
-                ));
-            }
-            if let Some(g) = o
-                .gpus_per_node
-                .as_ref()
-                .filter(|g| g.value == 0 || g.value > 64)
-            {
-                return Err((
-                    table,
-                    "gpus_per_node".into(),
-                    format!("{} is outside 1..=64", g.value),
-                ));
-            }
-            if let Some(g) = o
-                .inter_node_gbps
-                .as_ref()
-                .filter(|g| !(g.value.is_finite() && g.value > 0.0 && g.value <= 100_000.0))
-            {
-                return Err((
-                    table,
-                    "inter_node_gbps".into(),
-                    format!("{} is outside (0, 100000] Gb/s", g.value),
-                ));
-            }
-            if let Some(g) = o
-                .pcie_gbps
-                .as_ref()
-                .filter(|g| !crate::limits::PCIE_GBPS.allows(g.value))
-            {
-                return Err((
-                    table,
-                    "pcie_gbps".into(),
-                    format!(
-                        "{} GB/s is {}",
-                        g.value,
-                        crate::limits::PCIE_GBPS.describe()
-                    ),
-                ));
-            }
+            check_offer_prices(o, &what).map_err(|(field, msg)| (table.clone(), field, msg))?;
+            check_offer_cluster(o).map_err(|(field, msg)| (table, field, msg))?;
         }
         Ok(())
     }
@@ -1103,4 +1022,96 @@ impl PlatformSet {
             )
         })
     }
+}
+
+/// An offer's prices: hourly low <= typical <= high within the plan limit,
+/// spot no dearer than the high price, packages priced within what a plan
+/// may cost. `Err((field, message))`.
+fn check_offer_prices(o: &Offer, what: &str) -> Result<(), (String, String)> {
+    let pr = &o.price_per_hour;
+    if pr.low < Decimal::ZERO
+        || pr.low > pr.typical
+        || pr.typical > pr.high
+        || pr.high > Decimal::from(10_000)
+    {
+        return Err((
+            "price_per_hour".into(),
+            format!("{what}: need 0 <= low <= typical <= high <= 10000"),
+        ));
+    }
+    if let Some(sp) = &o.spot_per_hour {
+        if sp.value < Decimal::ZERO || sp.value > pr.high {
+            return Err((
+                "spot_per_hour".into(),
+                format!("{what}: {} is outside 0 to {}", sp.value, pr.high),
+            ));
+        }
+    }
+    // A package costs no more than the most any plan may cost.
+    if let Some(p) = o
+        .packages
+        .iter()
+        .find(|p| p.price <= Decimal::ZERO || p.price > Decimal::from(crate::limits::MAX_CNY))
+    {
+        return Err((
+            "packages".into(),
+            format!(
+                "{what}: package price {} is outside (0, {}]",
+                p.price,
+                crate::limits::MAX_CNY
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An offer's cluster facts: GPUs per job and per node, the network
+/// between nodes and the PCIe link to each GPU, each within its range.
+/// `Err((field, message))`.
+fn check_offer_cluster(o: &Offer) -> Result<(), (String, String)> {
+    if let Some(m) = o
+        .max_gpus
+        .as_ref()
+        .filter(|m| m.value == 0 || m.value > crate::parallel::MAX_GPUS)
+    {
+        return Err((
+            "max_gpus".into(),
+            format!("{} is outside 1 to {}", m.value, crate::parallel::MAX_GPUS),
+        ));
+    }
+    if let Some(g) = o
+        .gpus_per_node
+        .as_ref()
+        .filter(|g| g.value == 0 || g.value > 64)
+    {
+        return Err((
+            "gpus_per_node".into(),
+            format!("{} is outside 1 to 64", g.value),
+        ));
+    }
+    if let Some(g) = o
+        .inter_node_gbps
+        .as_ref()
+        .filter(|g| !(g.value.is_finite() && g.value > 0.0 && g.value <= 100_000.0))
+    {
+        return Err((
+            "inter_node_gbps".into(),
+            format!("{} is outside (0, 100000] Gb/s", g.value),
+        ));
+    }
+    if let Some(g) = o
+        .pcie_gbps
+        .as_ref()
+        .filter(|g| !crate::limits::PCIE_GBPS.allows(g.value))
+    {
+        return Err((
+            "pcie_gbps".into(),
+            format!(
+                "{} GB/s is {}",
+                g.value,
+                crate::limits::PCIE_GBPS.describe()
+            ),
+        ));
+    }
+    Ok(())
 }

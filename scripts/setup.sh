@@ -14,7 +14,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # shellcheck and pyflakes lint the kit's shell and Python.
 APT_PKGS="build-essential pkg-config ca-certificates curl wget file libssl-dev \
 libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev \
-xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 python3-pyflakes slurm-wlm munge \
+xvfb xauth x11-utils procps webkit2gtk-driver imagemagick fonts-noto-cjk shellcheck python3 python3-pyflakes pyflakes3 slurm-wlm munge \
 gcc-mingw-w64-x86-64 nsis zip wine wine64"
 missing=""
 for p in $APT_PKGS; do

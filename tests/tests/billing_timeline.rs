@@ -211,6 +211,50 @@ fn each_instance_after_a_release_needs_its_data_again() {
 }
 
 #[test]
+fn a_release_between_runs_holds_when_the_next_slot_comes_at_once() {
+    // Vast.ai at 1.00/h, four 5 h runs on one day (slots every 6 h),
+    // released between. 20 GB at 20 Mbit/s plus unpacking is 2.312593 h
+    // (above), so after the first release the next run's data arrives
+    // 7.31 h after its slot and every later slot has passed when a run
+    // ends. The rule still holds: each run starts on a fresh instance and
+    // brings its data, four uploads: 4 x 2.312593 = 9.250370 -> 9.25;
+    // traffic 4 x 20 x 0.0192 = 1.536 -> 1.54; runs 4 x 5 = 20.00. Total
+    // 30.79. (Before, a slot reached as the last run ended skipped the
+    // release and its upload, so one more run on the same day could cost
+    // less: CI's billing property found it.)
+    let q = priced(
+        r#"name = "release, dense"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "session"
+        count = 4
+        hours = 5
+        [schedule]
+        days = 1
+        between_runs = "release"
+        [data]
+        size_gb = 20
+        upload_mbps = 20
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        param(&q, LineKind::Upload, "uploads"),
+        Some("4"),
+        "one upload per fresh instance, slot passed or not"
+    );
+    assert_eq!(line(&q, LineKind::Upload), d("9.25"), "four uploads");
+    assert_eq!(
+        line(&q, LineKind::Traffic),
+        d("1.54"),
+        "four times the data in"
+    );
+    assert_eq!(q.cash_total, d("30.79"), "9.25 + 1.54 + 20.00");
+}
+
+#[test]
 fn releasing_where_persistent_storage_exists_compares_the_two() {
     // 恒源云 has /hy-nas (persistent, 0.0168/GB-day): three sessions a day
     // apart, released between, 50 GB of data. The quote names both costs.

@@ -148,7 +148,7 @@ fn every_python_script_passes_pyflakes() {
     let pyflakes = Command::new("pyflakes3").arg("--version").output().is_ok();
     assert!(
         pyflakes || std::env::var_os("CI").is_none(),
-        "CI must have pyflakes3 (scripts/setup.sh installs python3-pyflakes)"
+        "CI must have pyflakes3 (scripts/setup.sh installs pyflakes3)"
     );
     if !pyflakes {
         return;

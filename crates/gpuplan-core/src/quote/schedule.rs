@@ -354,6 +354,28 @@ impl Builder {
         }
     }
 
+    /// The schedule's slot for the next run has come (or passed) as the
+    /// last one ends: the rule between runs still holds, with no time in
+    /// it. A stop ends the start (the next run is a new one); a release
+    /// leaves no instance, so the next run brings its data to a fresh one,
+    /// as after any release. Without this, a denser schedule (one more run
+    /// on the same days) skipped its releases and cost less.
+    fn at_once(&mut self, between: Between) {
+        match between {
+            Between::KeepRunning => {}
+            Between::Stop => self.end_start(),
+            Between::Release => {
+                self.end_start();
+                let span = Interval {
+                    start: self.t,
+                    end: self.t,
+                };
+                self.lane.gaps.push(Gap { span, between });
+                self.reprovision();
+            }
+        }
+    }
+
     /// The data again on a fresh instance, before its next work.
     fn reprovision(&mut self) {
         self.lane.reprovisions += 1;
@@ -491,11 +513,12 @@ fn lay_out_runs(b: &mut Builder, i: &Inputs<'_>, j: usize, runs: &[Run]) {
                     let slot = origin + sp * Decimal::from(r as u64);
                     if slot < b.t {
                         b.lane.schedule_overrun = true;
-                        if between != Between::KeepRunning {
-                            b.end_start();
-                        }
                     }
-                    b.gap(slot, between)
+                    if slot <= b.t {
+                        b.at_once(between);
+                    } else {
+                        b.gap(slot, between);
+                    }
                 }
                 None if r <= between_stops => b.gap(b.t + stop_hours, Between::Stop),
                 None => b.end_start(),

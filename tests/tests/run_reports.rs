@@ -151,6 +151,16 @@ fn hostile_reports_are_refused_by_field() {
     let dir = tmp("hostile");
     let good = std::fs::read_to_string(report_from_a_run(&dir, "true")).expect("report");
     let home = dir.join("home");
+    let value: serde_json::Value = serde_json::from_str(&good).expect("JSON");
+    let started = value["started_at"].as_str().expect("started_at").to_owned();
+    // A field of the report set to `v`.
+    let with = |text: &str, key: &str, v: &str| {
+        let mut r: serde_json::Value = serde_json::from_str(text).expect("JSON");
+        r[key] = serde_json::Value::String(v.to_owned());
+        r.to_string()
+    };
+    // The same time in another UTC offset's digits (`+hhmm` at the end).
+    let offset = |t: &str, o: &str| format!("{}{o}", &t[..t.len() - 5]);
     // (edit of a valid report, field named in the error, why)
     let cases: Vec<(String, &str, &str)> = vec![
         (
@@ -210,6 +220,33 @@ fn hostile_reports_are_refused_by_field() {
             "a billing window before 2000",
         ),
         (good.replace("\"part\": 1", "\"part\": 0"), "part", "part 0"),
+        (
+            good.replace(
+                "\"gpu_peaks_mib\": [20480]",
+                &format!("\"gpu_peaks_mib\": [{}]", vec!["20480"; 1000].join(", ")),
+            ),
+            "gpu_peaks_mib",
+            "a thousand GPUs' figures on a one-GPU machine (it would bill 1000 GPUs)",
+        ),
+        (
+            with(&good, "started_at", &offset(&started, "+2359")),
+            "started_at",
+            "a UTC offset no clock has (it would stretch the window by a day)",
+        ),
+        (
+            with(&good, "started_at", &offset(&started, "-0600")),
+            "ended_at",
+            "the window's two ends in offsets hours apart (one clock)",
+        ),
+        (
+            with(
+                &good,
+                "ended_at",
+                &offset("2099-01-01T00:00:00+0000", &started[started.len() - 5..]),
+            ),
+            "ended_at",
+            "a billing window of seventy years",
+        ),
         ("{".repeat(70_000), "report", "too large"),
         ("not json".into(), "report", "not JSON"),
     ];
@@ -372,11 +409,18 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
 /// A run report of the example ResNet-18 plan's job on an RTX 3090 that
 /// took `seconds`, started `minute` minutes past ten.
 fn cifar_report(seconds: u64, minute: u32) -> String {
+    let start = chrono::DateTime::parse_from_str(
+        &format!("2026-11-30T10:{minute:02}:00+0800"),
+        "%Y-%m-%dT%H:%M:%S%z",
+    )
+    .expect("start");
+    let end = (start + chrono::Duration::seconds(i64::try_from(seconds).expect("seconds")))
+        .format("%Y-%m-%dT%H:%M:%S%z");
     format!(
         r#"{{"schema": "gpuplan-run-report/1", "plan": "ResNet-18 on CIFAR-10, 50 epochs (seed 000 §3.1)",
   "job": "cifar", "platform": "autodl", "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550",
   "gpu_count": 1, "peak_memory_mib": 1720, "started_at": "2026-11-30T10:{minute:02}:00+0800",
-  "ended_at": "2026-11-30T11:00:00+0800", "wall_seconds": {seconds}, "first_progress_seconds": 20,
+  "ended_at": "{end}", "wall_seconds": {seconds}, "first_progress_seconds": 20,
   "progress_lines": 50, "last_progress": "Epoch 50", "cpu_percent": 60, "exit_status": 0}}"#
     )
 }

@@ -35,6 +35,9 @@ pub const MAX_PARTS: u32 = 10_000;
 const WINDOW_SLACK_SECONDS: i64 = 60;
 /// Years a report's billing window may fall in (as the ledger's dates).
 pub const YEARS: std::ops::RangeInclusive<i32> = 2000..=2100;
+/// UTC offsets a clock can be set to, seconds: UTC-12:00 (Baker Island) to
+/// UTC+14:00 (Line Islands), the range of the IANA time-zone database.
+const OFFSETS: std::ops::RangeInclusive<i32> = -12 * 3600..=14 * 3600;
 
 fn one() -> u32 {
     1
@@ -128,6 +131,13 @@ fn bad(file: &str, field: &str, message: impl Into<String>) -> DataError {
 fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataError> {
     let t = DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z")
         .map_err(|_| bad(file, field, "not a time like 2026-11-30T14:05:00+0800"))?;
+    if !OFFSETS.contains(&t.offset().local_minus_utc()) {
+        return Err(bad(
+            file,
+            field,
+            format!("{s}: a UTC offset from -1200 to +1400"),
+        ));
+    }
     if !YEARS.contains(&t.year()) {
         return Err(bad(
             file,
@@ -236,8 +246,18 @@ impl RunReport {
             ("gpu_peaks_mib", &self.gpu_peaks_mib),
             ("torch_allocated_mib", &self.torch_allocated_mib),
         ] {
-            if list.len() > crate::parallel::MAX_GPUS as usize {
-                return Err(bad(file, field, "more GPUs than any instance has"));
+            // One figure per GPU the job used, on a machine of `gpu_count`:
+            // a longer list is not a measurement of this machine.
+            if list.len() > self.gpu_count as usize {
+                return Err(bad(
+                    file,
+                    field,
+                    format!(
+                        "{} figures on a machine of {} GPUs (gpu_count): one per GPU at most",
+                        list.len(),
+                        self.gpu_count
+                    ),
+                ));
             }
             if list.iter().any(|m| *m == 0 || *m > MAX_MEMORY_MIB) {
                 return Err(bad(file, field, "each from 1 MiB to 1 TiB"));
@@ -275,6 +295,30 @@ impl RunReport {
         }
         let window = end.signed_duration_since(start).num_seconds();
         let wall = i64::try_from(self.wall_seconds).unwrap_or(i64::MAX);
+        // The window may hold more than the run (setup before it, the stop
+        // after it, as the platform billed), but no more than a plan may
+        // (ten years), and its two ends read one clock: their UTC offsets
+        // differ by a daylight-saving change at most.
+        if window > i64::try_from(MAX_WALL_SECONDS).unwrap_or(i64::MAX) {
+            return Err(bad(
+                file,
+                "ended_at",
+                "a billing window longer than ten years",
+            ));
+        }
+        let shift = (end.offset().local_minus_utc() - start.offset().local_minus_utc()).abs();
+        if shift > 3600 {
+            return Err(bad(
+                file,
+                "ended_at",
+                format!(
+                    "started_at {} and ended_at {} are in UTC offsets {} hours apart: one clock changes by an hour at most",
+                    self.started_at,
+                    self.ended_at,
+                    shift / 3600
+                ),
+            ));
+        }
         if wall > window.saturating_add(WINDOW_SLACK_SECONDS) {
             return Err(bad(
                 file,
@@ -343,19 +387,33 @@ impl RunReport {
             .or(self.peak_memory_mib)
     }
 
-    /// GPUs the job's processes used (v2), else the machine's count.
-    pub fn job_gpus(&self) -> u32 {
-        u32::try_from(self.gpu_peaks_mib.len())
-            .ok()
-            .filter(|n| *n > 0)
-            .unwrap_or(self.gpu_count)
+    /// GPUs the instance bills: every GPU the machine had (a platform bills
+    /// the instance, not the GPUs the job kept busy; under Slurm the
+    /// machine shows the GPUs allocated), at least one.
+    pub fn billed_gpus(&self) -> u32 {
+        self.gpu_count.max(1)
     }
 
-    /// This report's identity: a digest of its content (every field, in
-    /// order), the same however often the file is imported, copied or
-    /// re-indented, so one run is one bill.
+    /// This report's identity: the run and part it measured (platform,
+    /// card and count, plan, job, run id, part, billing window, wall time,
+    /// exit status), the same however often the file is imported, copied,
+    /// re-indented or touched in a field that describes the run rather
+    /// than names it (a driver string, a progress line, a memory figure),
+    /// so one run is one bill.
     pub fn identity(&self) -> String {
-        crate::digest::of_json(self)
+        crate::digest::of_json(&(
+            &self.platform,
+            &self.gpu_name,
+            self.gpu_count,
+            &self.plan,
+            &self.job,
+            &self.run_id,
+            self.part,
+            &self.started_at,
+            &self.ended_at,
+            self.wall_seconds,
+            self.exit_status,
+        ))
     }
 
     /// The catalog id of the GPU `nvidia-smi` named ([`GpuCatalog::by_printed_name`]);

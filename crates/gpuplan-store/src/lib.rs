@@ -245,11 +245,16 @@ fn migrations() -> Migrations<'static> {
         // v7: the day a price override was set, so a bill shows how old the
         // student's own price is; rows set before have none.
         M::up("ALTER TABLE price_overrides ADD COLUMN set_on TEXT;"),
+        // v8: a report's identity names the run (its window, run id and
+        // part), no longer every byte: the caller computes them again for
+        // every row (`reports_without_identity`), and a second row of one
+        // run keeps none (its bill stays; nothing is deleted).
+        M::up("UPDATE run_reports SET identity = NULL;"),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// A price the user set for a GPU on a platform.
 #[derive(Debug, Clone, PartialEq)]
@@ -716,15 +721,30 @@ impl Store {
     }
 
     /// Adds bills imported from run reports, all in one transaction (all or
-    /// none); returns their ids in order.
+    /// none); returns, in order, each bill's id and whether it was added.
+    /// A report whose identity is already in the ledger (another process
+    /// imported it since the caller looked) adds nothing and answers with
+    /// the bill it already is: the check is inside the write transaction,
+    /// so two imports at once cannot both add it.
     pub fn add_reported_bills(
         &mut self,
         bills: &[ReportedBill<'_>],
         now: &str,
-    ) -> Result<Vec<i64>, StoreError> {
+    ) -> Result<Vec<(i64, bool)>, StoreError> {
         self.write(|tx| {
             let mut ids = Vec::with_capacity(bills.len());
             for b in bills {
+                let known: Option<i64> = tx
+                    .query_row(
+                        "SELECT ledger_id FROM run_reports WHERE identity = ?1",
+                        [b.identity],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(id) = known {
+                    ids.push((id, false));
+                    continue;
+                }
                 let e = b.entry;
                 tx.execute(
                     "INSERT INTO ledger (date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at)
@@ -736,7 +756,7 @@ impl Store {
                     "INSERT INTO run_reports (ledger_id, body, measured_run, identity, imported_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                     params![id, b.report, b.measured_run, b.identity, now],
                 )?;
-                ids.push(id);
+                ids.push((id, true));
             }
             Ok(ids)
         })
@@ -1113,7 +1133,7 @@ mod tests {
                 "now",
             )
             .expect("bill, report and run in one transaction");
-        ids[0]
+        ids[0].0
     }
 
     #[test]
@@ -1160,15 +1180,43 @@ mod tests {
             .add_reported_bills(&[bill(&a, "x"), bill(&b, "y")], "now")
             .expect("two bills at once");
         assert_eq!(ids.len(), 2, "both added, ids in order");
-        let again = s.add_reported_bills(&[bill(&a, "z"), bill(&b, "y")], "now");
-        assert!(
-            again.is_err(),
-            "a batch holding a known identity is refused"
+        assert!(ids.iter().all(|(_, added)| *added), "both are new");
+        let again = s
+            .add_reported_bills(&[bill(&a, "z"), bill(&b, "y")], "now")
+            .expect("a batch holding a known identity");
+        assert!(again[0].1, "the new report is added");
+        assert_eq!(
+            again[1],
+            (ids[1].0, false),
+            "the known one (another process imported it meanwhile) answers with its bill and adds nothing"
         );
         assert_eq!(
             s.list_ledger().expect("ledger").len(),
-            2,
-            "and none of it was written (not even the new first bill)"
+            3,
+            "one bill more, not two"
+        );
+    }
+
+    #[test]
+    fn upgrade_to_v8_asks_for_every_identity_again() {
+        let (_dir, path) = database_at(
+            7,
+            "v7.db",
+            &[
+                "INSERT INTO ledger (id, date, platform, gpu, hours, cost, created_at) VALUES (3, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 't')",
+                "INSERT INTO run_reports (ledger_id, body, measured_run, identity, imported_at) VALUES (3, '{\"a\":1}', NULL, 'old-digest', 't')",
+            ],
+        );
+        let s = upgraded(&path);
+        assert_eq!(
+            s.reports_without_identity().expect("read"),
+            vec![(3, "{\"a\":1}".to_owned())],
+            "the report is kept and its identity is to be computed again by the new rule"
+        );
+        assert_eq!(
+            s.list_ledger().expect("ledger").len(),
+            1,
+            "its bill is kept"
         );
     }
 

@@ -78,9 +78,12 @@ impl Planner {
             &now,
         )?;
         self.invalidate();
-        ids.first().copied().ok_or_else(|| AppError::Store {
-            message: "the restored bill was not added".into(),
-        })
+        // A report imported again since the delete is that bill already.
+        ids.first()
+            .map(|(id, _)| *id)
+            .ok_or_else(|| AppError::Store {
+                message: "the restored bill was not added".into(),
+            })
     }
 
     /// Adds a real bill to the ledger, with the linked plan's quoted total

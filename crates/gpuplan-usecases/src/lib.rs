@@ -253,6 +253,9 @@ impl Planner {
             };
             self.notice = notice;
             self.store = Some(store);
+            if self.read_only().is_none() {
+                self.fill_report_identities()?;
+            }
             if matches!(self.home, Home::Folder(_)) && self.read_only().is_none() {
                 let legacy = home::legacy_cli_home();
                 if let Some(n) = self.import_legacy(&legacy)? {
@@ -269,6 +272,22 @@ impl Planner {
                 message: "the database is not open".into(),
             }),
         }
+    }
+
+    /// Gives every stored report its identity by today's rule (reports
+    /// imported before identities were kept, or before the rule named the
+    /// run rather than the bytes: store v6 and v8). A second report of one
+    /// run keeps none; its bill stays as it is.
+    fn fill_report_identities(&mut self) -> Result<()> {
+        let Some(store) = self.store.as_mut() else {
+            return Ok(());
+        };
+        for (id, body) in store.reports_without_identity()? {
+            if let Ok(r) = gpuplan_core::report::RunReport::from_json("stored report", &body) {
+                store.set_report_identity(id, &r.identity())?;
+            }
+        }
+        Ok(())
     }
 
     /// What the read-only use cases read, taken now: the bundled data, the

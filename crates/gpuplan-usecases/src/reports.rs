@@ -102,8 +102,11 @@ impl Planner {
             self.store()?.add_reported_bills(&bills, &now)?
         };
         self.invalidate();
-        let mut added = fresh.into_iter().zip(ids).map(|(mut p, id)| {
+        // A report another process imported since it was looked up is
+        // answered as one seen before.
+        let mut added = fresh.into_iter().zip(ids).map(|(mut p, (id, new))| {
             p.run.ledger_id = id;
+            p.run.already_imported = !new;
             p.run
         });
         let mut result = Vec::with_capacity(out.len());
@@ -212,7 +215,12 @@ impl Planner {
                 let priced_as = known_gpu
                     .clone()
                     .or_else(|| plan.as_ref().map(|p| p.gpu.clone()));
-                let amount = self.estimated_cost(report, &platform, priced_as.as_deref(), hours)?;
+                let amount = self.estimated_cost(
+                    report,
+                    &platform,
+                    priced_as.as_deref(),
+                    plan.as_ref().is_some_and(|p| p.student),
+                )?;
                 (amount.to_string(), true, priced_as)
             }
         };
@@ -287,14 +295,17 @@ impl Planner {
         Ok((plan_id, parsed))
     }
 
-    /// The billing window's hours at the platform's price for `gpu`, for
-    /// every GPU the job used.
+    /// What the platform bills for the report's window as one start: the
+    /// window rounded up to its billing unit and minimum charge, at its
+    /// typical price for `gpu` (with its student discount when the plan
+    /// the report ran says the student has it), for every GPU the
+    /// instance had.
     fn estimated_cost(
         &mut self,
         report: &RunReport,
         platform: &str,
         gpu: Option<&str>,
-        hours: Decimal,
+        student: bool,
     ) -> Result<Decimal> {
         let no_price =
             |what: String| AppError::input("cost", what, "give the real bill with --cost");
@@ -305,23 +316,28 @@ impl Planner {
             ))
         })?;
         let platforms = self.platforms()?;
-        let price = platforms
+        let profile = platforms
             .get(platform)
-            .ok()
-            .and_then(|p| {
-                p.offer(gpu, &self.bundled.catalog)
-                    .ok()
-                    .map(|o| o.price_per_hour.typical)
-            })
-            .ok_or_else(|| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
-        let gpus = Decimal::from(report.job_gpus().max(1));
-        // Bounded inputs (a century, 64 GPUs, a checked price), but checked:
-        // an overflow is an input error, never a panic.
-        Ok(hours
-            .checked_mul(price)
-            .and_then(|x| x.checked_mul(gpus))
-            .ok_or_else(|| no_price("the estimate overflows".into()))?
-            .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero))
+            .map_err(|_| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
+        let price = profile
+            .offer(gpu, &self.bundled.catalog)
+            .map(|o| o.price_per_hour.typical)
+            .map_err(|_| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
+        let price = if student {
+            price * profile.student.discount.value
+        } else {
+            price
+        };
+        // Bounded inputs (a window of at most ten years, 1024 GPUs, a
+        // checked price), but checked: an overflow is an input error.
+        gpuplan_core::quote::one_start(
+            report.window_seconds(),
+            report.billed_gpus(),
+            price,
+            profile,
+        )
+        .map(|(_, amount)| amount)
+        .ok_or_else(|| no_price("the estimate overflows".into()))
     }
 }
 

@@ -420,40 +420,43 @@ fn plan_versus_actual_says_what_explains_the_gap() {
     let mut p = planner(dir.path());
     let plan = hours_plan("autodl", "rtx3090", 2);
     p.save_plan(None, &plan, None).expect("saved");
-    let report = |gpu: &str, seconds: u64, cpu: u32, status: u32| {
+    // Each case its own run: it starts at its own minute.
+    let report = |minute: u32, gpu: &str, seconds: u64, cpu: u32, status: u32| {
+        let start = format!("2026-11-30T10:{minute:02}:00+0800");
         format!(
             r#"{{"schema": "gpuplan-run-report/1", "plan": "{}", "job": "train", "platform": "autodl",
   "gpu_name": "{gpu}", "driver": "550", "gpu_count": 1, "peak_memory_mib": null,
-  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "started_at": "{start}", "ended_at": "{end}",
   "wall_seconds": {seconds}, "first_progress_seconds": null, "progress_lines": 0,
   "last_progress": "", "cpu_percent": {cpu}, "exit_status": {status}}}"#,
-            plan.name
+            plan.name,
+            end = ended(&start, seconds)
         )
     };
     // (report, gaps expected, why)
     let cases = [
         (
-            report("NVIDIA GeForce RTX 3090", 7200, 40, 0),
+            report(0, "NVIDIA GeForce RTX 3090", 7200, 40, 0),
             vec![],
             "on plan: no gap to explain",
         ),
         (
-            report("NVIDIA GeForce RTX 3090", 5 * 3600, 95, 0),
+            report(1, "NVIDIA GeForce RTX 3090", 5 * 3600, 95, 0),
             vec!["input-bound"],
             "2.5x the time with the CPUs full: the input pipeline",
         ),
         (
-            report("NVIDIA GeForce RTX 3090", 5 * 3600, 30, 0),
+            report(2, "NVIDIA GeForce RTX 3090", 5 * 3600, 30, 0),
             vec!["slower-than-estimated"],
             "2.5x the time with idle CPUs: a slower card or host",
         ),
         (
-            report("NVIDIA GeForce RTX 4090", 3600, 30, 0),
+            report(3, "NVIDIA GeForce RTX 4090", 3600, 30, 0),
             vec!["different-card", "faster-than-estimated"],
             "another card, half the time",
         ),
         (
-            report("NVIDIA GeForce RTX 3090", 600, 30, 137),
+            report(4, "NVIDIA GeForce RTX 3090", 600, 30, 137),
             vec!["failed-run"],
             "a killed run is not called fast",
         ),
@@ -498,14 +501,24 @@ fn estimate_on_its_card(p: &mut Planner, job: &JobSpec) -> gpuplan_core::estimat
         .expect("estimate")
 }
 
+/// The end of a billing window `seconds` after `start` (the kit takes both
+/// from one clock, so a report's window is its wall time).
+fn ended(start: &str, seconds: u64) -> String {
+    let t = chrono::DateTime::parse_from_str(start, "%Y-%m-%dT%H:%M:%S%z").expect("start");
+    (t + chrono::Duration::seconds(i64::try_from(seconds).expect("seconds")))
+        .format("%Y-%m-%dT%H:%M:%S%z")
+        .to_string()
+}
+
 /// A report of `plan`'s run, the `n`th of the day (its start time).
 fn measured_report(plan: &str, seconds: u64, peak_mib: u64, n: u32) -> String {
+    let end = ended(&format!("2026-11-30T10:{n:02}:00+0800"), seconds);
     format!(
         r#"{{"schema": "gpuplan-run-report/2", "plan": "{plan}", "job": "train", "platform": "autodl",
   "run_id": "run-{n}", "part": 1, "requeued": false,
   "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "gpu_peaks_mib": [{peak_mib}],
   "torch_allocated_mib": [],
-  "started_at": "2026-11-30T10:{n:02}:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "started_at": "2026-11-30T10:{n:02}:00+0800", "ended_at": "{end}",
   "wall_seconds": {seconds}, "first_progress_seconds": 30, "progress_lines": 10,
   "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#
     )
@@ -833,15 +846,18 @@ fn a_run_with_another_batch_is_told_apart_from_a_slower_card() {
         ),
         (1.0, 1.0, vec![], "on plan"),
     ];
-    for (time, memory, gaps, why) in cases {
+    for (n, (time, memory, gaps, why)) in cases.into_iter().enumerate() {
+        // Each case its own run, at its own minute.
+        let start = format!("2026-11-30T10:{n:02}:00+0800");
         let text = format!(
             r#"{{"schema": "gpuplan-run-report/1", "plan": "{}", "job": "train", "platform": "autodl",
   "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "peak_memory_mib": {},
-  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T20:00:00+0800",
+  "started_at": "{start}", "ended_at": "{}",
   "wall_seconds": {}, "first_progress_seconds": {}, "progress_lines": 10,
   "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#,
             plan.name,
             (peak_mib * memory).round() as u64,
+            ended(&start, (run_s * time).round() as u64),
             (run_s * time).round() as u64,
             // The first epoch line comes after one epoch of ten.
             (run_s * time / 10.0).round() as u64
@@ -1005,4 +1021,103 @@ fn undoing_a_plan_delete_puts_it_back_under_its_id_with_its_bills_linked() {
         .and_then(|e| e.plan_id);
     assert_eq!(linked, Some(id), "its bill names it again");
     assert_eq!(p.plans().expect("plans").len(), 1, "one plan, not a copy");
+}
+
+/// A one-hour report on a two-GPU AutoDL RTX 3090 instance whose job kept
+/// `peaks` GPUs busy, with its `driver` string.
+fn two_gpu_report(peaks: &str, driver: &str) -> String {
+    format!(
+        r#"{{"schema": "gpuplan-run-report/2", "plan": "none", "job": "train", "platform": "autodl",
+  "run_id": "r-2gpu", "part": 1, "requeued": false,
+  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "{driver}", "gpu_count": 2, "gpu_peaks_mib": [{peaks}],
+  "torch_allocated_mib": [],
+  "started_at": "2026-11-30T10:00:00+0800", "ended_at": "2026-11-30T11:00:00+0800",
+  "wall_seconds": 3600, "first_progress_seconds": 30, "progress_lines": 10,
+  "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#
+    )
+}
+
+#[test]
+fn a_report_bills_the_instances_gpus_and_is_one_bill_whatever_its_driver_says() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    // AutoDL's RTX 3090 at its typical 1.39/h; the instance had two GPUs,
+    // the job kept one busy: AutoDL bills both, 1 h x 2 x 1.39 = 2.78.
+    let run = p
+        .import_report("r.json", &two_gpu_report("9000", "550.54.0"), None)
+        .expect("imports");
+    assert_eq!(
+        run.cost,
+        Decimal::new(278, 2),
+        "the platform bills the instance's two GPUs, not the one the job used"
+    );
+    // The same run, its driver string touched: the same bill, nothing added.
+    let again = p
+        .import_report("r2.json", &two_gpu_report("9000", "550.54.1"), None)
+        .expect("imports");
+    assert!(
+        again.already_imported,
+        "a field that describes the run (the driver) does not make it another run"
+    );
+    assert_eq!(
+        again.ledger_id, run.ledger_id,
+        "it answers with the first bill"
+    );
+    assert_eq!(p.ledger().expect("ledger").entries.len(), 1, "one bill");
+}
+
+/// A one-GPU RTX 3090 report of `seconds` on `platform` for `plan`.
+fn short_report(platform: &str, plan: &str, seconds: u64) -> String {
+    let start = "2026-11-30T10:00:00+0800";
+    format!(
+        r#"{{"schema": "gpuplan-run-report/2", "plan": "{plan}", "job": "train", "platform": "{platform}",
+  "run_id": "r-{platform}-{seconds}", "part": 1, "requeued": false,
+  "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550", "gpu_count": 1, "gpu_peaks_mib": [9000],
+  "torch_allocated_mib": [],
+  "started_at": "{start}", "ended_at": "{end}",
+  "wall_seconds": {seconds}, "first_progress_seconds": 30, "progress_lines": 10,
+  "last_progress": "Epoch 10", "cpu_percent": 40, "exit_status": 0}}"#,
+        end = ended(start, seconds)
+    )
+}
+
+#[test]
+fn a_reports_estimated_bill_follows_the_platforms_billing_rules() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let mut student = hours_plan("autodl", "rtx3090", 1);
+    student.name = "student plan".into();
+    student.student = true;
+    p.save_plan(None, &student, None).expect("saved");
+    // (platform, plan, seconds, bill, why)
+    let cases = [
+        (
+            "autodl",
+            "none",
+            1769,
+            Decimal::new(68, 2),
+            "per second: 1769 s x 1.39 / 3600 = 0.683 -> 0.68 (not the window rounded up to 0.50 h: 0.70)",
+        ),
+        (
+            "autodl",
+            "student plan",
+            1770,
+            Decimal::new(65, 2),
+            "the plan says student: 1770 s x 1.39 x 0.95 / 3600 = 0.649 -> 0.65",
+        ),
+        (
+            "lanrui",
+            "none",
+            1200,
+            Decimal::new(250, 2),
+            "hourly with a one-hour minimum: 20 minutes bill 1 h x 2.50",
+        ),
+    ];
+    for (platform, plan, seconds, bill, why) in cases {
+        let run = p
+            .import_report("r.json", &short_report(platform, plan, seconds), None)
+            .expect("imports");
+        assert!(run.cost_estimated, "{why}: estimated, no --cost given");
+        assert_eq!(run.cost, bill, "{why}");
+    }
 }

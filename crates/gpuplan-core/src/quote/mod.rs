@@ -711,6 +711,29 @@ pub fn billed_hours(used: Decimal, granularity: Granularity, minimum_minutes: u3
     seconds_to_hours(rounded.max(Decimal::from(minimum_minutes) * Decimal::from(60)))
 }
 
+/// What `profile` bills for one start of `seconds` on `gpus` GPUs at
+/// `price` per GPU-hour: the hours billed (rounded up to its billing unit,
+/// then to its minimum charge) and the amount, rounded to the fen half up,
+/// as a bill line is. `None` when the figures overflow.
+pub fn one_start(
+    seconds: u64,
+    gpus: u32,
+    price: Decimal,
+    profile: &PlatformProfile,
+) -> Option<(Decimal, Decimal)> {
+    let used = seconds_to_hours(Decimal::from(seconds));
+    let billed = billed_hours(
+        used,
+        profile.billing.granularity.value,
+        profile.billing.minimum_charge_minutes.value,
+    );
+    let amount = billed
+        .checked_mul(price)?
+        .checked_mul(Decimal::from(gpus))?
+        .round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
+    Some((billed, amount))
+}
+
 fn dec(field: &str, x: f64) -> Result<Decimal, InputError> {
     if !x.is_finite() {
         return Err(InputError::new(

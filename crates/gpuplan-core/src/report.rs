@@ -306,7 +306,10 @@ impl RunReport {
                 "a billing window longer than ten years",
             ));
         }
-        let shift = (end.offset().local_minus_utc() - start.offset().local_minus_utc()).abs();
+        let shift = end
+            .offset()
+            .local_minus_utc()
+            .abs_diff(start.offset().local_minus_utc());
         if shift > 3600 {
             return Err(bad(
                 file,

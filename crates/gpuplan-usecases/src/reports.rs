@@ -324,10 +324,11 @@ impl Planner {
             .map(|o| o.price_per_hour.typical)
             .map_err(|_| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
         let price = if student {
-            price * profile.student.discount.value
+            price.checked_mul(profile.student.discount.value)
         } else {
-            price
-        };
+            Some(price)
+        }
+        .ok_or_else(|| no_price("the estimate overflows".into()))?;
         // Bounded inputs (a window of at most ten years, 1024 GPUs, a
         // checked price), but checked: an overflow is an input error.
         gpuplan_core::quote::one_start(

@@ -505,9 +505,12 @@ fn estimate_on_its_card(p: &mut Planner, job: &JobSpec) -> gpuplan_core::estimat
 /// from one clock, so a report's window is its wall time).
 fn ended(start: &str, seconds: u64) -> String {
     let t = chrono::DateTime::parse_from_str(start, "%Y-%m-%dT%H:%M:%S%z").expect("start");
-    (t + chrono::Duration::seconds(i64::try_from(seconds).expect("seconds")))
-        .format("%Y-%m-%dT%H:%M:%S%z")
-        .to_string()
+    t.checked_add_signed(chrono::Duration::seconds(
+        i64::try_from(seconds).expect("seconds"),
+    ))
+    .expect("a time")
+    .format("%Y-%m-%dT%H:%M:%S%z")
+    .to_string()
 }
 
 /// A report of `plan`'s run, the `n`th of the day (its start time).

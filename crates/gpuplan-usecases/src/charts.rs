@@ -228,13 +228,13 @@ impl Planner {
                     l.text(lang, "chart.oneRun"),
                     v.planned_hours,
                     v.measured_hours,
-                    "h".to_owned(),
+                    l.text(lang, "unit.hours"),
                 ),
                 (
                     l.text(lang, "chart.stepTime"),
                     v.planned_step_seconds.unwrap_or(0.0),
                     v.measured_step_seconds.unwrap_or(f64::NAN),
-                    "s".to_owned(),
+                    l.text(lang, "unit.seconds"),
                 ),
                 (
                     l.text(lang, "memory.peak"),

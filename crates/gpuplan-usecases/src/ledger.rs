@@ -220,7 +220,28 @@ impl Planner {
                 .ok(),
             None => None,
         };
-        let planned_peak_gib = estimate.as_ref().map(|e| e.peak_gib);
+        // What the report measured, against the estimate's figure of the
+        // same thing: nvidia-smi's process memory (CUDA context and the
+        // allocator's cache included) against the per-GPU peak; PyTorch's
+        // live tensors against the peak without the context and the
+        // allocator's reserve; a first-version report's one figure as it
+        // always was compared.
+        use gpuplan_core::report::MemoryMeasure;
+        let gib = |m: u64| m as f64 / 1024.0;
+        let (planned_peak_gib, measured_peak_gib) = match report.memory() {
+            MemoryMeasure::Process(m) => (estimate.as_ref().map(|e| e.peak_gib), Some(gib(m))),
+            MemoryMeasure::LiveTensors(m) => (
+                estimate.as_ref().map(|e| {
+                    let part = |k: &str| e.components.get(k).copied().unwrap_or(0.0);
+                    (e.peak_gib - part("context") - part("allocator")).max(0.0)
+                }),
+                Some(gib(m)),
+            ),
+            MemoryMeasure::Unknown => (
+                estimate.as_ref().map(|e| e.peak_gib),
+                report.peak_memory_mib.map(gib),
+            ),
+        };
         let input_bound = estimate
             .as_ref()
             .and_then(|e| {
@@ -228,7 +249,6 @@ impl Planner {
                     .map(|r| r.bound == gpuplan_core::pipeline::Bound::Input)
             })
             .unwrap_or(false);
-        let measured_peak_gib = report.peak_memory_mib.map(|m| m as f64 / 1024.0);
         // Time per step: an epoch of the estimate (without the one-off
         // warm-up and cold cache) over its steps; measured from the epoch
         // lines after the first, whose spacing is one epoch each.

@@ -1124,3 +1124,28 @@ fn a_reports_estimated_bill_follows_the_platforms_billing_rules() {
         assert_eq!(run.cost, bill, "{why}");
     }
 }
+
+#[test]
+fn plan_versus_actual_shows_a_second_version_reports_memory() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let run = p
+        .import_report(
+            "r.json",
+            &measured_report(&plan.name, 600, 2746, 1),
+            Some("1.00"),
+        )
+        .expect("imports");
+    let v = run.versus.expect("the report names the saved plan");
+    assert_eq!(
+        v.measured_peak_gib,
+        Some(2746.0 / 1024.0),
+        "nvidia-smi's per-GPU peak of a version-2 report is the measured memory (it read '-' before)"
+    );
+    assert!(
+        v.planned_peak_gib.is_some(),
+        "beside the estimate's per-GPU peak"
+    );
+}

@@ -459,3 +459,113 @@ fn plans_move_between_the_cli_and_the_app() {
         "and names the id"
     );
 }
+
+#[test]
+fn files_a_student_hands_in_are_checked_as_the_quote_checks_them() {
+    let h = home("handed-in");
+    let dir = std::env::temp_dir().join(format!("gpuplan-handed-in-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    // A plan that parses but does not price: AutoDL sells no H100 SXM.
+    let plan = std::fs::read_to_string(
+        crate::common::root().join("examples/resnet18-cifar-estimated.toml"),
+    )
+    .expect("example")
+    .replace("gpu = \"rtx3090\"", "gpu = \"h100-sxm\"");
+    assert!(
+        plan.contains("h100-sxm"),
+        "the example names its card as expected"
+    );
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, &plan).expect("write");
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "en",
+            "plans",
+            "import",
+            bad.to_str().expect("utf8"),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a plan that does not price is not kept"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("gpu"),
+        "the error names the field: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = ok_json(&h, &["plans", "list", "--json"]);
+    assert_eq!(
+        listed.as_array().map(Vec::len),
+        Some(0),
+        "nothing was saved"
+    );
+    // The same plan given beside a run report is refused too, not skipped.
+    let report = dir.join("r.json");
+    std::fs::copy(
+        crate::common::root().join("examples/run-report-example.json"),
+        &report,
+    )
+    .expect("copy");
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "en",
+            "ledger",
+            "import",
+            report.to_str().expect("utf8"),
+            "--plan",
+            bad.to_str().expect("utf8"),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the plan it is compared with must price"
+    );
+    let ledger = ok_json(&h, &["ledger", "list", "--json"]);
+    assert_eq!(
+        ledger.as_array().map(Vec::len),
+        Some(0),
+        "and no bill was added: {ledger}"
+    );
+    // An export into a folder that does not exist creates nothing.
+    let good = dir.join("good.toml");
+    std::fs::copy(
+        crate::common::root().join("examples/resnet18-cifar-estimated.toml"),
+        &good,
+    )
+    .expect("copy");
+    let out = run(&h, &["plans", "import", good.to_str().expect("utf8")]);
+    assert!(out.status.success(), "a plan that prices is kept");
+    let nowhere = dir.join("no-such-folder").join("x.toml");
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "zh",
+            "plans",
+            "export",
+            "1",
+            "--out",
+            nowhere.to_str().expect("utf8"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "refused as the user's input");
+    assert!(
+        !dir.join("no-such-folder").exists(),
+        "no folder is created where a path was mistyped"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("不存在"),
+        "said in Chinese: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&h);
+}

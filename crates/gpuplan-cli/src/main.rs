@@ -450,6 +450,9 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
         }
         PlansAction::Import { file } => {
             let plan = planner.read_plan(file)?;
+            // Kept only if it prices, as the app keeps what it priced: a
+            // plan the quote refuses would be a saved plan nobody can open.
+            planner.quote(&plan)?;
             let id = planner.save_plan(None, &plan, None)?;
             Ok(planner.labels().fill(
                 lang,

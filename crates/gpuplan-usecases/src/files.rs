@@ -93,7 +93,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
+    // The folder is the user's choice: it must exist (a typo in a path
+    // must not create folders elsewhere), and the target must not be one.
+    let shown = path.display().to_string();
+    if !dir.is_dir() {
+        let folder = dir.display().to_string();
+        return Err(AppError::input(
+            "out",
+            format!("{folder} is not a folder that exists"),
+            "a file in an existing folder",
+        )
+        .said(
+            Message::new("error.noFolder").with("path", &folder),
+            Some(Message::new("allowed.inExistingFolder")),
+        ));
+    }
+    if path.is_dir() {
+        return Err(AppError::input(
+            "out",
+            format!("{shown} is a folder"),
+            "a file name in the folder",
+        )
+        .said(
+            Message::new("error.isFolder").with("path", &shown),
+            Some(Message::new("allowed.fileNotFolder")),
+        ));
+    }
     let mut tmp = tempfile::NamedTempFile::new_in(&dir)
         .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
     tmp.write_all(bytes)

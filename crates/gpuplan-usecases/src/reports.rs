@@ -235,8 +235,16 @@ impl Planner {
             plan_id,
         };
         let entry = self.ledger_entry(&input)?;
+        // A plan file given with the report must price (it is what the run
+        // is compared with: an error there is said, not skipped); a saved
+        // plan that no longer prices (its pack removed since) compares
+        // with nothing.
         let versus = match &plan {
-            Some(p) => self.versus(p, report, &entry.gpu, entry.cost).ok(),
+            Some(p) => match self.versus(p, report, &entry.gpu, entry.cost) {
+                Ok(v) => Some(v),
+                Err(e) if plan_file.is_some() => return Err(e),
+                Err(_) => None,
+            },
             None => None,
         };
         let measured = match (&plan, &known_gpu) {

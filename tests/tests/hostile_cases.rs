@@ -605,3 +605,52 @@ hours = 82640.57
         started.elapsed()
     );
 }
+
+#[test]
+fn dates_that_do_not_exist_or_fall_outside_this_century_are_refused() {
+    let h = home("dates");
+    for (start, why) in [
+        ("+10000-01-01", "a five-digit year"),
+        ("1999-12-31", "before 2000"),
+    ] {
+        let plan = write(
+            &h,
+            "plan.toml",
+            &format!("name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\nstart_date = {start}\n[job]\nhours = 6\n"),
+        );
+        let out = run(&h, &["quote", &plan]);
+        assert_eq!(out.status.code(), Some(2), "{why}: refused");
+    }
+    // A pack's price observed on 30 February would hide how old it is.
+    let exported = h.join("cv.toml");
+    let out = run(
+        &h,
+        &[
+            "pack",
+            "export",
+            "--name",
+            "CV 101",
+            "--platform",
+            "autodl",
+            "--out",
+            exported.to_str().expect("utf8"),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "exported: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&exported).expect("pack");
+    let at = text.find("observed = \"").expect("a dated figure") + "observed = \"".len();
+    let end = at + text[at..].find('"').expect("closing quote");
+    let bad = format!("{}2019-02-30{}", &text[..at], &text[end..]);
+    let pack = write(&h, "bad-pack.toml", &bad);
+    let out = run(&h, &["pack", "import", &pack]);
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "a 30 February is not a date: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

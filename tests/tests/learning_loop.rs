@@ -160,7 +160,9 @@ fn honest_reports(
         })
         .collect();
     let bin = stand_ins(dir, &smi, live_mib);
-    let t0: u64 = 1_764_550_800; // 2025-12-01T01:00:00Z
+    // Each run starts on its own day (runs measured at the same second
+    // with the same figures are one run, whatever their ids).
+    let t0: u64 = 1_764_550_800 + u64::from(job_id) * 86_400; // 2025-12-01T01:00:00Z on
     let torch_line = if kind.smi_sees_the_job {
         ""
     } else {

@@ -205,10 +205,16 @@ impl Default for MeasuredRun {
 }
 
 impl MeasuredRun {
-    /// The run's identity: a digest of its content, the same wherever the
+    /// The run's identity: a digest of what was measured (the job, card,
+    /// platform, start, wall time, memory, parts), the same wherever the
     /// run travels (a student's ledger, a hand-in file, a course pack).
+    /// The run id is left out: it only joins parts, and a copy of one run
+    /// under five ids must count once, not five times.
     pub fn identity(&self) -> String {
-        crate::digest::of_json(self)
+        crate::digest::of_json(&MeasuredRun {
+            run_id: String::new(),
+            ..self.clone()
+        })
     }
 
     /// Whether this is a whole run (not one part of a run missing others).
@@ -344,12 +350,17 @@ impl MeasuredRun {
             field: field(&format!("job.{}", e.field)),
             ..e
         })?;
-        if !self.started_at.is_empty()
-            && chrono::DateTime::parse_from_str(&self.started_at, "%Y-%m-%dT%H:%M:%S%z").is_err()
-        {
+        let started = (!self.started_at.is_empty())
+            .then(|| chrono::DateTime::parse_from_str(&self.started_at, "%Y-%m-%dT%H:%M:%S%z"));
+        if started.is_some_and(|t| {
+            t.map_or(true, |t| {
+                use chrono::Datelike;
+                !crate::report::YEARS.contains(&t.year())
+            })
+        }) {
             return Err(InputError::new(
                 &field("started_at"),
-                "not a time like 2026-11-30T14:05:00+0800",
+                "not a time like 2026-11-30T14:05:00+0800 from 2000 to 2100",
                 "the start time of the run's report, or nothing",
             ));
         }
@@ -801,6 +812,47 @@ mod tests {
             memory_log_ratio: m.map(f64::ln),
             card_mib: 24_576.0,
         }
+    }
+
+    #[test]
+    fn one_run_copied_under_other_run_ids_counts_once() {
+        let run = MeasuredRun {
+            job: JobSpec {
+                model: Some("resnet50".into()),
+                ..JobSpec::default()
+            },
+            gpu: "rtx3090".into(),
+            platform: "autodl".into(),
+            wall_seconds: 3600,
+            peak_memory_mib: Some(9000),
+            completed: true,
+            started_at: "2026-11-30T10:00:00+0800".into(),
+            memory: MeasuredMemory::Process,
+            run_id: "x0".into(),
+            part: 1,
+            requeued: false,
+            parts: 1,
+        };
+        let copies: Vec<MeasuredRun> = (0..5)
+            .map(|i| MeasuredRun {
+                run_id: format!("x{i}"),
+                ..run.clone()
+            })
+            .collect();
+        assert_eq!(
+            distinct(Vec::new(), copies.clone()).len(),
+            1,
+            "five ids on one measurement are one run: they cannot unlock what three agreeing runs may do"
+        );
+        let later = MeasuredRun {
+            started_at: "2026-11-30T12:00:00+0800".into(),
+            ..run.clone()
+        };
+        assert_eq!(
+            unique(vec![run, later]).len(),
+            2,
+            "another start is another run"
+        );
     }
 
     #[test]

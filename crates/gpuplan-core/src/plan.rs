@@ -496,6 +496,16 @@ impl Plan {
             false,
         )?;
         hours("", "setup_hours", self.setup_hours, false)?;
+        if let Some(d) = self.start_date {
+            use chrono::Datelike;
+            if !(2000..=2100).contains(&d.year()) {
+                return Err((
+                    "",
+                    "start_date",
+                    format!("{d} is not a day from 2000 to 2100"),
+                ));
+            }
+        }
         if let Some(h) = self.start_hour {
             if h > 23 {
                 return Err(("", "start_hour", format!("{h} is not an hour from 0 to 23")));

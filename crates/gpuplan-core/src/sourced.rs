@@ -209,21 +209,29 @@ pub struct Sourced<T> {
     pub confidence: Confidence,
 }
 
-/// Checks that `observed` is `YYYY-MM` or `YYYY-MM-DD` with plausible parts.
+/// Years an observation may carry: GPU rentals and their sources exist
+/// from 2000 on; a year past 2100 is a typo.
+const OBSERVED_YEARS: std::ops::RangeInclusive<i32> = 2000..=2100;
+
+/// Checks that `observed` is `YYYY-MM` or `YYYY-MM-DD`, a month or a day
+/// that exists (no 30 February), in [`OBSERVED_YEARS`].
 pub fn valid_observed(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
-    let num = |p: &str, len: usize| p.len() == len && p.chars().all(|c| c.is_ascii_digit());
-    match parts.as_slice() {
-        [y, m] => num(y, 4) && num(m, 2) && (1..=12).contains(&m.parse::<u32>().unwrap_or(0)),
-        [y, m, d] => {
-            num(y, 4)
-                && num(m, 2)
-                && num(d, 2)
-                && (1..=12).contains(&m.parse::<u32>().unwrap_or(0))
-                && (1..=31).contains(&d.parse::<u32>().unwrap_or(0))
-        }
-        _ => false,
-    }
+    let num = |p: &str, len: usize| {
+        (p.len() == len && p.chars().all(|c| c.is_ascii_digit())).then(|| p.parse::<u32>().ok())
+    };
+    let (y, m, d) = match parts.as_slice() {
+        [y, m] => (num(y, 4), num(m, 2), Some(Some(1))),
+        [y, m, d] => (num(y, 4), num(m, 2), num(d, 2)),
+        _ => return false,
+    };
+    let (Some(Some(y)), Some(Some(m)), Some(Some(d))) = (y, m, d) else {
+        return false;
+    };
+    let Ok(year) = i32::try_from(y) else {
+        return false;
+    };
+    OBSERVED_YEARS.contains(&year) && chrono::NaiveDate::from_ymd_opt(year, m, d).is_some()
 }
 
 #[cfg(test)]
@@ -238,6 +246,11 @@ mod tests {
             ("2026-11-30", true, "full date"),
             ("2026-13", false, "no 13th month"),
             ("2026-11-32", false, "no 32nd day"),
+            ("2019-02-30", false, "no 30 February (it hid a price's age)"),
+            ("2024-02-29", true, "a leap day"),
+            ("2023-02-29", false, "no leap day in 2023"),
+            ("1999-12", false, "before any GPU rental"),
+            ("2101-01", false, "a typo for this century"),
             ("26-11", false, "two-digit year"),
             ("last year", false, "words"),
             ("", false, "empty"),

@@ -654,3 +654,50 @@ fn dates_that_do_not_exist_or_fall_outside_this_century_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn money_a_student_types_is_kept_to_the_fen() {
+    let h = home("fen");
+    let report = h.join("r.json");
+    std::fs::create_dir_all(&h).expect("home");
+    std::fs::copy(
+        common::root().join("examples/run-report-example.json"),
+        &report,
+    )
+    .expect("copy");
+    let r = report.to_str().expect("utf8");
+    for cost in [
+        "3.456",
+        "0.0000000000000000000000000001",
+        "9999999.999999999999999999999",
+    ] {
+        refused(
+            &run(&h, &["--lang", "en", "ledger", "import", r, "--cost", cost]),
+            "cost",
+            "a bill with more places than the fen",
+        );
+    }
+    refused(
+        &run(
+            &h,
+            &[
+                "override",
+                "set",
+                "--platform",
+                "autodl",
+                "--gpu",
+                "rtx3090",
+                "--price",
+                "1.999999999999999999999999999",
+            ],
+        ),
+        "price",
+        "a price per hour past a tenth of a fen",
+    );
+    let out = run(&h, &["ledger", "import", r, "--cost", "3.45"]);
+    assert!(
+        out.status.success(),
+        "two places are a bill: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -502,8 +502,15 @@ impl RecommendArgs {
             ));
         }
         let amount = |field: &str, v: Option<&str>| -> Result<Option<Decimal>, AppError> {
-            v.map(|t| gpuplan_usecases::userdata::parse_amount(field, t, 10_000_000))
-                .transpose()
+            v.map(|t| {
+                gpuplan_usecases::userdata::parse_amount(
+                    field,
+                    t,
+                    10_000_000,
+                    gpuplan_usecases::userdata::MONEY_PLACES,
+                )
+            })
+            .transpose()
         };
         Ok(Situation {
             stage: Stage::parse(&self.stage)?,

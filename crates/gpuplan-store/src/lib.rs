@@ -1026,9 +1026,12 @@ impl Store {
     /// Stores an imported pack (replacing one of the same name).
     pub fn save_pack(&mut self, name: &str, body: &str, now: &str) -> Result<i64, StoreError> {
         self.write(|tx| {
+            // A pack imported again is the newest import: it is written as a
+            // new row (a larger id), so import order never depends on the
+            // clock's resolution (three imports in one second).
+            tx.execute("DELETE FROM packs WHERE name = ?1", [name])?;
             tx.execute(
-                "INSERT INTO packs (name, body, imported_at) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(name) DO UPDATE SET body = excluded.body, imported_at = excluded.imported_at",
+                "INSERT INTO packs (name, body, imported_at) VALUES (?1, ?2, ?3)",
                 params![name, body, now],
             )?;
             Ok(tx.query_row("SELECT id FROM packs WHERE name = ?1", [name], |r| r.get(0))?)
@@ -1039,7 +1042,7 @@ impl Store {
     pub fn packs(&self) -> Result<Vec<StoredPack>, StoreError> {
         let mut st = self
             .conn
-            .prepare("SELECT name, body, imported_at FROM packs ORDER BY imported_at, id")?;
+            .prepare("SELECT name, body, imported_at FROM packs ORDER BY id")?;
         let rows = st.query_map([], |r| {
             Ok(StoredPack {
                 name: r.get(0)?,

@@ -7,7 +7,9 @@ use gpuplan_core::plan::Plan;
 use gpuplan_store::LedgerEntry;
 use rust_decimal::Decimal;
 
-use crate::userdata::{excerpt, parse_amount, LEDGER_PAGE, MAX_LEDGER_AMOUNT};
+use crate::userdata::{
+    excerpt, parse_amount, HOURS_PLACES, LEDGER_PAGE, MAX_LEDGER_AMOUNT, MONEY_PLACES,
+};
 use crate::views::{DeletedBill, LedgerInput, LedgerPage, LedgerRow, PlanVersusActual, VersusView};
 use crate::{AppError, Planner, Result};
 
@@ -128,8 +130,8 @@ impl Planner {
         };
         let platform = text("platform", &entry.platform, 100)?;
         let gpu = text("gpu", &entry.gpu, 100)?;
-        let hours = parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT)?;
-        let cost = parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT)?;
+        let hours = parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT, HOURS_PLACES)?;
+        let cost = parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT, MONEY_PLACES)?;
         let planned_cost = match entry.plan_id {
             Some(id) => {
                 let saved = self.store()?.get_plan(id)?;

@@ -14,7 +14,12 @@ impl Planner {
         price: &str,
         note: &str,
     ) -> Result<OverrideRow> {
-        let price = parse_amount("price", price, MAX_PRICE_PER_HOUR)?;
+        let price = parse_amount(
+            "price",
+            price,
+            MAX_PRICE_PER_HOUR,
+            crate::userdata::PRICE_PLACES,
+        )?;
         let gpu_id = {
             let set = self.platforms()?;
             set.get(platform)?

@@ -19,7 +19,14 @@ impl Planner {
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let budget_cap = e
             .budget_cap
-            .map(|t| crate::userdata::parse_amount("budget_cap", t, 1_000_000))
+            .map(|t| {
+                crate::userdata::parse_amount(
+                    "budget_cap",
+                    t,
+                    1_000_000,
+                    crate::userdata::MONEY_PLACES,
+                )
+            })
             .transpose()?;
         // Each plan is checked whole before it becomes a preset, so its run
         // count is within the plan format's bounds.

@@ -35,11 +35,13 @@ pub struct ImportedPack {
 }
 
 /// A decimal the user typed, checked against `0..=max`.
-pub fn parse_amount(field: &str, text: &str, max: u32) -> Result<Decimal> {
+pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<Decimal> {
     let allowed = || {
         (
-            format!("an amount from 0 to {max}"),
-            gpuplan_core::Message::new("allowed.amount").with("max", max),
+            format!("an amount from 0 to {max} with at most {places} decimal places"),
+            gpuplan_core::Message::new("allowed.amountPlaces")
+                .with("max", max)
+                .with("places", places),
         )
     };
     let d = Decimal::from_str(text.trim())
@@ -47,8 +49,32 @@ pub fn parse_amount(field: &str, text: &str, max: u32) -> Result<Decimal> {
     if d < Decimal::ZERO || d > Decimal::from(max) {
         return Err(AppError::out_of_range(field, d, allowed()));
     }
-    Ok(d)
+    // Money is kept to the fen and a bill's lines add up to its total: a
+    // figure with more places than its unit would be summed with them.
+    if d.normalize().scale() > places {
+        let (english, said) = allowed();
+        return Err(AppError::input(
+            field,
+            format!("{d} has more than {places} decimal places"),
+            english,
+        )
+        .said(
+            gpuplan_core::Message::new("error.tooManyPlaces")
+                .with("value", d)
+                .with("places", places),
+            Some(said),
+        ));
+    }
+    Ok(d.round_dp(places))
 }
+
+/// Decimal places of money a user types (the fen).
+pub const MONEY_PLACES: u32 = 2;
+/// Decimal places of a price per hour a user types (platforms price to the
+/// thousandth of a yuan per hour; one more place is kept).
+pub const PRICE_PLACES: u32 = 4;
+/// Decimal places of hours a user types (a ledger shows hundredths).
+pub const HOURS_PLACES: u32 = 2;
 
 /// Most course packs a user can have imported at once.
 pub const MAX_PACKS: usize = 16;

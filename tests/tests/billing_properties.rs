@@ -190,7 +190,16 @@ proptest! {
             runs: vec![RunGroup { hours: Some(c(k.hours)), ..RunGroup::of_job("run", k.runs + 1) }],
             ..base
         };
-        prop_assert!(at_least(&price(&extra_run), &q), "another run never costs less");
+        // One more run on a schedule of the same days shortens every gap:
+        // a stop that reached the platform's release deadline may no longer
+        // reach it, and the fresh instances (set up and given the data
+        // again) it cost are saved. That is cheaper in fact, so the rule
+        // holds where no deadline releases an instance.
+        let more_runs = price(&extra_run);
+        let wiped = |q: &Quote| q.warnings.iter().any(|w| matches!(w, Warning::DataWiped { .. }));
+        if !wiped(&q) && !wiped(&more_runs) {
+            prop_assert!(at_least(&more_runs, &q), "another run never costs less");
+        }
     }
 
     #[test]

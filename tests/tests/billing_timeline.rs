@@ -211,6 +211,42 @@ fn each_instance_after_a_release_needs_its_data_again() {
 }
 
 #[test]
+fn each_fresh_instance_is_set_up_again() {
+    // Vast.ai at 1.00/h (setup on the GPU instance: no no-GPU mode), three
+    // 2 h sessions a day apart, released between, 30 minutes of setup on
+    // each instance and no dataset. Three instances are set up: 3 x 0.5 h
+    // x 1.00 = 1.50 (the first instance only: 0.50). Runs 3 x 2 h = 6.00.
+    // Total 7.50; the time to result holds the three setups, 1.5 h.
+    let q = priced(
+        r#"name = "release, set up again"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0.5
+        [[run]]
+        name = "session"
+        count = 3
+        hours = 2
+        [schedule]
+        days = 3
+        between_runs = "release"
+        [prices]
+        gpu_per_hour = 1"#,
+    );
+    assert_eq!(
+        param(&q, LineKind::Setup, "instances"),
+        Some("3"),
+        "the first instance and the two fresh ones"
+    );
+    assert_eq!(line(&q, LineKind::Setup), d("1.50"), "three setups");
+    assert_eq!(q.cash_total, d("7.50"), "1.50 + 6.00");
+    assert_eq!(
+        q.time.setup,
+        d("1.5"),
+        "each fresh instance's setup is waited for"
+    );
+}
+
+#[test]
 fn a_release_between_runs_holds_when_the_next_slot_comes_at_once() {
     // Vast.ai at 1.00/h, four 5 h runs on one day (slots every 6 h),
     // released between. 20 GB at 20 Mbit/s plus unpacking is 2.312593 h

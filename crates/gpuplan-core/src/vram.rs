@@ -306,9 +306,16 @@ pub fn vision_score_delta(v: &VisionModel, job: &Job) -> f64 {
     let Some(a) = &v.attention else {
         return 0.0;
     };
-    let (elements, _) = a.score_elements(job.resolution, job.height);
     let d = dtypes(job.precision);
     let delta = score_bytes(job.attention, d, a.dropout) - score_bytes(a.traced, d, a.dropout);
+    // Scores the job keeps beyond the trace are counted as the kernel
+    // allocates them (padded windows); scores the traced kernel kept and
+    // the job's does not are taken back as the trace scaled them.
+    let elements = if delta < 0.0 {
+        a.smooth_score_elements(job.resolution, job.height)
+    } else {
+        a.score_elements(job.resolution, job.height).0
+    };
     delta * elements * f64::from(job.batch)
 }
 

@@ -128,6 +128,32 @@ impl VisionAttention {
         }
         (total, largest)
     }
+
+    /// [`VisionAttention::score_elements`] summed over every layer as a
+    /// smooth function of the image side: patches and windows counted as
+    /// fractions, no padding. This is how the trace's resolution exponent
+    /// scales what the traced kernel kept, so it is what is taken back out
+    /// when the job's kernel keeps less; the padded count's steps (a
+    /// window more at 508 px than at 506) would make a larger image need
+    /// less memory.
+    pub fn smooth_score_elements(&self, width: u32, height: u32) -> f64 {
+        let patch = f64::from(self.patch.max(1));
+        let mut grid = (f64::from(width) / patch, f64::from(height) / patch);
+        let mut total = 0.0_f64;
+        for (stage, (&depth, &heads)) in self.depths.iter().zip(&self.heads).enumerate() {
+            if stage > 0 {
+                grid = (grid.0 / 2.0, grid.1 / 2.0);
+            }
+            let (windows, tokens) = if self.window == 0 {
+                (1.0, grid.0 * grid.1 + f64::from(self.extra_tokens))
+            } else {
+                let w = f64::from(self.window);
+                (grid.0 * grid.1 / (w * w), w * w)
+            };
+            total += windows * f64::from(heads) * tokens * tokens * f64::from(depth);
+        }
+        total
+    }
 }
 
 impl Model {

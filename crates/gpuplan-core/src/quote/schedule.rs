@@ -152,7 +152,7 @@ pub struct Lane {
     /// Fresh instances after the first (each release, and each stop the
     /// platform's deadline ended): each needs its data again.
     pub reprovisions: u32,
-    /// Hours of bringing the data back to those instances.
+    /// Hours of setting up those instances and bringing the data back.
     pub reupload_hours: Decimal,
     /// When the platform's deadline released the stopped instance (and its
     /// disk), before its work was done.
@@ -320,7 +320,8 @@ struct Builder {
     on: Decimal,
     /// The platform's deadline for a stopped instance, hours.
     deadline: Option<Decimal>,
-    upload: Decimal,
+    /// Hours a fresh instance takes before its work: setup, then the data.
+    fresh_start: Decimal,
     /// Setup and uploads bill as GPU time of the start they open.
     setup_on_gpu: bool,
 }
@@ -376,13 +377,14 @@ impl Builder {
         }
     }
 
-    /// The data again on a fresh instance, before its next work.
+    /// A fresh instance set up and its data brought again, before its next
+    /// work.
     fn reprovision(&mut self) {
         self.lane.reprovisions += 1;
-        self.lane.reupload_hours += self.upload;
+        self.lane.reupload_hours += self.fresh_start;
         let span = Interval {
             start: self.t,
-            end: self.t + self.upload,
+            end: self.t + self.fresh_start,
         };
         if span.len() > Decimal::ZERO {
             self.lane.on.push((span, Rate::Setup));
@@ -429,7 +431,7 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
             .release_after_stopped_days
             .as_ref()
             .map(|d| Decimal::from(d.value) * Decimal::from(24)),
-        upload: i.upload_hours,
+        fresh_start: i.setup_hours + i.upload_hours,
         setup_on_gpu: i.setup_on_gpu,
     };
     let before = i.setup_hours + i.upload_hours;

@@ -80,8 +80,8 @@ pub struct GpuUse {
     pub idle_between: Decimal,
 }
 
-/// Setup on every instance; the data onto every instance, the first and
-/// each fresh one after a release; traffic in for each; downloads out.
+/// Setup and the data onto every instance, the first and each fresh one
+/// after a release; traffic in for each; downloads out.
 pub fn setup_and_data(
     bill: &mut Bill,
     plan: &Plan,
@@ -92,17 +92,19 @@ pub fn setup_and_data(
 ) {
     let instances = Decimal::from(plan.parallel);
     let fresh: u32 = lanes.iter().map(|l| l.reprovisions).sum();
+    // Every instance is set up and given the data: the first of each lane
+    // and each fresh one after a release.
     let uploads = instances + Decimal::from(fresh);
     let mode = prices.setup_mode.key().to_owned();
     bill.push(
         LineKind::Setup,
         vec![
             ("time_s", seconds_param(plan.setup_hours)),
-            ("instances", plan.parallel.to_string()),
+            ("instances", uploads.to_string()),
             ("mode", mode.clone()),
         ],
-        Some(plan.setup_hours * instances),
-        plan.setup_hours * instances * prices.setup,
+        Some(plan.setup_hours * uploads),
+        plan.setup_hours * uploads * prices.setup,
     );
     bill.push(
         LineKind::Upload,

@@ -355,6 +355,16 @@ fn the_release_deadline_ends_disk_billing_inside_a_stop_too() {
         "the disk until the deadline, then again"
     );
     assert_eq!(q.cash_total, d("11.96"), "2.00 + 9.96");
+    assert_eq!(
+        param(&q, LineKind::Storage, "instances"),
+        Some("2"),
+        "two disks, one per instance: the line does not say one"
+    );
+    assert_eq!(
+        param(&q, LineKind::Storage, "days"),
+        Some("15.04"),
+        "the longest one disk lived: 1 h + 360 h = 15.04 days (the second lived 1 h)"
+    );
     assert!(
         q.warnings.iter().any(|w| matches!(
             w,

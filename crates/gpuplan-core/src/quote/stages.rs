@@ -444,17 +444,30 @@ pub fn storage(
         .map(|l| l.disk_hours(while_stopped) / day)
         .collect();
     let days: Decimal = lane_days.iter().copied().sum();
+    // Each instance has its own disk: the first of each lane and each fresh
+    // one after a release; the longest one disk lived is what "each" says.
+    let instances: u32 = lanes
+        .iter()
+        .map(|l| l.reprovisions.saturating_add(1))
+        .fold(0, u32::saturating_add);
+    let longest = if while_stopped {
+        lanes
+            .iter()
+            .flat_map(|l| l.disk.iter().map(|d| d.len()))
+            .max()
+            .unwrap_or_default()
+            / day
+    } else {
+        lane_days.iter().copied().max().unwrap_or_default()
+    };
     bill.push(
         LineKind::Storage,
         vec![
             ("gb", h2(billable).normalize().to_string()),
             ("free", prices.free_gb.normalize().to_string()),
             ("gb_days", h2(billable * days).normalize().to_string()),
-            ("instances", lanes.len().to_string()),
-            (
-                "days",
-                h2(lane_days.iter().copied().max().unwrap_or_default()).to_string(),
-            ),
+            ("instances", instances.to_string()),
+            ("days", h2(longest).to_string()),
         ],
         None,
         billable * days * prices.storage_gb_day,

@@ -134,6 +134,8 @@ pub struct Snapshot {
     bundled: std::sync::Arc<Bundled>,
     platforms: std::sync::Arc<PlatformSet>,
     course_platforms: std::sync::Arc<PlatformSet>,
+    /// The course whose pack chose `course_platforms`, when one did.
+    course: Option<String>,
     corrections: gpuplan_core::correction::Corrections,
     today: chrono::NaiveDate,
 }
@@ -300,6 +302,7 @@ impl Planner {
             bundled: std::sync::Arc::clone(&self.bundled),
             platforms: self.platforms()?,
             course_platforms: self.course_platforms()?,
+            course: self.course_choosing_platforms()?,
             corrections: self.corrections()?,
             today: self.today(),
         })

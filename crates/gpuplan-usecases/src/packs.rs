@@ -128,6 +128,16 @@ impl Planner {
         }))
     }
 
+    /// The course whose pack chose the platforms a student chooses among
+    /// (see [`Planner::course_platforms`]), when one did.
+    pub(crate) fn course_choosing_platforms(&mut self) -> Result<Option<String>> {
+        Ok(self
+            .loaded_packs()?
+            .last()
+            .filter(|p| !p.platforms.is_empty())
+            .map(|p| p.pack.name.clone()))
+    }
+
     pub(crate) fn loaded_packs(&mut self) -> Result<Vec<CoursePack>> {
         Ok(self
             .layer()?

@@ -1,6 +1,7 @@
 //! Use case: the ranked options for a situation.
 
-use gpuplan_core::recommend::{recommend_with, Recommendation, Situation};
+use gpuplan_core::recommend::{recommend_with, Recommendation, RuledOut, Situation};
+use gpuplan_core::Message;
 
 use crate::planning::APP_OPTIONS;
 use crate::views::RecommendationView;
@@ -22,13 +23,38 @@ impl Snapshot {
     /// Ranked platform x GPU options for a situation, on the course's
     /// platforms.
     pub fn recommend(&self, s: &Situation) -> Result<Recommendation> {
-        Ok(recommend_with(
+        let mut r = recommend_with(
             s,
             &self.course_platforms,
             &self.bundled.catalog,
             &self.bundled.zoo,
             &self.corrections,
-        )?)
+        )?;
+        // Every offer the student could use is ranked or ruled out with its
+        // reason: the ones the course's pack left out say so.
+        if let Some(course) = &self.course {
+            for p in &self.platforms.platforms {
+                if self.course_platforms.get(&p.id).is_ok() {
+                    continue;
+                }
+                for offer in &p.offers {
+                    let gpu_name = self
+                        .bundled
+                        .catalog
+                        .get(&offer.gpu)
+                        .map(|g| g.label())
+                        .unwrap_or_else(|_| offer.gpu.clone());
+                    r.ruled_out.push(RuledOut {
+                        platform: p.id.clone(),
+                        platform_name: p.name.clone(),
+                        gpu: offer.gpu.clone(),
+                        gpu_name,
+                        reason: Message::new("ruled.not-in-course").with("course", course),
+                    });
+                }
+            }
+        }
+        Ok(r)
     }
 
     /// The options screen: the first options and their cost chart.

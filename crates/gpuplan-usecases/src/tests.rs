@@ -346,6 +346,26 @@ fn a_course_pack_restricts_the_platforms_students_choose_among() {
             o.platform
         );
     }
+    let left_out: Vec<&str> = after
+        .ruled_out
+        .iter()
+        .filter(|r| r.reason.key == "ruled.not-in-course")
+        .map(|r| r.platform.as_str())
+        .collect();
+    for other in before.iter().filter(|b| !platforms.contains(b)) {
+        assert!(
+            left_out.contains(&other.as_str()),
+            "{other} is not silently dropped: it is ruled out as outside the course's pack"
+        );
+    }
+    assert!(
+        after
+            .ruled_out
+            .iter()
+            .filter(|r| r.reason.key == "ruled.not-in-course")
+            .all(|r| r.reason.params.get("course").map(String::as_str) == Some("CV 101")),
+        "and the reason names the course"
+    );
     let listed: Vec<String> = p
         .info()
         .expect("info")

@@ -810,6 +810,22 @@ fn option(
     for reason in &opt.reasons {
         let _ = writeln!(o, "     + {}", msg(c, lang, reason));
     }
+    let points = |x: f64| format!("{x:.2}");
+    let _ = writeln!(
+        o,
+        "     = {}",
+        c.fill(
+            lang,
+            "options.parts",
+            [
+                ("cost", points(opt.cost_points).as_str()),
+                ("time", points(opt.time_points).as_str()),
+                ("risk", points(opt.risk).as_str()),
+                ("hassle", points(opt.hassle).as_str()),
+                ("total", points(-opt.score).as_str()),
+            ]
+        )
+    );
     if let Some(date) = &opt.quote.prices_observed {
         let _ = writeln!(
             o,

@@ -52,6 +52,15 @@ cost: string,
  */
 score: number, 
 /**
+ * The weighed cost in the score, points (cost over the budget times
+ * the stage's cost weight).
+ */
+cost_points: number, 
+/**
+ * The weighed time to result in the score, points.
+ */
+time_points: number, 
+/**
  * What can go wrong, in points ([`rank`]): spot preemptions, traps in
  * the quote, a tight fit, figures nobody checked, an unstable platform.
  */

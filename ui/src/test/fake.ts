@@ -97,7 +97,7 @@ export function fakeOption(over: Partial<RankedOption> = {}): RankedOption {
   const q = fakeQuote(plan0);
   return {
     platform: "autodl", platform_name: { zh: "AutoDL", en: "AutoDL" }, kind: "container-cloud", gpu: "rtx3090", gpu_name: "RTX 3090 24 GB", payment: "on-demand",
-    time_to_result_hours: "1", cost: q.quote.cash_total, score: 0, risk: 0, hassle: 0, fit: "fits", fix: null, badges: [], reasons: [], watch_out: [], pitfalls: [],
+    time_to_result_hours: "1", cost: q.quote.cash_total, score: 0, cost_points: 0, time_points: 0, risk: 0, hassle: 0, fit: "fits", fix: null, badges: [], reasons: [], watch_out: [], pitfalls: [],
     quote: q.quote, layout: null, plan: { ...plan0 }, ...over,
   } as RankedOption;
 }

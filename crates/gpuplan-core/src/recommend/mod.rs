@@ -71,6 +71,11 @@ pub struct RankedOption {
     /// Ranking score (higher is better; see docs/plans.md, "How options
     /// rank"): minus the weighed cost, time, risk and hassle.
     pub score: f64,
+    /// The weighed cost in the score, points (cost over the budget times
+    /// the stage's cost weight).
+    pub cost_points: f64,
+    /// The weighed time to result in the score, points.
+    pub time_points: f64,
     /// What can go wrong, in points ([`rank`]): spot preemptions, traps in
     /// the quote, a tight fit, figures nobody checked, an unstable platform.
     pub risk: f64,

@@ -5,7 +5,8 @@
 //! - **time**: hours to the last result, over a day (a sprint weighs it most);
 //! - **risk** (points): spot preemptions, traps the quote found (money the
 //!   student lacks, quotas and walltimes, data a deadline deletes), a tight
-//!   fit, figures nobody checked, a hosted notebook's unstable sessions;
+//!   fit, figures nobody checked (as the cost they may be off by), a hosted
+//!   notebook's unstable sessions;
 //! - **hassle** (points): how far the platform kind is from what the stage
 //!   needs (seed 000 §6.1-6.5), skills it takes that the student lacks (Slurm,
 //!   SSH), and the platform's ease (its four metrics).
@@ -36,8 +37,12 @@ const HIGH_END_MIN_GIB: f64 = 31.0;
 /// of this best fit.
 const BEST_FIT: f64 = 3.0;
 
-/// Risk points for a bill resting wholly on unverified figures.
-const UNVERIFIED_RISK: f64 = 0.5;
+/// How far a bill resting wholly on unverified figures (a seed's or an
+/// estimate) may be off, as a share of it: its risk is that much more cost,
+/// weighed as cost. A judgement, not a measurement: issue 22's check of the
+/// bundled figures moved prices by 5-40% where a platform's own page was
+/// found (docs/research/checked/); a quarter is their middle.
+const UNVERIFIED_COST_SHARE: f64 = 0.25;
 
 /// The weights of cost and time for a stage: a sprint pays for speed
 /// (seed 000 §6.4), the others for money.
@@ -91,6 +96,7 @@ fn risk(
     payment: Payment,
     q: &Quote,
     fit: Option<Verdict>,
+    cost_points: f64,
 ) -> (f64, Vec<Message>) {
     let mut points = 0.0;
     let mut watch: Vec<Message> = q.warnings.iter().map(|w| w.message()).collect();
@@ -115,7 +121,7 @@ fn risk(
     // template (the campus cluster) is the student's own cluster's figures
     // once the instructor fills it in: not a risk of the platform.
     if !p.template {
-        points += UNVERIFIED_RISK * f64::from(q.unverified.percent) / 100.0;
+        points += cost_points * UNVERIFIED_COST_SHARE * f64::from(q.unverified.percent) / 100.0;
     }
     if p.kind == PlatformKind::HostedNotebook {
         if s.mainland_china {
@@ -182,7 +188,16 @@ pub fn weigh(
     fit: Option<Verdict>,
     fix: Option<&Fix>,
 ) -> RankedOption {
-    let (risk, mut watch_out) = risk(s, p, payment, &q, fit);
+    let (cost_weight, time_weight) = weights(s.stage);
+    let scale = s
+        .budget
+        .and_then(|b| b.to_f64())
+        .filter(|b| *b > 0.0)
+        .unwrap_or(100.0);
+    let hours = q.time_to_result_hours.to_f64().unwrap_or(0.0);
+    let cost_points = cost_weight * q.cash_total.to_f64().unwrap_or(0.0) / scale;
+    let time_points = time_weight * hours / 24.0;
+    let (risk, mut watch_out) = risk(s, p, payment, &q, fit, cost_points);
     let (hassle, watch, suits) = hassle(s, p, gpu, payment);
     watch_out.extend(watch);
     watch_out.dedup();
@@ -191,18 +206,10 @@ pub fn weigh(
         reasons
             .push(Message::new("reason.fits-with-fix").with("fix", format!("enum.fix.{}", f.kind)));
     }
-    let hours = q.time_to_result_hours.to_f64().unwrap_or(0.0);
     if s.stage == Stage::CompetitionSprint {
         reasons.push(Message::new("reason.results-in").with("hours", format!("{hours:.1}")));
     }
-    let (cost_weight, time_weight) = weights(s.stage);
-    let scale = s
-        .budget
-        .and_then(|b| b.to_f64())
-        .filter(|b| *b > 0.0)
-        .unwrap_or(100.0);
-    let cost = q.cash_total.to_f64().unwrap_or(0.0);
-    let score = -(cost_weight * cost / scale + time_weight * hours / 24.0 + risk + hassle);
+    let score = -(cost_points + time_points + risk + hassle);
     RankedOption {
         platform: p.id.clone(),
         platform_name: p.name.clone(),
@@ -213,6 +220,8 @@ pub fn weigh(
         time_to_result_hours: q.time_to_result_hours,
         cost: q.cash_total,
         score,
+        cost_points,
+        time_points,
         risk,
         hassle,
         fit,

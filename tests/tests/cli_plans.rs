@@ -569,3 +569,56 @@ fn files_a_student_hands_in_are_checked_as_the_quote_checks_them() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&h);
 }
+
+#[test]
+fn recommend_says_it_assumes_a_student_and_takes_no_student() {
+    let h = home("no-student");
+    let args = [
+        "recommend",
+        "--stage",
+        "course-project",
+        "--hours",
+        "2",
+        "--json",
+    ];
+    let student = ok_json(&h, &args);
+    let mut list = args.to_vec();
+    list.push("--no-student");
+    let listed = ok_json(&h, &list);
+    let discount = |v: &serde_json::Value, platform: &str| {
+        v["options"]
+            .as_array()
+            .and_then(|o| {
+                o.iter()
+                    .find(|x| x["platform"] == platform && x["gpu"] == "rtx4090")
+            })
+            .map(|x| x["quote"]["student_discount"].clone())
+    };
+    assert_eq!(
+        discount(&student, "autodl"),
+        Some(serde_json::json!("0.95")),
+        "by default AutoDL's student price (95% of list) and the quote says so"
+    );
+    assert_eq!(
+        discount(&listed, "autodl"),
+        Some(serde_json::Value::Null),
+        "--no-student: list prices"
+    );
+    let text = run(
+        &h,
+        &[
+            "--lang",
+            "en",
+            "recommend",
+            "--stage",
+            "course-project",
+            "--hours",
+            "2",
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("--no-student"),
+        "the text says what it assumed and how to change it"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}

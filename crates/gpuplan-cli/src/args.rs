@@ -473,9 +473,12 @@ pub struct RecommendArgs {
     /// The work tolerates interruption (spot instances are an option).
     #[arg(long)]
     pub interruptible: bool,
+    /// Not certified as a student: list prices, no student discount or credit (the default assumes certification, as the app does).
+    #[arg(long)]
+    pub no_student: bool,
     /// How many options to show.
-    #[arg(long, default_value_t = gpuplan_core::recommend::SHORTLIST)]
-    pub top: usize,
+    #[arg(long, default_value_t = gpuplan_core::recommend::SHORTLIST as u64, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub top: u64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -522,7 +525,7 @@ impl RecommendArgs {
             needs_persistence: self.persistence,
             campus_access: self.campus,
             interruptible: self.interruptible,
-            student: true,
+            student: !self.no_student,
             job,
             runs: runs as u32,
             storage_gb: amount("storage_gb", self.storage_gb.as_deref())?.unwrap_or_default(),

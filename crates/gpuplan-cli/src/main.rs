@@ -43,7 +43,8 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
         Command::Quote { plan, json } => quote(planner, lang, plan, *json),
         Command::Recommend(a) => {
             let mut r = planner.recommend(&a.situation()?)?;
-            r.options.truncate(a.top.max(1));
+            r.options
+                .truncate(usize::try_from(a.top).unwrap_or(usize::MAX));
             Ok(if a.json {
                 render::json(&r)
             } else {

@@ -616,9 +616,19 @@ pub fn quote(
 ) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
+    let discount = q
+        .student_discount
+        .map(|d| {
+            c.fill(
+                lang,
+                "plan.studentPrice",
+                [("discount", d.to_string().as_str())],
+            )
+        })
+        .unwrap_or_default();
     let _ = writeln!(
         o,
-        "{} · {} · {} · {} {}",
+        "{} · {} · {} · {} {}{discount}",
         clean(&q.plan),
         clean(&names.platform),
         names.card,
@@ -754,6 +764,9 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     }
     if !r.options.is_empty() {
         let _ = writeln!(o, "{}\n", c.text(lang, "options.ranking"));
+    }
+    if r.options.iter().any(|x| x.quote.student_discount.is_some()) {
+        let _ = writeln!(o, "{}\n", c.text(lang, "options.studentAssumed"));
     }
     // Calibration is per card: the first option's says what the runs did.
     if let Some(k) = r.options.iter().find_map(|o| o.quote.calibration) {

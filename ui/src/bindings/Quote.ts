@@ -32,6 +32,12 @@ gpu: string,
  */
 price_per_hour: string, 
 /**
+ * The student discount in that price, when the plan says the student
+ * has it and it lowers the price (0.95 = 5% off): a price the student
+ * typed is a platform's list price, which the discount then applies to.
+ */
+student_discount: string | null, 
+/**
  * Bill lines, each rounded to the fen.
  */
 lines: Array<LineItem>, 

@@ -607,6 +607,11 @@ pub struct Quote {
     /// spot), a rate to four places.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub price_per_hour: Decimal,
+    /// The student discount in that price, when the plan says the student
+    /// has it and it lowers the price (0.95 = 5% off): a price the student
+    /// typed is a platform's list price, which the discount then applies to.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub student_discount: Option<Decimal>,
     /// Bill lines, each rounded to the fen.
     pub lines: Vec<LineItem>,
     /// Sum per category.
@@ -934,6 +939,7 @@ pub fn quote_with(
         platform: profile.id.clone(),
         gpu: rental.offer.gpu.clone(),
         price_per_hour: prices.run.round_dp(4).normalize(),
+        student_discount: (rental.discount < Decimal::ONE).then(|| rental.discount.normalize()),
         lines: bill.lines,
         by_category,
         cash_total,

@@ -282,6 +282,10 @@ fn a_job_too_big_for_any_one_card_is_offered_on_several() {
         !r.options.is_empty(),
         "full fp32 training of an 8B model (about 130 GB of states) fits an instance of several cards"
     );
+    assert!(
+        r.options.iter().any(|o| o.fix.is_none() && o.layout.is_some()),
+        "full training as asked is offered on several GPUs, beside LoRA on one card (a different task)"
+    );
     for o in r.options.iter().filter(|o| o.fix.is_none()) {
         let l = o
             .layout
@@ -292,7 +296,7 @@ fn a_job_too_big_for_any_one_card_is_offered_on_several() {
                 .params
                 .0
                 .iter()
-                .any(|(k, v)| *k == "gpu" && v.starts_with(&format!("{} x ", l.gpus)))),
+                .any(|(k, v)| *k == "gpu" && v.starts_with(&format!("{} × ", l.gpus)))),
             "{} {}: the bill prices the whole instance",
             o.platform,
             o.gpu

@@ -65,6 +65,13 @@ pub enum FixKind {
 }
 
 impl FixKind {
+    /// Whether the fix trains something else than the job asked for (LoRA
+    /// adapters instead of the full model): a student asking for full
+    /// fine-tuning is also shown the GPUs that do it as asked.
+    pub fn changes_the_task(self) -> bool {
+        matches!(self, Self::Lora | Self::Qlora)
+    }
+
     /// Every kind.
     pub const ALL: [Self; 6] = [
         Self::Amp,

@@ -1,7 +1,8 @@
 //! The job each offer would run: as given when it fits the card; with the
-//! fastest fix that makes it fit one card (mixed precision, checkpointing,
-//! LoRA…); on several GPUs of the card when no fix does; else ruled out with
-//! the reason. Hours given for an RTX 3090 are carried to the card by the
+//! fastest fix that keeps the task and makes it fit one card (mixed
+//! precision, checkpointing…); else both on several GPUs of the card and
+//! with LoRA (a different task, said as such), each an option; else ruled
+//! out with the reason. Hours given for an RTX 3090 are carried to the card by the
 //! estimator's step times.
 
 use rust_decimal::Decimal;
@@ -60,7 +61,8 @@ pub fn estimated<'a>(
     Ok(Some(Estimated { entry, job, est }))
 }
 
-/// What `offer` would run, or why it cannot be an option.
+/// What `offer` would run (one job, or two ways of making a job fit that
+/// does not), or why it cannot be an option.
 pub fn candidate(
     s: &Situation,
     p: &PlatformProfile,
@@ -68,79 +70,105 @@ pub fn candidate(
     gpu: &Gpu,
     estimated: Option<&Estimated<'_>>,
     catalog: &GpuCatalog,
-) -> Result<Result<Candidate, Message>, InputError> {
+) -> Result<Result<Vec<Candidate>, Message>, InputError> {
     if p.kind == PlatformKind::CampusHpc && !s.campus_access {
         return Ok(Err(Message::new("ruled.no-campus")));
     }
-    let mut c = Candidate {
+    let as_given = Candidate {
         job: s.job.clone(),
         layout: None,
         fix: None,
         fit: None,
     };
     let row = estimated.and_then(|e| e.est.gpus.iter().find(|g| g.id == gpu.id));
-    if let (Some(e), Some(row)) = (estimated, row) {
-        c.fit = Some(row.verdict);
-        if !matches!(row.verdict, Verdict::Fits | Verdict::Tight) {
-            if let Err(reason) = make_fit(&mut c, e, row.verdict, gpu, p, offer) {
-                return Ok(Err(reason));
+    let mut out = match (estimated, row) {
+        (Some(e), Some(row)) if !matches!(row.verdict, Verdict::Fits | Verdict::Tight) => {
+            match make_fit(as_given, e, row.verdict, gpu, p, offer) {
+                Ok(ways) => ways,
+                Err(reason) => return Ok(Err(reason)),
             }
         }
-    }
+        (_, row) => vec![Candidate {
+            fit: row.map(|r| r.verdict),
+            ..as_given
+        }],
+    };
     if let Some(h) = s.job.hours {
-        let fixed_step = c.fix.as_ref().map(|f| f.step_seconds);
-        c.job.hours = Some(carry_hours(
-            h,
-            gpu,
-            estimated,
-            row.map(|r| r.step_seconds),
-            fixed_step,
-            catalog,
-        )?);
-        c.job.model = None;
+        for c in &mut out {
+            let fixed_step = c.fix.as_ref().map(|f| f.step_seconds);
+            c.job.hours = Some(carry_hours(
+                h,
+                gpu,
+                estimated,
+                row.map(|r| r.step_seconds),
+                fixed_step,
+                catalog,
+            )?);
+            c.job.model = None;
+        }
     }
-    Ok(Ok(c))
+    Ok(Ok(out))
 }
 
-/// A job that does not fit one card as given: the fastest fix that makes it
-/// fit one card, else the smallest instance of several, else why not.
+/// A job that does not fit one card as given: the fastest fix that keeps
+/// the task (mixed precision, checkpointing, 8-bit states, a smaller
+/// micro-batch); else both the smallest instance of several GPUs that runs
+/// it as asked and the fastest fix that changes it (LoRA), each its own
+/// option; else why not.
 fn make_fit(
-    c: &mut Candidate,
+    c: Candidate,
     e: &Estimated<'_>,
     verdict: Verdict,
     gpu: &Gpu,
     p: &PlatformProfile,
     offer: &Offer,
-) -> Result<(), Message> {
-    let fixes = estimate::fixes(&e.entry.model, &e.job, &e.est.vram, gpu);
-    if let Some(fix) = fixes
-        .into_iter()
-        .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds))
-    {
-        c.job = fix.apply(&c.job);
-        c.fit = Some(estimate::verdict(
+) -> Result<Vec<Candidate>, Message> {
+    let fastest = |fixes: Vec<Fix>| {
+        fixes
+            .into_iter()
+            .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds))
+    };
+    let (changing, keeping): (Vec<Fix>, Vec<Fix>) =
+        estimate::fixes(&e.entry.model, &e.job, &e.est.vram, gpu)
+            .into_iter()
+            .partition(|f| f.kind.changes_the_task());
+    let fixed = |fix: Fix| Candidate {
+        job: fix.apply(&c.job),
+        fit: Some(estimate::verdict(
             gpu,
             &fix.job,
             fix.peak_gib * 1024.0 * 1024.0 * 1024.0,
-        ));
-        c.fix = Some(fix);
-        return Ok(());
+        )),
+        fix: Some(fix),
+        layout: None,
+    };
+    if let Some(fix) = fastest(keeping) {
+        return Ok(vec![fixed(fix)]);
     }
     let several = (verdict == Verdict::DoesNotFit && e.job.gpus == 1)
         .then(|| estimate::smallest_layout(&e.entry.model, &e.job, gpu, &p.host_for(offer)))
         .flatten()
-        .filter(|l| l.layout.gpus <= offer.max_gpus(p.kind));
-    match several {
-        Some(l) => {
-            c.job.gpus = Some(f64::from(l.layout.gpus));
-            c.job.engine = Some(l.layout.engine);
-            c.job.offload = l.layout.offload.then_some(true);
-            c.layout = Some(l.layout);
-            c.fit = Some(Verdict::Fits);
-            Ok(())
-        }
-        None if verdict == Verdict::Unsupported => Err(Message::new("ruled.no-bf16")),
-        None => Err(Message::new("ruled.does-not-fit")),
+        .filter(|l| l.layout.gpus <= offer.max_gpus(p.kind))
+        .map(|l| {
+            let mut job = c.job.clone();
+            job.gpus = Some(f64::from(l.layout.gpus));
+            job.engine = Some(l.layout.engine);
+            job.offload = l.layout.offload.then_some(true);
+            Candidate {
+                job,
+                layout: Some(l.layout),
+                fit: Some(Verdict::Fits),
+                fix: None,
+            }
+        });
+    let ways: Vec<Candidate> = several
+        .into_iter()
+        .chain(fastest(changing).map(fixed))
+        .collect();
+    match (ways.is_empty(), verdict) {
+        (false, _) => Ok(ways),
+        (true, Verdict::Unsupported) => Err(Message::new("ruled.no-bf16")),
+        (true, _) => Err(Message::new("ruled.does-not-fit")),
     }
 }
 

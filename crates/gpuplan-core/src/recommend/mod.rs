@@ -181,11 +181,13 @@ pub fn recommend_with(
             };
             match candidates::candidate(s, p, offer, gpu, estimated.as_ref(), catalog)? {
                 Err(reason) => ruled_out.push(out(reason)),
-                Ok(c) => {
-                    for payment in payments(s, offer) {
-                        match option(s, p, gpu, payment, &c, catalog, zoo, corrections) {
-                            Ok(o) => options.push(o),
-                            Err(reason) => ruled_out.push(out(reason)),
+                Ok(ways) => {
+                    for c in &ways {
+                        for payment in payments(s, offer) {
+                            match option(s, p, gpu, payment, c, catalog, zoo, corrections) {
+                                Ok(o) => options.push(o),
+                                Err(reason) => ruled_out.push(out(reason)),
+                            }
                         }
                     }
                 }

@@ -354,7 +354,15 @@ fn shutdown_fires_on_success_and_on_failure_exactly_once() {
 #[test]
 fn shutdown_fires_when_the_maximum_runtime_is_reached() {
     let (run, script) = Run::new("timeout", "sleep 30", 2);
-    let status = run.command(&script).status().expect("runs");
+    // Started as the header says: nohup bash wrapper.sh > run.log 2>&1.
+    let log = run.dir.join("run.log");
+    let file = std::fs::File::create(&log).expect("log");
+    let status = run
+        .command(&script)
+        .stdout(file.try_clone().expect("log"))
+        .stderr(file)
+        .status()
+        .expect("runs");
     assert_eq!(
         status.code(),
         Some(143),
@@ -363,6 +371,15 @@ fn shutdown_fires_when_the_maximum_runtime_is_reached() {
     assert!(
         run.wait_for_stop(Duration::from_secs(5)),
         "and stops the instance"
+    );
+    assert!(
+        run.wait_for_wrapper_gone(&script),
+        "the watchdog ends and leaves no state folder"
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        text.contains("maximum runtime of 2 s reached"),
+        "the log says why training stopped (the watchdog wrote to /dev/null): {text}"
     );
 }
 

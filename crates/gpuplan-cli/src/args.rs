@@ -761,7 +761,7 @@ pub struct SlurmArgs {
     /// The cluster's walltime cap in hours (default: the campus profile's).
     #[arg(long, allow_hyphen_values = true)]
     pub cap_hours: Option<f64>,
-    /// Log path (default: logs/%x-%j.out).
+    /// Log path (default: %x-%j.out, in the folder sbatch runs from; Slurm creates no folders).
     #[arg(long)]
     pub output: Option<String>,
     /// conda:ENV or module:NAME, repeatable, in order.

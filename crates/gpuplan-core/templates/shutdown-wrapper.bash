@@ -52,13 +52,17 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 
 WRAPPER_PID=$$
-(
+watchdog() {
   trap '' HUP INT
   deadline=$(( $(date +%s) + MAX_RUNTIME_SECONDS ))
   while kill -0 "$WRAPPER_PID" 2>/dev/null; do
     if [ "$(date +%s)" -ge "$deadline" ]; then
       log "maximum runtime of $MAX_RUNTIME_SECONDS s reached: stopping training"
-      pkill -TERM -P "$WRAPPER_PID" 2>/dev/null
+      # The wrapper's children, the training among them, but not this
+      # watchdog (a child too): it still has the instance to stop.
+      for child in $(pgrep -P "$WRAPPER_PID" 2>/dev/null); do
+        [ "$child" = "$BASHPID" ] || kill -TERM "$child" 2>/dev/null
+      done
       kill -TERM "$WRAPPER_PID" 2>/dev/null
       sleep "$POLL_SECONDS"
       stop_instance "maximum runtime reached"
@@ -73,7 +77,15 @@ WRAPPER_PID=$$
   [ -e "$STATE_DIR/wrapper-done" ] || stop_instance "wrapper killed"
   # The watchdog is the last of the wrapper's processes: it leaves nothing.
   rm -rf "$STATE_DIR"
-) </dev/null >/dev/null 2>&1 &
+}
+# Its messages ("maximum runtime reached") go to the wrapper's log when that
+# is a file (sharing its offset, so the lines interleave); a terminal or a
+# pipe it must not hold open (nohup and ssh would wait on it).
+if [ -n "$OUT_FILE" ]; then
+  (watchdog) </dev/null 2>&1 &
+else
+  (watchdog) </dev/null >/dev/null 2>&1 &
+fi
 disown 2>/dev/null || true
 
 log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"

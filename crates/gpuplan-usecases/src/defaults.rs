@@ -53,8 +53,10 @@ pub const SLURM_PARTITION: &str = "gpu";
 pub const SLURM_CPUS: u32 = 8;
 /// Host memory a Slurm job asks for, GB.
 pub const SLURM_MEM_GB: u32 = 32;
-/// Slurm log path pattern.
-pub const SLURM_OUTPUT: &str = "logs/%x-%j.out";
+/// The Slurm log's path: in the folder `sbatch` runs from. Slurm opens it
+/// before the script runs and creates no folders, so a `logs/` that does
+/// not exist loses the log (and may fail the job).
+pub const SLURM_OUTPUT: &str = "%x-%j.out";
 /// Seconds between the shutdown watchdog's checks.
 pub const WATCHDOG_POLL_SECONDS: u64 = 30;
 /// Hard runtime of the shutdown wrapper when neither hours nor a plan say.

@@ -1,13 +1,19 @@
 """gpuplan 断点续跑训练模板 / resumable training template.
 
 每 @EVERY@ 轮存一次 checkpoint（与抢占式报价假设的间隔相同），启动时自动从最新的
-checkpoint 续跑；收到 SIGUSR1 或 SIGTERM 时立即保存并以状态 0 退出，方便 Slurm
-重新排队或抢占式实例重启。把 build_model/build_data/train_one_epoch 换成你的代码。
+checkpoint 续跑；中途停下的那一轮续跑时从头再训一遍，不会跳过。收到 SIGUSR1（Slurm
+在时限前发出，作业会重新排队）时保存并以状态 0 退出；收到 SIGTERM（实例被回收或
+关机）时保存并以状态 143 退出，运行报告据此记为“被中断”而不是“完成”。
+把 build_model/build_data/train_one_epoch 换成你的代码。
 
 Checkpoints every @EVERY@ epochs (the same interval the spot quote assumed) and
-resumes automatically from the newest checkpoint. On SIGUSR1 or SIGTERM it
-saves at once and exits with status 0 so Slurm can requeue it or a spot
-instance can restart it. Replace build_model/build_data/train_one_epoch.
+resumes automatically from the newest checkpoint; an epoch cut short is
+trained again from its start on resume, never skipped. On SIGUSR1 (Slurm's
+warning before the walltime; the job is requeued) it saves and exits with
+status 0; on SIGTERM (a preempted or stopped instance) it saves and exits
+with 143, so the run report says interrupted, not completed. Its own lines
+never read as progress lines ("N epochs done", not "epoch N").
+Replace build_model/build_data/train_one_epoch.
 """
 import os
 import signal
@@ -20,12 +26,14 @@ CKPT_DIR = os.environ.get("GPUPLAN_CKPT_DIR", "checkpoints")
 CKPT = os.path.join(CKPT_DIR, "last.pt")
 EPOCHS = int(os.environ.get("EPOCHS", "50"))
 stop_requested = False
+stop_signal = None
 
 
 def request_stop(signum, frame):
     # Only set a flag: the loop saves at a safe point.
-    global stop_requested
+    global stop_requested, stop_signal
     stop_requested = True
+    stop_signal = signum
 
 
 signal.signal(signal.SIGUSR1, request_stop)
@@ -50,6 +58,7 @@ def build_data():
 
 
 def train_one_epoch(model, optimizer, data, device):
+    """Trains one epoch; False when a stop cut it short."""
     model.train()
     for x, y in data:
         x, y = x.to(device), y.to(device)
@@ -58,7 +67,8 @@ def train_one_epoch(model, optimizer, data, device):
         loss.backward()
         optimizer.step()
         if stop_requested:
-            return
+            return False
+    return True
 
 
 def main():
@@ -71,17 +81,22 @@ def main():
         state = torch.load(CKPT, map_location=device)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        start = state["epoch"] + 1
-        print(f"resumed from epoch {start}", flush=True)
+        start = state["epochs_done"]
+        print(f"resumed: {start} epochs done", flush=True)
     for epoch in range(start, EPOCHS):
-        train_one_epoch(model, optimizer, data, device)
-        done = (epoch + 1) % CHECKPOINT_EVERY == 0 or epoch + 1 == EPOCHS
-        if done or stop_requested:
-            save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch})
-            print(f"checkpoint at epoch {epoch}", flush=True)
+        whole = train_one_epoch(model, optimizer, data, device)
+        # An epoch cut short is not done: the next part trains it again.
+        done = epoch + 1 if whole else epoch
+        due = whole and (done % CHECKPOINT_EVERY == 0 or done == EPOCHS)
+        if due or stop_requested:
+            save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epochs_done": done})
+            print(f"checkpoint saved: {done} epochs done", flush=True)
         if stop_requested:
-            print("stop requested: checkpoint saved, exiting for requeue", flush=True)
-            sys.exit(0)
+            # Slurm's USR1: requeued, this part ends as planned (0). A
+            # SIGTERM: the instance is going away, the run was interrupted.
+            requeue = stop_signal == signal.SIGUSR1
+            print("stop requested: checkpoint saved, exiting" + (" for requeue" if requeue else ""), flush=True)
+            sys.exit(0 if requeue else 128 + signal.SIGTERM)
 
 
 if __name__ == "__main__":

@@ -439,6 +439,25 @@ fn terminal_escapes_in_user_files_never_reach_the_terminal() {
         String::from_utf8_lossy(&out.stdout).contains("\\u{1b}"),
         "they show as visible text"
     );
+    // A name with line breaks cannot print a line of its own (a fake total
+    // above the real one), in the quote or in the list of saved plans.
+    let forged = write(
+        &h,
+        "forged.toml",
+        "name = \"Cheap\\n\\n  Cash total    0.42 CNY\\u200b\"\nplatform = \"autodl\"\ngpu = \"a100-80g-sxm\"\n[job]\nhours = 100\n",
+    );
+    let out = run(&h, &["--lang", "en", "quote", &forged]);
+    assert!(out.status.success(), "quotes: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.lines().any(|l| l.trim_start().starts_with("Cash total    0.42")),
+        "no line of the plan's name stands alone: {text}"
+    );
+    assert!(text.contains("\\u{a}") && text.contains("\\u{200b}"), "the breaks and the zero-width space show as text");
+    let out = run(&h, &["plans", "import", &forged]);
+    assert!(out.status.success(), "kept: {}", String::from_utf8_lossy(&out.stderr));
+    let listed = String::from_utf8_lossy(&run(&h, &["--lang", "en", "plans", "list"]).stdout).into_owned();
+    assert_eq!(listed.trim().lines().count(), 1, "one saved plan, one line: {listed}");
     // A 100 KB value in an error is quoted as a short excerpt.
     let flood = write(
         &h,

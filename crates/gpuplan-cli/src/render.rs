@@ -14,6 +14,7 @@ use gpuplan_core::recommend::Recommendation;
 use gpuplan_core::zoo::Model;
 use gpuplan_core::{GpuCatalog, Message, ModelZoo};
 use gpuplan_usecases::charts::category_key;
+use gpuplan_usecases::labels::one_line;
 use gpuplan_usecases::views::{OverrideRow, PackRow};
 use gpuplan_usecases::{Catalog, Lang};
 use serde::Serialize;
@@ -223,7 +224,7 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let _ = writeln!(
         o,
         "{} ({}) · {} {} · {} · {} · {} · {}{}",
-        clean(&r.model_name),
+        clean(&one_line(&r.model_name)),
         r.model,
         t("job.batch"),
         j.batch,
@@ -524,7 +525,7 @@ pub fn platform_facts(
     p: &gpuplan_core::platform::PlatformProfile,
 ) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "{} · {}", clean(&p.id), lz(lang, &p.name));
+    let _ = writeln!(o, "{} · {}", clean(&one_line(&p.id)), lz(lang, &p.name));
     let _ = writeln!(o, "  {}\n", grade_counts(c, lang, p));
     for f in p.facts() {
         let place = if f.table.is_empty() {
@@ -532,7 +533,7 @@ pub fn platform_facts(
         } else {
             format!("{}.{}", f.table, f.key)
         };
-        let _ = writeln!(o, "  {} = {}", clean(&place), clean(&f.value));
+        let _ = writeln!(o, "  {} = {}", clean(&place), clean(&one_line(&f.value)));
         let grade = c.text(lang, &format!("enum.grade.{}", f.grade.key()));
         let level = c.text(lang, &format!("cli.confidence-{}", f.confidence.key()));
         let mut line = format!("      [{grade} · {level}] {}", f.source);
@@ -557,7 +558,7 @@ pub fn platforms(c: &Catalog, lang: Lang, set: &PlatformSet) -> String {
         let _ = writeln!(
             o,
             "{} · {} · {}{}",
-            clean(&p.id),
+            clean(&one_line(&p.id)),
             lz(lang, &p.name),
             c.text(lang, &format!("enum.platform-kind.{}", key_of(&p.kind))),
             if p.template {
@@ -629,8 +630,8 @@ pub fn quote(
     let _ = writeln!(
         o,
         "{} · {} · {} · {} {}{discount}",
-        clean(&q.plan),
-        clean(&names.platform),
+        clean(&one_line(&q.plan)),
+        clean(&one_line(&names.platform)),
         names.card,
         q.price_per_hour.normalize(),
         t("plan.pricePerHour")
@@ -905,13 +906,13 @@ pub fn overrides(rows: &[OverrideRow]) -> String {
         .map(|r| {
             format!(
                 "{} / {} = {} CNY/h{}",
-                clean(&r.platform),
-                clean(&r.gpu),
+                clean(&one_line(&r.platform)),
+                clean(&one_line(&r.gpu)),
                 r.price_per_hour,
                 if r.note.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({})", clean(&r.note))
+                    format!(" ({})", clean(&one_line(&r.note)))
                 }
             )
         })
@@ -925,12 +926,12 @@ pub fn packs(rows: &[PackRow]) -> String {
         .map(|p| match &p.error {
             None => format!(
                 "{} ({} platforms, {} presets, {})",
-                clean(&p.name),
+                clean(&one_line(&p.name)),
                 p.platforms,
                 p.presets,
                 p.imported_at
             ),
-            Some(e) => format!("{} (broken: {})", clean(&p.name), clean(e)),
+            Some(e) => format!("{} (broken: {})", clean(&one_line(&p.name)), clean(e)),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -107,7 +107,8 @@ impl Catalog {
             .unwrap_or_else(|| key.to_owned())
     }
 
-    /// The text of `key` with its `{{name}}` placeholders filled.
+    /// The text of `key` with its `{{name}}` placeholders filled (each value
+    /// on one line: see [`one_line`]).
     pub fn fill<'a>(
         &self,
         lang: Lang,
@@ -124,7 +125,7 @@ impl Catalog {
             } else if name.ends_with("_s") {
                 duration(lang, value)
             } else {
-                value.to_owned()
+                one_line(value)
             };
             s = s.replace(&format!("{{{{{name}}}}}"), &shown);
         }
@@ -328,4 +329,26 @@ pub fn duration(lang: Lang, seconds: &str) -> String {
         Lang::En => format!("{n} {}", unit[0]),
         Lang::Zh => format!("{n} {}", unit[1]),
     }
+}
+
+/// A value from a file or a user (a plan's name, a note, a path) as one line
+/// of text: line breaks, tabs and invisible format characters (zero-width
+/// spaces, the byte-order mark, line and paragraph separators) written as
+/// `\u{..}`, so a name cannot print a fake total on a line of its own or
+/// hide what it says.
+pub fn one_line(value: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        let invisible = matches!(
+            c,
+            '\u{200B}'..='\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+        );
+        if c.is_control() || invisible {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

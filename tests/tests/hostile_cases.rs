@@ -210,6 +210,7 @@ fn an_absurd_package_price_is_refused_and_a_broken_stored_pack_stops_nothing() {
                 "Broken",
                 "[pack]\nname = \"Broken\"\n[[platform]]\nid = 1\n",
                 "2026-11-30",
+                16,
             )
             .expect("stored");
     }
@@ -447,17 +448,35 @@ fn terminal_escapes_in_user_files_never_reach_the_terminal() {
         "name = \"Cheap\\n\\n  Cash total    0.42 CNY\\u200b\"\nplatform = \"autodl\"\ngpu = \"a100-80g-sxm\"\n[job]\nhours = 100\n",
     );
     let out = run(&h, &["--lang", "en", "quote", &forged]);
-    assert!(out.status.success(), "quotes: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "quotes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        !text.lines().any(|l| l.trim_start().starts_with("Cash total    0.42")),
+        !text
+            .lines()
+            .any(|l| l.trim_start().starts_with("Cash total    0.42")),
         "no line of the plan's name stands alone: {text}"
     );
-    assert!(text.contains("\\u{a}") && text.contains("\\u{200b}"), "the breaks and the zero-width space show as text");
+    assert!(
+        text.contains("\\u{a}") && text.contains("\\u{200b}"),
+        "the breaks and the zero-width space show as text"
+    );
     let out = run(&h, &["plans", "import", &forged]);
-    assert!(out.status.success(), "kept: {}", String::from_utf8_lossy(&out.stderr));
-    let listed = String::from_utf8_lossy(&run(&h, &["--lang", "en", "plans", "list"]).stdout).into_owned();
-    assert_eq!(listed.trim().lines().count(), 1, "one saved plan, one line: {listed}");
+    assert!(
+        out.status.success(),
+        "kept: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed =
+        String::from_utf8_lossy(&run(&h, &["--lang", "en", "plans", "list"]).stdout).into_owned();
+    assert_eq!(
+        listed.trim().lines().count(),
+        1,
+        "one saved plan, one line: {listed}"
+    );
     // A 100 KB value in an error is quoted as a short excerpt.
     let flood = write(
         &h,

@@ -1023,9 +1023,25 @@ impl Store {
         Ok(out)
     }
 
-    /// Stores an imported pack (replacing one of the same name).
-    pub fn save_pack(&mut self, name: &str, body: &str, now: &str) -> Result<i64, StoreError> {
+    /// Stores an imported pack (replacing one of the same name), unless
+    /// `max` other packs are stored already: then `Ok(None)` and nothing is
+    /// written. The count is taken inside the write transaction, so two
+    /// imports at once cannot both pass it.
+    pub fn save_pack(
+        &mut self,
+        name: &str,
+        body: &str,
+        now: &str,
+        max: usize,
+    ) -> Result<Option<i64>, StoreError> {
         self.write(|tx| {
+            let others: i64 =
+                tx.query_row("SELECT COUNT(*) FROM packs WHERE name <> ?1", [name], |r| {
+                    r.get(0)
+                })?;
+            if usize::try_from(others).unwrap_or(usize::MAX) >= max {
+                return Ok(None);
+            }
             // A pack imported again is the newest import: it is written as a
             // new row (a larger id), so import order never depends on the
             // clock's resolution (three imports in one second).
@@ -1034,7 +1050,11 @@ impl Store {
                 "INSERT INTO packs (name, body, imported_at) VALUES (?1, ?2, ?3)",
                 params![name, body, now],
             )?;
-            Ok(tx.query_row("SELECT id FROM packs WHERE name = ?1", [name], |r| r.get(0))?)
+            Ok(Some(tx.query_row(
+                "SELECT id FROM packs WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )?))
         })
     }
 
@@ -1635,8 +1655,13 @@ mod tests {
             ("1.3".to_owned(), Some("2026-12-02")),
             "setting it again replaces the price and its day"
         );
-        s.save_pack("CV 101", "body1", "t").expect("pack");
-        s.save_pack("CV 101", "body2", "t").expect("pack again");
+        s.save_pack("CV 101", "body1", "t", 16).expect("pack");
+        s.save_pack("CV 101", "body2", "t", 1).expect("pack again");
+        assert_eq!(
+            s.save_pack("CV 102", "body", "t", 1).expect("read"),
+            None,
+            "a second course where one is allowed is refused, inside the transaction"
+        );
         let packs = s.packs().expect("packs");
         assert_eq!(
             (packs.len(), packs[0].name.as_str(), packs[0].body.as_str()),

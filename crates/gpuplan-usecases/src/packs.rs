@@ -23,24 +23,37 @@ impl Planner {
                     "pack",
                     "this is a plan file, not a course pack",
                     "open plans with `gpuplan quote FILE` or save them in the app; a course pack starts with [pack]",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.planNotPack"),
+                    Some(gpuplan_core::Message::new("allowed.planNotPack")),
                 ))
             }
             Err(e) => return Err(e.into()),
         };
         // Every command loads every pack, so their number is capped; a pack
         // with the name of an imported one replaces it and does not count.
-        let stored = self.store()?.packs()?;
-        let replaces = stored.iter().any(|p| p.name == pack.pack.name);
-        if stored.len() >= MAX_PACKS && !replaces {
+        let replaces = self
+            .store()?
+            .packs()?
+            .iter()
+            .any(|p| p.name == pack.pack.name);
+        let now = self.now();
+        let saved = self
+            .store()?
+            .save_pack(&pack.pack.name, text, &now, MAX_PACKS)?;
+        self.invalidate();
+        if saved.is_none() {
             return Err(AppError::input(
                 "pack",
-                format!("{} packs are imported already", stored.len()),
+                format!("{MAX_PACKS} packs are imported already"),
                 format!("at most {MAX_PACKS}; remove one with `gpuplan pack remove`"),
+            )
+            .said(
+                gpuplan_core::Message::new("error.tooManyPacks").with("max", MAX_PACKS),
+                Some(gpuplan_core::Message::new("allowed.removeAPack").with("max", MAX_PACKS)),
             ));
         }
-        let now = self.now();
-        self.store()?.save_pack(&pack.pack.name, text, &now)?;
-        self.invalidate();
         if replaces {
             // Same course, newer file: say so, since the old one is gone.
             self.add_notice(&format!(

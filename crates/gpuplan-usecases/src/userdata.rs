@@ -172,6 +172,17 @@ impl Planner {
             }) {
                 Ok(o) => {
                     for p in o.prices {
+                        // As `override set` checks it: a price for an offer
+                        // no platform has is not kept.
+                        let offered = self
+                            .bundled
+                            .platforms
+                            .get(&p.platform)
+                            .is_ok_and(|x| x.offer(&p.gpu, &self.bundled.catalog).is_ok());
+                        if !offered {
+                            failed.push(format!("{} {}: no such offer", p.platform, p.gpu));
+                            continue;
+                        }
                         self.store()?.set_override(&gpuplan_store::StoredOverride {
                             platform: p.platform,
                             gpu: p.gpu,
@@ -199,8 +210,15 @@ impl Planner {
                 });
             match result {
                 Ok((p, text)) => {
-                    self.store()?.save_pack(&p.pack.name, &text, &now)?;
-                    imported = imported.saturating_add(1);
+                    match self
+                        .store()?
+                        .save_pack(&p.pack.name, &text, &now, MAX_PACKS)?
+                    {
+                        Some(_) => imported = imported.saturating_add(1),
+                        None => {
+                            failed.push(format!("{}: at most {MAX_PACKS} packs", path.display()))
+                        }
+                    }
                 }
                 Err(e) => failed.push(e.to_string()),
             }

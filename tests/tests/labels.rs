@@ -70,6 +70,13 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ),
         ("enum.payment.", s(&["on-demand", "spot", "package"])),
         (
+            "enum.confidence.",
+            gpuplan_core::sourced::Confidence::ALL
+                .iter()
+                .map(|c| c.key().to_owned())
+                .collect(),
+        ),
+        (
             "enum.grade.",
             gpuplan_core::sourced::Grade::ALL
                 .iter()

@@ -86,6 +86,14 @@ impl DataError {
         }
     }
 
+    /// A value the file's checks refuse, located as [`DataError::invalid`]
+    /// does, with the catalog's words.
+    pub fn refused(file: &str, text: &str, r: Refusal) -> Self {
+        let mut e = Self::invalid(file, text, &r.table, &r.key, r.english);
+        e.said = Some(Box::new(r.said));
+        e
+    }
+
     /// A validation failure for `field`, located at the first mention of its
     /// last path segment after its table header.
     pub fn invalid(
@@ -109,6 +117,69 @@ impl DataError {
             message: short(&message.into()),
             said: None,
         }
+    }
+}
+
+/// A value a file's checks refuse: where it sits (table and key), what is
+/// wrong in English (for logs) and in the catalog's words (what a student
+/// reads, in their language).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The table (`offer[2]`, `stops`, or empty for the top level).
+    pub table: String,
+    /// The key in it.
+    pub key: String,
+    /// What is wrong, in English.
+    pub english: String,
+    /// The same as a catalog key and its parameters.
+    pub said: Message,
+}
+
+impl Refusal {
+    /// A refusal of `table.key`.
+    pub fn new(table: &str, key: &str, english: impl Into<String>, said: Message) -> Self {
+        Self {
+            table: table.to_owned(),
+            key: key.to_owned(),
+            english: english.into(),
+            said,
+        }
+    }
+
+    /// `value` is outside `min` to `max` (above `min` when `min_open`).
+    pub fn range(
+        table: &str,
+        key: &str,
+        value: impl std::fmt::Display,
+        min: impl std::fmt::Display,
+        max: impl std::fmt::Display,
+        min_open: bool,
+    ) -> Self {
+        let (from, k) = if min_open {
+            (format!("above {min}"), "error.range.above")
+        } else {
+            (min.to_string(), "error.range.from")
+        };
+        Self::new(
+            table,
+            key,
+            format!("{value} is outside {from} to {max}"),
+            Message::new(k)
+                .with("value", short(&value.to_string()))
+                .with("min", min)
+                .with("max", max),
+        )
+    }
+
+    /// The refusal as an input error naming the dotted field
+    /// (`job.hours`), as a form or a command line reports it.
+    pub fn into_input(self) -> InputError {
+        let field = if self.table.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{}.{}", self.table, self.key)
+        };
+        InputError::new(&field, self.english, "").said(self.said, None)
     }
 }
 

@@ -281,7 +281,12 @@ impl LoraTarget {
             }
         }
         if out.is_empty() {
-            return Err(InputError::new("lora_targets", "no target given", allowed));
+            return Err(
+                InputError::new("lora_targets", "no target given", allowed).said(
+                    Message::new("error.noLoraTarget"),
+                    Some(Message::new("allowed.loraTargets")),
+                ),
+            );
         }
         out.sort();
         Ok(out)
@@ -788,6 +793,10 @@ impl JobSpec {
                     "lora_rank",
                     "only applies to --mode lora or qlora",
                     "omit it, or set --mode lora",
+                )
+                .said(
+                    Message::new("error.onlyForLora"),
+                    Some(Message::new("allowed.omitOrLora")),
                 ))
             }
             (false, None) => 0,
@@ -801,6 +810,10 @@ impl JobSpec {
                     "lora_targets",
                     "only applies to --mode lora or qlora",
                     "omit it, or set --mode lora",
+                )
+                .said(
+                    Message::new("error.onlyForLora"),
+                    Some(Message::new("allowed.omitOrLora")),
                 ))
             }
             (false, None) => Vec::new(),
@@ -817,6 +830,10 @@ impl JobSpec {
                 "selective_checkpointing",
                 "recomputes parts of transformer blocks in the backward pass",
                 "a transformer model, trained",
+            )
+            .said(
+                Message::new("error.selectiveNeedsTransformer"),
+                Some(Message::new("allowed.transformerTrained")),
             ));
         }
         if self.optimizer_in_backward == Some(true) && mode != Mode::Train {
@@ -824,13 +841,17 @@ impl JobSpec {
                 "optimizer_in_backward",
                 "steps every parameter in backward; LoRA's adapters and inference have nothing to gain",
                 "omit it, or --mode train",
-            ));
+            ).said(Message::new("error.optimizerInBackward"), Some(Message::new("allowed.omitOrTrain"))));
         }
         if self.activation_offload == Some(true) && mode == Mode::Infer {
             return Err(InputError::new(
                 "activation_offload",
                 "offloads what backward needs, which inference does not run",
                 "omit it, or train",
+            )
+            .said(
+                Message::new("error.offloadNeedsTraining"),
+                Some(Message::new("allowed.omitOrTrain")),
             ));
         }
         if self.base_fp32 == Some(true) && !matches!(mode, Mode::Lora) {
@@ -838,6 +859,10 @@ impl JobSpec {
                 "base_fp32",
                 "describes a LoRA base loaded in FP32",
                 "omit it, or --mode lora",
+            )
+            .said(
+                Message::new("error.baseFp32NeedsLora"),
+                Some(Message::new("allowed.omitOrLora")),
             ));
         }
         if mode == Mode::Infer && self.grad_checkpointing == Some(true) {
@@ -845,6 +870,10 @@ impl JobSpec {
                 "grad_checkpointing",
                 "saves memory in the backward pass, which inference does not run",
                 "omit it, or train",
+            )
+            .said(
+                Message::new("error.checkpointingNeedsTraining"),
+                Some(Message::new("allowed.omitOrTrain")),
             ));
         }
         Ok(selective)
@@ -873,6 +902,11 @@ impl JobSpec {
                         "image_height",
                         format!("`{}` is a transformer and takes no image size", entry.id),
                         "omit it",
+                    )
+                    .said(
+                        Message::new("error.transformerNoResolution")
+                            .with("model", entry.model.name()),
+                        Some(Message::new("allowed.omitIt")),
                     ));
                 }
                 0
@@ -891,6 +925,10 @@ impl JobSpec {
                         entry.id
                     ),
                     "in-memory, jpeg-folder or packed",
+                )
+                .said(
+                    Message::new("error.visionNoText").with("model", entry.model.name()),
+                    Some(Message::new("allowed.visionData")),
                 ))
             }
             Some(DatasetKind::InMemory | DatasetKind::JpegFolder) if resolution == 0 => {
@@ -898,6 +936,10 @@ impl JobSpec {
                     "dataset",
                     format!("`{}` is a transformer; its data is text", entry.id),
                     "text or packed",
+                )
+                .said(
+                    Message::new("error.transformerText").with("model", entry.model.name()),
+                    Some(Message::new("allowed.textData")),
                 ))
             }
             Some(d) => d,
@@ -942,6 +984,10 @@ impl JobSpec {
                 "load_in_8bit",
                 "an 8-bit base is for LoRA (QLoRA's base is 4-bit)",
                 "omit it, or set --mode lora",
+            )
+            .said(
+                Message::new("error.int8NeedsLora"),
+                Some(Message::new("allowed.omitOrLora")),
             ));
         }
         if self.double_quant.is_some() && mode != Mode::Qlora {
@@ -949,6 +995,10 @@ impl JobSpec {
                 "double_quant",
                 "double quantisation is a QLoRA (NF4) setting",
                 "omit it, or set --mode qlora",
+            )
+            .said(
+                Message::new("error.doubleQuantNeedsQlora"),
+                Some(Message::new("allowed.omitOrQlora")),
             ));
         }
         Ok(int8_base)
@@ -965,6 +1015,10 @@ impl JobSpec {
                 "gpus",
                 "multi-GPU plans are for training",
                 "1 GPU for inference",
+            )
+            .said(
+                Message::new("error.multiGpuTraining"),
+                Some(Message::new("allowed.oneGpuInference")),
             ));
         }
         if gpus == 1 && (self.engine.is_some() || self.offload == Some(true)) {
@@ -972,6 +1026,10 @@ impl JobSpec {
                 "engine",
                 "an engine and offload apply to several GPUs",
                 "omit them, or give gpus of 2 or more",
+            )
+            .said(
+                Message::new("error.engineNeedsGpus"),
+                Some(Message::new("allowed.severalGpus")),
             ));
         }
         if self.offload == Some(true)
@@ -984,6 +1042,10 @@ impl JobSpec {
                 "offload",
                 "CPU offload needs ZeRO-2, ZeRO-3 or FSDP",
                 "engine zero2, zero3, fsdp or fsdp-grad-op",
+            )
+            .said(
+                Message::new("error.offloadEngine"),
+                Some(Message::new("allowed.offloadEngines")),
             ));
         }
         Ok(gpus)

@@ -7,8 +7,9 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::error::DataError;
+use crate::error::{DataError, Refusal};
 use crate::job::JobSpec;
+use crate::message::Message;
 use crate::platform::{Granularity, PackagePeriod};
 
 /// How compute is paid for.
@@ -427,23 +428,13 @@ impl Plan {
     pub fn from_toml(file: &str, text: &str) -> Result<Self, DataError> {
         let plan: Plan = toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
         plan.validate()
-            .map_err(|(table, key, msg)| DataError::invalid(file, text, table, key, msg))?;
+            .map_err(|r| DataError::refused(file, text, r))?;
         Ok(plan)
     }
 
     /// Range checks as an input error naming the dotted field (`job.hours`).
     pub fn check(&self) -> Result<(), crate::error::InputError> {
-        self.validate().map_err(|(t, k, m)| {
-            crate::error::InputError::new(
-                &if t.is_empty() {
-                    k.to_owned()
-                } else {
-                    format!("{t}.{k}")
-                },
-                m,
-                "see docs/plans.md",
-            )
-        })
+        self.validate().map_err(Refusal::into_input)
     }
 
     /// Range checks: (table, key, message) of the first problem. Every field
@@ -461,17 +452,25 @@ impl Plan {
     /// The plan's own fields: version, name, money, hours, start, parallel.
     fn check_top(&self) -> Check {
         if self.version != PLAN_VERSION {
-            return Err((
+            return Err(Refusal::new(
                 "",
                 "version",
                 format!(
                     "version {} is not one this gpuplan reads (it reads {PLAN_VERSION})",
                     self.version
                 ),
+                Message::new("error.planVersion")
+                    .with("version", self.version)
+                    .with("reads", PLAN_VERSION),
             ));
         }
         if self.name.chars().count() > 200 {
-            return Err(("", "name", "longer than 200 characters".into()));
+            return Err(Refusal::new(
+                "",
+                "name",
+                "longer than 200 characters",
+                Message::new("error.tooLong").with("max", 200),
+            ));
         }
         for (key, v) in [
             ("budget", self.budget),
@@ -499,23 +498,29 @@ impl Plan {
         if let Some(d) = self.start_date {
             use chrono::Datelike;
             if !(2000..=2100).contains(&d.year()) {
-                return Err((
+                return Err(Refusal::range(
                     "",
                     "start_date",
-                    format!("{d} is not a day from 2000 to 2100"),
+                    d,
+                    "2000-01-01",
+                    "2100-12-31",
+                    false,
                 ));
             }
         }
         if let Some(h) = self.start_hour {
             if h > 23 {
-                return Err(("", "start_hour", format!("{h} is not an hour from 0 to 23")));
+                return Err(Refusal::range("", "start_hour", h, 0, 23, false));
             }
         }
         if self.parallel == 0 || self.parallel > MAX_PARALLEL {
-            return Err((
+            return Err(Refusal::range(
                 "",
                 "parallel",
-                format!("{} is outside 1 to {MAX_PARALLEL}", self.parallel),
+                self.parallel,
+                1,
+                MAX_PARALLEL,
+                false,
             ));
         }
         if let Some(h) = self.job.hours {
@@ -528,17 +533,16 @@ impl Plan {
     fn check_runs(&self) -> Check {
         for r in &self.runs {
             if r.count == 0 || r.count > MAX_RUNS {
-                return Err((
-                    "run",
-                    "count",
-                    format!("{} is outside 1 to {MAX_RUNS}", r.count),
-                ));
+                return Err(Refusal::range("run", "count", r.count, 1, MAX_RUNS, false));
             }
             if r.hours.is_some() && r.minutes.is_some() {
-                return Err((
+                return Err(Refusal::new(
                     "run",
                     "minutes",
-                    "hours and minutes both give the run's length: keep one".into(),
+                    "hours and minutes both give the run's length: keep one",
+                    Message::new("error.keepOne")
+                        .with("a", "hours")
+                        .with("b", "minutes"),
                 ));
             }
             if let Some(h) = r.hours {
@@ -553,10 +557,13 @@ impl Plan {
         }
         let total_runs: u64 = self.runs.iter().map(|r| u64::from(r.count)).sum();
         if total_runs > u64::from(MAX_RUNS) {
-            return Err((
+            return Err(Refusal::new(
                 "run",
                 "count",
                 format!("{total_runs} runs in all is more than {MAX_RUNS}"),
+                Message::new("error.tooManyRuns")
+                    .with("runs", total_runs)
+                    .with("max", MAX_RUNS),
             ));
         }
         if let Some(d) = &self.debug {
@@ -583,17 +590,18 @@ impl Plan {
         if let Some(s) = &self.stops {
             hours("stops", "hours_each", s.hours_each, false)?;
             if s.count > MAX_RUNS {
-                return Err((
-                    "stops",
-                    "count",
-                    format!("{} is outside 0 to {MAX_RUNS}", s.count),
+                return Err(Refusal::range(
+                    "stops", "count", s.count, 0, MAX_RUNS, false,
                 ));
             }
             if self.schedule.is_some() {
-                return Err((
+                return Err(Refusal::new(
                     "stops",
                     "count",
-                    "[stops] and [schedule] both say when the instance is stopped: keep one".into(),
+                    "[stops] and [schedule] both say when the instance is stopped: keep one",
+                    Message::new("error.keepOne")
+                        .with("a", "[stops]")
+                        .with("b", "[schedule]"),
                 ));
             }
         }
@@ -615,10 +623,13 @@ impl Plan {
             within("spot", "checkpoint_every_epochs", e, true, 100_000)?;
         }
         if s.checkpoint_every_hours.is_some() && s.checkpoint_every_epochs.is_some() {
-            return Err((
+            return Err(Refusal::new(
                 "spot",
                 "checkpoint_every_epochs",
-                "checkpoint_every_hours and checkpoint_every_epochs both set the interval: keep one".into(),
+                "checkpoint_every_hours and checkpoint_every_epochs both set the interval: keep one",
+                Message::new("error.keepOne")
+                    .with("a", "checkpoint_every_hours")
+                    .with("b", "checkpoint_every_epochs"),
             ));
         }
         within(
@@ -666,10 +677,13 @@ impl Plan {
         }
         if let Some(m) = p.minimum_charge_minutes {
             if m > 24 * 60 {
-                return Err((
+                return Err(Refusal::range(
                     "prices",
                     "minimum_charge_minutes",
-                    format!("{m} is outside 0 to 1440"),
+                    m,
+                    0,
+                    1440,
+                    false,
                 ));
             }
         }
@@ -677,15 +691,14 @@ impl Plan {
     }
 }
 
-/// The result of one plan check: the (table, key, message) of a problem.
-type Check = Result<(), (&'static str, &'static str, String)>;
+/// The result of one plan check: what it refused, if anything.
+type Check = Result<(), Refusal>;
 
 /// `v` from 0 (above 0 when `lo_open`) to `max`.
 fn within(table: &'static str, key: &'static str, v: Decimal, lo_open: bool, max: i64) -> Check {
     let max = Decimal::from(max);
     if v < Decimal::ZERO || (lo_open && v.is_zero()) || v > max {
-        let from = if lo_open { "above 0" } else { "0" };
-        Err((table, key, format!("{v} is outside {from} to {max}")))
+        Err(Refusal::range(table, key, v, 0, max, lo_open))
     } else {
         Ok(())
     }

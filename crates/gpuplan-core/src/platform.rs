@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use rust_decimal::Decimal;
 
 use crate::catalog::GpuCatalog;
-use crate::error::{DataError, InputError};
+use crate::error::{DataError, InputError, Refusal};
+use crate::message::Message;
 use crate::sourced::{Confidence, Fact, Grade, Provenance};
 
 /// Text in both UI languages.
@@ -567,8 +568,7 @@ impl PlatformProfile {
     }
 
     fn validate(&self, file: &str, text: &str, catalog: &GpuCatalog) -> Result<(), DataError> {
-        let bad =
-            |(table, key, msg): Problem| Err(DataError::invalid(file, text, &table, &key, msg));
+        let bad = |r: Refusal| Err(DataError::refused(file, text, r));
         if let Err(p) = self.check_texts() {
             return bad(p);
         }
@@ -579,25 +579,26 @@ impl PlatformProfile {
             return bad(p);
         }
         for f in self.facts() {
-            if let Some(msg) = f.problem {
-                return bad((f.table, f.key, msg));
+            if let Some((english, said)) = f.problem {
+                return bad(Refusal::new(&f.table, &f.key, english, said));
             }
         }
         Ok(())
     }
 
     /// Ids and the texts every profile shows, in both languages.
-    fn check_texts(&self) -> Result<(), Problem> {
+    fn check_texts(&self) -> Result<(), Refusal> {
         if self.id.is_empty()
             || !self
                 .id
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
-            return Err(problem(
+            return Err(Refusal::new(
                 "",
                 "id",
                 "ids are lowercase letters, digits and '-'",
+                Message::new("error.idCharacters"),
             ));
         }
         for (key, l) in [
@@ -607,7 +608,12 @@ impl PlatformProfile {
             ("network", &self.network),
         ] {
             if l.zh.trim().is_empty() || l.en.trim().is_empty() {
-                return Err(problem("", key, "both zh and en text are required"));
+                return Err(Refusal::new(
+                    "",
+                    key,
+                    "both zh and en text are required",
+                    Message::new("error.bothLanguages"),
+                ));
             }
         }
         Ok(())
@@ -615,7 +621,7 @@ impl PlatformProfile {
 
     /// Every number within what the platform could plausibly charge or
     /// allow.
-    fn check_ranges(&self) -> Result<(), Problem> {
+    fn check_ranges(&self) -> Result<(), Refusal> {
         let m = &self.metrics;
         for (key, v) in [
             ("startup_speed", &m.startup_speed),
@@ -624,19 +630,18 @@ impl PlatformProfile {
             ("data_transfer", &m.data_transfer),
         ] {
             if !(1..=5).contains(&v.value) {
-                return Err(problem(
-                    "metrics",
-                    key,
-                    format!("{} is outside 1 to 5", v.value),
-                ));
+                return Err(Refusal::range("metrics", key, v.value, 1, 5, false));
             }
         }
         let b = &self.billing;
         if b.minimum_charge_minutes.value > 24 * 60 {
-            return Err(problem(
+            return Err(Refusal::range(
                 "billing",
                 "minimum_charge_minutes",
-                format!("{} is outside 0 to 1440", b.minimum_charge_minutes.value),
+                b.minimum_charge_minutes.value,
+                0,
+                24 * 60,
+                false,
             ));
         }
         self.check_amounts()?;
@@ -647,7 +652,7 @@ impl PlatformProfile {
 
     /// Every amount (prices, free allowances, credits, waits) within what
     /// any platform charges or gives.
-    fn check_amounts(&self) -> Result<(), Problem> {
+    fn check_amounts(&self) -> Result<(), Refusal> {
         let b = &self.billing;
         let mut money: Vec<(&str, &'static str, &Fact<Decimal>, u32)> = vec![
             (
@@ -728,71 +733,75 @@ impl PlatformProfile {
         );
         for (table, key, v, max) in money {
             if v.value < Decimal::ZERO || v.value > Decimal::from(max) {
-                return Err(problem(
-                    table,
-                    key,
-                    format!("{} is outside 0 to {max}", v.value),
-                ));
+                return Err(Refusal::range(table, key, v.value, 0, max, false));
             }
         }
         Ok(())
     }
 
     /// A peak window is a window of hours, and a peak never costs less.
-    fn check_peak(&self) -> Result<(), Problem> {
+    fn check_peak(&self) -> Result<(), Refusal> {
         let Some(pk) = &self.billing.peak else {
             return Ok(());
         };
         let m = pk.multiplier.value;
         if m < Decimal::ONE || m > Decimal::from(10) {
-            return Err(problem(
+            return Err(Refusal::range(
                 "billing.peak",
                 "multiplier",
-                format!("{m} is outside 1 to 10 (a peak never costs less)"),
+                m,
+                1,
+                10,
+                false,
             ));
         }
         if pk.from_hour > 23 || pk.to_hour > 24 || pk.from_hour >= pk.to_hour {
-            return Err(problem(
+            return Err(Refusal::new(
                 "billing.peak",
                 "from_hour",
                 format!(
-                    "{}..{} is not a window of hours in a day",
+                    "{} to {} is not a window of hours in a day",
                     pk.from_hour, pk.to_hour
                 ),
+                Message::new("error.peakWindow")
+                    .with("from", pk.from_hour)
+                    .with("to", pk.to_hour),
             ));
         }
         Ok(())
     }
 
-    fn check_host(&self) -> Result<(), Problem> {
+    fn check_host(&self) -> Result<(), Refusal> {
         let Some(h) = &self.host else {
             return Ok(());
         };
         if !(1..=256).contains(&h.vcpus_per_gpu.value) {
-            return Err(problem(
+            return Err(Refusal::range(
                 "host",
                 "vcpus_per_gpu",
-                format!("{} is outside 1 to 256", h.vcpus_per_gpu.value),
+                h.vcpus_per_gpu.value,
+                1,
+                256,
+                false,
             ));
         }
         if !(1..=4096).contains(&h.ram_gb_per_gpu.value) {
-            return Err(problem(
+            return Err(Refusal::range(
                 "host",
                 "ram_gb_per_gpu",
-                format!("{} is outside 1 to 4096", h.ram_gb_per_gpu.value),
+                h.ram_gb_per_gpu.value,
+                1,
+                4096,
+                false,
             ));
         }
         Ok(())
     }
 
-    fn check_student_and_quota(&self) -> Result<(), Problem> {
+    fn check_student_and_quota(&self) -> Result<(), Refusal> {
         let d = self.student.discount.value;
         if d <= Decimal::ZERO || d > Decimal::ONE {
-            return Err(problem(
-                "student",
-                "discount",
-                format!("{d} is outside (0, 1] (a price multiplier)"),
-            ));
+            return Err(Refusal::range("student", "discount", d, 0, 1, true));
         }
         let q = &self.quota;
         for (key, v) in [
@@ -802,11 +811,7 @@ impl PlatformProfile {
         ] {
             if let Some(v) = v {
                 if v.value <= Decimal::ZERO || v.value > Decimal::from(100_000) {
-                    return Err(problem(
-                        "quota",
-                        key,
-                        format!("{} is outside (0, 100000]", v.value),
-                    ));
+                    return Err(Refusal::range("quota", key, v.value, 0, 100_000, true));
                 }
             }
         }
@@ -815,26 +820,30 @@ impl PlatformProfile {
 
     /// Offers name catalog cards, with a price range in order, packages
     /// and spot prices within reason.
-    fn check_offers(&self, catalog: &GpuCatalog) -> Result<(), Problem> {
+    fn check_offers(&self, catalog: &GpuCatalog) -> Result<(), Refusal> {
         if self.offers.is_empty() && !self.template {
-            return Err(problem(
+            return Err(Refusal::new(
                 "",
                 "offer",
                 "a platform must offer at least one GPU",
+                Message::new("error.noOffer"),
             ));
         }
         for (i, o) in self.offers.iter().enumerate() {
             let table = format!("offer[{i}]");
             let what = format!("offer {} ({})", i.saturating_add(1), o.gpu);
             if catalog.get(&o.gpu).map(|g| g.id != o.gpu).unwrap_or(true) {
-                return Err((
-                    table,
-                    "gpu".into(),
-                    format!("{what}: `{}` is not a catalog id", o.gpu),
+                return Err(Refusal::new(
+                    &table,
+                    "gpu",
+                    format!("{what}: {} is not a catalog id", o.gpu),
+                    Message::new("error.notCatalogCard")
+                        .with("offer", i.saturating_add(1))
+                        .with("gpu", &o.gpu),
                 ));
             }
-            check_offer_prices(o, &what).map_err(|(field, msg)| (table.clone(), field, msg))?;
-            check_offer_cluster(o).map_err(|(field, msg)| (table, field, msg))?;
+            check_offer_prices(o, &table, i)?;
+            check_offer_cluster(o, &table)?;
         }
         Ok(())
     }
@@ -850,13 +859,6 @@ impl PlatformProfile {
         }
         rows
     }
-}
-
-/// A data problem: the table, the key and what is wrong.
-type Problem = (String, String, String);
-
-fn problem(table: &str, key: &str, msg: impl Into<String>) -> Problem {
-    (table.to_owned(), key.to_owned(), msg.into())
 }
 
 /// One graded figure of a profile, for checking and for the platforms page.
@@ -884,7 +886,7 @@ pub struct FactRow {
     /// validated; a loaded profile has none).
     #[serde(skip)]
     #[cfg_attr(feature = "ts", ts(skip))]
-    pub problem: Option<String>,
+    pub problem: Option<(String, Message)>,
 }
 
 fn walk_facts(v: &serde_json::Value, table: &str, key: &str, rows: &mut Vec<FactRow>) {
@@ -1027,23 +1029,37 @@ impl PlatformSet {
 /// An offer's prices: hourly low <= typical <= high within the plan limit,
 /// spot no dearer than the high price, packages priced within what a plan
 /// may cost. `Err((field, message))`.
-fn check_offer_prices(o: &Offer, what: &str) -> Result<(), (String, String)> {
+fn check_offer_prices(o: &Offer, table: &str, i: usize) -> Result<(), Refusal> {
     let pr = &o.price_per_hour;
     if pr.low < Decimal::ZERO
         || pr.low > pr.typical
         || pr.typical > pr.high
         || pr.high > Decimal::from(10_000)
     {
-        return Err((
-            "price_per_hour".into(),
-            format!("{what}: need 0 <= low <= typical <= high <= 10000"),
+        return Err(Refusal::new(
+            table,
+            "price_per_hour",
+            format!(
+                "offer {} ({}): need 0 <= low <= typical <= high <= 10000",
+                i.saturating_add(1),
+                o.gpu
+            ),
+            Message::new("error.priceOrder")
+                .with("low", pr.low)
+                .with("typical", pr.typical)
+                .with("high", pr.high)
+                .with("max", 10_000),
         ));
     }
     if let Some(sp) = &o.spot_per_hour {
         if sp.value < Decimal::ZERO || sp.value > pr.high {
-            return Err((
-                "spot_per_hour".into(),
-                format!("{what}: {} is outside 0 to {}", sp.value, pr.high),
+            return Err(Refusal::range(
+                table,
+                "spot_per_hour",
+                sp.value,
+                0,
+                pr.high,
+                false,
             ));
         }
     }
@@ -1053,13 +1069,13 @@ fn check_offer_prices(o: &Offer, what: &str) -> Result<(), (String, String)> {
         .iter()
         .find(|p| p.price <= Decimal::ZERO || p.price > Decimal::from(crate::limits::MAX_CNY))
     {
-        return Err((
-            "packages".into(),
-            format!(
-                "{what}: package price {} is outside (0, {}]",
-                p.price,
-                crate::limits::MAX_CNY
-            ),
+        return Err(Refusal::range(
+            table,
+            "packages",
+            p.price,
+            0,
+            crate::limits::MAX_CNY,
+            true,
         ));
     }
     Ok(())
@@ -1067,16 +1083,19 @@ fn check_offer_prices(o: &Offer, what: &str) -> Result<(), (String, String)> {
 
 /// An offer's cluster facts: GPUs per job and per node, the network
 /// between nodes and the PCIe link to each GPU, each within its range.
-/// `Err((field, message))`.
-fn check_offer_cluster(o: &Offer) -> Result<(), (String, String)> {
+fn check_offer_cluster(o: &Offer, table: &str) -> Result<(), Refusal> {
     if let Some(m) = o
         .max_gpus
         .as_ref()
         .filter(|m| m.value == 0 || m.value > crate::parallel::MAX_GPUS)
     {
-        return Err((
-            "max_gpus".into(),
-            format!("{} is outside 1 to {}", m.value, crate::parallel::MAX_GPUS),
+        return Err(Refusal::range(
+            table,
+            "max_gpus",
+            m.value,
+            1,
+            crate::parallel::MAX_GPUS,
+            false,
         ));
     }
     if let Some(g) = o
@@ -1084,9 +1103,13 @@ fn check_offer_cluster(o: &Offer) -> Result<(), (String, String)> {
         .as_ref()
         .filter(|g| g.value == 0 || g.value > 64)
     {
-        return Err((
-            "gpus_per_node".into(),
-            format!("{} is outside 1 to 64", g.value),
+        return Err(Refusal::range(
+            table,
+            "gpus_per_node",
+            g.value,
+            1,
+            64,
+            false,
         ));
     }
     if let Some(g) = o
@@ -1094,23 +1117,24 @@ fn check_offer_cluster(o: &Offer) -> Result<(), (String, String)> {
         .as_ref()
         .filter(|g| !(g.value.is_finite() && g.value > 0.0 && g.value <= 100_000.0))
     {
-        return Err((
-            "inter_node_gbps".into(),
-            format!("{} is outside (0, 100000] Gb/s", g.value),
+        return Err(Refusal::range(
+            table,
+            "inter_node_gbps",
+            g.value,
+            0,
+            100_000,
+            true,
         ));
     }
-    if let Some(g) = o
-        .pcie_gbps
-        .as_ref()
-        .filter(|g| !crate::limits::PCIE_GBPS.allows(g.value))
-    {
-        return Err((
-            "pcie_gbps".into(),
-            format!(
-                "{} GB/s is {}",
-                g.value,
-                crate::limits::PCIE_GBPS.describe()
-            ),
+    let pcie = crate::limits::PCIE_GBPS;
+    if let Some(g) = o.pcie_gbps.as_ref().filter(|g| !pcie.allows(g.value)) {
+        return Err(Refusal::range(
+            table,
+            "pcie_gbps",
+            g.value,
+            pcie.min,
+            pcie.max,
+            pcie.min_exclusive,
         ));
     }
     Ok(())

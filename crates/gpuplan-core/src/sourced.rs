@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::message::Message;
+
 /// How far to trust a figure. Ordered from the least to the most trust.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -20,6 +22,9 @@ pub enum Confidence {
 }
 
 impl Confidence {
+    /// Every level.
+    pub const ALL: [Self; 3] = [Self::Low, Self::Medium, Self::High];
+
     /// As spelled in files.
     pub fn key(self) -> &'static str {
         match self {
@@ -117,15 +122,20 @@ pub struct Provenance<'a> {
 }
 
 impl Provenance<'_> {
-    /// What is wrong with this provenance, if anything: the rules a
-    /// reviewer would apply, so that a grade means the same everywhere.
-    pub fn problem(&self) -> Option<String> {
+    /// What is wrong with this provenance, if anything (in English, and as
+    /// the catalog's key): the rules a reviewer would apply, so that a
+    /// grade means the same everywhere.
+    pub fn problem(&self) -> Option<(String, Message)> {
+        let said = |english: String, key: &str| Some((english, Message::new(key)));
         if self.source.trim().is_empty() {
-            return Some("source must not be empty".into());
+            return said("source must not be empty".into(), "error.fact.noSource");
         }
         if let Some(o) = self.observed {
             if !valid_observed(o) {
-                return Some(format!("observed `{o}` is not YYYY-MM or YYYY-MM-DD"));
+                return Some((
+                    format!("observed {o} is not YYYY-MM or YYYY-MM-DD"),
+                    Message::new("error.fact.observed").with("value", crate::error::short(o)),
+                ));
             }
         }
         let url_ok = self
@@ -133,28 +143,49 @@ impl Provenance<'_> {
             .is_some_and(|u| u.starts_with("https://") || u.starts_with("http://"));
         match self.grade {
             Grade::PlatformPage if !url_ok => {
-                return Some("a platform-page figure needs the page's url".into());
+                return said(
+                    "a platform-page figure needs the page's url".into(),
+                    "error.fact.needsUrl",
+                );
             }
             Grade::ThirdParty if self.observed.is_none() => {
-                return Some(
-                    "a third-party figure needs the date its report shows (observed); an undated one is an estimate"
-                        .into(),
+                return said(
+                    "a third-party figure needs the date its report shows (observed); an undated one is an estimate".into(),
+                    "error.fact.needsDate",
                 );
             }
             Grade::Estimate if self.observed.is_some() => {
-                return Some("an estimate has no observed date: nobody saw it".into());
+                return said(
+                    "an estimate has no observed date: nobody saw it".into(),
+                    "error.fact.estimateDated",
+                );
             }
             Grade::Seed if !self.source.contains("seed") => {
-                return Some("a seed figure names the seed article it rests on".into());
+                return said(
+                    "a seed figure names the seed article it rests on".into(),
+                    "error.fact.seedNamed",
+                );
             }
             _ => {}
         }
         if self.confidence > self.grade.max_confidence() {
-            return Some(format!(
-                "confidence {} is more than a {} figure allows ({} at most)",
-                self.confidence.key(),
-                self.grade.key(),
-                self.grade.max_confidence().key()
+            return Some((
+                format!(
+                    "confidence {} is more than a {} figure allows ({} at most)",
+                    self.confidence.key(),
+                    self.grade.key(),
+                    self.grade.max_confidence().key()
+                ),
+                Message::new("error.fact.confidence")
+                    .with(
+                        "confidence",
+                        format!("enum.confidence.{}", self.confidence.key()),
+                    )
+                    .with("grade", format!("enum.grade.{}", self.grade.key()))
+                    .with(
+                        "most",
+                        format!("enum.confidence.{}", self.grade.max_confidence().key()),
+                    ),
             ));
         }
         None

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
 use crate::error::DataError;
+use crate::message::Message;
 /// The run report's schema tag; `gpuplan ledger import` reads this version
 /// and the kit's scripts (`crate::scripts`) write it.
 pub const RUN_REPORT_SCHEMA: &str = "gpuplan-run-report/2";
@@ -117,25 +118,32 @@ pub enum MemoryMeasure {
     Unknown,
 }
 
-fn bad(file: &str, field: &str, message: impl Into<String>) -> DataError {
+fn bad(file: &str, field: &str, message: impl Into<String>, said: Message) -> DataError {
     DataError {
         file: file.into(),
         line: 0,
         column: 0,
         field: field.into(),
         message: message.into(),
-        said: None,
+        said: Some(Box::new(said)),
     }
 }
 
 fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataError> {
-    let t = DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z")
-        .map_err(|_| bad(file, field, "not a time like 2026-11-30T14:05:00+0800"))?;
+    let t = DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z").map_err(|_| {
+        bad(
+            file,
+            field,
+            "not a time like 2026-11-30T14:05:00+0800",
+            Message::new("error.report.time").with("value", crate::error::short(s)),
+        )
+    })?;
     if !OFFSETS.contains(&t.offset().local_minus_utc()) {
         return Err(bad(
             file,
             field,
             format!("{s}: a UTC offset from -1200 to +1400"),
+            Message::new("error.report.offset").with("value", crate::error::short(s)),
         ));
     }
     if !YEARS.contains(&t.year()) {
@@ -143,6 +151,10 @@ fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataE
             file,
             field,
             format!("{s}: a year from {} to {}", YEARS.start(), YEARS.end()),
+            Message::new("error.report.year")
+                .with("value", crate::error::short(s))
+                .with("min", YEARS.start())
+                .with("max", YEARS.end()),
         ));
     }
     Ok(t)
@@ -163,6 +175,7 @@ impl RunReport {
                     "{} bytes; a run report is at most {MAX_REPORT_BYTES}",
                     text.len()
                 ),
+                Message::new("error.report.tooLarge").with("max", MAX_REPORT_BYTES),
             ));
         }
         let r: RunReport =
@@ -188,6 +201,7 @@ impl RunReport {
                     file,
                     field,
                     "a field of version 2 in a version 1 report",
+                    Message::new("error.report.v2Field").with("name", field),
                 ));
             }
             return Ok(());
@@ -199,6 +213,10 @@ impl RunReport {
                 format!(
                     "this gpuplan reads {RUN_REPORT_SCHEMA} and {RUN_REPORT_SCHEMA_V1} reports"
                 ),
+                Message::new("error.report.schema")
+                    .with("value", crate::error::short(&self.schema))
+                    .with("v2", RUN_REPORT_SCHEMA)
+                    .with("v1", RUN_REPORT_SCHEMA_V1),
             ));
         }
         if self.peak_memory_mib.is_some() {
@@ -206,6 +224,7 @@ impl RunReport {
                 file,
                 "peak_memory_mib",
                 "a version 2 report gives gpu_peaks_mib instead",
+                Message::new("error.report.v1Field"),
             ));
         }
         Ok(())
@@ -226,6 +245,7 @@ impl RunReport {
                     file,
                     field,
                     format!("at most {MAX_TEXT_CHARS} characters, no control characters"),
+                    Message::new("error.oneLineText").with("max", MAX_TEXT_CHARS),
                 ));
             }
         }
@@ -234,13 +254,27 @@ impl RunReport {
                 file,
                 "run_id",
                 format!("at most {MAX_RUN_ID_CHARS} characters, no control characters"),
+                Message::new("error.oneLineText").with("max", MAX_RUN_ID_CHARS),
             ));
         }
         if self.part == 0 || self.part > MAX_PARTS {
-            return Err(bad(file, "part", format!("a part is 1 to {MAX_PARTS}")));
+            return Err(bad(
+                file,
+                "part",
+                format!("a part is 1 to {MAX_PARTS}"),
+                Message::new("error.range.from")
+                    .with("value", self.part)
+                    .with("min", 1)
+                    .with("max", MAX_PARTS),
+            ));
         }
         if self.gpu_count > crate::parallel::MAX_GPUS {
-            return Err(bad(file, "gpu_count", "more GPUs than any instance has"));
+            return Err(bad(
+                file,
+                "gpu_count",
+                "more GPUs than any instance has",
+                Message::new("error.report.gpuCount").with("max", crate::parallel::MAX_GPUS),
+            ));
         }
         for (field, list) in [
             ("gpu_peaks_mib", &self.gpu_peaks_mib),
@@ -257,29 +291,68 @@ impl RunReport {
                         list.len(),
                         self.gpu_count
                     ),
+                    Message::new("error.report.perGpu")
+                        .with("count", list.len())
+                        .with("gpus", self.gpu_count),
                 ));
             }
             if list.iter().any(|m| *m == 0 || *m > MAX_MEMORY_MIB) {
-                return Err(bad(file, field, "each from 1 MiB to 1 TiB"));
+                return Err(bad(
+                    file,
+                    field,
+                    "each from 1 MiB to 1 TiB",
+                    Message::new("error.report.memory"),
+                ));
             }
         }
         if self.wall_seconds > MAX_WALL_SECONDS {
-            return Err(bad(file, "wall_seconds", "longer than ten years"));
+            return Err(bad(
+                file,
+                "wall_seconds",
+                "longer than ten years",
+                Message::new("error.report.tenYears"),
+            ));
         }
         if self.peak_memory_mib.is_some_and(|m| m > MAX_MEMORY_MIB) {
-            return Err(bad(file, "peak_memory_mib", "more than 1 TiB"));
+            return Err(bad(
+                file,
+                "peak_memory_mib",
+                "more than 1 TiB",
+                Message::new("error.report.memory"),
+            ));
         }
         if self.cpu_percent.is_some_and(|c| c > 100) {
-            return Err(bad(file, "cpu_percent", "above 100"));
+            return Err(bad(
+                file,
+                "cpu_percent",
+                "above 100",
+                Message::new("error.range.from")
+                    .with("value", self.cpu_percent.unwrap_or_default())
+                    .with("min", 0)
+                    .with("max", 100),
+            ));
         }
         if self.exit_status > 255 {
-            return Err(bad(file, "exit_status", "an exit status is 0 to 255"));
+            return Err(bad(
+                file,
+                "exit_status",
+                "an exit status is 0 to 255",
+                Message::new("error.range.from")
+                    .with("value", self.exit_status)
+                    .with("min", 0)
+                    .with("max", 255),
+            ));
         }
         if self
             .first_progress_seconds
             .is_some_and(|s| s > self.wall_seconds)
         {
-            return Err(bad(file, "first_progress_seconds", "after the run ended"));
+            return Err(bad(
+                file,
+                "first_progress_seconds",
+                "after the run ended",
+                Message::new("error.report.progressAfterEnd"),
+            ));
         }
         Ok(())
     }
@@ -291,7 +364,12 @@ impl RunReport {
         let start = time(file, "started_at", &self.started_at)?;
         let end = time(file, "ended_at", &self.ended_at)?;
         if end < start {
-            return Err(bad(file, "ended_at", "before started_at"));
+            return Err(bad(
+                file,
+                "ended_at",
+                "before started_at",
+                Message::new("error.report.endBeforeStart"),
+            ));
         }
         let window = end.signed_duration_since(start).num_seconds();
         let wall = i64::try_from(self.wall_seconds).unwrap_or(i64::MAX);
@@ -304,6 +382,7 @@ impl RunReport {
                 file,
                 "ended_at",
                 "a billing window longer than ten years",
+                Message::new("error.report.tenYears"),
             ));
         }
         let shift = end
@@ -320,7 +399,7 @@ impl RunReport {
                     self.ended_at,
                     shift / 3600
                 ),
-            ));
+            Message::new("error.report.offsets").with("start", crate::error::short(&self.started_at)).with("end", crate::error::short(&self.ended_at))));
         }
         if wall > window.saturating_add(WINDOW_SLACK_SECONDS) {
             return Err(bad(
@@ -330,7 +409,7 @@ impl RunReport {
                     "{wall} s is longer than the billing window ({window} s from started_at {} to ended_at {}): one of them is wrong",
                     self.started_at, self.ended_at
                 ),
-            ));
+            Message::new("error.report.wallPastWindow").with("wall", wall).with("window", window).with("start", crate::error::short(&self.started_at)).with("end", crate::error::short(&self.ended_at))));
         }
         Ok(())
     }

@@ -28,9 +28,29 @@ pub struct DataError {
     /// The same as a catalog key, which the shells word in the user's
     /// language (absent where an error is not keyed yet).
     pub said: Option<Box<Message>>,
+    /// What is allowed instead, as a catalog key, where the refusal came
+    /// from a value's range (a preset's job, a measured run).
+    pub allowed: Option<Box<Message>>,
 }
 
 impl DataError {
+    /// A value of `table` an input check refused (a preset's job, a
+    /// measured run), located at its key, with the check's own words.
+    pub fn from_input(file: &str, text: &str, table: &str, e: InputError) -> Self {
+        let mut d = Self::invalid(
+            file,
+            text,
+            table,
+            &e.field,
+            format!("{} ({})", e.message, e.allowed),
+        );
+        if let Some(s) = e.said {
+            d.said = Some(Box::new(s.message));
+            d.allowed = s.allowed.map(Box::new);
+        }
+        d
+    }
+
     /// Builds an error from a TOML deserialisation failure, locating its span.
     ///
     /// The keyed form says what kind of failure it is (the file is not TOML
@@ -70,6 +90,7 @@ impl DataError {
             field: short(&field),
             message: short(err.message().trim()),
             said: Some(Box::new(said.with("line", line).with("column", column))),
+            allowed: None,
         }
     }
 
@@ -83,6 +104,7 @@ impl DataError {
             field: short(field),
             message: short(&err.to_string()),
             said: Some(Box::new(json_said(err))),
+            allowed: None,
         }
     }
 
@@ -116,6 +138,7 @@ impl DataError {
             field: short(&field),
             message: short(&message.into()),
             said: None,
+            allowed: None,
         }
     }
 }

@@ -11,8 +11,9 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuCatalog;
-use crate::error::DataError;
+use crate::error::{DataError, Refusal};
 use crate::job::JobSpec;
+use crate::message::Message;
 use crate::plan::MAX_RUNS;
 use crate::platform::Localized;
 use crate::platform::{PlatformProfile, PlatformSet};
@@ -53,12 +54,17 @@ impl Overrides {
             toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
         for p in &o.prices {
             if p.price_per_hour < Decimal::ZERO || p.price_per_hour > Decimal::from(10_000) {
-                return Err(DataError::invalid(
+                return Err(DataError::refused(
                     file,
                     text,
-                    "price",
-                    "price_per_hour",
-                    format!("{} is outside 0 to 10000", p.price_per_hour),
+                    Refusal::range(
+                        "price",
+                        "price_per_hour",
+                        p.price_per_hour,
+                        0,
+                        10_000,
+                        false,
+                    ),
                 ));
             }
         }
@@ -229,7 +235,10 @@ impl CoursePack {
                     "the pack is {} bytes; the limit is {MAX_PACK_BYTES}",
                     text.len()
                 ),
-                said: None,
+                said: Some(Box::new(
+                    Message::new("error.packTooLarge").with("max", MAX_PACK_BYTES),
+                )),
+                allowed: None,
             });
         }
         let pack: CoursePack =
@@ -238,25 +247,22 @@ impl CoursePack {
         let ids = pack.check_platforms(file, text, catalog)?;
         if let Some(d) = &pack.pack.default_platform {
             if !ids.contains(d) {
-                return Err(DataError::invalid(
+                return Err(DataError::refused(
                     file,
                     text,
-                    "pack",
-                    "default_platform",
-                    format!("`{d}` is not a platform in this pack"),
+                    Refusal::new(
+                        "pack",
+                        "default_platform",
+                        format!("{d} is not a platform in this pack"),
+                        Message::new("error.notPackPlatform").with("id", crate::error::short(d)),
+                    ),
                 ));
             }
         }
         if let Err(e) =
             crate::correction::check_runs("measured_run", &pack.measured_runs, catalog, zoo)
         {
-            return Err(DataError::invalid(
-                file,
-                text,
-                "measured_run",
-                "",
-                format!("{}: {} ({})", e.field, e.message, e.allowed),
-            ));
+            return Err(DataError::from_input(file, text, "measured_run", e));
         }
         pack.check_presets(file, text, zoo)?;
         Ok(pack)
@@ -266,35 +272,43 @@ impl CoursePack {
     fn check_header(&self, file: &str, text: &str) -> Result<(), DataError> {
         let pack = self;
         if pack.pack.name.trim().is_empty() || pack.pack.name.chars().count() > 120 {
-            return Err(DataError::invalid(
+            return Err(DataError::refused(
                 file,
                 text,
-                "pack",
-                "name",
-                "1 to 120 characters",
+                Refusal::new(
+                    "pack",
+                    "name",
+                    "1 to 120 characters",
+                    Message::new("error.nameLength").with("max", 120),
+                ),
             ));
         }
         if let Some(b) = pack.pack.budget_cap {
             if b < Decimal::ZERO || b > Decimal::from(1_000_000) {
-                return Err(DataError::invalid(
+                return Err(DataError::refused(
                     file,
                     text,
-                    "pack",
-                    "budget_cap",
-                    format!("{b} is outside 0 to 1000000"),
+                    Refusal::range("pack", "budget_cap", b, 0, 1_000_000, false),
                 ));
             }
         }
         if pack.platforms.len() > MAX_PACK_PLATFORMS || pack.presets.len() > MAX_PACK_PRESETS {
-            return Err(DataError::invalid(
+            return Err(DataError::refused(
                 file,
                 text,
-                "pack",
-                "",
-                format!(
-                    "{} platforms and {} presets; a pack holds at most {MAX_PACK_PLATFORMS} and {MAX_PACK_PRESETS}",
-                    pack.platforms.len(),
-                    pack.presets.len()
+                Refusal::new(
+                    "pack",
+                    "",
+                    format!(
+                        "{} platforms and {} presets; a pack holds at most {MAX_PACK_PLATFORMS} and {MAX_PACK_PRESETS}",
+                        pack.platforms.len(),
+                        pack.presets.len()
+                    ),
+                    Message::new("error.packSize")
+                        .with("platforms", pack.platforms.len())
+                        .with("presets", pack.presets.len())
+                        .with("max_platforms", MAX_PACK_PLATFORMS)
+                        .with("max_presets", MAX_PACK_PRESETS),
                 ),
             ));
         }
@@ -314,8 +328,20 @@ impl CoursePack {
         let mut seen = Vec::new();
         let mut rejected: Vec<DataError> = Vec::new();
         for p in &pack.platforms {
-            let one = toml::to_string(p)
-                .map_err(|e| DataError::invalid(file, text, "platform", "", e.to_string()))?;
+            let one = toml::to_string(p).map_err(|e| {
+                DataError::refused(
+                    file,
+                    text,
+                    Refusal::new(
+                        "platform",
+                        "",
+                        e.to_string(),
+                        Message::new("error.parse.wrongValue")
+                            .with("line", 0)
+                            .with("column", 0),
+                    ),
+                )
+            })?;
             if let Err(e) =
                 PlatformProfile::from_toml(&format!("{file} (platform {})", p.id), &one, catalog)
             {
@@ -325,18 +351,22 @@ impl CoursePack {
                     column: 0,
                     field: format!("platform.{}.{}", p.id, e.field),
                     message: e.message,
-                    // Its line and column are the platform's re-serialised
-                    // text's, not this file's: not worth a keyed message.
-                    said: None,
+                    // The platform's checks' own words (they name no line
+                    // of the re-serialised text).
+                    said: e.said,
+                    allowed: e.allowed,
                 });
             }
             if seen.contains(&p.id) {
-                return Err(DataError::invalid(
+                return Err(DataError::refused(
                     file,
                     text,
-                    "platform",
-                    "id",
-                    format!("platform `{}` appears twice", p.id),
+                    Refusal::new(
+                        "platform",
+                        "id",
+                        format!("platform {} appears twice", p.id),
+                        Message::new("error.platformTwice").with("id", &p.id),
+                    ),
                 ));
             }
             seen.push(p.id.clone());
@@ -359,12 +389,10 @@ impl CoursePack {
     fn check_presets(&self, file: &str, text: &str, zoo: &ModelZoo) -> Result<(), DataError> {
         for preset in &self.presets {
             if preset.runs == 0 || preset.runs > MAX_RUNS {
-                return Err(DataError::invalid(
+                return Err(DataError::refused(
                     file,
                     text,
-                    "preset",
-                    "runs",
-                    format!("{} is outside 1 to {MAX_RUNS}", preset.runs),
+                    Refusal::range("preset", "runs", preset.runs, 1, MAX_RUNS, false),
                 ));
             }
             // A preset's job is validated as the estimator would take it: the
@@ -376,31 +404,31 @@ impl CoursePack {
                     .map_err(|e| (String::from("model"), e))
                     .and_then(|entry| preset.job.resolve(entry).map_err(|e| (e.field.clone(), e)));
                 if let Err((field, e)) = resolved {
-                    return Err(DataError::invalid(
+                    return Err(DataError::from_input(
                         file,
                         text,
                         "preset.job",
-                        &field,
-                        format!("preset `{}`: {}", preset.name.localized().en, e.message),
+                        e.for_field(&field),
                     ));
                 }
             } else if preset.job.hours.is_none() {
-                return Err(DataError::invalid(
+                return Err(DataError::refused(
                     file,
                     text,
-                    "preset.job",
-                    "model",
-                    "a preset names a model or gives hours",
+                    Refusal::new(
+                        "preset.job",
+                        "model",
+                        "a preset names a model or gives hours",
+                        Message::new("error.presetJob"),
+                    ),
                 ));
             }
             if let Some(h) = preset.job.hours {
                 if h <= Decimal::ZERO || h > Decimal::from(87_600) {
-                    return Err(DataError::invalid(
+                    return Err(DataError::refused(
                         file,
                         text,
-                        "preset",
-                        "hours",
-                        format!("{h} is outside (0, 87600]"),
+                        Refusal::range("preset", "hours", h, 0, 87_600, true),
                     ));
                 }
             }

@@ -126,6 +126,7 @@ fn bad(file: &str, field: &str, message: impl Into<String>, said: Message) -> Da
         field: field.into(),
         message: message.into(),
         said: Some(Box::new(said)),
+        allowed: None,
     }
 }
 

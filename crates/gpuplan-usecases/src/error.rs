@@ -37,6 +37,9 @@ pub enum AppError {
         /// The same as a catalog key, which the shells word in the user's
         /// language (absent where an error is not keyed yet).
         said: Option<Box<gpuplan_core::Message>>,
+        /// What is allowed instead, as a catalog key, where the refusal was
+        /// of a value's range.
+        allowed: Option<Box<gpuplan_core::Message>>,
     },
     /// The local database failed.
     #[error("storage: {message}")]
@@ -134,6 +137,7 @@ impl From<gpuplan_core::DataError> for AppError {
             field: e.field,
             message: e.message,
             said: e.said,
+            allowed: e.allowed,
         }
     }
 }

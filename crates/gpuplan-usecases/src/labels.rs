@@ -228,7 +228,21 @@ impl Catalog {
                 field,
                 message,
                 said,
-            } => self.data_error(lang, (file, *line, field), message, said.as_deref()),
+                allowed,
+            } => {
+                let text = self.data_error(lang, (file, *line, field), message, said.as_deref());
+                match allowed {
+                    Some(a) => self.fill(
+                        lang,
+                        "error.withAllowed",
+                        [
+                            ("message", text.as_str()),
+                            ("allowed", self.message(lang, a).as_str()),
+                        ],
+                    ),
+                    None => text,
+                }
+            }
             AppError::Store { message } => {
                 self.fill(lang, "error.store", [("message", message.as_str())])
             }

@@ -830,9 +830,9 @@ fn a_pack_repeating_one_run_is_refused_and_an_export_collapses_it() {
         .expect("the run");
     let flood = format!("{pack}\n{one}\n{one}");
     match t.import_pack("flood.toml", &flood) {
-        Err(AppError::Data { message, .. }) => assert!(
-            message.contains("measured_run[1]") && message.contains("the same run"),
-            "the repeated entry is named: {message}"
+        Err(AppError::Data { field, message, .. }) => assert!(
+            field.contains("measured_run[1]") && message.contains("the same run"),
+            "the repeated entry is named: {field}: {message}"
         ),
         other => panic!("a pack repeating a run must be refused: {other:?}"),
     }

@@ -43,7 +43,12 @@ message: string,
  * The same as a catalog key, which the shells word in the user's
  * language (absent where an error is not keyed yet).
  */
-said: Message | null, } } | { "kind": "store", "detail": { 
+said: Message | null, 
+/**
+ * What is allowed instead, as a catalog key, where the refusal was
+ * of a value's range.
+ */
+allowed: Message | null, } } | { "kind": "store", "detail": { 
 /**
  * What happened.
  */

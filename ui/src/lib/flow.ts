@@ -146,7 +146,8 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
         const d = err.detail;
         if (!d.said) return t("error.data", { file: d.file, line: d.line, field: d.field, message: d.message });
         const message = said(d.said, t);
-        return d.field ? t("error.dataSaidField", { file: d.file, field: d.field, message }) : t("error.dataSaid", { file: d.file, message });
+        const text = d.field ? t("error.dataSaidField", { file: d.file, field: d.field, message }) : t("error.dataSaid", { file: d.file, message });
+        return d.allowed ? t("error.withAllowed", { message: text, allowed: said(d.allowed, t) }) : text;
       }
       case "store":
         return t("error.store", { message: err.detail.message });

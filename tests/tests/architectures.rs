@@ -113,14 +113,18 @@ fn rope_scaling_lengthens_the_accepted_sequence() {
 
 #[test]
 fn impossible_mixtures_are_refused_by_field() {
-    // (config edit, field, why)
+    // (config edit, field as the config names it, why)
     let cases = [
         (
             r#""num_experts_per_tok":9"#,
-            "experts_active",
+            "num_experts_per_tok",
             "more active experts than experts",
         ),
-        (r#""num_local_experts":0"#, "experts", "no experts"),
+        (
+            r#""num_local_experts":0"#,
+            "num_local_experts",
+            "no experts",
+        ),
         (
             r#""num_local_experts":4294967297"#,
             "num_local_experts",
@@ -138,4 +142,77 @@ fn impossible_mixtures_are_refused_by_field() {
         let err = from_hf_config(&json).expect_err(why);
         assert_eq!(err.field, field, "{why}: {err}");
     }
+}
+
+#[test]
+fn a_config_value_of_the_wrong_kind_or_an_unknown_architecture_is_refused_by_name() {
+    let base = r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_attention_heads":32,"num_hidden_layers":32,"vocab_size":32000,"max_position_embeddings":4096}"#;
+    assert!(from_hf_config(base).is_ok(), "the base config reads");
+    // (edit, field, why)
+    let cases = [
+        (
+            ("\"intermediate_size\":11008", "\"intermediate_size\":-5"),
+            "intermediate_size",
+            "a negative size is not skipped for 4 x hidden",
+        ),
+        (
+            (
+                "\"intermediate_size\":11008",
+                "\"intermediate_size\":\"11008\"",
+            ),
+            "intermediate_size",
+            "a string is not a number",
+        ),
+        (
+            (
+                "\"intermediate_size\":11008",
+                "\"intermediate_size\":11008.5",
+            ),
+            "intermediate_size",
+            "a fraction is not a size",
+        ),
+        (
+            (
+                "\"hidden_size\":4096",
+                "\"hidden_size\":4096,\"num_key_value_heads\":\"8\"",
+            ),
+            "num_key_value_heads",
+            "a string head count is not 32 heads",
+        ),
+        (
+            (
+                "\"hidden_size\":4096",
+                "\"hidden_size\":4096,\"tie_word_embeddings\":\"true\"",
+            ),
+            "tie_word_embeddings",
+            "a string is not true",
+        ),
+        (
+            ("\"model_type\":\"llama\"", "\"model_type\":\"mamba\""),
+            "model_type",
+            "Mamba is not estimated as a Llama",
+        ),
+        (
+            (
+                "\"model_type\":\"llama\"",
+                "\"model_type\":\"\u{217C}lama\"",
+            ),
+            "model_type",
+            "a lookalike letter is not llama",
+        ),
+    ];
+    for ((from, to), field, why) in cases {
+        let json = base.replacen(from, to, 1);
+        assert_ne!(json, base, "{why}: the edit applies");
+        let err = from_hf_config(&json).expect_err(why);
+        assert_eq!(err.field, field, "{why}: {err}");
+        assert!(err.said.is_some(), "{why}: worded from the catalog");
+    }
+    // A null is a value the config leaves unset, as real configs do.
+    let null = base.replacen(
+        "\"intermediate_size\":11008",
+        "\"intermediate_size\":11008,\"head_dim\":null",
+        1,
+    );
+    assert!(from_hf_config(&null).is_ok(), "head_dim: null is unset");
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{DataError, InputError};
+use crate::error::{DataError, InputError, Refusal};
 use crate::message::Message;
 use crate::sourced::{valid_observed, Confidence};
 
@@ -680,8 +680,16 @@ impl ModelZoo {
         }
         for (id, m) in t.model {
             let table = format!("model.{id}");
-            validate_transformer(&m)
-                .map_err(|(key, msg)| DataError::invalid(tf, tt, &table, key, msg))?;
+            validate_transformer(&m).map_err(|r| {
+                DataError::refused(
+                    tf,
+                    tt,
+                    Refusal {
+                        table: table.clone(),
+                        ..r
+                    },
+                )
+            })?;
             if !valid_observed(&m.observed) {
                 return Err(DataError::invalid(
                     tf,
@@ -822,7 +830,7 @@ fn validate_vision_attention(a: &VisionAttention) -> Result<(), (&'static str, S
 
 /// Range checks shared by bundled data, custom models and imported configs.
 /// Returns the offending key and a message.
-pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, String)> {
+pub fn validate_transformer(m: &TransformerModel) -> Result<(), Refusal> {
     let ranges: [(&'static str, u32, u32, u32); 8] = [
         ("layers", m.layers, 1, 1024),
         ("hidden", m.hidden, 8, 65_536),
@@ -836,18 +844,15 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
     ];
     for (key, v, lo, hi) in ranges {
         if !(lo..=hi).contains(&v) {
-            return Err((key, format!("{v} is outside {lo} to {hi}")));
+            return Err(Refusal::range("", key, v, lo, hi, false));
         }
     }
     if let Some(e) = m.experts {
         if !(1..=1024).contains(&e) {
-            return Err(("experts", format!("{e} is outside 1 to 1024")));
+            return Err(Refusal::range("", "experts", e, 1, 1024, false));
         }
-        if m.experts_active.is_some_and(|k| k == 0 || k > e) {
-            return Err((
-                "experts_active",
-                format!("must be 1 to {e} (the experts a token uses)"),
-            ));
+        if let Some(k) = m.experts_active.filter(|k| *k == 0 || *k > e) {
+            return Err(Refusal::range("", "experts_active", k, 1, e, false));
         }
     }
     for (key, v, hi) in [
@@ -862,30 +867,59 @@ pub fn validate_transformer(m: &TransformerModel) -> Result<(), (&'static str, S
     ] {
         if let Some(v) = v {
             if !(1..=hi).contains(&v) {
-                return Err((key, format!("{v} is outside 1 to {hi}")));
+                return Err(Refusal::range("", key, v, 1, hi, false));
             }
         }
     }
     // An explicit head width decouples heads from the hidden size (Gemma, T5).
     if m.head_dim.is_none() && !m.hidden.is_multiple_of(m.heads) {
-        return Err((
+        return Err(Refusal::new(
+            "",
             "heads",
             format!(
                 "hidden size {} is not divisible by {} heads",
                 m.hidden, m.heads
             ),
+            Message::new("error.headsDivide")
+                .with("hidden", m.hidden)
+                .with("heads", m.heads),
         ));
     }
     if !m.heads.is_multiple_of(m.kv_heads) {
-        return Err((
+        return Err(Refusal::new(
+            "",
             "kv_heads",
             format!(
                 "{} heads are not divisible by {} key/value heads",
                 m.heads, m.kv_heads
             ),
+            Message::new("error.kvHeadsDivide")
+                .with("heads", m.heads)
+                .with("kv_heads", m.kv_heads),
         ));
     }
     Ok(())
+}
+
+/// The `config.json` key a student reads for each of the estimator's
+/// sizes (`heads` is `num_attention_heads`), for errors about a pasted
+/// config.
+fn config_key(key: &str) -> &str {
+    match key {
+        "layers" => "num_hidden_layers",
+        "hidden" => "hidden_size",
+        "heads" => "num_attention_heads",
+        "kv_heads" => "num_key_value_heads",
+        "intermediate" => "intermediate_size",
+        "vocab" => "vocab_size",
+        "max_positions" => "max_position_embeddings",
+        "type_vocab" => "type_vocab_size",
+        "experts" => "num_local_experts",
+        "experts_active" => "num_experts_per_tok",
+        "expert_intermediate" => "moe_intermediate_size",
+        "shared_expert_intermediate" => "shared_expert_intermediate_size",
+        other => other,
+    }
 }
 
 /// Builds a transformer from a pasted Hugging Face `config.json`: Llama,
@@ -915,6 +949,20 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
     // Read in the order the keys' errors are reported.
     let shape = Shape::read(&c, &f)?;
     let max_positions = max_positions(&c, &f)?;
+    // An architecture the estimator does not know (Mamba, RWKV, a typo) is
+    // refused by name rather than estimated as a Llama.
+    if !KNOWN_MODEL_TYPES.contains(&model_type.as_str()) {
+        let shown = crate::error::short(&model_type);
+        return Err(InputError::new(
+            "model_type",
+            format!("{shown} is not an architecture gpuplan estimates"),
+            KNOWN_MODEL_TYPES.join(", "),
+        )
+        .said(
+            Message::new("error.modelType").with("value", shown),
+            Some(Message::new("error.oneOf").with("list", KNOWN_MODEL_TYPES.join(", "))),
+        ));
+    }
     let experts = c.optional(&["num_local_experts", "num_experts", "n_routed_experts"])?;
     let experts_active = c.optional(&["num_experts_per_tok", "moe_top_k"])?;
     let expert_intermediate = c.optional(&["moe_intermediate_size"])?;
@@ -957,13 +1005,15 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
         } else {
             0
         },
-        tied_embeddings: c.flag("tie_word_embeddings").unwrap_or(f.tied_by_default()),
+        tied_embeddings: c
+            .flag("tie_word_embeddings")?
+            .unwrap_or(f.tied_by_default()),
         qkv_bias: c
-            .flag("attention_bias")
-            .unwrap_or(f.biases(&c) || f.model_type == "qwen2" || f.model_type == "qwen2_moe"),
+            .flag("attention_bias")?
+            .unwrap_or(f.biases(&c)? || f.model_type == "qwen2" || f.model_type == "qwen2_moe"),
         dropout: f.gpt2 || f.bert || f.t5,
         head_dim: shape.head_dim,
-        norms_per_layer: f.norms_per_layer(&c),
+        norms_per_layer: f.norms_per_layer(&c)?,
         embed_norm: f.bloom,
         lm_head_bias: f.phi2,
         experts,
@@ -975,10 +1025,42 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
         observed: "2026-01-01".into(),
         confidence: Confidence::Medium,
     };
-    validate_transformer(&m)
-        .map_err(|(key, msg)| InputError::new(key, msg, "see the field's range in the message"))?;
+    validate_transformer(&m).map_err(|r| {
+        let key = config_key(&r.key).to_owned();
+        Refusal { key, ..r }.into_input()
+    })?;
     Ok(m)
 }
+
+/// The `model_type`s a pasted config may name: the families [`Family`]
+/// tells apart, and the Llama-style decoders (RMSNorm, rotary positions, a
+/// gated MLP, grouped key/value heads) estimated as Llama is.
+const KNOWN_MODEL_TYPES: [&str; 24] = [
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "phi3",
+    "internlm2",
+    "granite",
+    "olmo2",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "gpt2",
+    "gpt_neox",
+    "falcon",
+    "phi",
+    "bloom",
+    "bert",
+    "roberta",
+    "t5",
+    "mt5",
+    "umt5",
+];
 
 /// A pasted `config.json`, read key by key.
 struct HfConfig<'a> {
@@ -986,14 +1068,48 @@ struct HfConfig<'a> {
 }
 
 impl HfConfig<'_> {
-    /// The first of `keys` that holds a whole number.
-    fn get(&self, keys: &[&str]) -> Option<u64> {
-        keys.iter()
-            .find_map(|k| self.obj.get(*k).and_then(serde_json::Value::as_u64))
+    /// The first of `keys` the config sets (a `null` is not set), as a
+    /// whole number: a value of another kind (a string, a negative or
+    /// fractional number) is an error naming the key, never skipped for a
+    /// default.
+    fn get(&self, keys: &[&str]) -> Result<Option<u64>, InputError> {
+        let Some((key, v)) = keys
+            .iter()
+            .find_map(|k| self.obj.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
+        else {
+            return Ok(None);
+        };
+        v.as_u64().map(Some).ok_or_else(|| {
+            let shown = crate::error::short(&v.to_string());
+            InputError::new(
+                key,
+                format!("{shown} is not a whole number"),
+                "a positive integer",
+            )
+            .said(
+                Message::new("error.notWhole").with("value", shown),
+                Some(Message::new("allowed.positiveWhole")),
+            )
+        })
     }
 
-    fn flag(&self, key: &str) -> Option<bool> {
-        self.obj.get(key).and_then(serde_json::Value::as_bool)
+    /// A true/false setting; another kind of value is an error naming it.
+    fn flag(&self, key: &str) -> Result<Option<bool>, InputError> {
+        match self.obj.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v.as_bool().map(Some).ok_or_else(|| {
+                let shown = crate::error::short(&v.to_string());
+                InputError::new(
+                    key,
+                    format!("{shown} is not true or false"),
+                    "true or false",
+                )
+                .said(
+                    Message::new("error.notFlag").with("value", shown),
+                    Some(Message::new("allowed.trueFalse")),
+                )
+            }),
+        }
     }
 
     fn text(&self, key: &str) -> &str {
@@ -1016,10 +1132,19 @@ impl HfConfig<'_> {
     /// value past u32 is an error, never truncated into a small valid-looking
     /// number.
     fn optional(&self, keys: &[&str]) -> Result<Option<u32>, InputError> {
-        match self.get(keys) {
+        match self.get(keys)? {
             None => Ok(None),
             Some(n) => u32::try_from(n).map(Some).map_err(|_| {
-                InputError::new(keys[0], format!("{n} is too large"), "at most 4294967295")
+                InputError::out_of_range(
+                    keys[0],
+                    n,
+                    (
+                        "at most 4294967295".into(),
+                        Message::new("allowed.whole")
+                            .with("min", 1)
+                            .with("max", u32::MAX),
+                    ),
+                )
             }),
         }
     }
@@ -1027,10 +1152,9 @@ impl HfConfig<'_> {
     /// A required whole number (the first of `keys` names it in errors).
     fn need(&self, keys: &[&str]) -> Result<u32, InputError> {
         self.optional(keys)?.ok_or_else(|| {
-            InputError::new(
-                keys[0],
-                "missing or not a whole number",
-                "a positive integer",
+            InputError::new(keys[0], "missing", "a positive integer").said(
+                Message::new("error.configMissing").with("name", keys[0]),
+                Some(Message::new("allowed.positiveWhole")),
             )
         })
     }
@@ -1104,20 +1228,21 @@ impl<'a> Family<'a> {
     }
 
     /// Whether the linear layers carry biases.
-    fn biases(&self, c: &HfConfig<'_>) -> bool {
-        c.flag("bias").unwrap_or(!self.falcon)
-            && (self.gpt2 || self.bert || self.neox || self.phi2 || self.bloom)
+    fn biases(&self, c: &HfConfig<'_>) -> Result<bool, InputError> {
+        Ok(c.flag("bias")?.unwrap_or(!self.falcon)
+            && (self.gpt2 || self.bert || self.neox || self.phi2 || self.bloom))
     }
 
     /// Norms per layer where the family differs from two.
-    fn norms_per_layer(&self, c: &HfConfig<'_>) -> Option<u32> {
-        if (self.falcon && !c.flag("new_decoder_architecture").unwrap_or(false)) || self.phi2 {
+    fn norms_per_layer(&self, c: &HfConfig<'_>) -> Result<Option<u32>, InputError> {
+        let new_decoder = c.flag("new_decoder_architecture")?.unwrap_or(false);
+        Ok(if (self.falcon && !new_decoder) || self.phi2 {
             Some(1)
         } else if matches!(self.model_type, "gemma2" | "gemma3_text") {
             Some(4)
         } else {
             None
-        }
+        })
     }
 }
 
@@ -1139,8 +1264,8 @@ impl Shape {
         let heads = c.need(&["num_attention_heads", "n_head", "num_heads"])?;
         // Falcon's first models share one key/value head (multi-query).
         let kv_heads = if f.falcon
-            && c.flag("multi_query").unwrap_or(true)
-            && !c.flag("new_decoder_architecture").unwrap_or(false)
+            && c.flag("multi_query")?.unwrap_or(true)
+            && !c.flag("new_decoder_architecture")?.unwrap_or(false)
         {
             1
         } else {
@@ -1173,10 +1298,9 @@ fn max_positions(c: &HfConfig<'_>, f: &Family<'_>) -> Result<u32, InputError> {
     let table = match c.optional(&["max_position_embeddings", "n_positions", "seq_length"])? {
         Some(p) if !f.t5 => p,
         other => other.or(positions_default).ok_or_else(|| {
-            InputError::new(
-                "max_position_embeddings",
-                "missing or not a whole number",
-                "a positive integer",
+            InputError::new("max_position_embeddings", "missing", "a positive integer").said(
+                Message::new("error.configMissing").with("name", "max_position_embeddings"),
+                Some(Message::new("allowed.positiveWhole")),
             )
         })?,
     };
@@ -1186,11 +1310,20 @@ fn max_positions(c: &HfConfig<'_>, f: &Family<'_>) -> Result<u32, InputError> {
             Some(x) if x.is_finite() && (1.0..=1024.0).contains(&x) => x,
             // The value as the config gave it, so the student finds it.
             _ => {
+                let shown = crate::error::short(&v.to_string());
                 return Err(InputError::new(
                     "rope_scaling.factor",
-                    format!("{v} is not a RoPE scaling factor"),
+                    format!("{shown} is not a RoPE scaling factor"),
                     "a factor from 1 to 1024",
-                ))
+                )
+                .said(
+                    Message::new("error.outOfRange").with("value", shown),
+                    Some(
+                        Message::new("allowed.between")
+                            .with("min", 1)
+                            .with("max", 1024),
+                    ),
+                ));
             }
         },
     };

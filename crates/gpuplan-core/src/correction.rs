@@ -340,7 +340,11 @@ impl MeasuredRun {
                 &field("job.model"),
                 "a measured run names its model",
                 "a zoo id",
-            ).said(Message::new("error.noModel"), Some(Message::new("allowed.zooId")))
+            )
+            .said(
+                Message::new("error.noModel"),
+                Some(Message::new("allowed.zooId")),
+            )
         })?;
         let entry = zoo.get(model).map_err(|e| InputError {
             field: field("job.model"),
@@ -362,28 +366,39 @@ impl MeasuredRun {
                 &field("started_at"),
                 "not a time like 2026-11-30T14:05:00+0800 from 2000 to 2100",
                 "the start time of the run's report, or nothing",
-            ).said(Message::new("error.report.time").with("value", crate::error::short(&self.started_at)), Some(Message::new("allowed.reportStart"))));
+            )
+            .said(
+                Message::new("error.report.time")
+                    .with("value", crate::error::short(&self.started_at)),
+                Some(Message::new("allowed.reportStart")),
+            ));
         }
         if self.platform.chars().count() > 100 || self.platform.chars().any(char::is_control) {
             return Err(InputError::new(
                 &field("platform"),
                 "too long or has control characters",
                 "a platform id",
-            ).said(Message::new("error.oneLineText").with("max", 100), None));
+            )
+            .said(Message::new("error.oneLineText").with("max", 100), None));
         }
         if self.wall_seconds == 0 || self.wall_seconds > MAX_WALL_SECONDS {
             return Err(InputError::new(
                 &field("wall_seconds"),
                 format!("{} is out of range", self.wall_seconds),
                 "1 second to ten years",
-            ).said(Message::new("error.outOfRange").with("value", self.wall_seconds), Some(Message::new("allowed.wallSeconds"))));
+            )
+            .said(
+                Message::new("error.outOfRange").with("value", self.wall_seconds),
+                Some(Message::new("allowed.wallSeconds")),
+            ));
         }
         if self.run_id.chars().count() > 100 || self.run_id.chars().any(char::is_control) {
             return Err(InputError::new(
                 &field("run_id"),
                 "too long or has control characters",
                 "the run id of its report",
-            ).said(Message::new("error.oneLineText").with("max", 100), None));
+            )
+            .said(Message::new("error.oneLineText").with("max", 100), None));
         }
         let max_parts = crate::report::MAX_PARTS;
         if self.part > max_parts || self.parts == 0 || self.parts > max_parts {
@@ -391,7 +406,12 @@ impl MeasuredRun {
                 &field("parts"),
                 "out of range",
                 format!("part 0 to {max_parts}, parts 1 to {max_parts}"),
-            ).said(Message::new("error.outOfRange").with("value", format!("{}/{}", self.part, self.parts)), Some(Message::new("allowed.parts").with("max", max_parts))));
+            )
+            .said(
+                Message::new("error.outOfRange")
+                    .with("value", format!("{}/{}", self.part, self.parts)),
+                Some(Message::new("allowed.parts").with("max", max_parts)),
+            ));
         }
         if self
             .peak_memory_mib
@@ -401,7 +421,8 @@ impl MeasuredRun {
                 &field("peak_memory_mib"),
                 "out of range",
                 "1 MiB to 1 TiB",
-            ).said(Message::new("error.report.memory"), None));
+            )
+            .said(Message::new("error.report.memory"), None));
         }
         Ok(())
     }
@@ -440,7 +461,13 @@ impl MeasuredRunFile {
                 "schema",
                 format!("{file} is not a {MEASURED_RUNS_SCHEMA} file"),
                 MEASURED_RUNS_SCHEMA,
-            ).said(Message::new("error.notMeasuredRuns").with("file", crate::error::short(file)).with("schema", MEASURED_RUNS_SCHEMA), Some(Message::new("allowed.measuredRuns").with("schema", MEASURED_RUNS_SCHEMA))));
+            )
+            .said(
+                Message::new("error.notMeasuredRuns")
+                    .with("file", crate::error::short(file))
+                    .with("schema", MEASURED_RUNS_SCHEMA),
+                Some(Message::new("allowed.measuredRuns").with("schema", MEASURED_RUNS_SCHEMA)),
+            ));
         }
         check_runs("runs", &f.runs, catalog, zoo)?;
         Ok(f)
@@ -460,7 +487,11 @@ pub fn check_runs(
             field,
             format!("{} measured runs", runs.len()),
             format!("at most {MAX_MEASURED_RUNS}"),
-        ).said(Message::new("error.tooManyMeasuredRuns").with("count", runs.len()), Some(Message::new("allowed.atMost").with("max", MAX_MEASURED_RUNS))));
+        )
+        .said(
+            Message::new("error.tooManyMeasuredRuns").with("count", runs.len()),
+            Some(Message::new("allowed.atMost").with("max", MAX_MEASURED_RUNS)),
+        ));
     }
     let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
     for (i, r) in runs.iter().enumerate() {
@@ -470,7 +501,11 @@ pub fn check_runs(
                 &format!("{field}[{i}]"),
                 format!("the same run as {field}[{j}]: a run counts once"),
                 "each measured run once",
-            ).said(Message::new("error.runTwice").with("first", format!("{field}[{j}]")), Some(Message::new("allowed.eachRunOnce"))));
+            )
+            .said(
+                Message::new("error.runTwice").with("first", format!("{field}[{j}]")),
+                Some(Message::new("allowed.eachRunOnce")),
+            ));
         }
     }
     Ok(())

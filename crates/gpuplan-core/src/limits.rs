@@ -39,9 +39,17 @@ pub fn check_node_split(gpus: u32) -> Result<(), crate::error::InputError> {
     let below = (1..gpus).rev().find(|g| splits_evenly(*g)).unwrap_or(1);
     let above = (gpus..=MAX_GPUS).find(|g| splits_evenly(*g));
     let nodes = gpus.div_ceil(MAX_GPUS_PER_NODE);
-    let nearest = match above {
-        Some(a) => format!("{below} or {a} GPUs"),
-        None => format!("{below} GPUs"),
+    let (nearest, said) = match above {
+        Some(a) => (
+            format!("{below} or {a} GPUs"),
+            crate::message::Message::new("allowed.nearestGpus")
+                .with("below", below)
+                .with("above", a),
+        ),
+        None => (
+            format!("{below} GPUs"),
+            crate::message::Message::new("allowed.gpuCount").with("gpus", below),
+        ),
     };
     Err(crate::error::InputError::new(
         "gpus",
@@ -49,6 +57,13 @@ pub fn check_node_split(gpus: u32) -> Result<(), crate::error::InputError> {
             "{gpus} GPUs do not split evenly over {nodes} nodes of at most {MAX_GPUS_PER_NODE}"
         ),
         nearest,
+    )
+    .said(
+        crate::message::Message::new("error.gpusSplit")
+            .with("gpus", gpus)
+            .with("nodes", nodes)
+            .with("per_node", MAX_GPUS_PER_NODE),
+        Some(said),
     ))
 }
 

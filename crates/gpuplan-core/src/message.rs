@@ -32,4 +32,13 @@ impl Message {
         self.params.insert(name.to_owned(), value.to_string());
         self
     }
+
+    /// Adds a parameter that has a text in each language (a platform's
+    /// name): `name.zh` and `name.en`, which the shells fill in as `name`
+    /// in the language they show.
+    #[must_use]
+    pub fn with_both(self, name: &str, zh: &str, en: &str) -> Self {
+        self.with(&format!("{name}.zh"), zh)
+            .with(&format!("{name}.en"), en)
+    }
 }

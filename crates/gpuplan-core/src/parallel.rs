@@ -25,6 +25,7 @@ use crate::calibration as cal;
 use crate::catalog::{Generation, Gpu};
 use crate::error::InputError;
 use crate::job::{Job, Mode, Optimizer, Precision};
+use crate::message::Message;
 use crate::steptime::StepTime;
 use crate::vram::{self, Components, Live, VramEstimate};
 
@@ -154,6 +155,14 @@ impl Layout {
                 "gpus",
                 format!("{} is out of range", self.gpus),
                 format!("1 to {MAX_GPUS}"),
+            )
+            .said(
+                Message::new("error.outOfRange").with("value", self.gpus),
+                Some(
+                    Message::new("allowed.whole")
+                        .with("min", 1)
+                        .with("max", MAX_GPUS),
+                ),
             ));
         }
         if self.offload && matches!(self.engine, Engine::Ddp | Engine::Zero1) {
@@ -161,6 +170,10 @@ impl Layout {
                 "offload",
                 "CPU offload needs ZeRO-2, ZeRO-3 or FSDP",
                 "zero2, zero3, fsdp or fsdp-grad-op with --offload",
+            )
+            .said(
+                Message::new("error.offloadEngine"),
+                Some(Message::new("allowed.offloadEngines")),
             ));
         }
         Ok(())
@@ -388,6 +401,10 @@ pub fn estimate(
             "gpus",
             "multi-GPU plans are for training",
             "1 GPU for inference",
+        )
+        .said(
+            Message::new("error.multiGpuTraining"),
+            Some(Message::new("allowed.oneGpuInference")),
         ));
     }
     let per_gpu = memory(job, live, layout, layers);

@@ -31,13 +31,18 @@ pub fn check_text(field: &str, s: &str, max: usize) -> Result<(), InputError> {
             field,
             format!("longer than {max} characters"),
             format!("at most {max} characters"),
-        ));
+        )
+        .said(Message::new("error.tooLong").with("max", max), None));
     }
     if s.chars().any(|c| c.is_control() && c != '\t') {
         return Err(InputError::new(
             field,
             "contains a control character (newline, NUL, ...)",
             "printable text on one line",
+        )
+        .said(
+            Message::new("error.controlChar"),
+            Some(Message::new("allowed.oneLine")),
         ));
     }
     Ok(())
@@ -184,6 +189,10 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
             "command",
             "is empty",
             "the training command, e.g. python train.py",
+        )
+        .said(
+            Message::new("error.emptyCommand"),
+            Some(Message::new("allowed.trainingCommand")),
         ));
     }
     // Any run a plan allows (its longest, with the margin) can be wrapped.
@@ -193,6 +202,14 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
             "max_hours",
             format!("{} h is out of range", s.max_runtime_seconds.div_ceil(3600)),
             format!("1 s to {} h", longest / 3600),
+        )
+        .said(
+            Message::new("error.outOfRange").with("value", s.max_runtime_seconds.div_ceil(3600)),
+            Some(
+                Message::new("allowed.between")
+                    .with("min", 0)
+                    .with("max", longest / 3600),
+            ),
         ));
     }
     let poll = s.poll_seconds.clamp(1, 600);
@@ -353,6 +370,10 @@ fn sbatch_word(field: &str, s: &str) -> Result<(), InputError> {
             field,
             format!("`{s}` cannot go into an #SBATCH line"),
             "1-100 letters, digits and - _ . % / : @",
+        )
+        .said(
+            Message::new("error.sbatchWord").with("value", crate::error::short(s)),
+            Some(Message::new("allowed.sbatchWord")),
         ));
     }
     Ok(())
@@ -409,11 +430,12 @@ fn check_slurm(s: &SlurmSpec) -> Result<(), InputError> {
     sbatch_word("output", &s.output)?;
     check_text("command", &s.command, 4000)?;
     if s.command.trim().is_empty() {
-        return Err(InputError::new(
-            "command",
-            "is empty",
-            "the training command",
-        ));
+        return Err(
+            InputError::new("command", "is empty", "the training command").said(
+                Message::new("error.emptyCommand"),
+                Some(Message::new("allowed.trainingCommand")),
+            ),
+        );
     }
     if !(1..=16).contains(&s.gpus)
         || !(1..=256).contains(&s.cpus)
@@ -423,6 +445,10 @@ fn check_slurm(s: &SlurmSpec) -> Result<(), InputError> {
             "resources",
             "GPUs, CPUs or memory out of range",
             "gpus 1-16, cpus 1-256, mem 1-4096 GB",
+        )
+        .said(
+            Message::new("error.slurmResources"),
+            Some(Message::new("allowed.slurmResources")),
         ));
     }
     check_text("plan", &s.plan, 200)?;
@@ -475,6 +501,10 @@ fn activate(list: &[String]) -> Result<String, InputError> {
                     "activate",
                     format!("`{a}` is not conda:ENV or module:NAME"),
                     "conda:ENV or module:NAME",
+                )
+                .said(
+                    Message::new("error.activate").with("value", crate::error::short(a)),
+                    Some(Message::new("allowed.activate")),
                 ))
             }
         }
@@ -538,6 +568,10 @@ pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
             format!("`{python_version}` is not a Python version"),
             "3.MINOR or 3.MINOR.PATCH, e.g. 3.10",
         )
+        .said(
+            Message::new("error.pythonVersion").with("value", crate::error::short(python_version)),
+            Some(Message::new("allowed.pythonVersion")),
+        )
     };
     let parts: Vec<&str> = python_version.trim().split('.').collect();
     let number = |s: &str| -> Option<u32> {
@@ -577,6 +611,14 @@ pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
             "checkpoint_every",
             format!("{every_epochs} is out of range"),
             "1 to 1000 epochs",
+        )
+        .said(
+            Message::new("error.outOfRange").with("value", every_epochs),
+            Some(
+                Message::new("allowed.whole")
+                    .with("min", 1)
+                    .with("max", 1000),
+            ),
         ));
     }
     let text = render(
@@ -678,11 +720,12 @@ fn check_launch(s: &LaunchSpec) -> Result<(), InputError> {
     crate::parallel::check_node_split(s.gpus)?;
     check_text("command", &s.command, 4000)?;
     if s.command.trim().is_empty() {
-        return Err(InputError::new(
-            "command",
-            "is empty",
-            "the training command",
-        ));
+        return Err(
+            InputError::new("command", "is empty", "the training command").said(
+                Message::new("error.emptyCommand"),
+                Some(Message::new("allowed.trainingCommand")),
+            ),
+        );
     }
     sbatch_word("job_name", &s.job_name)?;
     if s.gpus < 2 || s.gpus > crate::parallel::MAX_GPUS {
@@ -690,6 +733,14 @@ fn check_launch(s: &LaunchSpec) -> Result<(), InputError> {
             "gpus",
             format!("{} GPUs need no launcher", s.gpus),
             format!("2 to {}", crate::parallel::MAX_GPUS),
+        )
+        .said(
+            Message::new("error.launcherGpus").with("gpus", s.gpus),
+            Some(
+                Message::new("allowed.whole")
+                    .with("min", 2)
+                    .with("max", crate::parallel::MAX_GPUS),
+            ),
         ));
     }
     Ok(())
@@ -843,6 +894,10 @@ pub fn deepspeed_config(s: &LaunchSpec) -> Result<Script, InputError> {
                 "engine",
                 "a DeepSpeed config is for ZeRO stages",
                 "zero1, zero2 or zero3",
+            )
+            .said(
+                Message::new("error.deepspeedEngine"),
+                Some(Message::new("allowed.zeroStages")),
             ))
         }
     };

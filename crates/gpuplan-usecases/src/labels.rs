@@ -305,12 +305,24 @@ impl Catalog {
         }
     }
 
-    /// A core message in `lang`.
+    /// A core message in `lang` (a parameter given in both languages,
+    /// `name.zh` and `name.en`, filled in as `name` in `lang`'s).
     pub fn message(&self, lang: Lang, m: &Message) -> String {
+        let own = match lang {
+            Lang::Zh => ".zh",
+            Lang::En => ".en",
+        };
         self.fill(
             lang,
             &m.key,
-            m.params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            m.params
+                .iter()
+                .filter_map(|(k, v)| match k.rsplit_once('.') {
+                    Some((name, l)) if l == "zh" || l == "en" => {
+                        k.ends_with(own).then_some((name, v.as_str()))
+                    }
+                    _ => Some((k.as_str(), v.as_str())),
+                }),
         )
     }
 }

@@ -46,9 +46,21 @@ export function shownParams(params: Record<string, string>, t: (k: string) => st
   return out;
 }
 
+/** A message's parameters with those given in both languages (`name.zh`, `name.en`) as `name` in the UI's. */
+export function localizedParams(params: Record<string, string>): Record<string, string> {
+  const own = (i18next.language ?? "zh").startsWith("zh") ? ".zh" : ".en";
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    const m = /^(.*)\.(zh|en)$/.exec(k);
+    if (!m) out[k] = v;
+    else if (k.endsWith(own)) out[m[1]] = v;
+  }
+  return out;
+}
+
 /** A core message (key + parameters) in the current language. */
 export function messageText(m: Message, t: (k: string, o?: Record<string, unknown>) => string): string {
-  return t(m.key, shownParams(m.params as Record<string, string>, (k) => t(k)));
+  return t(m.key, shownParams(localizedParams(m.params as Record<string, string>), (k) => t(k)));
 }
 
 export { i18next };

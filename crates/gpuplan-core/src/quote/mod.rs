@@ -741,15 +741,19 @@ pub fn one_start(
 
 fn dec(field: &str, x: f64) -> Result<Decimal, InputError> {
     if !x.is_finite() {
-        return Err(InputError::new(
-            field,
-            format!("{x} is not a number"),
-            "a finite number",
-        ));
+        return Err(
+            InputError::new(field, format!("{x} is not a number"), "a finite number").said(
+                Message::new("error.notNumber").with("value", x),
+                Some(Message::new("allowed.finite")),
+            ),
+        );
     }
-    Decimal::from_f64(x)
-        .map(|d| d.round_dp(6))
-        .ok_or_else(|| InputError::new(field, format!("{x} is out of range"), "a smaller number"))
+    Decimal::from_f64(x).map(|d| d.round_dp(6)).ok_or_else(|| {
+        InputError::new(field, format!("{x} is out of range"), "a smaller number").said(
+            Message::new("error.outOfRange").with("value", x),
+            Some(Message::new("allowed.smaller")),
+        )
+    })
 }
 
 fn overflow(fields: &str) -> InputError {
@@ -757,6 +761,10 @@ fn overflow(fields: &str) -> InputError {
         fields,
         "the plan's figures are too large to price",
         "hours, runs and prices a student plan can have",
+    )
+    .said(
+        Message::new("error.tooLargeToPrice"),
+        Some(Message::new("allowed.studentPlan")),
     )
 }
 

@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 
 use crate::catalog::GpuCatalog;
 use crate::error::InputError;
+use crate::message::Message;
 use crate::plan::{Disk, Payment, Plan};
 use crate::platform::{Granularity, Offer, PackagePeriod, PlatformKind, PlatformProfile};
 
@@ -187,6 +188,12 @@ fn spot_price(
                 format!("{} offers no spot price for {}", profile.id, offer.gpu),
                 "on-demand, or set prices.spot_per_hour",
             )
+            .said(
+                Message::new("error.noSpot")
+                    .with_both("platform", &profile.name.zh, &profile.name.en)
+                    .with("gpu", &offer.gpu),
+                Some(Message::new("allowed.noSpot")),
+            )
         })
 }
 
@@ -243,6 +250,13 @@ fn package(
                 offer.gpu
             ),
             "on-demand, or set prices.package_price",
+        )
+        .said(
+            Message::new("error.noPackage")
+                .with_both("platform", &profile.name.zh, &profile.name.en)
+                .with("period", format!("enum.package-period.{}", period.key()))
+                .with("gpu", &offer.gpu),
+            Some(Message::new("allowed.noPackage")),
         )),
     }
 }
@@ -259,6 +273,14 @@ fn check_storage(
                 "storage.on",
                 format!("{} offers no persistent storage", profile.id),
                 "instance, or set prices.persistent_per_gb_day",
+            )
+            .said(
+                Message::new("error.noPersistent").with_both(
+                    "platform",
+                    &profile.name.zh,
+                    &profile.name.en,
+                ),
+                Some(Message::new("allowed.noPersistent")),
             ))
         }
         _ => Ok(()),

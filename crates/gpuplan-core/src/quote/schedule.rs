@@ -23,6 +23,7 @@ use rust_decimal::Decimal;
 
 use super::{date_of, day_of, DayCost, LineItem, LineKind, TimeToResult};
 use crate::error::InputError;
+use crate::message::Message;
 use crate::plan::{Between, Disk, Plan, MAX_HOURS};
 use crate::platform::{PlatformKind, PlatformProfile};
 
@@ -61,7 +62,10 @@ pub fn groups(
                 (Some(h), _, _, _) => h,
                 (None, Some(m), _, _) => m / Decimal::from(60),
                 (None, None, Some(e), Some(pe)) => e.checked_mul(pe).ok_or_else(|| {
-                    InputError::new("run.epochs", "too many epochs", "fewer epochs")
+                    InputError::new("run.epochs", "too many epochs", "fewer epochs").said(
+                        Message::new("error.tooManyEpochs"),
+                        Some(Message::new("allowed.fewerEpochs")),
+                    )
                 })?,
                 (None, None, Some(_), None) => {
                     return Err(InputError::new(
@@ -71,6 +75,11 @@ pub fn groups(
                             r.name
                         ),
                         "hours on the run, or job.epochs with job.hours",
+                    )
+                    .said(
+                        Message::new("error.epochsWithoutTime")
+                            .with("name", crate::error::short(&r.name)),
+                        Some(Message::new("allowed.epochsWithTime")),
                     ))
                 }
                 (None, None, None, _) => job_hours,
@@ -80,6 +89,16 @@ pub fn groups(
                     "run.hours",
                     format!("run `{}` lasts {hours} hours", r.name),
                     "hours in (0, 87600]",
+                )
+                .said(
+                    Message::new("error.runHours")
+                        .with("name", crate::error::short(&r.name))
+                        .with("hours", hours),
+                    Some(
+                        Message::new("allowed.above")
+                            .with("min", 0)
+                            .with("max", MAX_HOURS),
+                    ),
                 ));
             }
             // Platforms bill whole seconds: 1.0167 h is 3660 s, 61 minutes.
@@ -309,6 +328,11 @@ fn check_span(plan: &Plan, lanes: &[Lane]) -> Result<(), InputError> {
             (lane.work_end / Decimal::from(8760)).round_dp(1)
         ),
         "a plan of at most 20 years (fewer or shorter stops, runs or phases)",
+    )
+    .said(
+        Message::new("error.timelineYears")
+            .with("years", (lane.work_end / Decimal::from(8760)).round_dp(1)),
+        Some(Message::new("allowed.twentyYears")),
     ))
 }
 

@@ -201,6 +201,14 @@ fn carry_hours(
             format!("{h} hours cannot be carried to {}", gpu.id),
             format!("(0, {MAX_HOURS}]"),
         )
+        .said(
+            Message::new("error.outOfRange").with("value", h),
+            Some(
+                Message::new("allowed.above")
+                    .with("min", 0)
+                    .with("max", MAX_HOURS),
+            ),
+        )
     })?;
     Ok(scaled.max(Decimal::new(1, 2)))
 }

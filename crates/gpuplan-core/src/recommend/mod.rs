@@ -164,6 +164,10 @@ pub fn recommend_with(
             "job",
             "give the hours of one run or a model",
             "job.hours, or job.model with dataset_samples and epochs",
+        )
+        .said(
+            Message::new("error.hoursOrModel"),
+            Some(Message::new("allowed.hoursOrModel")),
         ));
     }
     let estimated = candidates::estimated(s, catalog, zoo, corrections)?;

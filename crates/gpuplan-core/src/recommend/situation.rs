@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
 use crate::job::JobSpec;
+use crate::message::Message;
 use crate::plan::{MAX_CNY, MAX_GB, MAX_HOURS, MAX_RUNS};
 
 /// Where the student is (seed 000 §6).
@@ -118,6 +119,14 @@ impl Situation {
                 "runs",
                 format!("{} is out of range", self.runs),
                 format!("1 to {MAX_RUNS}"),
+            )
+            .said(
+                Message::new("error.outOfRange").with("value", self.runs),
+                Some(
+                    Message::new("allowed.whole")
+                        .with("min", 1)
+                        .with("max", MAX_RUNS),
+                ),
             ));
         }
         let range = |field: &str, v: Decimal, open_zero: bool, max: i64| {
@@ -133,6 +142,18 @@ impl Situation {
                     field,
                     format!("{v} is out of range"),
                     format!("{}0, {max}]", if open_zero { "(" } else { "[" }),
+                )
+                .said(
+                    Message::new("error.outOfRange").with("value", v),
+                    Some(
+                        Message::new(if open_zero {
+                            "allowed.above"
+                        } else {
+                            "allowed.between"
+                        })
+                        .with("min", 0)
+                        .with("max", max),
+                    ),
                 ))
             }
         };

@@ -564,6 +564,12 @@ impl PlatformProfile {
                 format!("{} does not offer `{gpu}`", self.id),
                 ids.join(", "),
             )
+            .said(
+                Message::new("error.notOffered")
+                    .with_both("platform", &self.name.zh, &self.name.en)
+                    .with("gpu", crate::error::short(gpu)),
+                Some(Message::new("error.oneOf").with("list", ids.join(", "))),
+            )
         })
     }
 

@@ -777,6 +777,12 @@ pub fn per_epoch_hours(hours: Decimal, epochs: f64) -> Result<Decimal, InputErro
             format!("{hours} hours over {epochs} epochs is not a usable time per epoch"),
             "epochs in (0, 100000] with at least a second per epoch",
         )
+        .said(
+            Message::new("error.perEpoch")
+                .with("hours", hours)
+                .with("epochs", epochs),
+            Some(Message::new("allowed.perEpoch")),
+        )
     };
     if !(epochs.is_finite() && epochs > 0.0 && epochs <= 100_000.0) {
         return Err(refuse());
@@ -815,6 +821,14 @@ fn job_hours(
                 "job.epochs",
                 format!("{e} is out of range"),
                 "a number in (0, 100000]",
+            )
+            .said(
+                Message::new("error.outOfRange").with("value", e),
+                Some(
+                    Message::new("allowed.above")
+                        .with("min", 0)
+                        .with("max", 100_000),
+                ),
             ))
         }
         e => e,
@@ -839,6 +853,10 @@ fn job_hours(
             "job",
             "the plan gives neither job hours nor a model to estimate",
             "job.hours, or job.model with dataset_samples and epochs, or hours on every [[run]]",
+        )
+        .said(
+            Message::new("error.hoursOrModel"),
+            Some(Message::new("allowed.planHours")),
         ));
     };
     let entry = zoo.get(model)?;
@@ -853,12 +871,20 @@ fn job_hours(
             "an estimated job needs the dataset size to time an epoch",
             "a whole number of samples",
         )
+        .said(
+            Message::new("error.needsSamples"),
+            Some(Message::new("allowed.positiveWhole")),
+        )
     })?;
     if !(run_s.is_finite() && run_s <= MAX_HOURS as f64 * 3600.0) {
         return Err(InputError::new(
             "job.epochs",
             "one run would take more than ten years",
             "fewer epochs or samples",
+        )
+        .said(
+            Message::new("error.runTenYears"),
+            Some(Message::new("allowed.fewerEpochs")),
         ));
     }
     let hours = dec("job.dataset_samples", run_s / 3600.0)?;
@@ -1136,6 +1162,16 @@ fn check_run_hours(plan: &Plan, groups: &[schedule::Group]) -> Result<(), InputE
                 plan.parallel
             ),
             "fewer or shorter runs, or more parallel instances",
+        )
+        .said(
+            Message::new("error.runsAddUp")
+                .with("hours", run_hours.round_dp(0))
+                .with(
+                    "years",
+                    (run_hours / Decimal::from(plan.parallel) / Decimal::from(8760)).round_dp(1),
+                )
+                .with("instances", plan.parallel),
+            Some(Message::new("allowed.fewerRuns")),
         ));
     }
     Ok(())
@@ -1169,6 +1205,12 @@ fn spot_wall(
                     spec.preemptions_per_day
                 ),
                 "checkpoints (spot.checkpoint_every_hours), fewer preemptions or shorter runs",
+            )
+            .said(
+                Message::new("error.spotNeverFinishes")
+                    .with("hours", g.hours.round_dp(2))
+                    .with("rate", spec.preemptions_per_day),
+                Some(Message::new("allowed.spotFinishes")),
             )
         })?;
     Ok((dec("spot", out.mean)?.max(g.hours), out))
@@ -1207,6 +1249,11 @@ fn own_time_and_limits(
                 (time.total / Decimal::from(8760)).round_dp(1)
             ),
             "fewer or shorter runs, more parallel instances, or another platform",
+        )
+        .said(
+            Message::new("error.planYears")
+                .with("years", (time.total / Decimal::from(8760)).round_dp(1)),
+            Some(Message::new("allowed.planYears")),
         ));
     }
     let own_hours = time.waiting + time.setup;
@@ -1238,7 +1285,7 @@ fn own_time_and_limits(
                 shown.round_dp(0)
             ),
             "fewer or shorter runs, lower prices or less storage",
-        ));
+        ).said(Message::new("error.planCost").with("cost", shown.round_dp(0)).with("max", MAX_CNY), Some(Message::new("allowed.planCost"))));
     }
     Ok(total)
 }
@@ -1296,6 +1343,13 @@ fn instance_gpus(
                 profile.id, offer.gpu
             ),
             format!("at most {max}"),
+        )
+        .said(
+            Message::new("error.instanceGpus")
+                .with_both("platform", &profile.name.zh, &profile.name.en)
+                .with("max", max)
+                .with("gpu", &offer.gpu),
+            Some(Message::new("allowed.atMost").with("max", max)),
         ));
     }
     Ok(gpus)

@@ -27,12 +27,20 @@ impl Planner {
                 ),
                 "a container cloud or marketplace",
             )
+            .said(
+                Message::new("error.noInstance").with_both("platform", &p.name.zh, &p.name.en),
+                Some(Message::new("allowed.stoppable")),
+            )
         })?;
         if r.destroy && mechanism != StopMechanism::VastCli {
             return Err(AppError::input(
                 "destroy",
                 format!("--destroy applies to Vast.ai instances, not {}", p.id),
                 "omit --destroy, or --platform vast",
+            )
+            .said(
+                Message::new("error.destroyVast"),
+                Some(Message::new("allowed.destroyVast")),
             ));
         }
         if r.max_hours.is_some() && r.plan.is_some() {
@@ -40,6 +48,12 @@ impl Planner {
                 "max_hours",
                 "--max-hours and --plan both set the maximum runtime",
                 "one of them",
+            )
+            .said(
+                Message::new("error.keepOne")
+                    .with("a", "--max-hours")
+                    .with("b", "--plan"),
+                None,
             ));
         }
         let max_runtime_seconds = match (hours_arg("max_hours", r.max_hours)?, r.plan) {
@@ -76,17 +90,22 @@ impl Planner {
                 "hours",
                 "--hours and --plan both set the run's length",
                 "one of them",
+            )
+            .said(
+                Message::new("error.keepOne")
+                    .with("a", "--hours")
+                    .with("b", "--plan"),
+                None,
             ));
         }
         let hours = match (hours_arg("hours", r.hours)?, r.plan) {
             (Some(h), _) => h,
             (None, Some(plan)) => self.longest_run_hours(plan)?,
             (None, None) => {
-                return Err(AppError::input(
-                    "hours",
-                    "give --hours or --plan",
-                    "hours of one run",
-                ))
+                return Err(
+                    AppError::input("hours", "give --hours or --plan", "hours of one run")
+                        .said(Message::new("error.hoursOrPlan"), None),
+                )
             }
         };
         let cap = match hours_arg("cap_hours", r.cap_hours)? {
@@ -126,6 +145,12 @@ impl Planner {
                 "every",
                 "--every and --plan both set the checkpoint interval",
                 "one of them",
+            )
+            .said(
+                Message::new("error.keepOne")
+                    .with("a", "--every")
+                    .with("b", "--plan"),
+                None,
             ));
         }
         let n = match every {
@@ -168,6 +193,10 @@ impl Planner {
                 "command",
                 "is empty",
                 "the command that starts training, e.g. python train.py",
+            )
+            .said(
+                Message::new("error.emptyCommand"),
+                Some(Message::new("allowed.trainingCommand")),
             ));
         }
         let mut out = Vec::new();
@@ -293,6 +322,10 @@ impl Planner {
                     "the plan's job runs on one GPU",
                     "gpus = 2 or more in the plan's [job]",
                 )
+                .said(
+                    Message::new("error.planOneGpu"),
+                    Some(Message::new("allowed.planGpus")),
+                )
             })?;
         let longest = self.quote(plan)?.longest_run_hours.to_f64().unwrap_or(1.0);
         Ok(match which {
@@ -310,6 +343,13 @@ impl Planner {
                     "config",
                     format!("unknown launch config `{}`", userdata::excerpt(other)),
                     "launch, accelerate, deepspeed or slurm",
+                )
+                .said(
+                    Message::new("error.unknownChoice").with("value", userdata::excerpt(other)),
+                    Some(
+                        Message::new("error.oneOf")
+                            .with("list", "launch, accelerate, deepspeed, slurm"),
+                    ),
                 ))
             }
         })

@@ -29,6 +29,10 @@ impl Planner {
                 "id",
                 format!("no ledger entry {id}"),
                 "an id from the ledger",
+            )
+            .said(
+                gpuplan_core::Message::new("error.noLedgerEntry").with("id", id),
+                Some(gpuplan_core::Message::new("allowed.ledgerId")),
             ));
         };
         self.store()?.delete_ledger(id)?;
@@ -65,6 +69,7 @@ impl Planner {
                         format!("not a measured run: {}", excerpt(&err.to_string())),
                         "the measured run the deleted bill had",
                     )
+                    .said(gpuplan_core::Message::new("error.notMeasuredRun"), None)
                 })?;
             run.check("measured_run", &self.bundled.catalog, &self.bundled.zoo)?;
         }
@@ -104,6 +109,10 @@ impl Planner {
                 format!("`{}` is not a date", excerpt(&entry.date)),
                 "YYYY-MM-DD",
             )
+            .said(
+                gpuplan_core::Message::new("error.notADate").with("value", excerpt(&entry.date)),
+                Some(gpuplan_core::Message::new("allowed.dateFormat")),
+            )
         })?;
         let years = gpuplan_core::report::YEARS;
         if !years.contains(&chrono::Datelike::year(&date)) {
@@ -115,6 +124,14 @@ impl Planner {
                     years.start(),
                     years.end()
                 ),
+            )
+            .said(
+                gpuplan_core::Message::new("error.outOfRange").with("value", date),
+                Some(
+                    gpuplan_core::Message::new("allowed.between")
+                        .with("min", format!("{}-01-01", years.start()))
+                        .with("max", format!("{}-12-31", years.end())),
+                ),
             ));
         }
         let text = |field: &str, s: &str, max: usize| -> Result<String> {
@@ -124,6 +141,10 @@ impl Planner {
                     field,
                     "is empty or too long",
                     format!("1 to {max} characters"),
+                )
+                .said(
+                    gpuplan_core::Message::new("error.nameLength").with("max", max),
+                    None,
                 ));
             }
             Ok(t.to_owned())
@@ -164,6 +185,10 @@ impl Planner {
                 "id",
                 format!("ledger entry {ledger_id} has no run report and plan"),
                 "an entry imported from a run report of a saved plan",
+            )
+            .said(
+                gpuplan_core::Message::new("error.noVersus").with("id", ledger_id),
+                Some(gpuplan_core::Message::new("allowed.versusEntry")),
             )
         };
         let (entry, text) = {

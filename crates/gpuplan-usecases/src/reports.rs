@@ -16,6 +16,7 @@ use std::path::Path;
 use gpuplan_core::correction::{MeasuredMemory, MeasuredRun};
 use gpuplan_core::plan::Plan;
 use gpuplan_core::report::{MemoryMeasure, RunReport};
+use gpuplan_core::Message;
 use gpuplan_store::{LedgerEntry, ReportedBill};
 use rust_decimal::Decimal;
 
@@ -166,6 +167,7 @@ impl Planner {
                 format!("{file}: imported before, but its bill {id} is gone"),
                 "a report not yet in the ledger",
             )
+            .said(Message::new("error.billGone").with("id", id), None)
         })?;
         Ok(ImportedRun {
             ledger_id: id,
@@ -315,28 +317,44 @@ impl Planner {
         gpu: Option<&str>,
         student: bool,
     ) -> Result<Decimal> {
-        let no_price =
-            |what: String| AppError::input("cost", what, "give the real bill with --cost");
+        let no_price = |what: String, said: Message| {
+            AppError::input("cost", what, "give the real bill with --cost")
+                .said(said, Some(Message::new("allowed.realBill")))
+        };
         let gpu = gpu.ok_or_else(|| {
-            no_price(format!(
-                "`{}` is not a card gpuplan knows, and no plan names one",
-                excerpt(&report.gpu_name)
-            ))
+            no_price(
+                format!(
+                    "{} is not a card gpuplan knows, and no plan names one",
+                    excerpt(&report.gpu_name)
+                ),
+                Message::new("error.unknownCard").with("gpu", excerpt(&report.gpu_name)),
+            )
         })?;
         let platforms = self.platforms()?;
-        let profile = platforms
-            .get(platform)
-            .map_err(|_| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
+        let unpriced = || {
+            no_price(
+                format!("no price for {gpu} on {}", excerpt(platform)),
+                Message::new("error.noPrice")
+                    .with("gpu", gpu)
+                    .with("platform", excerpt(platform)),
+            )
+        };
+        let profile = platforms.get(platform).map_err(|_| unpriced())?;
         let price = profile
             .offer(gpu, &self.bundled.catalog)
             .map(|o| o.price_per_hour.typical)
-            .map_err(|_| no_price(format!("no price for {gpu} on `{}`", excerpt(platform))))?;
+            .map_err(|_| unpriced())?;
         let price = if student {
             price.checked_mul(profile.student.discount.value)
         } else {
             Some(price)
         }
-        .ok_or_else(|| no_price("the estimate overflows".into()))?;
+        .ok_or_else(|| {
+            no_price(
+                "the estimate overflows".into(),
+                Message::new("error.tooLargeToPrice"),
+            )
+        })?;
         // Bounded inputs (a window of at most ten years, 1024 GPUs, a
         // checked price), but checked: an overflow is an input error.
         gpuplan_core::quote::one_start(
@@ -346,7 +364,12 @@ impl Planner {
             profile,
         )
         .map(|(_, amount)| amount)
-        .ok_or_else(|| no_price("the estimate overflows".into()))
+        .ok_or_else(|| {
+            no_price(
+                "the estimate overflows".into(),
+                Message::new("error.tooLargeToPrice"),
+            )
+        })
     }
 }
 

@@ -42,6 +42,10 @@ pub fn save_with_dialog<R: Runtime>(
             "content",
             format!("the export is {} bytes", bytes.len()),
             format!("at most {MAX_EXPORT_BYTES} bytes"),
+        )
+        .said(
+            gpuplan_core::Message::new("error.exportTooLarge"),
+            Some(gpuplan_core::Message::new("allowed.fileBytes").with("max", MAX_EXPORT_BYTES)),
         ));
     }
     let chosen = app
@@ -123,6 +127,10 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, AppError> {
             "svg",
             format!("the chart is {} bytes", svg.len()),
             format!("at most {MAX_EXPORT_BYTES} bytes"),
+        )
+        .said(
+            gpuplan_core::Message::new("error.exportTooLarge"),
+            Some(gpuplan_core::Message::new("allowed.fileBytes").with("max", MAX_EXPORT_BYTES)),
         ));
     }
     let mut opt = usvg::Options {

@@ -455,3 +455,107 @@ fn data_files_that_do_not_parse_speak_the_students_language() {
         }
     }
 }
+
+/// The end of the call whose `(` is at `open`: its matching `)`, string
+/// and character literals skipped (a `"("` in a message is not a paren).
+fn call_end(code: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < code.len() {
+        match code[i] {
+            b'"' => {
+                i += 1;
+                while i < code.len() && code[i] != b'"' {
+                    if code[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'\'' if code.get(i + 2) == Some(&b'\'') => i += 2,
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Every error a student can reach is built with the catalog's words: each
+/// `InputError::new`, `AppError::input` and `DataError::invalid` in the
+/// shipped code is followed by `.said(...)` (or is a `Refusal` or a keyed
+/// helper, which are). A new English-only error fails here, before any
+/// student meets it. Exempt: the validators of files only the project ships
+/// (the GPU catalog, the published benchmarks, the model zoo's tables, the
+/// bundled platform folder), whose errors are for its developers.
+#[test]
+fn every_error_is_built_with_the_catalogs_words() {
+    let exempt = [
+        ("crates/gpuplan-core/src/catalog.rs", "DataError::invalid("),
+        (
+            "crates/gpuplan-core/src/published.rs",
+            "DataError::invalid(",
+        ),
+        ("crates/gpuplan-core/src/zoo.rs", "DataError::invalid("),
+        ("crates/gpuplan-core/src/platform.rs", "DataError::invalid("),
+    ];
+    let root = crate::common::root();
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("crates"), root.join("src-tauri/src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if !p.ends_with("target") && !p.ends_with("tests") && !p.ends_with("benches") {
+                    dirs.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "rs")
+                && p.components().any(|c| c.as_os_str() == "src")
+                && !p.ends_with("tests.rs")
+            {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 40, "the sources are found: {}", files.len());
+    let mut unkeyed = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("source");
+        let code = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
+        let rel = f.strip_prefix(&root).unwrap_or(f).display().to_string();
+        for ctor in [
+            "InputError::new(",
+            "AppError::input(",
+            "DataError::invalid(",
+        ] {
+            if exempt.contains(&(rel.as_str(), ctor)) {
+                continue;
+            }
+            let bytes = code.as_bytes();
+            for (at, _) in code.match_indices(ctor) {
+                // The constructors' own definitions are not calls.
+                if code[..at].ends_with("fn ") || code[..at].ends_with("Self::") {
+                    continue;
+                }
+                let open = at + ctor.len() - 1;
+                let keyed = call_end(bytes, open)
+                    .is_some_and(|end| code[end..].trim_start().starts_with(".said("));
+                if !keyed {
+                    let line = code[..at].matches('\n').count() + 1;
+                    unkeyed.push(format!("{rel}:{line}: {ctor}"));
+                }
+            }
+        }
+    }
+    assert!(
+        unkeyed.is_empty(),
+        "errors a student can reach without the catalog's words (add .said(...) with error.*/allowed.* keys in both languages):\n{}",
+        unkeyed.join("\n")
+    );
+}

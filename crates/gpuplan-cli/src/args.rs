@@ -327,7 +327,7 @@ impl JobArgs {
                     flag,
                     format!("describes a job for the estimator, but --hours without --model estimates nothing, so {flag} would be ignored"),
                     format!("omit {flag}, or give --model (with --hours, the model is checked for memory)"),
-                ));
+                ).said(gpuplan_core::Message::new("error.ignoredWithHours").with("flag", flag), Some(gpuplan_core::Message::new("allowed.ignoredWithHours").with("flag", flag))));
             }
         }
         // `--resolution 512x256` is width x height; a single number is square.

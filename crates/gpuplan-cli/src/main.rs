@@ -199,6 +199,10 @@ fn ledger(planner: &mut Planner, lang: Lang, action: &LedgerAction) -> Result<St
                     "cost",
                     "--cost is one bill: it cannot apply to several reports",
                     "import one report with --cost, or several without",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.costOneReport"),
+                    Some(gpuplan_core::Message::new("allowed.costOneReport")),
                 ));
             }
             let plan = read_plan(planner, plan)?;
@@ -331,7 +335,10 @@ fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String
             config,
         } => {
             let plan = read_plan(planner, &Some(plan.clone()))?.ok_or_else(|| {
-                AppError::input("plan", "a plan file is needed", "--plan plan.toml")
+                AppError::input("plan", "a plan file is needed", "--plan plan.toml").said(
+                    gpuplan_core::Message::new("error.planNeeded"),
+                    Some(gpuplan_core::Message::new("allowed.planFile")),
+                )
             })?;
             Ok(planner.launch_config(&plan, command, config)?.text)
         }
@@ -431,6 +438,10 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
                     "id",
                     format!("no saved plan {id}"),
                     "an id from `gpuplan plans list`",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.noSuchPlan").with("id", id),
+                    Some(gpuplan_core::Message::new("allowed.planId")),
                 )
             })
     };

@@ -52,15 +52,19 @@ struct OldPlan {
 
 fn dec(field: &str, v: f64) -> Result<Decimal, AppError> {
     if !v.is_finite() {
-        return Err(AppError::input(
-            field,
-            format!("{v} is not a number"),
-            "a finite number",
-        ));
+        return Err(
+            AppError::input(field, format!("{v} is not a number"), "a finite number").said(
+                gpuplan_core::Message::new("error.notNumber").with("value", v),
+                Some(gpuplan_core::Message::new("allowed.finite")),
+            ),
+        );
     }
-    Decimal::try_from(v)
-        .map(|d| d.round_dp(6))
-        .map_err(|_| AppError::input(field, format!("{v} cannot be used"), "a normal number"))
+    Decimal::try_from(v).map(|d| d.round_dp(6)).map_err(|_| {
+        AppError::input(field, format!("{v} cannot be used"), "a normal number").said(
+            gpuplan_core::Message::new("error.outOfRange").with("value", v),
+            Some(gpuplan_core::Message::new("allowed.finite")),
+        )
+    })
 }
 
 fn parse<T>(
@@ -95,7 +99,12 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             .filter(|d| !d.is_empty())
             .map(|d| chrono::NaiveDate::from_str(&d))
             .transpose()
-            .map_err(|_| AppError::input("start_date", "is not a date", "YYYY-MM-DD"))?,
+            .map_err(|_| {
+                AppError::input("start_date", "is not a date", "YYYY-MM-DD").said(
+                    gpuplan_core::Message::new("error.notADate").with("value", "start_date"),
+                    Some(gpuplan_core::Message::new("allowed.dateFormat")),
+                )
+            })?,
         student: p.student,
         payment: if spot {
             Payment::Spot

@@ -43,6 +43,14 @@ impl Planner {
                         "the runs add up past any count",
                         format!("1 to {}", gpuplan_core::plan::MAX_RUNS),
                     )
+                    .said(
+                        gpuplan_core::Message::new("error.outOfRange").with("value", "∞"),
+                        Some(
+                            gpuplan_core::Message::new("allowed.whole")
+                                .with("min", 1)
+                                .with("max", gpuplan_core::plan::MAX_RUNS),
+                        ),
+                    )
                 })?;
             // A plan that gives hours on its runs rather than on its job
             // hands its first run's length to the preset.

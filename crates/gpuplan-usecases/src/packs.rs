@@ -85,6 +85,14 @@ impl Planner {
                 } else {
                     names.join(", ")
                 },
+            )
+            .said(
+                gpuplan_core::Message::new("error.noSuchPack").with("name", excerpt(name)),
+                Some(if names.is_empty() {
+                    gpuplan_core::Message::new("allowed.noPacks")
+                } else {
+                    gpuplan_core::Message::new("error.oneOf").with("list", names.join(", "))
+                }),
             ))
         }
     }

@@ -102,11 +102,18 @@ pub struct PackExport<'a> {
 
 pub(crate) fn hours_arg(field: &str, h: Option<f64>) -> Result<Option<f64>> {
     match h {
-        Some(v) if !(v.is_finite() && v > 0.0 && v <= 24.0 * 60.0) => Err(AppError::input(
-            field,
-            format!("{v} is out of range"),
-            "hours in (0, 1440]",
-        )),
+        Some(v) if !(v.is_finite() && v > 0.0 && v <= 24.0 * 60.0) => {
+            Err(
+                AppError::input(field, format!("{v} is out of range"), "hours in (0, 1440]").said(
+                    gpuplan_core::Message::new("error.outOfRange").with("value", v),
+                    Some(
+                        gpuplan_core::Message::new("allowed.above")
+                            .with("min", 0)
+                            .with("max", 1440),
+                    ),
+                ),
+            )
+        }
         v => Ok(v),
     }
 }
@@ -127,6 +134,14 @@ pub(crate) fn checkpoint_every(plan: Option<&Plan>) -> Result<u32> {
                     "spot.checkpoint_every_epochs",
                     format!("{e} is not a whole number of epochs"),
                     "a whole number of epochs for the resumable template",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.notWhole").with("value", e),
+                    Some(
+                        gpuplan_core::Message::new("allowed.whole")
+                            .with("min", 1)
+                            .with("max", 1000),
+                    ),
                 ));
             }
             e.to_u32().ok_or_else(|| {
@@ -134,6 +149,14 @@ pub(crate) fn checkpoint_every(plan: Option<&Plan>) -> Result<u32> {
                     "spot.checkpoint_every_epochs",
                     format!("{e} is out of range"),
                     "1 to 1000 epochs",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.outOfRange").with("value", e),
+                    Some(
+                        gpuplan_core::Message::new("allowed.whole")
+                            .with("min", 1)
+                            .with("max", 1000),
+                    ),
                 )
             })
         }

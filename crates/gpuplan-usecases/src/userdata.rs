@@ -247,6 +247,10 @@ impl Planner {
                 "setting",
                 "empty or too long",
                 "keys of 1 to 64 and values up to 10000 characters",
+            )
+            .said(
+                gpuplan_core::Message::new("error.tooLong").with("max", 10_000),
+                None,
             ));
         }
         Ok(self.store()?.set_setting(key, value)?)

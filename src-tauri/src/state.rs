@@ -28,7 +28,20 @@ impl AppState {
         planner.open()?;
         if let Some(arg) = std::env::args().skip(1).find(|a| a.ends_with(".toml")) {
             if let Err(e) = planner.import_pack_file(std::path::Path::new(&arg)) {
-                planner.add_notice(&format!("course pack {arg} was not imported: {e}"));
+                // Worded now in both languages; the app shows its own.
+                let (zh, en) = (
+                    planner
+                        .labels()
+                        .error(gpuplan_usecases::labels::Lang::Zh, &e),
+                    planner
+                        .labels()
+                        .error(gpuplan_usecases::labels::Lang::En, &e),
+                );
+                planner.add_notice(
+                    gpuplan_core::Message::new("notice.packNotImported")
+                        .with("file", &arg)
+                        .with_both("reason", &zh, &en),
+                );
             }
         }
         Ok(Self {

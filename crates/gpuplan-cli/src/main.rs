@@ -178,10 +178,12 @@ fn overrides(
             Ok(if *json {
                 render::json(&rows)
             } else {
-                render::overrides(&rows)
+                render::overrides(planner.labels(), lang, &rows)
             })
         }
-        OverrideAction::Clear => planner.clear_overrides().map(|()| String::new()),
+        OverrideAction::Clear => planner
+            .clear_overrides()
+            .map(|()| planner.labels().text(lang, "cli.overridesCleared")),
     }
 }
 
@@ -281,10 +283,14 @@ fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String
             Ok(if *json {
                 render::json(&rows)
             } else {
-                render::packs(&rows)
+                render::packs(planner.labels(), lang, &rows)
             })
         }
-        PackAction::Remove { name } => planner.remove_pack(name).map(|()| String::new()),
+        PackAction::Remove { name } => planner.remove_pack(name).map(|()| {
+            planner
+                .labels()
+                .fill(lang, "cli.packRemoved", [("name", name.as_str())])
+        }),
     }
 }
 
@@ -385,11 +391,11 @@ fn main() -> ExitCode {
     };
     let mut planner = Planner::new(bundled, Home::Folder(home::data_home()), clock);
     let result = run(&cli, lang, &mut planner);
-    if let Some(n) = planner.notice() {
+    for n in planner.notices() {
         note(&format!(
             "gpuplan: {}: {}",
             planner.labels().text(lang, "cli.note"),
-            n
+            planner.labels().message(lang, n)
         ));
     }
     if let Ok(unmatched) = planner.unmatched_overrides() {

@@ -900,38 +900,62 @@ pub fn checklist(c: &Catalog, lang: Lang, items: &[Message]) -> String {
         .join("\n")
 }
 
-/// The user's overrides.
-pub fn overrides(rows: &[OverrideRow]) -> String {
+/// The user's overrides, or a line saying there are none.
+pub fn overrides(c: &Catalog, lang: Lang, rows: &[OverrideRow]) -> String {
+    if rows.is_empty() {
+        return c.text(lang, "cli.overridesEmpty");
+    }
     rows.iter()
         .map(|r| {
-            format!(
-                "{} / {} = {} CNY/h{}",
-                clean(&one_line(&r.platform)),
-                clean(&one_line(&r.gpu)),
-                r.price_per_hour,
-                if r.note.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", clean(&one_line(&r.note)))
-                }
-            )
+            let price = r.price_per_hour.to_string();
+            let mut line = c.fill(
+                lang,
+                "cli.overrideRow",
+                [
+                    ("platform", r.platform.as_str()),
+                    ("gpu", r.gpu.as_str()),
+                    ("price", price.as_str()),
+                    ("date", r.set_on.as_deref().unwrap_or("-")),
+                ],
+            );
+            if !r.note.is_empty() {
+                line.push_str(&format!(" ({})", one_line(&r.note)));
+            }
+            clean(&line)
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// Imported packs; one that no longer loads shows its error.
-pub fn packs(rows: &[PackRow]) -> String {
+/// Imported packs (one that no longer loads shows its error), or a line
+/// saying there are none.
+pub fn packs(c: &Catalog, lang: Lang, rows: &[PackRow]) -> String {
+    if rows.is_empty() {
+        return c.text(lang, "cli.packsEmpty");
+    }
     rows.iter()
-        .map(|p| match &p.error {
-            None => format!(
-                "{} ({} platforms, {} presets, {})",
-                clean(&one_line(&p.name)),
-                p.platforms,
-                p.presets,
-                p.imported_at
-            ),
-            Some(e) => format!("{} (broken: {})", clean(&one_line(&p.name)), clean(e)),
+        .map(|p| {
+            let name = one_line(&p.name);
+            clean(&match &p.error {
+                None => c.fill(
+                    lang,
+                    "cli.packRow",
+                    [
+                        ("name", name.as_str()),
+                        ("platforms", p.platforms.to_string().as_str()),
+                        ("presets", p.presets.to_string().as_str()),
+                        (
+                            "imported",
+                            p.imported_at.get(..16).unwrap_or(&p.imported_at),
+                        ),
+                    ],
+                ),
+                Some(e) => c.fill(
+                    lang,
+                    "cli.packBroken",
+                    [("name", name.as_str()), ("error", e.as_str())],
+                ),
+            })
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -430,7 +430,7 @@ impl Store {
     /// A database that is merely busy (locked by another process for longer
     /// than the wait) or unreadable for another reason (permissions) is left
     /// alone and the error returned. Returns the store and, when something
-    /// was set aside, a sentence for the user naming the copy.
+    /// was set aside, the path of the copy (the caller tells the user).
     pub fn open_or_set_aside(path: &Path, tag: &str) -> Result<(Self, Option<String>), StoreError> {
         Self::open_or_set_aside_waiting(path, tag, BUSY_WAIT)
     }
@@ -466,13 +466,7 @@ impl Store {
             }
         }
         let fresh = Self::open_file(path, wait)?;
-        Ok((
-            fresh,
-            Some(format!(
-                "{e}. The old database was kept as {}; a new one was started.",
-                aside.display()
-            )),
-        ))
+        Ok((fresh, Some(aside.display().to_string())))
     }
 
     fn init(mut conn: Connection, wait: std::time::Duration) -> Result<Self, StoreError> {
@@ -1504,7 +1498,7 @@ mod tests {
         for round in 0..2 {
             std::fs::write(&path, format!("garbage {round}")).expect("write");
             let (_, notice) = Store::open_or_set_aside(&path, "same-second").expect("usable");
-            let notice = notice.expect("told");
+            let notice = notice.expect("told where the old file went");
             let expected = if round == 0 {
                 "db.unreadable-same-second"
             } else {

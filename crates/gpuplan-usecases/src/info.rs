@@ -103,7 +103,7 @@ impl Planner {
                 engine: gpuplan_core::parallel::Engine::VALUES.to_vec(),
             },
             limits: gpuplan_core::limits::ALL.to_vec(),
-            notice: self.notice.clone().filter(|_| self.read_only().is_none()),
+            notices: self.notices.clone(),
             read_only: self.read_only().map(str::to_owned),
         })
     }

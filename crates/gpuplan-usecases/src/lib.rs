@@ -148,7 +148,9 @@ pub struct Planner {
     store: Option<Store>,
     layer: Option<UserLayer>,
     clock: Clock,
-    notice: Option<String>,
+    /// Things to tell the user once (a database set aside, a course pack
+    /// replaced), in the catalog's words.
+    notices: Vec<gpuplan_core::Message>,
     /// When the database cannot be opened: browse without saving (the app,
     /// which shows a banner) instead of failing (the CLI).
     browse_if_unwritable: bool,
@@ -163,7 +165,7 @@ impl Planner {
             store: None,
             layer: None,
             clock,
-            notice: None,
+            notices: Vec::new(),
             browse_if_unwritable: false,
         }
     }
@@ -195,16 +197,13 @@ impl Planner {
 
     /// Something to tell the user about the database (set aside, legacy
     /// files imported), once it has been opened.
-    pub fn notice(&self) -> Option<&str> {
-        self.notice.as_deref()
+    pub fn notices(&self) -> &[gpuplan_core::Message] {
+        &self.notices
     }
 
-    /// Adds a sentence to the start-up notice.
-    pub fn add_notice(&mut self, sentence: &str) {
-        self.notice = Some(match self.notice.take() {
-            Some(old) => format!("{old} {sentence}"),
-            None => sentence.to_owned(),
-        });
+    /// Adds a sentence to what the user is told.
+    pub fn add_notice(&mut self, said: gpuplan_core::Message) {
+        self.notices.push(said);
     }
 
     /// Today, by the shell's clock.
@@ -237,15 +236,19 @@ impl Planner {
                             Store::open_or_set_aside(&dir.join(home::DATABASE_FILE), &tag)
                         });
                     match opened {
-                        Ok(pair) => pair,
+                        Ok((store, aside)) => (
+                            store,
+                            aside.map(|path| {
+                                gpuplan_core::Message::new("notice.setAside").with("path", path)
+                            }),
+                        ),
                         // Another gpuplan holds it: say so and change
                         // nothing; the next command finds it free.
                         Err(e @ gpuplan_store::StoreError::Busy { .. }) => return Err(e.into()),
                         // The app browses without saving, and says so in a
                         // banner; every save says it was not saved.
                         Err(e) if self.browse_if_unwritable => {
-                            let reason = e.to_string();
-                            (Store::browse_without_saving(&reason)?, Some(reason))
+                            (Store::browse_without_saving(&e.to_string())?, None)
                         }
                         // Anything else is the command's error: nothing it
                         // was asked to keep may be reported as kept.
@@ -253,19 +256,15 @@ impl Planner {
                     }
                 }
             };
-            self.notice = notice;
+            self.notices.extend(notice);
             self.store = Some(store);
             if self.read_only().is_none() {
                 self.fill_report_identities()?;
             }
             if matches!(self.home, Home::Folder(_)) && self.read_only().is_none() {
                 let legacy = home::legacy_cli_home();
-                if let Some(n) = self.import_legacy(&legacy)? {
-                    self.notice = Some(match self.notice.take() {
-                        Some(old) => format!("{old} {n}"),
-                        None => n,
-                    });
-                }
+                let said = self.import_legacy(&legacy)?;
+                self.notices.extend(said);
             }
         }
         match self.store.as_mut() {

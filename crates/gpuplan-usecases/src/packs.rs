@@ -56,10 +56,10 @@ impl Planner {
         }
         if replaces {
             // Same course, newer file: say so, since the old one is gone.
-            self.add_notice(&format!(
-                "the earlier import of `{}` was replaced by this one",
-                excerpt(&pack.pack.name)
-            ));
+            self.add_notice(
+                gpuplan_core::Message::new("notice.packReplaced")
+                    .with("name", excerpt(&pack.pack.name)),
+            );
         }
         Ok(pack)
     }

@@ -151,9 +151,9 @@ impl Planner {
     }
 
     /// Imports an earlier CLI's `overrides.toml` and `packs/` once, keeping
-    /// the files. Returns a sentence for the user when something was imported
+    /// the files. Returns what to tell the user when something was imported
     /// or could not be.
-    pub(crate) fn import_legacy(&mut self, dir: &Path) -> Result<Option<String>> {
+    pub(crate) fn import_legacy(&mut self, dir: &Path) -> Result<Option<gpuplan_core::Message>> {
         const DONE: &str = "legacy_cli_import";
         let (overrides, packs) = home::legacy_files(dir);
         if overrides.is_none() && packs.is_empty() {
@@ -225,14 +225,17 @@ impl Planner {
         }
         self.store()?.set_setting(DONE, &now)?;
         self.invalidate();
-        let mut note = format!(
-            "Imported {imported} price override(s) and pack(s) from {}; the files were left in place.",
-            dir.display()
-        );
+        let mut said = gpuplan_core::Message::new(if failed.is_empty() {
+            "notice.legacyImported"
+        } else {
+            "notice.legacyPartly"
+        })
+        .with("count", imported)
+        .with("dir", dir.display());
         if !failed.is_empty() {
-            note.push_str(&format!(" Not imported: {}.", failed.join("; ")));
+            said = said.with("failed", excerpt(&failed.join("; ")));
         }
-        Ok(Some(note))
+        Ok(Some(said))
     }
 
     /// Reads a setting.

@@ -164,8 +164,9 @@ pub struct AppInfo {
     pub choices: Choices,
     /// The range of every number the forms take: the validators' own.
     pub limits: Vec<gpuplan_core::limits::FieldLimit>,
-    /// Something to tell the user at start (a database set aside).
-    pub notice: Option<String>,
+    /// What to tell the user at start (a database set aside, a course pack
+    /// replaced or not imported), in the catalog's words.
+    pub notices: Vec<gpuplan_core::Message>,
     /// Why nothing can be saved this session, when the user's database
     /// could not be opened: the app browses, says so in a banner, and every
     /// save fails with this reason.

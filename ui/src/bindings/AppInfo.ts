@@ -4,6 +4,7 @@ import type { CourseInfo } from "./CourseInfo";
 import type { Defaults } from "./Defaults";
 import type { FieldLimit } from "./FieldLimit";
 import type { GpuInfo } from "./GpuInfo";
+import type { Message } from "./Message";
 import type { ModelInfo } from "./ModelInfo";
 import type { PlatformInfo } from "./PlatformInfo";
 import type { PresetView } from "./PresetView";
@@ -45,9 +46,10 @@ choices: Choices,
  */
 limits: Array<FieldLimit>, 
 /**
- * Something to tell the user at start (a database set aside).
+ * What to tell the user at start (a database set aside, a course pack
+ * replaced or not imported), in the catalog's words.
  */
-notice: string | null, 
+notices: Array<Message>, 
 /**
  * Why nothing can be saved this session, when the user's database
  * could not be opened: the app browses, says so in a banner, and every

@@ -790,11 +790,18 @@ fn an_unknown_card_is_kept_as_measured_and_teaches_nothing() {
     assert_eq!(view["own_runs"], 0, "no run to learn from: {view}");
     let rows: serde_json::Value =
         serde_json::from_str(&ok(&gpuplan(&home, &["ledger", "list", "--json"]))).expect("JSON");
+    let keys: Vec<&str> = rows[0]["note"]
+        .as_array()
+        .map(|n| n.iter().filter_map(|m| m["key"].as_str()).collect())
+        .unwrap_or_default();
     assert!(
-        rows[0]["problems"]
-            .as_str()
-            .is_some_and(|p| p.contains("not in the catalog") && p.contains("rtx3090 price")),
-        "the bill's note says how it was priced: {rows}"
+        keys.contains(&"ledger.note.unknownCard") && keys.contains(&"ledger.note.estimatedAs"),
+        "the bill's note says the card is unknown and how it was priced: {rows}"
+    );
+    let text = ok(&gpuplan(&home, &["--lang", "zh", "ledger", "list"]));
+    assert!(
+        text.contains("不在目录里") && text.contains("rtx3090"),
+        "worded in the reader's language: {text}"
     );
 }
 

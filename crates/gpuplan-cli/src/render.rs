@@ -997,7 +997,7 @@ pub fn ledger(c: &Catalog, lang: Lang, page: &gpuplan_usecases::views::LedgerPag
         .iter()
         .map(|e| {
             let id = e.id.to_string();
-            clean(&c.fill(
+            let mut line = c.fill(
                 lang,
                 "cli.ledgerRow",
                 [
@@ -1008,7 +1008,17 @@ pub fn ledger(c: &Catalog, lang: Lang, page: &gpuplan_usecases::views::LedgerPag
                     ("hours", e.hours.to_string().as_str()),
                     ("cost", e.cost.to_string().as_str()),
                 ],
-            ))
+            );
+            let note: Vec<String> = e.note.iter().map(|m| c.message(lang, m)).collect();
+            let said = if note.is_empty() {
+                one_line(&e.problems)
+            } else {
+                note.join(c.text(lang, "options.ruledOutSep").as_str())
+            };
+            if !said.is_empty() {
+                line.push_str(&format!(" · {said}"));
+            }
+            clean(&line)
         })
         .collect();
     let count = page.entries.len().to_string();

@@ -346,7 +346,12 @@ impl Planner {
                     gpu: e.gpu,
                     hours: e.hours,
                     cost: e.cost,
-                    problems: e.problems,
+                    note: shown_note(&e.problems),
+                    problems: if shown_note(&e.problems).is_empty() {
+                        e.problems
+                    } else {
+                        String::new()
+                    },
                     plan_id: e.plan_id,
                     planned_cost: e.planned_cost,
                     has_report: reported.binary_search(&e.id).is_ok(),
@@ -356,4 +361,25 @@ impl Planner {
             total,
         })
     }
+}
+
+/// How a note the app wrote itself is stored in a bill's problems column:
+/// its messages as JSON after this mark, worded in the reader's language
+/// when shown (what a student typed is stored as typed).
+const NOTE_MARK: &str = "gpuplan-note/1:";
+
+/// A note of the app's own, as stored.
+pub(crate) fn stored_note(note: &[gpuplan_core::Message]) -> String {
+    format!(
+        "{NOTE_MARK}{}",
+        serde_json::to_string(note).unwrap_or_default()
+    )
+}
+
+/// The app's own note in a stored problems text, if it is one.
+fn shown_note(stored: &str) -> Vec<gpuplan_core::Message> {
+    stored
+        .strip_prefix(NOTE_MARK)
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
 }

@@ -226,7 +226,12 @@ impl Planner {
                 (amount.to_string(), true, priced_as)
             }
         };
-        let note = bill_note(report, estimated, known_gpu.is_none(), priced_as.as_deref());
+        let note = crate::ledger::stored_note(&bill_note(
+            report,
+            estimated,
+            known_gpu.is_none(),
+            priced_as.as_deref(),
+        ));
         let input = LedgerInput {
             date: report.date().map(|d| d.to_string()).unwrap_or_default(),
             platform,
@@ -383,38 +388,40 @@ fn measured_name(report: &RunReport) -> String {
     }
 }
 
-/// The bill's note: what the report said, and how the cost was found.
+/// The bill's note: what the report said, and how the cost was found, in
+/// the catalog's words (stored with the bill, worded when shown).
 fn bill_note(
     report: &RunReport,
     estimated: bool,
     unknown_card: bool,
     priced_as: Option<&str>,
-) -> String {
+) -> Vec<Message> {
     let peak = report
         .shown_peak_mib()
-        .map(|m| format!("{:.1} GiB", m as f64 / 1024.0))
+        .map(|m| format!("{:.1}", m as f64 / 1024.0))
         .unwrap_or_else(|| "-".into());
-    let mut note = format!(
-        "run report: exit {}, peak {peak}, {} progress lines",
-        report.exit_status, report.progress_lines
-    );
+    let mut note = vec![Message::new("ledger.note.report")
+        .with("exit", report.exit_status)
+        .with("peak", peak)
+        .with("lines", report.progress_lines)];
     if !report.last_progress.is_empty() {
-        note.push_str(&format!(" (last: {})", report.last_progress));
+        note.push(Message::new("ledger.note.last").with("last", excerpt(&report.last_progress)));
     }
     if !report.run_id.is_empty() && (report.part > 1 || report.requeued) {
-        note.push_str(&format!(", part {} of run {}", report.part, report.run_id));
+        note.push(
+            Message::new("ledger.note.part")
+                .with("part", report.part)
+                .with("run", excerpt(&report.run_id)),
+        );
     }
     if unknown_card {
-        note.push_str(&format!(
-            ", GPU `{}` is not in the catalog (not used for calibration)",
-            excerpt(&report.gpu_name)
-        ));
+        note.push(Message::new("ledger.note.unknownCard").with("gpu", excerpt(&report.gpu_name)));
     }
     if estimated {
-        match (unknown_card, priced_as) {
-            (true, Some(g)) => note.push_str(&format!(", cost estimated at the plan's {g} price")),
-            _ => note.push_str(", cost estimated from the price"),
-        }
+        note.push(match (unknown_card, priced_as) {
+            (true, Some(g)) => Message::new("ledger.note.estimatedAs").with("gpu", g),
+            _ => Message::new("ledger.note.estimated"),
+        });
     }
     note
 }

@@ -426,8 +426,10 @@ fn a_run_report_is_matched_to_the_saved_plan_it_names() {
         "plan versus actual: the plan's quote sits beside the bill"
     );
     assert!(
-        row.problems.contains("Epoch 50"),
-        "the run's progress is noted"
+        row.note.iter().any(|m| m.key == "ledger.note.last"
+            && m.params.get("last").map(String::as_str) == Some("Epoch 50")),
+        "the run's progress is noted, in the catalog's words: {:?}",
+        row.note
     );
     assert_eq!(
         row.date, "2026-11-30",

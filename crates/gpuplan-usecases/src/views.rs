@@ -365,8 +365,11 @@ pub struct LedgerRow {
     /// CNY paid.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub cost: Decimal,
-    /// Problems.
+    /// Problems, as the student typed them.
     pub problems: String,
+    /// The app's own note (what an imported run report said, how its cost
+    /// was found), in the catalog's words.
+    pub note: Vec<gpuplan_core::Message>,
     /// The saved plan it is the bill of.
     pub plan_id: Option<i64>,
     /// Planned CNY, when linked to a plan.

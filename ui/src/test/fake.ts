@@ -150,7 +150,7 @@ export function fakeBackend() {
     add_ledger: (a) => {
       const e = a.entry as LedgerInput;
       const id = nextId++;
-      bills.set(id, { id, date: e.date, platform: e.platform, gpu: e.gpu, hours: e.hours, cost: e.cost, problems: e.problems, plan_id: e.plan_id, planned_cost: null, has_report: false });
+      bills.set(id, { id, date: e.date, platform: e.platform, gpu: e.gpu, hours: e.hours, cost: e.cost, problems: e.problems, note: [], plan_id: e.plan_id, planned_cost: null, has_report: false });
       return id;
     },
     delete_ledger: (a) => {

@@ -736,7 +736,14 @@ fn price_age(c: &Catalog, lang: Lang, age: &gpuplan_usecases::views::PriceAge) -
 pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
     let mut o = String::new();
     if r.options.is_empty() {
-        let _ = writeln!(o, "{}", c.text(lang, "options.nothing"));
+        // Memory, when fixes would make the job fit; else each offer's own
+        // reason below says what ruled it out.
+        let key = if r.fixes.is_empty() {
+            "options.noneUsable"
+        } else {
+            "options.nothing"
+        };
+        let _ = writeln!(o, "{}", c.text(lang, key));
         if let Some(card) = &r.fixes_for {
             let _ = writeln!(
                 o,

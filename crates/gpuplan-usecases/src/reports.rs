@@ -382,7 +382,7 @@ impl Planner {
 fn measured_name(report: &RunReport) -> String {
     let name = report.gpu_name.trim();
     if name.is_empty() {
-        "unknown GPU".to_owned()
+        "-".to_owned()
     } else {
         name.chars().take(100).collect()
     }

@@ -241,10 +241,13 @@ fn option(
     corrections: &Corrections,
 ) -> Result<RankedOption, Message> {
     let plan = plan_for(s, p, gpu, payment, c);
-    let q = quote_with(&plan, p, catalog, zoo, corrections).map_err(|e| {
-        Message::new("ruled.cannot-quote")
+    // Why it cannot be quoted, in the quote's own words (every error the
+    // quote makes is keyed).
+    let q = quote_with(&plan, p, catalog, zoo, corrections).map_err(|e| match e.said {
+        Some(said) => said.message,
+        None => Message::new("ruled.cannot-quote")
             .with("field", &e.field)
-            .with("message", &e.message)
+            .with("message", &e.message),
     })?;
     if let Some(deadline) = s.deadline_hours {
         if q.time_to_result_hours > deadline {

@@ -321,12 +321,17 @@ fn the_language_of_a_refused_line_is_the_one_it_asks_for() {
 fn help_and_version_still_print_and_succeed() {
     let home = tempfile::tempdir().expect("tmp home");
     // (arguments, printed, why)
-    let cases: [(&[&str], &str, &str); 5] = [
+    let cases: [(&[&str], &str, &str); 6] = [
         (&["--help"], "Usage: gpuplan", "the main help"),
         (
             &["--lang", "zh", "quote", "--help"],
-            "Usage: gpuplan quote",
-            "a command's help under --lang zh",
+            "用法：gpuplan quote",
+            "a command's help under --lang zh, in Chinese",
+        ),
+        (
+            &["--lang", "zh", "help", "ledger", "import"],
+            "导入为账单",
+            "the help command under --lang zh, in Chinese",
         ),
         (
             &["help", "estimate"],

@@ -449,7 +449,7 @@ pub struct RecommendArgs {
     /// The job: --hours of one run on an RTX 3090, or a --model to estimate.
     #[command(flatten)]
     pub job: JobArgs,
-    /// How many runs.
+    /// How many runs (default 1).
     #[arg(long, default_value = "1", allow_hyphen_values = true)]
     pub runs: String,
     /// GB of data and checkpoints kept.
@@ -476,7 +476,7 @@ pub struct RecommendArgs {
     /// Not certified as a student: list prices, no student discount or credit (the default assumes certification, as the app does).
     #[arg(long)]
     pub no_student: bool,
-    /// How many options to show.
+    /// How many options to show (default 10).
     #[arg(long, default_value_t = gpuplan_core::recommend::SHORTLIST as u64, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub top: u64,
     /// Print JSON.
@@ -718,8 +718,8 @@ pub enum ScriptKind {
         /// The training command as run on one GPU.
         #[arg(long)]
         command: String,
-        /// Which file: launch (torchrun/accelerate script), accelerate (config),
-        /// deepspeed (ZeRO JSON) or slurm (multi-GPU sbatch).
+        /// Which file: launch (torchrun/accelerate script, the default), accelerate
+        /// (config), deepspeed (ZeRO JSON) or slurm (multi-GPU sbatch).
         #[arg(long, default_value = "launch")]
         config: String,
     },

@@ -8,6 +8,7 @@
 //! and its allowed range; anything else that fails exits with 1.
 
 mod args;
+mod help;
 mod render;
 mod usage;
 
@@ -480,6 +481,77 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
                     ("name", plan.name.as_str()),
                 ],
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod help_texts {
+    use clap::CommandFactory;
+
+    /// The help in each language: every command and flag has its text in
+    /// the catalog, the English one is the doc comment's, and the command
+    /// clap builds from it passes clap's own checks (every subcommand).
+    #[test]
+    fn every_help_text_is_in_the_catalog_in_both_languages() {
+        use gpuplan_usecases::labels::{Catalog, Lang};
+        let c = Catalog::bundled().expect("catalog");
+        let mut missing = Vec::new();
+        let mut used = std::collections::BTreeSet::new();
+        for t in crate::help::texts(&crate::args::Cli::command()) {
+            let key = crate::help::key(&c, &t.path, t.arg.as_deref());
+            used.insert(key.clone());
+            if !c.has(&key) {
+                missing.push(format!("{key}: {}", t.english));
+                continue;
+            }
+            assert_eq!(
+                c.text(Lang::En, &key),
+                t.english,
+                "{key}: the catalog's English is the doc comment's"
+            );
+            let zh = c.text(Lang::Zh, &key);
+            assert!(
+                zh.chars().any(|ch| ('\u{4e00}'..='\u{9fff}').contains(&ch)),
+                "{key}: Chinese in Chinese: {zh}"
+            );
+        }
+        assert!(
+            missing.is_empty(),
+            "help texts the catalog lacks:\n{}",
+            missing.join("\n")
+        );
+        let dead: Vec<&str> = c
+            .keys(Lang::En)
+            .filter(|k| k.starts_with("help.cmd") || k.starts_with("help.arg."))
+            .filter(|k| !used.contains(*k))
+            .collect();
+        assert!(
+            dead.is_empty(),
+            "help keys no command or flag uses: {dead:?}"
+        );
+        for lang in [Lang::Zh, Lang::En] {
+            let cmd = crate::help::localized(crate::args::Cli::command(), &c, lang);
+            // clap's debug checks of every command, as `--help` builds it.
+            fn check(cmd: &mut clap::Command) {
+                cmd.build();
+                for sub in cmd.get_subcommands_mut() {
+                    check(sub);
+                }
+            }
+            let mut cmd = cmd;
+            check(&mut cmd);
+        }
+    }
+
+    /// Prints every help text clap holds, path, flag and English (to start
+    /// a translation):
+    /// `cargo test -p gpuplan-cli --bin gpuplan help_skeleton -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "prints the help texts for the catalog"]
+    fn help_skeleton() {
+        for t in crate::help::texts(&crate::args::Cli::command()) {
+            println!("{}", serde_json::json!([t.path, t.arg, t.english]));
         }
     }
 }

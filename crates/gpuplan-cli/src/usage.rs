@@ -50,15 +50,37 @@ fn scanned(args: &[OsString]) -> Option<Lang> {
 }
 
 /// Ends a command line clap refused. Help and the version are not errors:
-/// they print as clap writes them (their text comes from the doc comments of
-/// `args`, the flags' own names, and translating it would keep a second copy
-/// of every flag's description) and exit 0. Every other refusal, a command
+/// help prints in the reader's language (`help`: the catalog's text for
+/// every command and flag) and the version as clap writes it; both exit 0. Every other refusal, a command
 /// with its subcommand missing too (where clap would print the help and
 /// exit 2), is worded from the catalog and exits 2, like any bad input.
 pub fn refuse(e: &clap::Error, args: &[OsString], lang: Lang) -> ExitCode {
+    let catalog = Catalog::bundled().ok();
+    // Help in the reader's language: the same line parsed again by the
+    // command with the catalog's help, which prints it.
+    if let (ErrorKind::DisplayHelp, Some(c)) = (e.kind(), &catalog) {
+        use clap::CommandFactory;
+        let localized = crate::help::localized(crate::args::Cli::command(), c, lang);
+        // `gpuplan help estimate` is `gpuplan estimate --help`.
+        let line: Vec<OsString> = match args.iter().position(|a| a == "help") {
+            Some(i) => args[..i]
+                .iter()
+                .chain(args.iter().skip(i.saturating_add(1)))
+                .cloned()
+                .chain([OsString::from("--help")])
+                .collect(),
+            None => args.to_vec(),
+        };
+        if let Err(help) = localized.try_get_matches_from(&line) {
+            if help.kind() == ErrorKind::DisplayHelp {
+                let _ = help.print();
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
     let catalog = match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => None,
-        _ => Catalog::bundled().ok(),
+        _ => catalog,
     };
     let Some(c) = catalog else {
         // A broken bundled catalog is a build defect; clap's own text is

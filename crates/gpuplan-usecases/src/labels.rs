@@ -98,6 +98,12 @@ impl Catalog {
         }
     }
 
+    /// Whether the catalog has `key` (in every language: the labels test
+    /// keeps them equal).
+    pub fn has(&self, key: &str) -> bool {
+        self.en.contains_key(key)
+    }
+
     /// The text of `key` (the key itself when missing, which the labels test
     /// rules out for every key the code uses).
     pub fn text(&self, lang: Lang, key: &str) -> String {

@@ -186,24 +186,30 @@ fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEsti
 /// The estimate as a table.
 pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let t = |k: &str| c.text(lang, k);
+    // The card by its name, as everywhere a person reads it.
+    let card = r
+        .gpus
+        .iter()
+        .find(|g| g.id == r.target_gpu)
+        .map_or(r.target_gpu.clone(), |g| g.name.clone());
     let mut o = estimate_head(c, lang, r);
     o.push_str(&estimate_table(c, lang, r));
     if let Some(parts) = &r.run {
         let _ = writeln!(o);
-        o.push_str(&run_split(c, lang, &r.target_gpu, parts, Some(&r.host)));
+        o.push_str(&run_split(c, lang, &card, parts, Some(&r.host)));
     }
     if let Some(p) = &r.parallel {
         let _ = writeln!(
             o,
             "\n{}",
-            parallel_line(c, lang, "parallel.summary", &r.target_gpu, p)
+            parallel_line(c, lang, "parallel.summary", &card, p)
         );
     }
     if let Some(p) = &r.fits_with {
         let _ = writeln!(
             o,
             "\n{}",
-            parallel_line(c, lang, "parallel.fitsWith", &r.target_gpu, p)
+            parallel_line(c, lang, "parallel.fitsWith", &card, p)
         );
     }
     o.push_str(&estimate_fixes(c, lang, r));
@@ -692,7 +698,7 @@ pub fn quote(
     o.push_str(&price_age(c, lang, age));
     if let Some(parts) = &q.run_parts {
         let _ = writeln!(o);
-        o.push_str(&run_split(c, lang, &q.gpu, parts, None));
+        o.push_str(&run_split(c, lang, &names.card, parts, None));
     }
     if let Some(k) = &q.calibration {
         let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));

@@ -48,6 +48,8 @@ pub struct Prices {
     pub run: Decimal,
     /// An hour of the debug card.
     pub debug_gpu: Decimal,
+    /// The debug card as a person reads it ("RTX 3060 12GB").
+    pub debug_card: String,
     /// An hour stopped (the occupancy fee).
     pub stopped_fee: Decimal,
     /// An hour of setup and uploads.
@@ -117,10 +119,21 @@ pub fn prices<'a>(
     };
     let (setup, setup_mode) = setup_rate(profile, gpu);
     let persistent = profile.storage.persistent.as_ref();
+    let debug_card = plan
+        .debug
+        .as_ref()
+        .map(|d| {
+            catalog
+                .get(&d.gpu)
+                .map(|g| g.label())
+                .unwrap_or_else(|_| d.gpu.clone())
+        })
+        .unwrap_or_default();
     let prices = Prices {
         gpu,
         run: spot.unwrap_or(gpu),
         debug_gpu,
+        debug_card,
         stopped_fee: o
             .stopped_fee_per_hour
             .unwrap_or(profile.billing.stopped_fee_per_hour.value),

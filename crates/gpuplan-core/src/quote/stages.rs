@@ -143,7 +143,10 @@ pub fn debug(bill: &mut Bill, plan: &Plan, prices: &Prices) {
     let b = billed_hours(d.hours, prices.granularity, prices.minimum_minutes);
     bill.push(
         LineKind::Debug,
-        vec![("gpu", d.gpu.clone()), ("time_s", seconds_param(d.hours))],
+        vec![
+            ("gpu", prices.debug_card.clone()),
+            ("time_s", seconds_param(d.hours)),
+        ],
         Some(d.hours),
         d.hours * prices.debug_gpu,
     );

@@ -89,12 +89,31 @@ impl Snapshot {
                 &custom
             }
         };
-        let j = job.resolve(entry)?;
         let target = gpu
             .map(str::trim)
             .filter(|g| !g.is_empty())
             .map(|g| b.catalog.get(g))
             .transpose()?;
+        // A precision the student left to the default is one the card has:
+        // a card without bfloat16 (Turing, Volta) runs the model's 16-bit
+        // default as fp16 mixed precision, as its students would.
+        let defaulted;
+        let job = match target {
+            Some(g) if job.precision.is_none() && !g.supports_bf16() => {
+                let j = job.resolve(entry)?;
+                if j.precision.needs_bf16() {
+                    defaulted = JobSpec {
+                        precision: Some(Precision::Fp16Amp),
+                        ..job.clone()
+                    };
+                    &defaulted
+                } else {
+                    job
+                }
+            }
+            _ => job,
+        };
+        let j = job.resolve(entry)?;
         if let Some(g) = target {
             if j.precision.needs_bf16() && !g.supports_bf16() {
                 return Err(AppError::input(

@@ -1172,3 +1172,29 @@ fn plan_versus_actual_shows_a_second_version_reports_memory() {
         "beside the estimate's per-GPU peak"
     );
 }
+
+#[test]
+fn a_card_without_bf16_gets_fp16_when_the_precision_is_left_to_the_default() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let job = JobSpec {
+        model: Some("bert-base".into()),
+        ..JobSpec::default()
+    };
+    let r = p
+        .estimate(&job, Some("t4"), None, None)
+        .expect("a T4 estimate");
+    assert_eq!(
+        r.job.precision,
+        gpuplan_core::job::Precision::Fp16Amp,
+        "the default bf16-amp becomes fp16-amp on a T4 (no bfloat16)"
+    );
+    let asked = JobSpec {
+        precision: Some(gpuplan_core::job::Precision::Bf16Amp),
+        ..job
+    };
+    assert!(
+        p.estimate(&asked, Some("t4"), None, None).is_err(),
+        "bf16 asked for on a T4 is still refused, with the reason"
+    );
+}

@@ -622,3 +622,57 @@ fn recommend_says_it_assumes_a_student_and_takes_no_student() {
     );
     let _ = std::fs::remove_dir_all(&h);
 }
+
+#[test]
+fn saved_plans_and_bills_can_be_deleted_from_the_cli_as_in_the_app() {
+    let h = home("delete");
+    let plan = crate::common::root().join("examples/resnet18-cifar-estimated.toml");
+    assert!(
+        run(&h, &["plans", "import", plan.to_str().expect("utf8")])
+            .status
+            .success(),
+        "kept"
+    );
+    let report = crate::common::root().join("examples/run-report-example.json");
+    assert!(
+        run(&h, &["ledger", "import", report.to_str().expect("utf8")])
+            .status
+            .success(),
+        "billed"
+    );
+    let out = run(&h, &["--lang", "zh", "plans", "delete", "1"]);
+    assert!(
+        out.status.success(),
+        "deleted: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("已删除"),
+        "said in Chinese"
+    );
+    assert_eq!(
+        ok_json(&h, &["plans", "list", "--json"])
+            .as_array()
+            .map(Vec::len),
+        Some(0),
+        "the plan is gone"
+    );
+    assert!(
+        run(&h, &["ledger", "delete", "1"]).status.success(),
+        "the bill is deleted"
+    );
+    assert_eq!(
+        ok_json(&h, &["ledger", "list", "--json"])
+            .as_array()
+            .map(Vec::len),
+        Some(0),
+        "the ledger is empty"
+    );
+    let out = run(&h, &["--lang", "en", "ledger", "delete", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bill deleted already is the student's mistake, said"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}

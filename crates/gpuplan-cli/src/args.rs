@@ -633,6 +633,11 @@ pub enum PlansAction {
         /// The plan file.
         file: PathBuf,
     },
+    /// Delete a saved plan (its bills stay in the ledger).
+    Delete {
+        /// The plan's id (from `gpuplan plans list`).
+        id: i64,
+    },
 }
 
 /// `gpuplan ledger`.
@@ -643,6 +648,11 @@ pub enum LedgerAction {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Delete a bill (with its run report and measured run).
+    Delete {
+        /// The bill's id (from `gpuplan ledger list`).
+        id: i64,
     },
     /// Import run reports (gpuplan-run-*.json) as ledger entries, matched to the saved plan they name.
     Import {

@@ -227,6 +227,12 @@ fn ledger(planner: &mut Planner, lang: Lang, action: &LedgerAction) -> Result<St
                 render::ledger(planner.labels(), lang, &page)
             })
         }
+        LedgerAction::Delete { id } => {
+            planner.delete_ledger(*id)?;
+            Ok(planner
+                .labels()
+                .fill(lang, "cli.billDeleted", [("id", id.to_string().as_str())]))
+        }
         LedgerAction::Runs { out } => {
             let text = planner.export_measured_runs()?;
             files::write_atomic(out, text.as_bytes())?;
@@ -466,6 +472,17 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
             let row = find(planner, *id)?;
             files::write_atomic(out, row.toml.as_bytes())?;
             Ok(out.display().to_string())
+        }
+        PlansAction::Delete { id } => {
+            let deleted = planner.delete_plan(*id)?;
+            Ok(planner.labels().fill(
+                lang,
+                "cli.planDeleted",
+                [
+                    ("id", id.to_string().as_str()),
+                    ("name", deleted.name.as_str()),
+                ],
+            ))
         }
         PlansAction::Import { file } => {
             let plan = planner.read_plan(file)?;

@@ -141,13 +141,8 @@ fn quote(
         .map(|g| g.label())
         .unwrap_or_else(|_| q.gpu.clone());
     let names = render::QuoteNames { platform, card };
-    Ok(render::quote(
-        planner.labels(),
-        lang,
-        &q,
-        &names,
-        &planner.price_age(&q),
-    ))
+    let age = planner.price_age(&q)?;
+    Ok(render::quote(planner.labels(), lang, &q, &names, &age))
 }
 
 /// `gpuplan override`.

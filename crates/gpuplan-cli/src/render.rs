@@ -715,6 +715,17 @@ pub fn quote(
 /// When the bill's prices were seen, and a flag when they are old.
 fn price_age(c: &Catalog, lang: Lang, age: &gpuplan_usecases::views::PriceAge) -> String {
     let mut o = String::new();
+    if let Some(pack) = &age.pack {
+        let _ = writeln!(
+            o,
+            "  ~ {}",
+            c.fill(
+                lang,
+                "plan.pricesFromPack",
+                [("pack", one_line(pack).as_str())]
+            )
+        );
+    }
     if let (Some(date), Some(days)) = (&age.observed, age.days) {
         let days = days.to_string();
         let _ = writeln!(

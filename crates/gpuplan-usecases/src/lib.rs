@@ -136,6 +136,9 @@ pub struct Snapshot {
     course_platforms: std::sync::Arc<PlatformSet>,
     /// The course whose pack chose `course_platforms`, when one did.
     course: Option<String>,
+    /// For each platform a course pack replaced, the pack's course (the
+    /// newest import wins, as for the figures).
+    pack_of: std::collections::BTreeMap<String, String>,
     corrections: gpuplan_core::correction::Corrections,
     today: chrono::NaiveDate,
 }
@@ -302,6 +305,7 @@ impl Planner {
             platforms: self.platforms()?,
             course_platforms: self.course_platforms()?,
             course: self.course_choosing_platforms()?,
+            pack_of: self.pack_of_platforms()?,
             corrections: self.corrections()?,
             today: self.today(),
         })

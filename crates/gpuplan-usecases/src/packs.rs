@@ -159,6 +159,20 @@ impl Planner {
             .map(|p| p.pack.name.clone()))
     }
 
+    /// Which course pack each replaced platform's figures came from (the
+    /// newest import of a platform wins, as it does for the figures).
+    pub(crate) fn pack_of_platforms(
+        &mut self,
+    ) -> Result<std::collections::BTreeMap<String, String>> {
+        let mut of = std::collections::BTreeMap::new();
+        for p in self.loaded_packs()? {
+            for profile in &p.platforms {
+                of.insert(profile.id.clone(), p.pack.name.clone());
+            }
+        }
+        Ok(of)
+    }
+
     pub(crate) fn loaded_packs(&mut self) -> Result<Vec<CoursePack>> {
         Ok(self
             .layer()?

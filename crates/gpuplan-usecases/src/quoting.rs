@@ -40,13 +40,10 @@ impl Planner {
         self.snapshot()?.quote_view(plan)
     }
 
-    /// How old the prices behind `quote` are, today.
-    pub fn price_age(&self, quote: &Quote) -> PriceAge {
-        PriceAge::of(
-            quote.prices_observed.as_deref(),
-            self.today(),
-            crate::defaults::PRICE_STALE_DAYS,
-        )
+    /// How old the prices behind `quote` are, today, and which course
+    /// pack they came from.
+    pub fn price_age(&mut self, quote: &Quote) -> Result<PriceAge> {
+        Ok(self.snapshot()?.price_age(quote))
     }
 
     pub(crate) fn longest_run_hours(&mut self, plan: &Plan) -> Result<f64> {
@@ -98,6 +95,7 @@ impl Snapshot {
             quote.prices_observed.as_deref(),
             self.today,
             crate::defaults::PRICE_STALE_DAYS,
+            self.pack_of.get(&quote.platform).map(String::as_str),
         )
     }
 

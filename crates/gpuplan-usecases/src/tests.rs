@@ -367,6 +367,21 @@ fn a_course_pack_restricts_the_platforms_students_choose_among() {
             .all(|r| r.reason.params.get("course").map(String::as_str) == Some("CV 101")),
         "and the reason names the course"
     );
+    let view = p
+        .quote_view(&hours_plan("autodl", "rtx3090", 2))
+        .expect("quotes");
+    assert_eq!(
+        view.prices.pack.as_deref(),
+        Some("CV 101"),
+        "a bill on a platform the pack replaced says whose figures it used"
+    );
+    let bundled = p
+        .quote_view(&hours_plan("vast", "rtx3090", 2))
+        .expect("quotes");
+    assert_eq!(
+        bundled.prices.pack, None,
+        "one the pack left alone says nothing"
+    );
     let listed: Vec<String> = p
         .info()
         .expect("info")
@@ -955,6 +970,7 @@ fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
         Some("2026-01-01"),
         clock().date(),
         crate::defaults::PRICE_STALE_DAYS,
+        None,
     );
     assert!(old.stale, "11 months old is stale");
     p.set_override("autodl", "rtx3090", "1.50", "")

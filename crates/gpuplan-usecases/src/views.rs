@@ -255,17 +255,26 @@ pub struct PriceAge {
     pub days: Option<i64>,
     /// Older than the stated age.
     pub stale: bool,
+    /// The course pack the platform's figures came from, when one replaced
+    /// the bundled profile (the newest import of it).
+    pub pack: Option<String>,
 }
 
 impl PriceAge {
     /// The age of `observed` on `today`; stale past `stale_after` days.
-    pub fn of(observed: Option<&str>, today: chrono::NaiveDate, stale_after: i64) -> Self {
+    pub fn of(
+        observed: Option<&str>,
+        today: chrono::NaiveDate,
+        stale_after: i64,
+        pack: Option<&str>,
+    ) -> Self {
         let date = observed.and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
         let days = date.map(|d| today.signed_duration_since(d).num_days().max(0));
         Self {
             observed: observed.map(str::to_owned),
             days,
             stale: days.is_some_and(|d| d > stale_after),
+            pack: pack.map(str::to_owned),
         }
     }
 }

@@ -18,4 +18,9 @@ days: number | null,
 /**
  * Older than the stated age.
  */
-stale: boolean, };
+stale: boolean, 
+/**
+ * The course pack the platform's figures came from, when one replaced
+ * the bundled profile (the newest import of it).
+ */
+pack: string | null, };

@@ -76,7 +76,7 @@ export function fakeQuote(plan: Plan): QuoteView {
       run_parts: null, calibration: null, spot: null, packages: null, timeline: [], warnings: [], unverified: { amount: "0", percent: 0, figures: [], noted: false },
       prices_observed: "2026-01-01",
     },
-    warnings, chart, run_parts: [], prices: { observed: "2026-01-01", days: 334, stale: true },
+    warnings, chart, run_parts: [], prices: { observed: "2026-01-01", days: 334, stale: true, pack: null },
   } as unknown as QuoteView;
 }
 

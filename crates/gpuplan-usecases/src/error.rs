@@ -44,8 +44,11 @@ pub enum AppError {
     /// The local database failed.
     #[error("storage: {message}")]
     Store {
-        /// What happened.
+        /// What happened (English, for logs).
         message: String,
+        /// The same in the catalog's words, where the failure is one a
+        /// student can act on (busy, unwritable, too new, read-only).
+        said: Option<Box<gpuplan_core::Message>>,
     },
     /// Reading or writing a file failed.
     #[error("file: {message}")]
@@ -104,6 +107,17 @@ impl AppError {
         gpuplan_core::InputError::out_of_range(field, value, allowed).into()
     }
 
+    /// A state the use cases never reach (a database not open after
+    /// opening it): said as such, so a student reports it.
+    pub fn internal(what: &str) -> Self {
+        Self::Store {
+            message: what.to_owned(),
+            said: Some(Box::new(
+                gpuplan_core::Message::new("error.internal").with("what", what),
+            )),
+        }
+    }
+
     /// An IO error with a message (kept short and inert like every error).
     pub fn io(message: impl Into<String>) -> Self {
         Self::Io {
@@ -144,8 +158,28 @@ impl From<gpuplan_core::DataError> for AppError {
 
 impl From<gpuplan_store::StoreError> for AppError {
     fn from(e: gpuplan_store::StoreError) -> Self {
+        use gpuplan_core::Message;
+        use gpuplan_store::StoreError as E;
+        let said = match &e {
+            E::Busy { waited_s } => Some(Message::new("error.storeBusy").with("seconds", waited_s)),
+            E::Unwritable { path, reason } => Some(
+                Message::new("error.storeUnwritable")
+                    .with("path", short(path))
+                    .with("reason", short(reason)),
+            ),
+            E::TooNew { found, known } => Some(
+                Message::new("error.storeTooNew")
+                    .with("found", found)
+                    .with("known", known),
+            ),
+            E::ReadOnly { reason } => {
+                Some(Message::new("error.storeReadOnly").with("reason", short(reason)))
+            }
+            _ => None,
+        };
         Self::Store {
             message: short(&e.to_string()),
+            said: said.map(Box::new),
         }
     }
 }

@@ -249,8 +249,12 @@ impl Catalog {
                     None => text,
                 }
             }
-            AppError::Store { message } => {
-                self.fill(lang, "error.store", [("message", message.as_str())])
+            AppError::Store { message, said } => {
+                let text = match said {
+                    Some(m) => self.message(lang, m),
+                    None => message.clone(),
+                };
+                self.fill(lang, "error.store", [("message", text.as_str())])
             }
             AppError::Io { message } => {
                 self.fill(lang, "error.io", [("message", message.as_str())])

@@ -88,9 +88,7 @@ impl Planner {
         // A report imported again since the delete is that bill already.
         ids.first()
             .map(|(id, _)| *id)
-            .ok_or_else(|| AppError::Store {
-                message: "the restored bill was not added".into(),
-            })
+            .ok_or_else(|| AppError::internal("the restored bill was not added"))
     }
 
     /// Adds a real bill to the ledger, with the linked plan's quoted total

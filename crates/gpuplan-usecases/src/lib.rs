@@ -272,9 +272,7 @@ impl Planner {
         }
         match self.store.as_mut() {
             Some(s) => Ok(s),
-            None => Err(AppError::Store {
-                message: "the database is not open".into(),
-            }),
+            None => Err(AppError::internal("the database is not open")),
         }
     }
 
@@ -325,9 +323,7 @@ impl Planner {
         }
         match self.layer.as_ref() {
             Some(l) => Ok(l),
-            None => Err(AppError::Store {
-                message: "user data could not be loaded".into(),
-            }),
+            None => Err(AppError::internal("user data could not be loaded")),
         }
     }
 

@@ -140,9 +140,7 @@ impl Planner {
         self.import_reports(&[(file.to_owned(), text.to_owned())], cost, None)?
             .into_iter()
             .next()
-            .ok_or_else(|| AppError::Store {
-                message: "the report was not imported".into(),
-            })
+            .ok_or_else(|| AppError::internal("the report was not imported"))
     }
 
     /// Imports one report and draws plan versus actual (the app's import,

@@ -929,7 +929,7 @@ fn the_app_browses_an_unwritable_home_and_never_says_saved() {
     assert!(reason.contains("a-file"), "naming the path: {reason}");
     let saved = app.save_plan(None, &hours_plan("autodl", "rtx3090", 2), None);
     assert!(
-        matches!(&saved, Err(AppError::Store { message }) if message.contains("not saved")),
+        matches!(&saved, Err(AppError::Store { message, .. }) if message.contains("not saved")),
         "a save fails with the reason, it is never reported saved: {saved:?}"
     );
     let mut cli = Planner::new(bundled(), home, clock);

@@ -103,11 +103,7 @@ impl Planner {
         let mut platforms = self.bundled.platforms.clone();
         let store = match self.store.as_ref() {
             Some(s) => s,
-            None => {
-                return Err(AppError::Store {
-                    message: "the database is not open".into(),
-                })
-            }
+            None => return Err(AppError::internal("the database is not open")),
         };
         let mut packs = Vec::new();
         for row in store.packs()? {

@@ -50,9 +50,14 @@ said: Message | null,
  */
 allowed: Message | null, } } | { "kind": "store", "detail": { 
 /**
- * What happened.
+ * What happened (English, for logs).
  */
-message: string, } } | { "kind": "io", "detail": { 
+message: string, 
+/**
+ * The same in the catalog's words, where the failure is one a
+ * student can act on (busy, unwritable, too new, read-only).
+ */
+said: Message | null, } } | { "kind": "io", "detail": { 
 /**
  * What happened.
  */

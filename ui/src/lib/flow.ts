@@ -151,7 +151,7 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
         return d.allowed ? t("error.withAllowed", { message: text, allowed: said(d.allowed, t) }) : text;
       }
       case "store":
-        return t("error.store", { message: err.detail.message });
+        return t("error.store", { message: err.detail.said ? said(err.detail.said, t) : err.detail.message });
       case "io":
         return t("error.io", { message: err.detail.message });
     }

@@ -564,3 +564,135 @@ fn every_error_is_built_with_the_catalogs_words() {
         unkeyed.join("\n")
     );
 }
+
+/// Values the files' checks refuse (not their syntax): plans, run reports,
+/// course packs, configs and measured runs, each in both languages, with
+/// no sentence of the other one and no Rust syntax. The values the files
+/// hold (a name, an id) are allowed as typed.
+#[test]
+fn values_the_files_checks_refuse_speak_the_students_language() {
+    let home = tempfile::tempdir().expect("tmp home");
+    let dir = tempfile::tempdir().expect("tmp dir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("file written");
+        p.to_str().expect("utf-8 path").to_owned()
+    };
+    let root = crate::common::root();
+    let example = std::fs::read_to_string(root.join("examples/resnet18-cifar-estimated.toml"))
+        .expect("example plan");
+    let report = std::fs::read_to_string(root.join("examples/run-report-example.json"))
+        .expect("example report");
+    let plan = |name: &str, text: &str| write(name, text);
+    let hours = plan(
+        "hours.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = -1\n",
+    );
+    let both = plan(
+        "both.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n[stops]\ncount = 1\nhours_each = 2\n[schedule]\ndays = 2\n",
+    );
+    let offered = plan(
+        "offered.toml",
+        &example.replace("gpu = \"rtx3090\"", "gpu = \"h100-sxm\""),
+    );
+    let spot = plan(
+        "spot.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\npayment = \"spot\"\n[job]\nhours = 2\n",
+    );
+    let huge = plan(
+        "huge.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 87600\n[[run]]\nname = \"r\"\ncount = 87600\n",
+    );
+    let exit = write(
+        "r-exit.json",
+        &report.replace("\"exit_status\": 0", "\"exit_status\": 999"),
+    );
+    let peaks = write(
+        "r-peaks.json",
+        &report.replace("\"gpu_peaks_mib\": [", "\"gpu_peaks_mib\": [1, 2, 3, "),
+    );
+    let config = write(
+        "mamba.json",
+        r#"{"model_type":"mamba","hidden_size":768,"num_hidden_layers":24,"num_attention_heads":12,"vocab_size":50280,"max_position_embeddings":2048}"#,
+    );
+    let kind = write(
+        "kind.json",
+        r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":"big","num_attention_heads":32,"num_hidden_layers":32,"vocab_size":32000,"max_position_embeddings":4096}"#,
+    );
+    let est = |cfg: &str| -> Vec<String> {
+        ["estimate", "--model", "custom", "--config", cfg]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect()
+    };
+    // (arguments, why)
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["quote".into(), hours], "negative hours in a plan"),
+        (
+            vec!["quote".into(), both],
+            "[stops] and [schedule] together",
+        ),
+        (
+            vec!["quote".into(), offered],
+            "a card the platform does not offer",
+        ),
+        (
+            vec!["quote".into(), spot],
+            "spot where the platform sells none",
+        ),
+        (vec!["quote".into(), huge], "a plan of a million years"),
+        (
+            vec!["ledger".into(), "import".into(), exit],
+            "an exit status past 255",
+        ),
+        (
+            vec!["ledger".into(), "import".into(), peaks],
+            "more GPU figures than GPUs",
+        ),
+        (est(&config), "an architecture gpuplan does not estimate"),
+        (est(&kind), "a size given as a word"),
+        (
+            vec!["plans".into(), "show".into(), "99".into()],
+            "a saved plan that does not exist",
+        ),
+        (
+            vec!["pack".into(), "remove".into(), "nope".into()],
+            "a course pack that was never imported",
+        ),
+        (
+            vec![
+                "script".into(),
+                "slurm".into(),
+                "--job-name".into(),
+                "a b".into(),
+                "--hours".into(),
+                "2".into(),
+                "--command".into(),
+                "python t.py".into(),
+            ],
+            "a job name Slurm cannot take",
+        ),
+    ];
+    for (args, why) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        for lang in ["zh", "en"] {
+            let mut all = vec!["--lang", lang];
+            all.extend_from_slice(&args);
+            let out = run(home.path(), &all);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{why} ({lang}): refused: {err}");
+            // The file paths and ids typed are the student's own words.
+            let mut typed: Vec<&str> = args.clone();
+            typed.extend([
+                dir.path().to_str().unwrap_or(""),
+                "nope",
+                "mamba",
+                "big",
+                "h100-sxm",
+                "autodl",
+            ]);
+            speaks(&err, lang, &typed, why);
+        }
+    }
+}

@@ -504,12 +504,19 @@ impl RecommendArgs {
                 ),
             ));
         }
+        // Each number to its own field's largest value (hours to a plan's
+        // longest span, money and gigabytes to theirs).
         let amount = |field: &str, v: Option<&str>| -> Result<Option<Decimal>, AppError> {
+            let max = if field == "deadline_hours" {
+                u32::try_from(gpuplan_core::limits::MAX_HOURS).unwrap_or(u32::MAX)
+            } else {
+                10_000_000
+            };
             v.map(|t| {
                 gpuplan_usecases::userdata::parse_amount(
                     field,
                     t,
-                    10_000_000,
+                    max,
                     gpuplan_usecases::userdata::MONEY_PLACES,
                 )
             })

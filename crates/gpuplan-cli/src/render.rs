@@ -222,7 +222,9 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let j = &r.job;
-    let shape = if j.resolution > 0 {
+    let shape = if j.resolution > 0 && j.height > 0 && j.height != j.resolution {
+        format!("{}×{} px", j.resolution, j.height)
+    } else if j.resolution > 0 {
         format!("{} px", j.resolution)
     } else {
         format!("{} {}", t("field.seq_len"), j.seq_len)

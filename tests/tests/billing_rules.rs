@@ -655,3 +655,192 @@ fn contradicting_and_absurd_plans_are_refused_naming_the_field() {
         "[stops] and [schedule] together are refused"
     );
 }
+
+// ---- A half fen rounds up, whatever the hours' decimals -------------------
+
+#[test]
+fn a_half_fen_rounds_up_when_the_hours_are_not_whole() {
+    // 20 min at 0.015 per hour: 1200 x 0.015 / 3600 = 0.005 exactly, half
+    // a fen: 0.01. Hours held to six places (0.333333 h) made it 0.0049999.
+    let q = priced(
+        r#"name = "a third of an hour"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "x"
+        count = 1
+        minutes = 20
+        [prices]
+        gpu_per_hour = "0.015""#,
+    );
+    assert_eq!(line(&q, LineKind::Runs), d("0.01"), "half a fen rounds up");
+    assert_eq!(
+        line(&q, LineKind::Rounding),
+        d("0"),
+        "per-second billing of whole seconds wastes nothing, not a residue shown as 0.00"
+    );
+    // 95 min x 7 at 1.98: 39,900 s x 1.98 / 3600 = 21.945, so 21.95.
+    let q = priced(
+        r#"name = "seven runs of 95 minutes"
+        platform = "gongji"
+        gpu = "rtx4090"
+        setup_hours = 0
+        [[run]]
+        name = "x"
+        count = 7
+        minutes = 95
+        [prices]
+        gpu_per_hour = "1.98""#,
+    );
+    assert_eq!(line(&q, LineKind::Runs), d("21.95"), "21.945 rounds up");
+}
+
+#[test]
+fn data_on_persistent_storage_is_uploaded_once_however_often_instances_are_released() {
+    // Three runs released between them, the data on persistent storage:
+    // each fresh instance is set up again (3 setups) but the data is still
+    // there, so one upload and one traffic charge, not three.
+    let q = priced(
+        r#"name = "persistent data"
+        platform = "youyun"
+        gpu = "rtx3090"
+        setup_hours = 0.25
+        [[run]]
+        name = "exp"
+        count = 3
+        hours = 3
+        [schedule]
+        days = 30
+        between_runs = "release"
+        [storage]
+        gb = 120
+        on = "persistent"
+        days = 90
+        [data]
+        size_gb = 20
+        upload_mbps = 50"#,
+    );
+    let params = |kind: LineKind, key: &str| {
+        q.lines
+            .iter()
+            .find(|l| l.kind == kind)
+            .and_then(|l| l.params.0.iter().find(|(k, _)| *k == key))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        params(LineKind::Setup, "instances").as_deref(),
+        Some("3"),
+        "each fresh instance is set up"
+    );
+    assert_eq!(
+        params(LineKind::Upload, "uploads").as_deref(),
+        Some("1"),
+        "the data outlives the releases on persistent storage"
+    );
+    let on_instance = priced(
+        r#"name = "instance data"
+        platform = "youyun"
+        gpu = "rtx3090"
+        setup_hours = 0.25
+        [[run]]
+        name = "exp"
+        count = 3
+        hours = 3
+        [schedule]
+        days = 30
+        between_runs = "release"
+        [storage]
+        gb = 120
+        [data]
+        size_gb = 20
+        upload_mbps = 50"#,
+    );
+    assert!(
+        line(&on_instance, LineKind::Upload) > line(&q, LineKind::Upload),
+        "on the instance's disk each fresh instance needs the data again"
+    );
+}
+
+#[test]
+fn a_plan_giving_hours_and_a_model_to_time_is_refused() {
+    // hours = 1 beside a 90-epoch ImageNet job used to price 1 h silently.
+    let e = Plan::from_toml(
+        "test plan",
+        r#"name = "both"
+        platform = "autodl"
+        gpu = "rtx3090"
+        [job]
+        hours = 1
+        model = "resnet50"
+        dataset_samples = 1281167
+        epochs = 90"#,
+    )
+    .expect_err("both ways of timing a run");
+    assert!(
+        e.to_string().contains("dataset_samples"),
+        "the error names the field to drop: {e}"
+    );
+}
+
+#[test]
+fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
+    // 优云智算: "连续关机 7 天后实例、系统盘和 EIP 被回收，数据盘卸载后保留（照常计费）".
+    // Two 4 h runs with a 168 h stop between: the deadline recycles the
+    // instance, so the second run is set up again (2 setups), but the data
+    // disk is kept: one upload, and its storage bills through the stop.
+    let q = priced(
+        r#"name = "a week stopped on youyun"
+        platform = "youyun"
+        gpu = "rtx3090"
+        setup_hours = 0.5
+        [[run]]
+        name = "exp"
+        count = 2
+        hours = 4
+        [stops]
+        count = 1
+        hours_each = 168
+        [storage]
+        gb = 160
+        [data]
+        size_gb = 10
+        upload_mbps = 80"#,
+    );
+    let param = |kind: LineKind, key: &str| {
+        q.lines
+            .iter()
+            .find(|l| l.kind == kind)
+            .and_then(|l| l.params.0.iter().find(|(k, _)| *k == key))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        param(LineKind::Setup, "instances").as_deref(),
+        Some("2"),
+        "the fresh instance is set up again"
+    );
+    assert_eq!(
+        param(LineKind::Upload, "uploads").as_deref(),
+        Some("1"),
+        "the kept data disk needs no upload"
+    );
+    assert!(
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::InstanceReleased { .. })),
+        "the deadline's recycling is said"
+    );
+    assert!(
+        !q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::DataWiped { .. })),
+        "no 'data deleted' on a platform that keeps the data disk"
+    );
+    // 60 GB above the free 100 GB for the whole 177.3 h span at 0.012 per
+    // GB-day: the disk bills through the deadline (5.32), not to it.
+    assert_eq!(
+        line(&q, LineKind::Storage),
+        d("5.32"),
+        "storage through the stop"
+    );
+}

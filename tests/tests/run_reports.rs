@@ -601,3 +601,65 @@ fn plan_versus_actual_compares_the_time_per_step_from_the_epoch_lines() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn one_run_written_in_two_offsets_is_one_bill_and_second_60_is_refused() {
+    let dir = tmp("offsets");
+    let home = dir.join("home");
+    let local = cifar_report(1800, 5);
+    // The same instants in UTC: 10:05 +0800 is 02:05 +0000.
+    let utc = local
+        .replace("2026-11-30T10:05:00+0800", "2026-11-30T02:05:00+0000")
+        .replace("2026-11-30T10:35:00+0800", "2026-11-30T02:35:00+0000");
+    assert_ne!(local, utc, "the second file writes the window in UTC");
+    std::fs::write(dir.join("local.json"), &local).expect("write");
+    std::fs::write(dir.join("utc.json"), &utc).expect("write");
+    let first = gpuplan(
+        &home,
+        &[
+            "ledger",
+            "import",
+            &dir.join("local.json").display().to_string(),
+        ],
+    );
+    assert!(first.status.success(), "the first copy imports");
+    let again = gpuplan(
+        &home,
+        &[
+            "--lang",
+            "en",
+            "ledger",
+            "import",
+            &dir.join("utc.json").display().to_string(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        said.contains("already in the ledger"),
+        "the same instants in another offset are the same run: {said}"
+    );
+    let list = json(&gpuplan(&home, &["ledger", "list", "--json"]));
+    assert_eq!(
+        list.as_array().map(Vec::len),
+        Some(1),
+        "one run, one bill: {list}"
+    );
+    let leap = local.replace("10:05:00+0800", "10:05:60+0800");
+    std::fs::write(dir.join("leap.json"), leap).expect("write");
+    let out = gpuplan(
+        &home,
+        &[
+            "--lang",
+            "en",
+            "ledger",
+            "import",
+            &dir.join("leap.json").display().to_string(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "second 60 is a typo, refused");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("started_at"),
+        "the error names the field"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -213,6 +213,7 @@ impl MeasuredRun {
     pub fn identity(&self) -> String {
         crate::digest::of_json(&MeasuredRun {
             run_id: String::new(),
+            started_at: crate::report::instant(&self.started_at),
             ..self.clone()
         })
     }

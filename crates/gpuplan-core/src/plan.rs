@@ -424,6 +424,14 @@ pub use crate::limits::{
 };
 
 impl Plan {
+    /// Whether the plan's data lives on persistent storage, which outlives
+    /// the instances: a fresh instance is set up again but needs no upload.
+    pub fn data_persists(&self) -> bool {
+        self.storage
+            .as_ref()
+            .is_some_and(|s| s.on == Disk::Persistent)
+    }
+
     /// Parses a plan file; errors name the file, line and field.
     pub fn from_toml(file: &str, text: &str) -> Result<Self, DataError> {
         let plan: Plan = toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
@@ -525,6 +533,18 @@ impl Plan {
         }
         if let Some(h) = self.job.hours {
             hours("job", "hours", h, true)?;
+            // With hours written down the model's timing inputs would be
+            // silently ignored, and a 90-epoch ImageNet job priced as 1 h.
+            if self.job.dataset_samples.is_some() {
+                return Err(Refusal::new(
+                    "job",
+                    "dataset_samples",
+                    "job.hours and job.dataset_samples both give how long a run takes: keep one",
+                    Message::new("error.hoursAndModel")
+                        .with("a", "job.hours")
+                        .with("b", "job.dataset_samples"),
+                ));
+            }
         }
         Ok(())
     }

@@ -242,6 +242,20 @@ pub struct Lifecycle {
     /// Which directory that is.
     #[serde(default)]
     pub scratch_path: Option<String>,
+    /// The deadline releases the instance and its system disk but detaches
+    /// and keeps its data disk, still billed (优云智算): a fresh instance is
+    /// set up again, and the data is still there.
+    #[serde(default)]
+    pub deadline_keeps_data_disk: Option<Fact<bool>>,
+}
+
+impl Lifecycle {
+    /// Whether the deadline leaves the data disk (and its bill) in place.
+    pub fn keeps_data_disk(&self) -> bool {
+        self.deadline_keeps_data_disk
+            .as_ref()
+            .is_some_and(|f| f.value)
+    }
 }
 
 /// Usage limits.

@@ -139,6 +139,16 @@ fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataE
             Message::new("error.report.time").with("value", crate::error::short(s)),
         )
     })?;
+    // chrono reads second 60 as a leap second; no clock a report comes
+    // from writes one, so it is a typo.
+    if t.timestamp_subsec_nanos() >= 1_000_000_000 {
+        return Err(bad(
+            file,
+            field,
+            "not a time like 2026-11-30T14:05:00+0800",
+            Message::new("error.report.time").with("value", crate::error::short(s)),
+        ));
+    }
     if !OFFSETS.contains(&t.offset().local_minus_utc()) {
         return Err(bad(
             file,
@@ -159,6 +169,19 @@ fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataE
         ));
     }
     Ok(t)
+}
+
+/// The instant a report's time names, as UTC, so one moment written as
+/// `14:02:11+0800` or `06:02:11+0000` is one identity; text that is not a
+/// time stays as written.
+pub fn instant(s: &str) -> String {
+    DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z")
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .format("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        })
+        .unwrap_or_else(|_| s.to_owned())
 }
 
 fn text_ok(v: &str, max: usize) -> bool {
@@ -492,8 +515,8 @@ impl RunReport {
             &self.job,
             &self.run_id,
             self.part,
-            &self.started_at,
-            &self.ended_at,
+            instant(&self.started_at),
+            instant(&self.ended_at),
             self.wall_seconds,
             self.exit_status,
         ))

@@ -250,11 +250,15 @@ fn migrations() -> Migrations<'static> {
         // every row (`reports_without_identity`), and a second row of one
         // run keeps none (its bill stays; nothing is deleted).
         M::up("UPDATE run_reports SET identity = NULL;"),
+        // v9: a report's window counts as the instants it names (UTC), not
+        // as written, so one run written with two offsets is one bill; the
+        // identities are computed again as for v8.
+        M::up("UPDATE run_reports SET identity = NULL;"),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// A price the user set for a GPU on a platform.
 #[derive(Debug, Clone, PartialEq)]

@@ -127,7 +127,9 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             lora_rank: if lora { j.lora_rank } else { None },
             lora_targets: None,
             grad_checkpointing: Some(j.grad_checkpointing),
-            dataset_samples: j.dataset_samples,
+            // The first release priced written hours and ignored the
+            // model's timing; a plan now refuses both.
+            dataset_samples: j.dataset_samples.filter(|_| p.hours.is_none()),
             epochs: j.epochs,
             ..JobSpec::default()
         },

@@ -16,6 +16,18 @@ deadline_days: number,
 /**
  * Fresh instances the plan then needs, its data brought back to each.
  */
+fresh_instances: number, } | { "kind": "instance-released", 
+/**
+ * Longest time the instance sits stopped, days.
+ */
+idle_days: string, 
+/**
+ * The platform's deadline.
+ */
+deadline_days: number, 
+/**
+ * Fresh instances the plan then needs, each set up again.
+ */
 fresh_instances: number, } | { "kind": "scratch-wiped", 
 /**
  * Which directory.

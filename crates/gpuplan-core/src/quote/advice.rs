@@ -147,10 +147,15 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
     if let Some(deadline) = &f.profile.lifecycle.release_after_stopped_days {
         // "Stopped 15 days in a row is released": a stop of exactly the
         // deadline already loses the disk.
-        if on_instance
-            && longest_stop > Decimal::ZERO
-            && longest_stop >= Decimal::from(deadline.value) * Decimal::from(24)
-        {
+        let past = longest_stop > Decimal::ZERO
+            && longest_stop >= Decimal::from(deadline.value) * Decimal::from(24);
+        if past && f.profile.lifecycle.keeps_data_disk() {
+            w.push(Warning::InstanceReleased {
+                idle_days: (longest_stop / Decimal::from(24)).round_dp(1),
+                deadline_days: deadline.value,
+                fresh_instances: f.lanes.iter().map(|l| l.deadline_releases).sum(),
+            });
+        } else if on_instance && past {
             w.push(Warning::DataWiped {
                 idle_days: (longest_stop / Decimal::from(24)).round_dp(1),
                 deadline_days: deadline.value,

@@ -271,6 +271,17 @@ pub enum Warning {
         /// Fresh instances the plan then needs, its data brought back to each.
         fresh_instances: u32,
     },
+    /// A stopped instance is released after the deadline, its data disk
+    /// kept (and still billed).
+    InstanceReleased {
+        /// Longest time the instance sits stopped, days.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        idle_days: Decimal,
+        /// The platform's deadline.
+        deadline_days: u32,
+        /// Fresh instances the plan then needs, each set up again.
+        fresh_instances: u32,
+    },
     /// A scratch directory is wiped after a stop.
     ScratchWiped {
         /// Which directory.
@@ -434,8 +445,9 @@ pub enum Warning {
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 19] = [
+    pub const KINDS: [&'static str; 20] = [
         "data-wiped",
+        "instance-released",
         "scratch-wiped",
         "run-exceeds-cap",
         "quota-exhausted",
@@ -460,6 +472,7 @@ impl Warning {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::DataWiped { .. } => "data-wiped",
+            Self::InstanceReleased { .. } => "instance-released",
             Self::ScratchWiped { .. } => "scratch-wiped",
             Self::RunExceedsCap { .. } => "run-exceeds-cap",
             Self::QuotaExhausted { .. } => "quota-exhausted",
@@ -665,7 +678,13 @@ pub struct Quote {
 /// An amount as a bill prints it: rounded to the fen, half up (四舍五入),
 /// always with two places ("16.00").
 pub fn cny(d: Decimal) -> Decimal {
-    let mut x = d.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
+    // Hours are seconds / 3600, which a decimal cannot hold exactly: 1/3 h
+    // at 0.015 is 0.00499...9. Sixteen places first drop that tail (an
+    // exact amount of prices to four places, GB to two and seconds lies
+    // at least 1e-13 from a half fen, so none is moved across one).
+    let mut x = d
+        .round_dp_with_strategy(16, RoundingStrategy::MidpointNearestEven)
+        .round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
     x.rescale(2);
     x
 }
@@ -697,10 +716,11 @@ pub fn to_whole_seconds(hours: Decimal) -> Decimal {
     }
 }
 
-/// Whole seconds as hours, to six places (a hundredth of a second's
-/// precision, far below a fen, keeps the arithmetic short).
+/// Whole seconds as hours, exact to the decimal's precision: rounding the
+/// hours (to six places, as before) made 1,200 s at 0.015 per hour 0.00499
+/// instead of 0.005, so a half fen rounded down.
 pub fn seconds_to_hours(seconds: Decimal) -> Decimal {
-    (seconds / Decimal::from(3600)).round_dp(6)
+    seconds / Decimal::from(3600)
 }
 
 /// Hours billed for one start of `used` hours: rounded up to the billing unit,
@@ -1229,7 +1249,7 @@ fn upload_hours(plan: &Plan) -> Result<Decimal, InputError> {
             let unpack = d.size_gb.checked_mul(unpack_seconds_per_gb())?;
             x.checked_add(unpack)
         })
-        .map(|x| (x / Decimal::from(3600)).round_dp(6))
+        .map(|x| x / Decimal::from(3600))
         .ok_or_else(|| overflow("data.size_gb"))
 }
 

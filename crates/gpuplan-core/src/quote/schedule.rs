@@ -176,6 +176,9 @@ pub struct Lane {
     /// When the platform's deadline released the stopped instance (and its
     /// disk), before its work was done.
     pub deadline_releases: u32,
+    /// Those of the fresh instances that found the data still there (the
+    /// deadline kept the data disk): set up again, nothing uploaded.
+    pub data_kept: u32,
     /// When the last run ends (the result is there).
     pub work_end: Decimal,
     /// When storage is released (the plan's storage days, or the end).
@@ -348,6 +351,10 @@ struct Builder {
     fresh_start: Decimal,
     /// Setup and uploads bill as GPU time of the start they open.
     setup_on_gpu: bool,
+    /// Hours of setting up a fresh instance alone, when its data is kept.
+    setup_only: Decimal,
+    /// The deadline keeps the data disk (the profile says so).
+    deadline_keeps_data: bool,
 }
 
 impl Builder {
@@ -375,7 +382,14 @@ impl Builder {
         let expired = between == Between::Stop && self.deadline.is_some_and(|d| span.len() >= d);
         if between == Between::Release || expired {
             self.lane.deadline_releases += u32::from(expired);
-            self.reprovision();
+            if expired && self.deadline_keeps_data {
+                self.lane.data_kept += 1;
+                let full = std::mem::replace(&mut self.fresh_start, self.setup_only);
+                self.reprovision();
+                self.fresh_start = full;
+            } else {
+                self.reprovision();
+            }
         }
     }
 
@@ -455,8 +469,15 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
             .release_after_stopped_days
             .as_ref()
             .map(|d| Decimal::from(d.value) * Decimal::from(24)),
-        fresh_start: i.setup_hours + i.upload_hours,
+        // Data on persistent storage is still there for a fresh instance.
+        fresh_start: if i.plan.data_persists() {
+            i.setup_hours
+        } else {
+            i.setup_hours + i.upload_hours
+        },
         setup_on_gpu: i.setup_on_gpu,
+        setup_only: i.setup_hours,
+        deadline_keeps_data: i.profile.lifecycle.keeps_data_disk(),
     };
     let before = i.setup_hours + i.upload_hours;
     if before > Decimal::ZERO {
@@ -498,7 +519,8 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
     b.lane.starts.retain(|s| *s > Decimal::ZERO);
     let end = b.t;
     finish_storage(&mut b.lane, plan, end);
-    disk_life(&mut b.lane, b.deadline);
+    let disk_deadline = b.deadline.filter(|_| !b.deadline_keeps_data);
+    disk_life(&mut b.lane, disk_deadline);
     b.lane
 }
 
@@ -552,8 +574,8 @@ fn lay_out_runs(b: &mut Builder, i: &Inputs<'_>, j: usize, runs: &[Run]) {
         }
         // The run, split into pieces by extra stops.
         let pieces = splits.get(r).copied().unwrap_or(0) + 1;
-        let piece_used = (run.used / Decimal::from(pieces as u64)).round_dp(6);
-        let piece_wall = (run.wall / Decimal::from(pieces as u64)).round_dp(6);
+        let piece_used = run.used / Decimal::from(pieces as u64);
+        let piece_wall = run.wall / Decimal::from(pieces as u64);
         for piece in 0..pieces {
             if piece > 0 {
                 b.gap(b.t + stop_hours, Between::Stop);

@@ -37,7 +37,9 @@ impl Bill {
         hours: Option<Decimal>,
         amount: Decimal,
     ) {
-        if amount.is_zero() && kind != LineKind::Runs {
+        // Hours as seconds / 3600 leave a residue far below a fen (1e-28)
+        // where an amount is really nothing: sixteen places, as `cny`.
+        if amount.round_dp(16).is_zero() && kind != LineKind::Runs {
             return;
         }
         self.lines.push(LineItem {
@@ -92,19 +94,26 @@ pub fn setup_and_data(
 ) {
     let instances = Decimal::from(plan.parallel);
     let fresh: u32 = lanes.iter().map(|l| l.reprovisions).sum();
-    // Every instance is set up and given the data: the first of each lane
-    // and each fresh one after a release.
-    let uploads = instances + Decimal::from(fresh);
+    // Every instance is set up: the first of each lane and each fresh one
+    // after a release. Each is given the data too, unless the data lives on
+    // persistent storage, which outlives the releases.
+    let set_up = instances + Decimal::from(fresh);
+    let kept: u32 = lanes.iter().map(|l| l.data_kept).sum();
+    let uploads = if plan.data_persists() {
+        instances
+    } else {
+        set_up - Decimal::from(kept)
+    };
     let mode = prices.setup_mode.key().to_owned();
     bill.push(
         LineKind::Setup,
         vec![
             ("time_s", seconds_param(plan.setup_hours)),
-            ("instances", uploads.to_string()),
+            ("instances", set_up.to_string()),
             ("mode", mode.clone()),
         ],
-        Some(plan.setup_hours * uploads),
-        plan.setup_hours * uploads * prices.setup,
+        Some(plan.setup_hours * set_up),
+        plan.setup_hours * set_up * prices.setup,
     );
     bill.push(
         LineKind::Upload,
@@ -448,10 +457,11 @@ pub fn storage(
         .collect();
     let days: Decimal = lane_days.iter().copied().sum();
     // Each instance has its own disk: the first of each lane and each fresh
-    // one after a release; the longest one disk lived is what "each" says.
+    // one after a release (not one that found the kept data disk); the
+    // longest one disk lived is what "each" says.
     let instances: u32 = lanes
         .iter()
-        .map(|l| l.reprovisions.saturating_add(1))
+        .map(|l| l.reprovisions.saturating_sub(l.data_kept).saturating_add(1))
         .fold(0, u32::saturating_add);
     let longest = if while_stopped {
         lanes

@@ -105,6 +105,7 @@ fn risk(
             Warning::BudgetExceeded { .. } | Warning::BalanceRunsOut { .. } => 4.0,
             Warning::QuotaExhausted { .. } | Warning::RunExceedsCap { .. } => 2.0,
             Warning::DataWiped { .. } | Warning::ScratchWiped { .. } => 0.5,
+            Warning::InstanceReleased { .. } => 0.25,
             _ => 0.0,
         };
     }

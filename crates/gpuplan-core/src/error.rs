@@ -116,6 +116,17 @@ impl DataError {
         e
     }
 
+    /// A JSON file that does not parse, its field named by the last key
+    /// written before the error (`wall_seconds` for `"wall_seconds": -5`),
+    /// else `field`: serde_json says where, not which field.
+    pub fn from_json_text(file: &str, text: &str, field: &str, err: &serde_json::Error) -> Self {
+        let mut e = Self::from_json(file, field, err);
+        if let Some(key) = json_key_before(text, err.line(), err.column()) {
+            e.field = short(&key);
+        }
+        e
+    }
+
     /// A validation failure for `field`, located at the first mention of its
     /// last path segment after its table header.
     pub fn invalid(
@@ -506,6 +517,12 @@ fn noun(what: &str) -> String {
 
 /// Longest error text kept, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 240;
+/// A character that must not act on a terminal, shown as its code point
+/// (`[U+001B]`), in words no language has to translate.
+pub fn visible(c: char) -> String {
+    format!("[U+{:04X}]", c as u32)
+}
+
 /// Longest run of digits kept in an error text.
 const MAX_DIGITS: usize = 16;
 
@@ -530,8 +547,10 @@ pub fn short(text: &str) -> String {
                 chars.next();
             }
             if run.len() > MAX_DIGITS {
-                let head: String = run.chars().take(6).collect();
-                out.push_str(&format!("{head}… ({} digits)", run.len()));
+                // 1.84467…e19: the size in the notation every language reads.
+                let first: String = run.chars().take(1).collect();
+                let next: String = run.chars().skip(1).take(5).collect();
+                out.push_str(&format!("{first}.{next}…e{}", run.len().saturating_sub(1)));
             } else {
                 out.push_str(&run);
             }
@@ -539,7 +558,7 @@ pub fn short(text: &str) -> String {
             continue;
         }
         if c.is_control() && c != '\n' {
-            out.extend(c.escape_default());
+            out.push_str(&visible(c));
         } else {
             out.push(c);
         }
@@ -559,16 +578,11 @@ mod tests {
         let escape = "name \u{1b}[2J\u{1b}]0;owned\u{7}";
         // (input, must contain, must not contain, why)
         let cases: [(&str, &str, &str, &str); 4] = [
-            (
-                &long,
-                "111111… (300 digits)",
-                "1111111",
-                "a huge number is cut",
-            ),
+            (&long, "1.11111…e299", "1111111", "a huge number is cut"),
             (&flood, "…", &flood[..300], "a flood of text is cut"),
             (
                 escape,
-                "\\u{1b}[2J",
+                "[U+001B][2J",
                 "\u{1b}",
                 "escape sequences become visible text",
             ),
@@ -616,5 +630,60 @@ mod tests {
             (4, "gpu.x.bad"),
             "validation errors point at the key inside its table"
         );
+    }
+}
+
+/// The last object key (`"name":`) written before `line`:`column` of `text`
+/// (1-based, as serde_json counts), if the text has one.
+fn json_key_before(text: &str, line: usize, column: usize) -> Option<String> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let upto = start.saturating_add(column).min(text.len());
+    let head = text.get(..upto)?;
+    // Walk back over `"key"` followed by optional spaces and a colon.
+    let mut end = head.len();
+    while let Some(colon) = head[..end].rfind(':') {
+        let before = head[..colon].trim_end();
+        if let Some(key_body) = before.strip_suffix('"') {
+            if let Some(open) = key_body.rfind('"') {
+                let key = &key_body[open + 1..];
+                if !key.is_empty()
+                    && key.len() <= 64
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    return Some(key.to_owned());
+                }
+            }
+        }
+        end = colon;
+    }
+    None
+}
+
+#[cfg(test)]
+mod json_key_tests {
+    use super::json_key_before;
+
+    #[test]
+    fn the_key_before_a_bad_value_is_named() {
+        let text = "{\"a\": 1,\n  \"wall_seconds\": -5}";
+        // (line, column, expected, why)
+        let cases = [
+            (2, 20, Some("wall_seconds"), "the value after its key"),
+            (1, 7, Some("a"), "the first key"),
+            (1, 1, None, "no key before the start"),
+        ];
+        for (line, column, want, why) in cases {
+            assert_eq!(
+                json_key_before(text, line, column).as_deref(),
+                want,
+                "{why}"
+            );
+        }
     }
 }

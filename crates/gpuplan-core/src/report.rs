@@ -202,8 +202,8 @@ impl RunReport {
                 Message::new("error.report.tooLarge").with("max", MAX_REPORT_BYTES),
             ));
         }
-        let r: RunReport =
-            serde_json::from_str(text).map_err(|e| DataError::from_json(file, "report", &e))?;
+        let r: RunReport = serde_json::from_str(text)
+            .map_err(|e| DataError::from_json_text(file, text, "report", &e))?;
         r.check_version(file)?;
         r.check_fields(file)?;
         r.check_window(file)?;

@@ -165,7 +165,7 @@ impl From<gpuplan_store::StoreError> for AppError {
             E::Unwritable { path, reason } => Some(
                 Message::new("error.storeUnwritable")
                     .with("path", short(path))
-                    .with("reason", short(reason)),
+                    .with("reason", io_reason(reason)),
             ),
             E::TooNew { found, known } => Some(
                 Message::new("error.storeTooNew")
@@ -173,7 +173,7 @@ impl From<gpuplan_store::StoreError> for AppError {
                     .with("known", known),
             ),
             E::ReadOnly { reason } => {
-                Some(Message::new("error.storeReadOnly").with("reason", short(reason)))
+                Some(Message::new("error.storeReadOnly").with("reason", io_reason(reason)))
             }
             _ => None,
         };
@@ -221,4 +221,28 @@ impl AppError {
             other => other,
         }
     }
+}
+
+/// The catalog's words for why a folder or file could not be used, from the
+/// operating system's English text (its `os error N` code) or the store's;
+/// the text itself, cut short, when neither is known.
+fn io_reason(reason: &str) -> String {
+    let code = reason
+        .rsplit_once("os error ")
+        .and_then(|(_, n)| n.trim_end_matches(')').parse::<i32>().ok());
+    let key = match code {
+        Some(2) => Some("enum.io.not-found"),
+        Some(13 | 1) => Some("enum.io.denied"),
+        Some(17) => Some("enum.io.exists"),
+        Some(20) => Some("enum.io.not-folder"),
+        Some(21) => Some("enum.io.is-folder"),
+        Some(28) => Some("enum.io.full"),
+        Some(30) => Some("enum.io.read-only"),
+        _ if reason.contains("a folder is where the database file should be") => {
+            Some("enum.io.folder-at-database")
+        }
+        _ if reason.contains("unable to open database file") => Some("enum.io.cannot-open"),
+        _ => None,
+    };
+    key.map_or_else(|| short(reason), str::to_owned)
 }

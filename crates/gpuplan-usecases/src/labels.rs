@@ -373,7 +373,6 @@ pub fn duration(lang: Lang, seconds: &str) -> String {
 /// `\u{..}`, so a name cannot print a fake total on a line of its own or
 /// hide what it says.
 pub fn one_line(value: &str) -> String {
-    use std::fmt::Write;
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         let invisible = matches!(
@@ -381,7 +380,7 @@ pub fn one_line(value: &str) -> String {
             '\u{200B}'..='\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
         );
         if c.is_control() || invisible {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            out.push_str(&gpuplan_core::error::visible(c));
         } else {
             out.push(c);
         }

@@ -649,7 +649,7 @@ fn json_key_before(text: &str, line: usize, column: usize) -> Option<String> {
         let before = head[..colon].trim_end();
         if let Some(key_body) = before.strip_suffix('"') {
             if let Some(open) = key_body.rfind('"') {
-                let key = &key_body[open + 1..];
+                let key = key_body.get(open.saturating_add(1)..).unwrap_or_default();
                 if !key.is_empty()
                     && key.len() <= 64
                     && key

@@ -844,3 +844,44 @@ fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
         "storage through the stop"
     );
 }
+
+#[test]
+fn a_spot_instance_that_cannot_be_stopped_is_not_priced_as_stopped() {
+    // 优云智算's spot instances "不能关机、只能删除": a plan stopping one
+    // between runs is refused, naming the field, instead of billing a
+    // stopped disk that does not exist.
+    let e = refused(
+        r#"name = "spot, stopped"
+        platform = "youyun"
+        gpu = "rtx3090"
+        payment = "spot"
+        [[run]]
+        name = "x"
+        count = 3
+        hours = 4
+        [schedule]
+        days = 6
+        between_runs = "stop""#,
+    );
+    assert_eq!(
+        e.field, "schedule.between_runs",
+        "the field to change is named"
+    );
+    let released = priced(
+        r#"name = "spot, released"
+        platform = "youyun"
+        gpu = "rtx3090"
+        payment = "spot"
+        [[run]]
+        name = "x"
+        count = 3
+        hours = 4
+        [schedule]
+        days = 6
+        between_runs = "release""#,
+    );
+    assert!(
+        released.cash_total > Decimal::ZERO,
+        "releasing between runs prices"
+    );
+}

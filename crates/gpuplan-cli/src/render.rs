@@ -763,7 +763,7 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
             "options.nothing"
         };
         let _ = writeln!(o, "{}", c.text(lang, key));
-        if let Some(card) = &r.fixes_for {
+        if let Some(card) = r.fixes_for.as_ref().filter(|_| !r.fixes.is_empty()) {
             let _ = writeln!(
                 o,
                 "{}:",

@@ -247,6 +247,9 @@ pub struct Lifecycle {
     /// set up again, and the data is still there.
     #[serde(default)]
     pub deadline_keeps_data_disk: Option<Fact<bool>>,
+    /// A spot instance cannot be stopped, only released (优云智算).
+    #[serde(default)]
+    pub spot_cannot_stop: Option<Fact<bool>>,
 }
 
 impl Lifecycle {

@@ -72,6 +72,21 @@ impl Planner {
             let known = self.store()?.bill_of_report(&identity)?;
             let earlier = fresh.iter().position(|p| p.identity == identity);
             match (known, earlier) {
+                // A real bill for a run already billed would be dropped
+                // without a word: say so, and how to replace the bill.
+                (Some(id), _) if cost.is_some() => {
+                    return Err(AppError::input(
+                        "cost",
+                        format!("this run is already bill {id}: --cost was not applied"),
+                        "delete that bill first, then import the report again with --cost",
+                    )
+                    .said(
+                        gpuplan_core::Message::new("error.costAlreadyBilled").with("id", id),
+                        Some(
+                            gpuplan_core::Message::new("allowed.costAlreadyBilled").with("id", id),
+                        ),
+                    ))
+                }
                 (Some(id), _) => out.push(Some(self.already(file, &report, id)?)),
                 (None, Some(i)) => {
                     let mut twice = fresh[i].run.clone();

@@ -929,6 +929,40 @@ pub fn quote(
     quote_with(plan, profile, catalog, zoo, &Corrections::none())
 }
 
+/// A plan that stops a spot instance where the platform cannot stop one
+/// (only release it) is refused: pricing the stop would bill a disk and a
+/// restart that do not exist, and skip the upload a fresh instance needs.
+fn spot_stops(plan: &Plan, profile: &PlatformProfile, spot: bool) -> Result<(), InputError> {
+    let cannot = profile
+        .lifecycle
+        .spot_cannot_stop
+        .as_ref()
+        .is_some_and(|f| f.value);
+    if !(spot && cannot) {
+        return Ok(());
+    }
+    let field = if plan.stops.as_ref().is_some_and(|s| s.count > 0) {
+        "stops.count"
+    } else if plan
+        .schedule
+        .as_ref()
+        .is_some_and(|s| s.between_runs == crate::plan::Between::Stop)
+    {
+        "schedule.between_runs"
+    } else {
+        return Ok(());
+    };
+    Err(InputError::new(
+        field,
+        "a spot instance on this platform cannot be stopped, only released",
+        "between_runs = \"release\" and no [stops], or pay as you go",
+    )
+    .said(
+        Message::new("error.spotCannotStop"),
+        Some(Message::new("allowed.spotCannotStop")),
+    ))
+}
+
 /// [`quote`] with an estimated job's time corrected by measured runs
 /// ([`crate::correction`]); the quote says what was applied.
 ///
@@ -946,6 +980,7 @@ pub fn quote_with(
 ) -> Result<Quote, InputError> {
     plan.check()?;
     let (rental, prices) = prices::prices(plan, profile, catalog)?;
+    spot_stops(plan, profile, prices.spot)?;
     let grades = figures::Grades::of(plan, profile, rental.offer, &prices, catalog);
     let work = work(plan, profile, &rental, &prices, catalog, zoo, corrections)?;
     let walls: Vec<Decimal> = work.walls.iter().map(|(w, _)| *w).collect();

@@ -885,3 +885,23 @@ fn a_spot_instance_that_cannot_be_stopped_is_not_priced_as_stopped() {
         "releasing between runs prices"
     );
 }
+
+#[test]
+fn runs_on_an_instance_kept_running_boot_once() {
+    // AutoDL: queue 10 min, startup 2 min. Three runs a day apart with the
+    // instance kept running between them: one queue, one boot (0.20 h of
+    // waiting), not a boot before each run (0.27 h).
+    let q = priced(
+        r#"name = "kept running"
+        platform = "autodl"
+        gpu = "rtx5090"
+        [[run]]
+        name = "x"
+        count = 3
+        hours = 2
+        [schedule]
+        days = 1
+        between_runs = "keep-running""#,
+    );
+    assert_eq!(q.time.waiting, d("0.20"), "one queue and one boot");
+}

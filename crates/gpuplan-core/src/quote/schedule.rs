@@ -813,19 +813,22 @@ fn lane_time(t: &TimeInputs<'_>, w: &Waits, lane: &Lane, first: bool) -> TimeToR
     let mut waiting = w.queue + w.startup;
     for (r, h) in lane.run_hours.iter().enumerate() {
         let extra = w.parts(*h) - Decimal::ONE;
-        // Every Slurm job queues; elsewhere only the first start does,
-        // and each later start or session boots again.
-        let each = if w.campus {
+        // Every Slurm job queues and boots; requeued parts of a run longer
+        // than the walltime or session do again.
+        let new_start = if w.campus && r > 0 {
             w.queue + w.startup
         } else {
-            w.startup
+            Decimal::ZERO
         };
-        let new_start = if r == 0 { Decimal::ZERO } else { each };
         waiting += new_start + extra * (w.queue + w.startup);
     }
-    // Pieces of split runs start again too.
-    let pieces = lane.starts.len().saturating_sub(lane.run_hours.len());
-    waiting += w.startup * Decimal::from(pieces as u64);
+    // Elsewhere only the first start queues, and each later start (a run
+    // after a stop or release, a piece of a split run) boots again; runs
+    // on an instance kept running between them boot once.
+    if !w.campus {
+        let later = lane.starts.len().saturating_sub(1);
+        waiting += w.startup * Decimal::from(later as u64);
+    }
     let running: Decimal = lane.run_hours.iter().copied().sum();
     let wall: Decimal = lane.runs.iter().map(Interval::len).sum();
     let gaps: Decimal = lane

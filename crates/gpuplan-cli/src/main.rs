@@ -322,9 +322,10 @@ fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String
             let s = planner.slurm_script(&a.request(plan.as_ref()))?;
             for n in &s.notes {
                 note(&format!(
-                    "gpuplan: {}: {}",
+                    "gpuplan{colon}{}{colon}{}",
                     planner.labels().text(lang, "cli.note"),
-                    planner.labels().message(lang, n)
+                    planner.labels().message(lang, n),
+                    colon = lang.colon()
                 ));
             }
             Ok(s.text)
@@ -395,21 +396,23 @@ fn main() -> ExitCode {
     let result = run(&cli, lang, &mut planner);
     for n in planner.notices() {
         note(&format!(
-            "gpuplan: {}: {}",
+            "gpuplan{colon}{}{colon}{}",
             planner.labels().text(lang, "cli.note"),
-            planner.labels().message(lang, n)
+            planner.labels().message(lang, n),
+            colon = lang.colon()
         ));
     }
     if let Ok(unmatched) = planner.unmatched_overrides() {
         for o in unmatched {
             note(&format!(
-                "gpuplan: {}: {}",
+                "gpuplan{colon}{}{colon}{}",
                 planner.labels().text(lang, "cli.note"),
                 planner.labels().fill(
                     lang,
                     "cli.overrideUnmatched",
                     [("platform", o.platform.as_str()), ("gpu", o.gpu.as_str())]
-                )
+                ),
+                colon = lang.colon()
             ));
         }
     }
@@ -423,9 +426,10 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             note(&format!(
-                "gpuplan: {}: {}",
+                "gpuplan{colon}{}{colon}{}",
                 planner.labels().text(lang, "error.prefix"),
-                planner.labels().error(lang, &e)
+                planner.labels().error(lang, &e),
+                colon = lang.colon()
             ));
             ExitCode::from(if e.is_user_error() { 2 } else { 1 })
         }

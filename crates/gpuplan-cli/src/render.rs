@@ -340,7 +340,12 @@ fn estimate_fixes(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         .find(|g| g.id == r.target_gpu)
         .map(|g| gpuplan_usecases::charts::short_card_name(&g.name))
         .unwrap_or(r.target_gpu.as_str());
-    let _ = writeln!(o, "\n{}:", c.fill(lang, "memory.fixes", [("gpu", target)]));
+    let _ = writeln!(
+        o,
+        "\n{}{}",
+        c.fill(lang, "memory.fixes", [("gpu", target)]),
+        lang.colon().trim_end()
+    );
     let target_fits = r
         .gpus
         .iter()
@@ -706,7 +711,7 @@ pub fn quote(
         let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));
     }
     if !q.warnings.is_empty() {
-        let _ = writeln!(o, "\n{}:", t("plan.warnings"));
+        let _ = writeln!(o, "\n{}{}", t("plan.warnings"), lang.colon().trim_end());
         for w in &q.warnings {
             let _ = writeln!(o, "  ! {}", msg(c, lang, &w.message()));
         }
@@ -766,8 +771,9 @@ pub fn recommendation(c: &Catalog, lang: Lang, r: &Recommendation) -> String {
         if let Some(card) = r.fixes_for.as_ref().filter(|_| !r.fixes.is_empty()) {
             let _ = writeln!(
                 o,
-                "{}:",
-                c.fill(lang, "memory.fixes", [("gpu", card.as_str())])
+                "{}{}",
+                c.fill(lang, "memory.fixes", [("gpu", card.as_str())]),
+                lang.colon().trim_end()
             );
             for f in &r.fixes {
                 let kind = c.text(lang, &format!("enum.fix.{}", f.kind));
@@ -895,7 +901,12 @@ fn option(
 fn ruled_out(c: &Catalog, lang: Lang, ruled: &[gpuplan_core::recommend::RuledOut]) -> String {
     let mut o = String::new();
     if !ruled.is_empty() {
-        let _ = writeln!(o, "\n{}:", c.text(lang, "options.ruledOut"));
+        let _ = writeln!(
+            o,
+            "\n{}{}",
+            c.text(lang, "options.ruledOut"),
+            lang.colon().trim_end()
+        );
         // Every platform with an offer ruled out, each offer with its reason:
         // nothing a student could use goes unmentioned.
         let mut platforms: Vec<&str> = ruled.iter().map(|x| x.platform.as_str()).collect();

@@ -89,9 +89,10 @@ pub fn refuse(e: &clap::Error, args: &[OsString], lang: Lang) -> ExitCode {
         return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
     };
     crate::note(&format!(
-        "gpuplan: {}: {}",
+        "gpuplan{colon}{}{colon}{}",
         c.text(lang, "error.prefix"),
-        explain(&c, lang, e, args)
+        explain(&c, lang, e, args),
+        colon = lang.colon()
     ));
     crate::note(&c.fill(
         lang,

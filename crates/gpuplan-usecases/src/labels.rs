@@ -28,6 +28,15 @@ impl Lang {
     /// Both languages.
     pub const ALL: [Self; 2] = [Self::Zh, Self::En];
 
+    /// The colon after a label or heading: full-width in Chinese (`注意：`),
+    /// `: ` in English; headings trim the space.
+    pub fn colon(self) -> &'static str {
+        match self {
+            Self::Zh => "：",
+            Self::En => ": ",
+        }
+    }
+
     /// Chinese for any `zh*` locale tag, else English.
     pub fn from_tag(tag: &str) -> Self {
         if tag.trim().to_ascii_lowercase().starts_with("zh") {

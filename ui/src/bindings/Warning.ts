@@ -176,7 +176,15 @@ cost: string,
 /**
  * What they would cost stopped.
  */
-stopped_cost: string, } | { "kind": "schedule-too-tight", 
+stopped_cost: string, } | { "kind": "storage-days-short", 
+/**
+ * Days the plan keeps storage.
+ */
+days: string, 
+/**
+ * Days the work spans, billed instead.
+ */
+work_days: string, } | { "kind": "schedule-too-tight", 
 /**
  * Days the schedule gives.
  */

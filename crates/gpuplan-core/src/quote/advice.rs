@@ -61,6 +61,7 @@ pub fn warnings(f: &Facts<'_>) -> Vec<Warning> {
     packages(f, &mut w);
     idling(f, &mut w);
     schedule_fits(f, &mut w);
+    storage_days(f, &mut w);
     if f.prices.spot && f.checkpoint.is_none() {
         w.push(Warning::SpotWithoutCheckpoints);
     }
@@ -301,6 +302,22 @@ fn idling(f: &Facts<'_>, w: &mut Vec<Warning>) {
             hours: h2(idle),
             cost: running,
             stopped_cost: stopped,
+        });
+    }
+}
+
+/// `[storage] days` shorter than the work: storage cannot end while runs
+/// still use it, so the bill keeps it to the work's end; the warning says
+/// the plan's days were not what was billed.
+fn storage_days(f: &Facts<'_>, w: &mut Vec<Warning>) {
+    let Some(days) = f.plan.storage.as_ref().and_then(|s| s.days) else {
+        return;
+    };
+    let end = f.lanes.iter().map(|l| l.work_end).max().unwrap_or_default();
+    if days * Decimal::from(24) < end {
+        w.push(Warning::StorageDaysShort {
+            days: days.normalize(),
+            work_days: h2(end / Decimal::from(24)),
         });
     }
 }

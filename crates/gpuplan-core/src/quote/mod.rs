@@ -432,6 +432,16 @@ pub enum Warning {
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         stopped_cost: Decimal,
     },
+    /// `[storage] days` ends before the work does: the disk is kept until
+    /// the work ends, and billed for that.
+    StorageDaysShort {
+        /// Days the plan keeps storage.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        days: Decimal,
+        /// Days the work spans, billed instead.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        work_days: Decimal,
+    },
     /// A schedule whose days cannot hold its runs: they ran back to back.
     ScheduleTooTight {
         /// Days the schedule gives.
@@ -445,7 +455,7 @@ pub enum Warning {
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 20] = [
+    pub const KINDS: [&'static str; 21] = [
         "data-wiped",
         "instance-released",
         "scratch-wiped",
@@ -466,6 +476,7 @@ impl Warning {
         "extra-package",
         "stop-between-runs",
         "schedule-too-tight",
+        "storage-days-short",
     ];
 
     /// This warning's kind (one of [`Warning::KINDS`]).
@@ -491,6 +502,7 @@ impl Warning {
             Self::ExtraPackage { .. } => "extra-package",
             Self::StopBetweenRuns { .. } => "stop-between-runs",
             Self::ScheduleTooTight { .. } => "schedule-too-tight",
+            Self::StorageDaysShort { .. } => "storage-days-short",
         }
     }
 

@@ -457,3 +457,79 @@ fn locate_id(text: &str, id: &str) -> usize {
         .map(|i| i.saturating_add(1))
         .unwrap_or(0)
 }
+
+impl CoursePack {
+    /// The first figure the pack dates after `latest` (`YYYY-MM-DD`, the
+    /// caller's today and a day of time zones): its dotted path and date.
+    /// A price "observed" in the future would read as fresh for years.
+    pub fn dated_after(&self, latest: &str) -> Option<(String, String)> {
+        let value = serde_json::to_value(self).ok()?;
+        dated_after(&value, "", latest)
+    }
+}
+
+fn dated_after(v: &serde_json::Value, path: &str, latest: &str) -> Option<(String, String)> {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        serde_json::Value::Object(map) => map.iter().find_map(|(k, x)| match (k.as_str(), x) {
+            ("observed", serde_json::Value::String(d)) => {
+                // "2026-05" is compared by its month.
+                let bound = latest.get(..d.len().min(latest.len())).unwrap_or(latest);
+                (d.as_str() > bound).then(|| (join(k), d.clone()))
+            }
+            _ => dated_after(x, &join(k), latest),
+        }),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| dated_after(x, &format!("{path}[{i}]"), latest)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod dated_tests {
+    use super::dated_after;
+
+    #[test]
+    fn a_date_after_the_latest_is_found_with_its_path() {
+        let v = serde_json::json!({
+            "platform": [{ "price": { "observed": "2026-05" }, "disk": { "observed": "2027-01-02" } }]
+        });
+        // (latest, expected path, why)
+        let cases = [
+            (
+                "2026-12-03",
+                Some("platform[0].disk.observed"),
+                "a day in the future",
+            ),
+            ("2027-01-02", None, "today is not the future"),
+            (
+                "2026-05-01",
+                Some("platform[0].disk.observed"),
+                "2026-05 is not after 2026-05-01",
+            ),
+        ];
+        for (latest, want, why) in cases {
+            assert_eq!(
+                dated_after(&v, "", latest).map(|(p, _)| p).as_deref(),
+                want,
+                "{why}"
+            );
+        }
+        let month = serde_json::json!({ "price": { "observed": "2026-05" } });
+        assert_eq!(
+            dated_after(&month, "", "2026-04-30")
+                .map(|(p, _)| p)
+                .as_deref(),
+            Some("price.observed"),
+            "a month after the latest month is found"
+        );
+    }
+}

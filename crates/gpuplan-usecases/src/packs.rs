@@ -31,6 +31,25 @@ impl Planner {
             }
             Err(e) => return Err(e.into()),
         };
+        // A price seen in the future would never look stale: refused. A day
+        // of slack covers a teacher a time zone ahead.
+        let now = (self.clock)();
+        let latest = now
+            .checked_add_signed(chrono::Duration::days(1))
+            .unwrap_or(now)
+            .format("%Y-%m-%d")
+            .to_string();
+        if let Some((field, date)) = pack.dated_after(&latest) {
+            return Err(AppError::input(
+                &field,
+                format!("{date} is after today"),
+                "a date on or before today",
+            )
+            .said(
+                gpuplan_core::Message::new("error.dateInFuture").with("value", &date),
+                Some(gpuplan_core::Message::new("allowed.dateNotAfterToday")),
+            ));
+        }
         // Every command loads every pack, so their number is capped; a pack
         // with the name of an imported one replaces it and does not count.
         let replaces = self

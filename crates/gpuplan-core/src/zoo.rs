@@ -943,6 +943,20 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
         InputError::new("config", "the JSON is not an object", allowed().0)
             .said(Message::new("error.parse.notJsonObject"), Some(allowed().1))
     })?;
+    // serde_json keeps the last of two equal keys; a config saying
+    // hidden_size twice is refused rather than read either way.
+    if let Ok(TopKeys(keys)) = serde_json::from_str::<TopKeys>(json) {
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(k) = keys.into_iter().find(|k| !seen.insert(k.clone())) {
+            let k = crate::error::short(&k);
+            return Err(
+                InputError::new(&k, "the key is written twice", "each key once").said(
+                    Message::new("error.duplicateKey"),
+                    Some(Message::new("allowed.eachKeyOnce")),
+                ),
+            );
+        }
+    }
     let c = HfConfig { obj };
     let model_type = c.text("model_type").to_ascii_lowercase();
     let f = Family::of(&model_type);
@@ -1359,4 +1373,47 @@ fn activation(c: &HfConfig<'_>, f: &Family<'_>) -> (Activation, bool) {
         !f.layernorm()
     };
     (activation, gated)
+}
+
+/// The top-level keys of a JSON object in the order written, repeats kept.
+struct TopKeys(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for TopKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = TopKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<TopKeys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some((k, _)) = m.next_entry::<String, serde::de::IgnoredAny>()? {
+                    keys.push(k);
+                }
+                Ok(TopKeys(keys))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+#[cfg(test)]
+mod duplicate_key_tests {
+    #[test]
+    fn a_config_writing_a_key_twice_is_refused_by_that_key() {
+        let config = r#"{"model_type": "llama", "hidden_size": 4096, "hidden_size": 8192,
+            "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008,
+            "vocab_size": 32000, "max_position_embeddings": 4096}"#;
+        let e = super::from_hf_config(config).expect_err("hidden_size twice");
+        assert_eq!(e.field, "hidden_size", "the repeated key is named");
+        let once = config.replace(r#""hidden_size": 8192,"#, "");
+        assert!(
+            super::from_hf_config(&once).is_ok(),
+            "the same config with the key once reads"
+        );
+    }
 }

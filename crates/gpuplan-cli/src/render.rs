@@ -412,7 +412,10 @@ pub fn models(c: &Catalog, lang: Lang, zoo: &ModelZoo) -> String {
             o,
             "{} {} {} {}",
             pad(&e.id, 20),
-            pad(e.model.family().as_str(), 16),
+            pad(
+                &c.text(lang, &format!("enum.family.{}", e.model.family().as_str())),
+                16
+            ),
             pad(&format!("{:.1}M", params as f64 / 1e6), 16),
             e.model.name()
         );

@@ -137,10 +137,11 @@ impl DataError {
         message: impl Into<String>,
     ) -> Self {
         let (line, column) = locate(text, table, key);
-        let field = if key.is_empty() {
-            table.to_owned()
-        } else {
-            format!("{table}.{key}")
+        let field = match (table.is_empty(), key.is_empty()) {
+            (_, true) => table.to_owned(),
+            // A top-level field is its key alone (`budget`, not `.budget`).
+            (true, false) => key.to_owned(),
+            (false, false) => format!("{table}.{key}"),
         };
         Self {
             file: short(file),

@@ -283,6 +283,23 @@ impl CoursePack {
                 ),
             ));
         }
+        // `gpuplan pack remove NAME` must be able to type it.
+        let hidden = |c: char| {
+            c.is_control()
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+        };
+        if pack.pack.name.chars().any(hidden) {
+            return Err(DataError::refused(
+                file,
+                text,
+                Refusal::new(
+                    "pack",
+                    "name",
+                    "contains a control character",
+                    Message::new("error.controlChar"),
+                ),
+            ));
+        }
         if let Some(b) = pack.pack.budget_cap {
             if b < Decimal::ZERO || b > Decimal::from(1_000_000) {
                 return Err(DataError::refused(

@@ -1224,6 +1224,9 @@ pub fn calibration(
     );
     if v.rows.is_empty() {
         let _ = writeln!(o, "{}", c.text(lang, "calibration.empty"));
+    } else if !v.enabled {
+        // What follows is what the runs would change, not what estimates do.
+        let _ = writeln!(o, "{}", c.text(lang, "calibration.offWouldApply"));
     }
     for r in &v.rows {
         let own = r.own_runs.to_string();

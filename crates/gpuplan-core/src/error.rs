@@ -71,7 +71,10 @@ impl DataError {
             .unwrap_or_default();
         // A text that does not parse as a table is not TOML; one that does
         // holds a key or a value this file's schema refuses.
-        let said = if toml::from_str::<toml::Table>(text).is_err() {
+        let said = if err.message().contains("duplicate key") {
+            // TOML refuses a key written twice as a syntax error; say which.
+            Message::new("error.parse.duplicateKey")
+        } else if toml::from_str::<toml::Table>(text).is_err() {
             Message::new("error.parse.notToml")
         } else {
             refused(err.message())

@@ -663,3 +663,41 @@ fn one_run_written_in_two_offsets_is_one_bill_and_second_60_is_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_report_naming_two_saved_plans_goes_to_the_one_on_its_card() {
+    let dir = tmp("two-plans");
+    let home = dir.join("home");
+    let plan =
+        std::fs::read_to_string(common::root().join("examples/resnet18-cifar-estimated.toml"))
+            .expect("example plan");
+    let on_4090 = plan.replace("gpu = \"rtx3090\"", "gpu = \"rtx4090\"");
+    assert_ne!(plan, on_4090, "the second plan is on another card");
+    std::fs::write(dir.join("a.toml"), &plan).expect("write");
+    std::fs::write(dir.join("b.toml"), &on_4090).expect("write");
+    for f in ["a.toml", "b.toml"] {
+        let out = gpuplan(
+            &home,
+            &["plans", "import", &dir.join(f).display().to_string()],
+        );
+        assert!(out.status.success(), "{f} is saved");
+    }
+    // The RTX 3090 report names both (same name): it belongs to plan 1, on
+    // its card, not to the newer plan 2 on an RTX 4090.
+    std::fs::write(dir.join("r.json"), cifar_report(1800, 5)).expect("write");
+    let runs = json(&gpuplan(
+        &home,
+        &[
+            "ledger",
+            "import",
+            "--json",
+            &dir.join("r.json").display().to_string(),
+        ],
+    ));
+    assert_eq!(
+        runs[0]["plan_id"],
+        serde_json::json!(1),
+        "the plan on the report's card: {runs}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -299,7 +299,8 @@ impl Planner {
         })
     }
 
-    /// The saved plan the report names (the newest of that name), or the
+    /// The saved plan the report names (of several with that name, the
+    /// newest on the report's platform and card, else the newest), or the
     /// plan file the CLI was given, parsed.
     fn plan_of(
         &mut self,
@@ -307,18 +308,32 @@ impl Planner {
         plan_file: Option<&Plan>,
     ) -> Result<(Option<i64>, Option<Plan>)> {
         let wanted = plan_file.map_or(report.plan.as_str(), |p| p.name.as_str());
-        let saved = self
+        let gpu = report.gpu_id(&self.bundled.catalog);
+        let mut named: Vec<(i64, Option<Plan>)> = self
             .store()?
             .list_plans()?
             .into_iter()
             .filter(|p| !wanted.is_empty() && p.name == wanted)
-            .max_by_key(|p| p.id);
-        let plan_id = saved.as_ref().map(|p| p.id);
+            .map(|p| {
+                let parsed = Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok();
+                (p.id, parsed)
+            })
+            .collect();
+        named.sort_by_key(|(id, _)| *id);
+        let same_rental = |p: &Option<Plan>| {
+            p.as_ref().is_some_and(|p| {
+                p.platform == report.platform && gpu.as_deref() == Some(p.gpu.as_str())
+            })
+        };
+        let pick = named
+            .iter()
+            .rposition(|(_, p)| same_rental(p))
+            .or_else(|| named.len().checked_sub(1));
+        let saved = pick.and_then(|i| named.into_iter().nth(i));
+        let plan_id = saved.as_ref().map(|(id, _)| *id);
         let parsed = match plan_file {
             Some(p) => Some(p.clone()),
-            None => saved
-                .as_ref()
-                .and_then(|p| Plan::from_toml(&format!("saved plan {}", p.id), &p.body).ok()),
+            None => saved.and_then(|(_, p)| p),
         };
         Ok((plan_id, parsed))
     }

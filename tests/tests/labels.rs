@@ -151,6 +151,8 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "report",
                 "pack",
                 "path",
+                // A run report's card name, refused empty.
+                "gpu_name",
             ]));
             v
         }),

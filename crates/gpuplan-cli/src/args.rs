@@ -625,11 +625,13 @@ pub enum PlansAction {
     /// Print a saved plan as a plan file (`gpuplan quote` reads it).
     Show {
         /// The plan's id (from `gpuplan plans list`).
+        #[arg(value_parser = listed_id)]
         id: i64,
     },
     /// Write a saved plan to a plan file.
     Export {
         /// The plan's id (from `gpuplan plans list`).
+        #[arg(value_parser = listed_id)]
         id: i64,
         /// Output file.
         #[arg(long)]
@@ -643,6 +645,7 @@ pub enum PlansAction {
     /// Delete a saved plan (its bills stay in the ledger).
     Delete {
         /// The plan's id (from `gpuplan plans list`).
+        #[arg(value_parser = listed_id)]
         id: i64,
     },
 }
@@ -659,6 +662,7 @@ pub enum LedgerAction {
     /// Delete a bill (with its run report and measured run).
     Delete {
         /// The bill's id (from `gpuplan ledger list`).
+        #[arg(value_parser = listed_id)]
         id: i64,
     },
     /// Import run reports (gpuplan-run-*.json) as ledger entries, matched to the saved plan they name.
@@ -810,4 +814,9 @@ impl SlurmArgs {
             requeue: self.requeue,
         }
     }
+}
+
+/// An id as a list prints it: `4` or `#4`.
+fn listed_id(s: &str) -> Result<i64, std::num::ParseIntError> {
+    s.trim().trim_start_matches('#').parse()
 }

@@ -355,6 +355,18 @@ impl Planner {
                 .said(said, Some(Message::new("allowed.realBill")))
         };
         let gpu = gpu.ok_or_else(|| {
+            if report.gpu_name.trim().is_empty() {
+                // An empty name is a report that measured no card.
+                return AppError::input(
+                    "gpu_name",
+                    "the report names no card, and no plan names one",
+                    "give the real bill with --cost",
+                )
+                .said(
+                    Message::new("error.reportNoCard"),
+                    Some(Message::new("allowed.realBill")),
+                );
+            }
             no_price(
                 format!(
                     "{} is not a card gpuplan knows, and no plan names one",
@@ -372,7 +384,23 @@ impl Planner {
                     .with("platform", excerpt(platform)),
             )
         };
-        let profile = platforms.get(platform).map_err(|_| unpriced())?;
+        let profile = platforms.get(platform).map_err(|_| {
+            // Not a platform gpuplan has a profile of: say that, by name.
+            let shown = if platform.is_empty() {
+                "-".to_owned()
+            } else {
+                excerpt(platform)
+            };
+            AppError::input(
+                "platform",
+                format!("{shown} is not a platform gpuplan knows, so the run cannot be priced"),
+                "give the real bill with --cost",
+            )
+            .said(
+                Message::new("error.reportPlatformUnknown").with("platform", shown),
+                Some(Message::new("allowed.realBill")),
+            )
+        })?;
         let price = profile
             .offer(gpu, &self.bundled.catalog)
             .map(|o| o.price_per_hour.typical)

@@ -152,3 +152,22 @@ fn a_first_version_report_still_imports_but_its_memory_teaches_nothing() {
         "two different reports, two identities"
     );
 }
+
+#[test]
+fn a_plan_value_of_the_wrong_kind_says_the_fields_range() {
+    // (plan text, field, why)
+    let cases = [
+        ("[job]\nhours = nan\n", "job.hours", "nan is no duration"),
+        (
+            "budget = \"150元\"\n[job]\nhours = 1\n",
+            "budget",
+            "a unit in a TOML string",
+        ),
+    ];
+    for (tail, field, why) in cases {
+        let text = format!("name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n{tail}");
+        let e = gpuplan_core::plan::Plan::from_toml("p.toml", &text).expect_err(why);
+        assert_eq!(e.field, field, "{why}: the field is named");
+        assert!(e.allowed.is_some(), "{why}: the range is given");
+    }
+}

@@ -97,6 +97,14 @@ impl DataError {
         }
     }
 
+    /// Whether this is a value of the wrong kind for its field (nan,
+    /// "150元", 1e308), which the caller may pair with the field's range.
+    pub fn is_wrong_value(&self) -> bool {
+        self.said
+            .as_ref()
+            .is_some_and(|m| m.key == "error.parse.wrongValue")
+    }
+
     /// Builds an error from a JSON deserialisation failure (a run report, a
     /// plan an older app saved), keyed like [`DataError::from_toml`]'s.
     pub fn from_json(file: &str, field: &str, err: &serde_json::Error) -> Self {

@@ -434,7 +434,8 @@ impl Plan {
 
     /// Parses a plan file; errors name the file, line and field.
     pub fn from_toml(file: &str, text: &str) -> Result<Self, DataError> {
-        let plan: Plan = toml::from_str(text).map_err(|e| DataError::from_toml(file, text, &e))?;
+        let plan: Plan =
+            toml::from_str(text).map_err(|e| with_range(DataError::from_toml(file, text, &e)))?;
         plan.validate()
             .map_err(|r| DataError::refused(file, text, r))?;
         Ok(plan)
@@ -732,4 +733,17 @@ fn hours(table: &'static str, key: &'static str, v: Decimal, lo_open: bool) -> C
 /// An amount of money within a plan's largest.
 fn money(table: &'static str, key: &'static str, v: Decimal) -> Check {
     within(table, key, v, false, MAX_CNY)
+}
+
+/// A value of the wrong kind (nan, "150元", 1e308) in a plan field with a
+/// known range says the range too.
+fn with_range(mut e: DataError) -> DataError {
+    if e.is_wrong_value() && e.allowed.is_none() {
+        let f = e.field.as_str();
+        e.allowed = crate::limits::ALL
+            .iter()
+            .find(|l| l.field == f || f.strip_suffix(l.field).is_some_and(|h| h.ends_with('.')))
+            .map(|l| Box::new(l.allowed().1));
+    }
+    e
 }

@@ -258,7 +258,7 @@ fn a_number() -> (String, gpuplan_core::Message) {
 /// A number the user typed.
 pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
     s.map(|text| {
-        text.trim()
+        typed(field, text)
             .parse::<f64>()
             .map_err(|_| AppError::not_a_number(field, text, a_number()))
     })
@@ -267,8 +267,17 @@ pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
 
 /// A decimal the user typed.
 pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError> {
-    s.map(|t| Decimal::from_str(t.trim()).map_err(|_| AppError::not_a_number(field, t, a_number())))
-        .transpose()
+    s.map(|t| {
+        Decimal::from_str(&typed(field, t))
+            .map_err(|_| AppError::not_a_number(field, t, a_number()))
+    })
+    .transpose()
+}
+
+/// `text` as people type it, with the units `field` may carry.
+fn typed(field: &str, text: &str) -> String {
+    use gpuplan_usecases::userdata::{as_typed, units_of};
+    as_typed(text, units_of(field))
 }
 
 impl JobArgs {

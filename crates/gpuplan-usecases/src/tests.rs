@@ -1214,3 +1214,40 @@ fn a_card_without_bf16_gets_fp16_when_the_precision_is_left_to_the_default() {
         "bf16 asked for on a T4 is still refused, with the reason"
     );
 }
+
+#[test]
+fn numbers_are_read_as_people_type_them() {
+    use crate::userdata::{as_typed, units_of};
+    // (field, typed, read as, why)
+    let cases = [
+        ("budget", "１５０", "150", "full-width digits"),
+        ("budget", "1,000", "1000", "thousands separators"),
+        (
+            "budget",
+            "1，000．5",
+            "1000.5",
+            "full-width separator and point",
+        ),
+        ("budget", "150元", "150", "a trailing 元"),
+        ("budget", "¥150", "150", "a currency sign"),
+        ("hours", "6h", "6", "hours with h"),
+        ("deadline_hours", "24 小时", "24", "hours in Chinese"),
+        ("storage_gb", "20GB", "20", "GB"),
+        (
+            "storage_gb",
+            "20元",
+            "20元",
+            "a unit of another field stays and is refused",
+        ),
+        (
+            "budget",
+            "1,00",
+            "1,00",
+            "commas not grouping by three stay",
+        ),
+        ("batch", "128", "128", "plain numbers unchanged"),
+    ];
+    for (field, typed, want, why) in cases {
+        assert_eq!(as_typed(typed, units_of(field)), want, "{why}");
+    }
+}

@@ -34,6 +34,90 @@ pub struct ImportedPack {
     pub pack: std::result::Result<CoursePack, gpuplan_core::DataError>,
 }
 
+/// Units a number may carry as people type it (the app's `numbers.ts` reads
+/// the same): money, hours, GB.
+pub const MONEY_UNITS: &[&str] = &[
+    "元/小时",
+    "元/时",
+    "元/h",
+    "cny/h",
+    "块钱",
+    "元",
+    "块",
+    "cny",
+    "rmb",
+    "yuan",
+];
+/// Hours.
+pub const HOUR_UNITS: &[&str] = &["个小时", "小时", "钟头", "hours", "hour", "hrs", "hr", "h"];
+/// Gigabytes.
+pub const GB_UNITS: &[&str] = &["gib", "gb", "g"];
+
+/// The units a field's number may carry, by its name: `*hours*` hours,
+/// `*gb*` GB, money fields CNY, others none.
+pub fn units_of(field: &str) -> &'static [&'static str] {
+    if field.contains("hours") {
+        HOUR_UNITS
+    } else if field.contains("gb") {
+        GB_UNITS
+    } else if ["budget", "cost", "price", "balance", "credit", "cap"]
+        .iter()
+        .any(|m| field.contains(m))
+    {
+        MONEY_UNITS
+    } else {
+        &[]
+    }
+}
+
+/// A number as people type it, as plain ASCII: full-width digits and
+/// punctuation ("１５０．５"), thousands separators grouping by three
+/// ("1,000", "1，000"), a currency sign before it and one of `units` after
+/// it ("¥150", "150 元", "6h"). What is left may still not be a number; the
+/// parser says so.
+pub fn as_typed(text: &str, units: &[&str]) -> String {
+    // Full-width forms U+FF01..U+FF5E are ASCII + 0xFEE0; U+3000 a space.
+    let folded: String = text
+        .chars()
+        .map(|c| match c {
+            '\u{FF01}'..='\u{FF5E}' => u32::from(c)
+                .checked_sub(0xFEE0)
+                .and_then(char::from_u32)
+                .unwrap_or(c),
+            '\u{3000}' | '\u{00A0}' => ' ',
+            _ => c,
+        })
+        .collect();
+    let mut s = folded.trim().trim_end_matches('。').trim().to_owned();
+    if units == MONEY_UNITS {
+        for sign in ["cn¥", "CN¥", "¥", "￥"] {
+            if let Some(rest) = s.strip_prefix(sign) {
+                s = rest.trim_start().to_owned();
+            }
+        }
+    }
+    let lower = s.to_lowercase();
+    if let Some(u) = units.iter().find(|u| lower.ends_with(&u.to_lowercase())) {
+        let cut = s.len().saturating_sub(u.len());
+        if s.is_char_boundary(cut) {
+            s = s[..cut].trim_end().to_owned();
+        }
+    }
+    let grouped = {
+        let (int, _) = s.split_once('.').unwrap_or((&s, ""));
+        let int = int.trim_start_matches(['+', '-']);
+        let groups: Vec<&str> = int.split(',').collect();
+        groups.len() > 1
+            && (1..=3).contains(&groups[0].len())
+            && groups[1..].iter().all(|g| g.len() == 3)
+            && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_digit()))
+    };
+    if grouped {
+        s = s.replace(',', "");
+    }
+    s.trim_start_matches('+').to_owned()
+}
+
 /// A decimal the user typed, checked against `0..=max`.
 pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<Decimal> {
     let allowed = || {
@@ -44,7 +128,7 @@ pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<De
                 .with("places", places),
         )
     };
-    let d = Decimal::from_str(text.trim())
+    let d = Decimal::from_str(&as_typed(text, units_of(field)))
         .map_err(|_| AppError::not_a_number(field, text, allowed()))?;
     if d < Decimal::ZERO || d > Decimal::from(max) {
         return Err(AppError::out_of_range(field, d, allowed()));

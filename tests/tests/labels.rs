@@ -103,7 +103,13 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             Category::ALL.iter().map(spelled).collect(),
         ),
         ("bill.line.", LineKind::ALL.iter().map(spelled).collect()),
-        ("warning.", s(&Warning::KINDS)),
+        ("warning.", {
+            // Each kind, and the deadline kinds' own sentence when the
+            // deadline falls after the last run (`Warning::message`).
+            let mut v = s(&Warning::KINDS);
+            v.extend(s(&["data-wiped-end", "instance-released-end"]));
+            v
+        }),
         ("memory.components.", s(&Components::KEYS)),
         ("run.parts.", s(&RunParts::KEYS)),
         (

@@ -518,7 +518,18 @@ impl Warning {
     /// The warning as a catalog message: `warning.<kind>` with its fields as
     /// parameters (a package period as its `enum.package-period.*` key).
     pub fn message(&self) -> Message {
-        let mut m = Message::new(&format!("warning.{}", self.kind()));
+        // A deadline met only after the last run leaves no run to start
+        // afresh: its own sentence, not "0 later run(s)".
+        let key = match self {
+            Self::DataWiped {
+                fresh_instances: 0, ..
+            } => "warning.data-wiped-end".to_owned(),
+            Self::InstanceReleased {
+                fresh_instances: 0, ..
+            } => "warning.instance-released-end".to_owned(),
+            _ => format!("warning.{}", self.kind()),
+        };
+        let mut m = Message::new(&key);
         if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(self) {
             for (k, v) in fields {
                 if k == "kind" {

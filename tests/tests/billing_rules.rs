@@ -781,6 +781,18 @@ fn a_plan_giving_hours_and_a_model_to_time_is_refused() {
         e.to_string().contains("dataset_samples"),
         "the error names the field to drop: {e}"
     );
+    // The app keeps dataset_samples beside typed hours once the model is
+    // cleared: nothing is timed twice, so it prices.
+    let q = priced(
+        r#"name = "hours typed in the app"
+        platform = "autodl"
+        gpu = "rtx3090"
+        [job]
+        hours = 10
+        dataset_samples = 50000
+        epochs = 50"#,
+    );
+    assert!(q.cash_total > Decimal::ZERO, "hours without a model price");
 }
 
 #[test]

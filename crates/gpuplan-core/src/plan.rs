@@ -534,9 +534,11 @@ impl Plan {
         }
         if let Some(h) = self.job.hours {
             hours("job", "hours", h, true)?;
-            // With hours written down the model's timing inputs would be
+            // With hours written down a model's timing inputs would be
             // silently ignored, and a 90-epoch ImageNet job priced as 1 h.
-            if self.job.dataset_samples.is_some() {
+            // (Without a model, dataset_samples times nothing: the app keeps
+            // it beside typed hours, harmlessly.)
+            if self.job.model.is_some() && self.job.dataset_samples.is_some() {
                 return Err(Refusal::new(
                     "job",
                     "dataset_samples",

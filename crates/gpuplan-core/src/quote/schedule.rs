@@ -825,10 +825,13 @@ fn lane_time(t: &TimeInputs<'_>, w: &Waits, lane: &Lane, first: bool) -> TimeToR
     // Elsewhere only the first start queues, and each later start (a run
     // after a stop or release, a piece of a split run) boots again; runs
     // on an instance kept running between them boot once.
-    if !w.campus {
-        let later = lane.starts.len().saturating_sub(1);
-        waiting += w.startup * Decimal::from(later as u64);
-    }
+    let later = if w.campus {
+        // Jobs are counted above; pieces of a run split by stops start again.
+        lane.starts.len().saturating_sub(lane.run_hours.len())
+    } else {
+        lane.starts.len().saturating_sub(1)
+    };
+    waiting += w.startup * Decimal::from(later as u64);
     let running: Decimal = lane.run_hours.iter().copied().sum();
     let wall: Decimal = lane.runs.iter().map(Interval::len).sum();
     let gaps: Decimal = lane

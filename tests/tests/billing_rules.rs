@@ -43,6 +43,15 @@ fn line(q: &Quote, kind: LineKind) -> Decimal {
         .sum()
 }
 
+/// A parameter of the first line of `kind` (`instances`, `uploads`).
+fn param(q: &Quote, kind: LineKind, key: &str) -> Option<String> {
+    q.lines
+        .iter()
+        .find(|l| l.kind == kind)
+        .and_then(|l| l.params.0.iter().find(|(k, _)| *k == key))
+        .map(|(_, v)| v.clone())
+}
+
 fn cat(q: &Quote, c: Category) -> Decimal {
     q.by_category.get(&c).copied().unwrap_or_default()
 }
@@ -721,20 +730,13 @@ fn data_on_persistent_storage_is_uploaded_once_however_often_instances_are_relea
         size_gb = 20
         upload_mbps = 50"#,
     );
-    let params = |kind: LineKind, key: &str| {
-        q.lines
-            .iter()
-            .find(|l| l.kind == kind)
-            .and_then(|l| l.params.0.iter().find(|(k, _)| *k == key))
-            .map(|(_, v)| v.clone())
-    };
     assert_eq!(
-        params(LineKind::Setup, "instances").as_deref(),
+        param(&q, LineKind::Setup, "instances").as_deref(),
         Some("3"),
         "each fresh instance is set up"
     );
     assert_eq!(
-        params(LineKind::Upload, "uploads").as_deref(),
+        param(&q, LineKind::Upload, "uploads").as_deref(),
         Some("1"),
         "the data outlives the releases on persistent storage"
     );
@@ -819,20 +821,13 @@ fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
         size_gb = 10
         upload_mbps = 80"#,
     );
-    let param = |kind: LineKind, key: &str| {
-        q.lines
-            .iter()
-            .find(|l| l.kind == kind)
-            .and_then(|l| l.params.0.iter().find(|(k, _)| *k == key))
-            .map(|(_, v)| v.clone())
-    };
     assert_eq!(
-        param(LineKind::Setup, "instances").as_deref(),
+        param(&q, LineKind::Setup, "instances").as_deref(),
         Some("2"),
         "the fresh instance is set up again"
     );
     assert_eq!(
-        param(LineKind::Upload, "uploads").as_deref(),
+        param(&q, LineKind::Upload, "uploads").as_deref(),
         Some("1"),
         "the kept data disk needs no upload"
     );

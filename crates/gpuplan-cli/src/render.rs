@@ -24,15 +24,15 @@ pub fn json<T: Serialize>(v: &T) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-/// User or file text made safe for a terminal: control characters (escape
-/// sequences, carriage returns, bells) and the bidirectional overrides and
-/// isolates (U+202A..U+202E, U+2066..U+2069, which reorder what a line
-/// appears to say) are shown as `[U+..]` instead of being interpreted.
+/// User or file text made safe for a terminal: what
+/// [`gpuplan_core::error::is_hidden`] names (escape sequences, carriage
+/// returns, bells, zero-width marks, the bidirectional overrides that reorder
+/// what a line appears to say), line breaks and tabs apart, is shown as
+/// `[U+..]` instead of being interpreted.
 pub fn clean(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && c != '\n' && c != '\t') || bidi {
+        if gpuplan_core::error::is_hidden(c) && c != '\n' && c != '\t' {
             out.push_str(&gpuplan_core::error::visible(c));
         } else {
             out.push(c);

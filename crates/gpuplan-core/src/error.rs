@@ -529,6 +529,22 @@ fn noun(what: &str) -> String {
 
 /// Longest error text kept, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 240;
+/// A character a person cannot see or that changes how a line reads:
+/// control characters, zero-width marks, line and paragraph separators,
+/// word joiners, the byte-order mark and the bidirectional overrides and
+/// isolates (U+202A..U+202E, U+2066..U+2069, which reorder what a line
+/// appears to say).
+pub fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
+}
+
 /// A character that must not act on a terminal, shown as its code point
 /// (`[U+001B]`), in words no language has to translate.
 pub fn visible(c: char) -> String {

@@ -271,33 +271,26 @@ impl CoursePack {
     /// The pack's own fields: its name, budget cap and sizes.
     fn check_header(&self, file: &str, text: &str) -> Result<(), DataError> {
         let pack = self;
-        if pack.pack.name.trim().is_empty() || pack.pack.name.chars().count() > 120 {
-            return Err(DataError::refused(
-                file,
-                text,
-                Refusal::new(
-                    "pack",
-                    "name",
-                    "1 to 120 characters",
-                    Message::new("error.nameLength").with("max", 120),
-                ),
-            ));
-        }
+        let name = &pack.pack.name;
         // `gpuplan pack remove NAME` must be able to type it.
-        let hidden = |c: char| {
-            c.is_control()
-                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+        let refusal = if name.trim().is_empty() || name.chars().count() > 120 {
+            Some((
+                "1 to 120 characters",
+                Message::new("error.nameLength").with("max", 120),
+            ))
+        } else if name.chars().any(crate::error::is_hidden) {
+            Some((
+                "contains a control character",
+                Message::new("error.controlChar"),
+            ))
+        } else {
+            None
         };
-        if pack.pack.name.chars().any(hidden) {
+        if let Some((english, said)) = refusal {
             return Err(DataError::refused(
                 file,
                 text,
-                Refusal::new(
-                    "pack",
-                    "name",
-                    "contains a control character",
-                    Message::new("error.controlChar"),
-                ),
+                Refusal::new("pack", "name", english, said),
             ));
         }
         if let Some(b) = pack.pack.budget_cap {

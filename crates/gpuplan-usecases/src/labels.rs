@@ -384,11 +384,7 @@ pub fn duration(lang: Lang, seconds: &str) -> String {
 pub fn one_line(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
-        let invisible = matches!(
-            c,
-            '\u{200B}'..='\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
-        );
-        if c.is_control() || invisible {
+        if gpuplan_core::error::is_hidden(c) {
             out.push_str(&gpuplan_core::error::visible(c));
         } else {
             out.push(c);

@@ -180,9 +180,7 @@ impl Planner {
 
     /// Which course pack each replaced platform's figures came from (the
     /// newest import of a platform wins, as it does for the figures).
-    pub(crate) fn pack_of_platforms(
-        &mut self,
-    ) -> Result<std::collections::BTreeMap<String, String>> {
+    pub(crate) fn pack_of_platforms(&mut self) -> Result<PackOfPlatform> {
         let mut of = std::collections::BTreeMap::new();
         for p in self.loaded_packs()? {
             for profile in &p.platforms {
@@ -201,3 +199,6 @@ impl Planner {
             .collect())
     }
 }
+
+/// Platform id -> the name of the course pack whose figures it shows.
+pub(crate) type PackOfPlatform = std::collections::BTreeMap<String, String>;

@@ -701,15 +701,18 @@ pub struct Quote {
 /// An amount as a bill prints it: rounded to the fen, half up (四舍五入),
 /// always with two places ("16.00").
 pub fn cny(d: Decimal) -> Decimal {
-    // Hours are seconds / 3600, which a decimal cannot hold exactly: 1/3 h
-    // at 0.015 is 0.00499...9. Sixteen places first drop that tail (an
-    // exact amount of prices to four places, GB to two and seconds lies
-    // at least 1e-13 from a half fen, so none is moved across one).
-    let mut x = d
-        .round_dp_with_strategy(16, RoundingStrategy::MidpointNearestEven)
-        .round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
+    let mut x = settled(d).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
     x.rescale(2);
     x
+}
+
+/// An amount without the tail a decimal leaves where hours are seconds /
+/// 3600, which it cannot hold exactly (1/3 h at 0.015 is 0.00499...9).
+/// Sixteen places drop that tail; an exact amount of prices to four places,
+/// GB to two and seconds lies at least 1e-13 from a half fen, so none is
+/// moved across one.
+pub fn settled(d: Decimal) -> Decimal {
+    d.round_dp_with_strategy(16, RoundingStrategy::MidpointNearestEven)
 }
 
 /// Hours to two places, half up, for showing.

@@ -384,9 +384,7 @@ impl Builder {
             self.lane.deadline_releases += u32::from(expired);
             if expired && self.deadline_keeps_data {
                 self.lane.data_kept += 1;
-                let full = std::mem::replace(&mut self.fresh_start, self.setup_only);
-                self.reprovision();
-                self.fresh_start = full;
+                self.reprovision_taking(self.setup_only);
             } else {
                 self.reprovision();
             }
@@ -418,11 +416,16 @@ impl Builder {
     /// A fresh instance set up and its data brought again, before its next
     /// work.
     fn reprovision(&mut self) {
+        self.reprovision_taking(self.fresh_start);
+    }
+
+    /// A fresh instance that takes `hours` before its next work.
+    fn reprovision_taking(&mut self, hours: Decimal) {
         self.lane.reprovisions += 1;
-        self.lane.reupload_hours += self.fresh_start;
+        self.lane.reupload_hours += hours;
         let span = Interval {
             start: self.t,
-            end: self.t + self.fresh_start,
+            end: self.t + hours,
         };
         if span.len() > Decimal::ZERO {
             self.lane.on.push((span, Rate::Setup));

@@ -38,8 +38,8 @@ impl Bill {
         amount: Decimal,
     ) {
         // Hours as seconds / 3600 leave a residue far below a fen (1e-28)
-        // where an amount is really nothing: sixteen places, as `cny`.
-        if amount.round_dp(16).is_zero() && kind != LineKind::Runs {
+        // where an amount is really nothing.
+        if super::settled(amount).is_zero() && kind != LineKind::Runs {
             return;
         }
         self.lines.push(LineItem {

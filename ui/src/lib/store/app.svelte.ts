@@ -1,7 +1,8 @@
 // The app's shared state, in one typed place: what the student typed
 // (situation, job, plan form), where they are (view, step), what Rust
 // answered (estimate, options, kit; the bill in `bill`), saved plans and the
-// ledger, and the one toast, error and question. Components read and change
+// ledger, and the one error (the toast, question and refused fields come from
+// `Feedback`, which it extends). Components read and change
 // it; derived values (the plan being priced, keys that say when an answer is
 // out of date) are `$derived`, never copied.
 import { i18next, initI18n, messageText } from "../i18n";
@@ -25,24 +26,16 @@ import { PlansState } from "./plans.svelte";
 import { LedgerState } from "./ledger.svelte";
 import { Latest } from "./latest";
 import { plain } from "./plain";
+import { Feedback } from "./feedback.svelte";
 
 /** A job given as the hours of a run, not estimated from a model. */
 const inHours = (job: JobSpec | null): boolean => Boolean(job?.hours);
 
 export type View = "flow" | "saved" | "ledger";
 export type Words = (key: string, opts?: Record<string, unknown>) => string;
-/** A button in the toast (undo). */
-export type ToastAction = { id: string; label: string; run: () => void | Promise<void> };
-export type Toast = { text: string; action?: ToastAction };
-/** A question asked in the page; resolves with the chosen value. */
-export type Question = { text: string; choices: { value: string; label: string }[]; resolve: (value: string) => void };
+export { TOAST_MS, UNDO_MS, type Question, type Toast, type ToastAction } from "./feedback.svelte";
 
-/** How long a toast stays: a plain one a few seconds, one with undo long enough to use it. */
-export const TOAST_MS = 5000;
-export const UNDO_MS = 15000;
-
-
-export class AppStore {
+export class AppStore extends Feedback {
   readonly api: Api;
   lang = $state("zh");
   /** Bumps on a language change, so every `t()` in a template re-renders. */
@@ -52,11 +45,6 @@ export class AppStore {
   view = $state<View>("flow");
   step = $state<Step>("situation");
   error = $state("");
-  toast = $state<Toast | null>(null);
-  question = $state<Question | null>(null);
-  /** Fields whose text the core would refuse: Next waits until they are fixed. */
-  problems = $state<Record<string, { label: string; text: string }>>({});
-  blocking = $derived(Object.values(this.problems)[0] ?? null);
 
   situation = $state<Situation | null>(null);
   job = $state<JobSpec | null>(null);
@@ -100,13 +88,13 @@ export class AppStore {
   readonly bill: BillState;
   readonly plans: PlansState;
   readonly ledger: LedgerState;
-  private toastTimer: ReturnType<typeof setTimeout> | undefined;
   private estimates = new Latest();
   private hoursEstimates = new Latest();
   private recommends = new Latest();
   private kits = new Latest();
 
   constructor(api: Api) {
+    super();
     this.api = api;
     this.bill = new BillState(this);
     this.plans = new PlansState(this);
@@ -135,11 +123,6 @@ export class AppStore {
   /** The attention kernels Rust lets a job on this model ask for (none for CNNs). */
   attentionKernels = (id: string | null): AttentionImpl[] => this.info?.models.find((m) => m.id === id)?.attention ?? [];
   lim = (field: string): FieldLimit | undefined => this.info?.limits.find((l) => l.field === field);
-  onproblem = (id: string, label: string, text: string | null) => {
-    if (text) this.problems[id] = { label, text };
-    else delete this.problems[id];
-  };
-
   /** Runs a call to Rust; its error, worded, goes to the banner. */
   async run<T>(f: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -149,30 +132,6 @@ export class AppStore {
       this.error = errorText(e, this.t);
       return undefined;
     }
-  }
-
-  /** One transient message at a time, never stacking; one with undo stays long enough to use it. */
-  notify(text: string, action?: ToastAction) {
-    const toast: Toast = { text, action };
-    this.toast = toast;
-    clearTimeout(this.toastTimer);
-    this.toastTimer = setTimeout(() => {
-      if (this.toast?.text === toast.text) this.toast = null;
-    }, action ? UNDO_MS : TOAST_MS);
-  }
-
-  /** Asks in the page (never window.confirm); the answer is a choice's value, "cancel" when dismissed. */
-  ask(text: string, choices: { value: string; label: string }[]): Promise<string> {
-    return new Promise((resolve) => {
-      this.question = {
-        text,
-        choices,
-        resolve: (v) => {
-          this.question = null;
-          resolve(v);
-        },
-      };
-    });
   }
 
   /** The plan being priced, as plain data (no proxies) for Rust. */

@@ -129,6 +129,15 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 .map(spelled)
                 .collect(),
         ),
+        // Whether a group of held-out runs meets the bar (`ClassFigures::note`).
+        ("enum.bar.", s(&["meets", "misses"])),
+        (
+            "enum.card-class.",
+            gpuplan_core::heldout::CardClass::VALUES
+                .iter()
+                .map(spelled)
+                .collect(),
+        ),
         (
             "enum.attention.",
             gpuplan_core::zoo::AttentionImpl::VALUES

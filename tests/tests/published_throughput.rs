@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use crate::common;
 
-use gpuplan_core::catalog::{Generation, Gpu};
+use gpuplan_core::catalog::Gpu;
+use gpuplan_core::heldout::{self, median, CardClass, Scored};
 use gpuplan_core::pipeline::{DiskKind, Host};
 use gpuplan_core::published::{self, PublishedRow, Set};
 use gpuplan_core::{estimate, steptime, vram};
@@ -20,184 +21,21 @@ fn rows() -> Vec<PublishedRow> {
     .expect("valid file")
 }
 
-/// The card classes the bar is stated for.
-fn class(g: &Gpu) -> &'static str {
-    let consumer = g.spec.name.contains("GeForce") || g.spec.name.contains("RTX");
-    match g.spec.generation {
-        Generation::Pascal | Generation::Volta => "pascal/volta",
-        Generation::Turing => "turing",
-        Generation::Ampere if consumer => "ampere consumer",
-        Generation::Ampere => "ampere datacenter",
-        Generation::Ada => "ada",
-        Generation::Hopper => "hopper",
-        Generation::Blackwell => "blackwell consumer",
-    }
-}
-
-struct Scored {
-    id: String,
-    publisher: String,
-    set: Set,
-    gpu: String,
-    model: String,
-    mode: String,
-    precision: String,
-    tf32: bool,
-    batch: u32,
-    gpus: u32,
-    nodes: u32,
-    samples_per_s: f64,
-    class: &'static str,
-    /// The row ran a stack older than any the constants were fitted on
-    /// (`PublishedRow::older_stack`, by metadata).
-    older: bool,
-    published_s: f64,
-    predicted_s: f64,
-}
-
-impl Scored {
-    fn error(&self) -> f64 {
-        self.predicted_s / self.published_s - 1.0
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-/// Seconds per step the estimator gives `job` on `gpu`, as a student's job
-/// is timed: the single-GPU step on the card, then the layout's
-/// communication over `interconnect` (else the card's usual one).
-fn predicted(
-    entry: &gpuplan_core::zoo::ZooEntry,
-    job: &gpuplan_core::Job,
-    gpu: &Gpu,
-    interconnect: Option<gpuplan_core::parallel::Interconnect>,
-    inter_node_gbps: Option<f64>,
-    gpus_per_node: Option<u32>,
-) -> f64 {
-    let single = vram::estimate(&entry.model, job);
-    let host = Host {
-        vcpus: 16,
-        ram_gb: 128.0,
-        disk: DiskKind::LocalNvme,
-        interconnect,
-        inter_node_gbps,
-        gpus_per_node,
-        pcie_gbps: None,
-    };
-    // What the run is billed at: `torch.compile`'s steps are faster once it
-    // has compiled (pipeline.rs applies the same factor).
-    let compiled = if job.compile {
-        gpuplan_core::calibration::COMPILE_SPEEDUP
-    } else {
-        1.0
-    };
-    estimate::step_on(&entry.model, job, &single, gpu, &host).seconds * compiled
-}
-
-/// Times one expressible row of published-training-2.toml.
-fn time(row: &PublishedRow) -> Scored {
-    let zoo = common::zoo();
-    let catalog = common::catalog();
-    let model = row.model.as_deref().expect("expressible rows name a model");
-    let entry = zoo.get(model).expect("published model in the zoo");
-    let gpu = catalog
-        .get(row.gpu.as_deref().expect("expressible rows name a card"))
-        .expect("published card in the catalog");
-    let job = row
-        .job()
-        .and_then(|j| j.resolve(entry))
-        .unwrap_or_else(|e| panic!("{}: published job is valid: {e}", row.id));
-    Scored {
-        id: row.id.clone(),
-        publisher: row.publisher.clone(),
-        set: row.set,
-        gpu: gpu.id.clone(),
-        model: model.to_owned(),
-        mode: row.mode.to_string(),
-        precision: row.precision.to_string(),
-        tf32: row.tf32,
-        batch: row.batch,
-        gpus: row.gpus,
-        nodes: row.nodes.unwrap_or(1),
-        samples_per_s: row.samples_per_s,
-        class: class(gpu),
-        older: row.older_stack(),
-        published_s: row.step_seconds(),
-        predicted_s: predicted(
-            entry,
-            &job,
-            gpu,
-            row.interconnect,
-            row.inter_node_gbps,
-            row.gpus_per_node,
-        ),
-    }
-}
-
-/// Lambda's runs (`published-training.toml`) keep the split fixed before
-/// the first fit (issue 11): cards at even positions in the sorted ids were
-/// fitted on, the others held out.
-fn lambda() -> Vec<Scored> {
-    let zoo = common::zoo();
-    let catalog = common::catalog();
-    let runs = published::parse(
+/// Every row the estimator times, from both files, as `heldout::score`
+/// times them for the app's about text.
+fn score() -> Vec<Scored> {
+    let lambda = published::parse(
         "data/benchmarks/published-training.toml",
         gpuplan_data::PUBLISHED_TRAINING_TOML,
     )
     .expect("valid file");
-    let mut cards: Vec<&str> = runs.iter().map(|r| r.gpu.as_str()).collect();
-    cards.sort_unstable();
-    cards.dedup();
-    runs.iter()
-        .enumerate()
-        .map(|(i, run)| {
-            let entry = zoo.get(&run.model).expect("published model in the zoo");
-            let gpu = catalog.get(&run.gpu).expect("published card");
-            let job = run.job().resolve(entry).expect("published job is valid");
-            let position = cards.iter().position(|c| *c == run.gpu).unwrap_or(0);
-            Scored {
-                id: format!("L-{}", i.saturating_add(1)),
-                publisher: "lambda".into(),
-                set: if position % 2 == 1 {
-                    Set::HeldOut
-                } else {
-                    Set::Fit
-                },
-                gpu: gpu.id.clone(),
-                model: run.model.clone(),
-                mode: "train".into(),
-                precision: run.precision.to_string(),
-                tf32: run.tf32,
-                batch: run.batch.value,
-                gpus: 1,
-                nodes: 1,
-                samples_per_s: run.samples_per_s.value,
-                class: class(gpu),
-                // Lambda's NGC containers of 2025.
-                older: false,
-                published_s: run.step_seconds(),
-                predicted_s: predicted(entry, &job, gpu, None, None, None),
-            }
-        })
-        .collect()
+    heldout::score(&rows(), &lambda, common::zoo(), common::catalog())
+        .unwrap_or_else(|e| panic!("every expressible published job resolves: {e}"))
 }
 
-fn score() -> Vec<Scored> {
-    let mut out: Vec<Scored> = rows()
-        .iter()
-        .filter(|r| r.expressible())
-        .map(time)
-        .collect();
-    out.extend(lambda());
-    out
+/// The class as docs/accuracy.md's tables name it.
+fn class(g: &Gpu) -> &'static str {
+    CardClass::of(g).doc_label()
 }
 
 fn line(label: &str, group: &[&Scored]) -> (String, f64, f64) {
@@ -334,19 +172,14 @@ fn published_step_time_held_out_meets_the_bar() {
     let scored = score();
     let held: Vec<&Scored> = scored.iter().filter(|s| s.set == Set::HeldOut).collect();
     let fit: Vec<&Scored> = scored.iter().filter(|s| s.set == Set::Fit).collect();
-    let multi = |s: &Scored| {
-        match (s.gpus > 1, s.nodes > 1) {
-            (false, _) => "1 GPU",
-            (true, false) => "several GPUs, one node",
-            (true, true) => "several nodes",
-        }
-        .to_owned()
-    };
+    let multi = |s: &Scored| s.scale().doc_label().to_owned();
     let mut doc = String::from("Held-out rows (never fitted):\n\n");
     let (t, by_publisher) = table("held-out, by publisher", &held, |s| s.publisher.clone());
     doc.push_str(&t);
     doc.push('\n');
-    let (t, by_class) = table("held-out, by card class", &held, |s| s.class.to_owned());
+    let (t, by_class) = table("held-out, by card class", &held, |s| {
+        s.class.doc_label().to_owned()
+    });
     doc.push_str(&t);
     doc.push('\n');
     let (t, by_scale) = table("held-out, by scale", &held, multi);
@@ -361,7 +194,7 @@ fn published_step_time_held_out_meets_the_bar() {
         published::OLDER_STACK_BEFORE
     ));
     let (t, current_class) = table("held-out, current stacks, by card class", &current, |s| {
-        s.class.to_owned()
+        s.class.doc_label().to_owned()
     });
     doc.push_str(&t);
     doc.push('\n');
@@ -377,14 +210,16 @@ fn published_step_time_held_out_meets_the_bar() {
     doc.push_str(&t);
     doc.push('\n');
     let (t, _) = table("held-out, older stacks, by card class", &older, |s| {
-        s.class.to_owned()
+        s.class.doc_label().to_owned()
     });
     doc.push_str(&t);
     doc.push_str("\nFitted rows (reported apart; not the bar):\n\n");
     let (t, _) = table("fit, by publisher", &fit, |s| s.publisher.clone());
     doc.push_str(&t);
     doc.push('\n');
-    let (t, _) = table("fit, by card class", &fit, |s| s.class.to_owned());
+    let (t, _) = table("fit, by card class", &fit, |s| {
+        s.class.doc_label().to_owned()
+    });
     doc.push_str(&t);
     doc.push_str("\n| row | set | card | model | mode | precision | batch x GPUs | published samples/s/GPU | estimated | step error |\n|---|---|---|---|---|---|---|---:|---:|---:|\n");
     for s in held.iter().chain(fit.iter()) {
@@ -421,6 +256,27 @@ fn published_step_time_held_out_meets_the_bar() {
         )
         .expect("write docs/accuracy.md");
     }
+    // The app's about text and `gpuplan gpus` quote `HeldOutAccuracy`: the
+    // same figures as the docs' held-out tables.
+    let quoted = heldout::HeldOutAccuracy::of(&scored);
+    for c in &quoted.classes {
+        let (n, abs, signed) = by_class[c.class.doc_label()];
+        assert_eq!(
+            (
+                c.figures.runs as usize,
+                c.figures.median_abs_error,
+                c.figures.median_signed_error
+            ),
+            (n, abs, signed),
+            "{}: the app quotes the docs' held-out figures",
+            c.class.doc_label()
+        );
+    }
+    assert_eq!(
+        quoted.one_node.map(|f| f.runs as usize),
+        by_scale.get("several GPUs, one node").map(|g| g.0),
+        "the app's several-GPU row counts the docs' runs"
+    );
     let mut failures = Vec::new();
     for (what, groups) in [
         ("publisher", &by_publisher),

@@ -38,7 +38,12 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
         Command::Gpus { json } => Ok(if *json {
             render::json(&planner.bundled().catalog)
         } else {
-            render::gpus(planner.labels(), lang, &planner.bundled().catalog)
+            render::gpus(
+                planner.labels(),
+                lang,
+                &planner.bundled().catalog,
+                planner.bundled().held_out()?,
+            )
         }),
         Command::Platforms { id, json } => platforms(planner, lang, id.as_deref(), *json),
         Command::Quote { plan, json } => quote(planner, lang, plan, *json),
@@ -96,7 +101,8 @@ fn estimate(planner: &mut Planner, lang: Lang, a: &EstimateArgs) -> Result<Strin
     Ok(if a.json {
         render::json(&report)
     } else {
-        render::estimate(planner.labels(), lang, &report)
+        let accuracy = planner.bundled().held_out_for(&report.target_gpu)?;
+        render::estimate(planner.labels(), lang, &report, accuracy.as_ref())
     })
 }
 

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use gpuplan_core::estimate::{EstimateReport, Verdict};
+use gpuplan_core::heldout::{ClassFigures, HeldOutAccuracy};
 use gpuplan_core::parallel::ParallelEstimate;
 use gpuplan_core::pipeline::{Host, RunParts};
 use gpuplan_core::platform::{Localized, PlatformSet};
@@ -184,7 +185,12 @@ fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEsti
 }
 
 /// The estimate as a table.
-pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
+pub fn estimate(
+    c: &Catalog,
+    lang: Lang,
+    r: &EstimateReport,
+    accuracy: Option<&ClassFigures>,
+) -> String {
     let t = |k: &str| c.text(lang, k);
     // The card by its name, as everywhere a person reads it.
     let card = r
@@ -213,6 +219,9 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         );
     }
     o.push_str(&estimate_fixes(c, lang, r));
+    if let Some(f) = accuracy {
+        let _ = write!(o, "\n{}", msg(c, lang, &f.note()));
+    }
     let _ = write!(o, "\n{}", t("memory.note"));
     o
 }
@@ -424,7 +433,7 @@ pub fn models(c: &Catalog, lang: Lang, zoo: &ModelZoo) -> String {
 }
 
 /// The catalog as a table.
-pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog) -> String {
+pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog, held: &HeldOutAccuracy) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
     let _ = writeln!(
@@ -486,7 +495,55 @@ pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog) -> String {
             );
         }
     }
+    let _ = write!(o, "\n{}", accuracy_table(c, lang, held));
     o.trim_end().to_owned()
+}
+
+/// Held-out step-time figures by card class, the about text's table.
+pub fn accuracy_table(c: &Catalog, lang: Lang, held: &HeldOutAccuracy) -> String {
+    let t = |k: &str| c.text(lang, k);
+    let mut o = format!(
+        "{}\n{}\n",
+        t("accuracy.title"),
+        c.fill(
+            lang,
+            "accuracy.intro",
+            [("publishers", held.publishers.to_string().as_str())]
+        )
+    );
+    let _ = writeln!(
+        o,
+        "{} {} {} {} {}",
+        pad(&t("accuracy.class"), 40),
+        pad(&t("accuracy.runs"), 8),
+        pad(&t("accuracy.error"), 14),
+        pad(&t("accuracy.bias"), 14),
+        t("accuracy.bar")
+    );
+    let classes = held.classes.iter().map(|cf| {
+        (
+            t(&format!("enum.card-class.{}", key_of(&cf.class))),
+            Some(cf.figures),
+        )
+    });
+    let rest = [
+        (t("accuracy.oneNode"), held.one_node),
+        (t("accuracy.severalNodes"), held.several_nodes),
+        (t("accuracy.all"), held.all),
+    ];
+    for (name, f) in classes.chain(rest) {
+        let Some(f) = f else { continue };
+        let _ = writeln!(
+            o,
+            "{} {} {} {} {}",
+            pad(&name, 40),
+            pad(&f.runs.to_string(), 8),
+            pad(&format!("{:.1}%", f.median_abs_error * 100.0), 14),
+            pad(&format!("{:+.1}%", f.median_signed_error * 100.0), 14),
+            t(if f.meets_bar { "cli.yes" } else { "cli.no" })
+        );
+    }
+    o
 }
 
 /// Where a figure came from, in one line: what, source, when seen, how sure.

@@ -36,6 +36,7 @@ pub mod correction;
 pub mod digest;
 pub mod error;
 pub mod estimate;
+pub mod heldout;
 pub mod job;
 pub mod limits;
 pub mod message;

@@ -154,11 +154,16 @@ impl Snapshot {
             None => None,
         };
         let run_parts = RunPartRow::all(report.run.as_ref());
+        let accuracy = self
+            .bundled
+            .held_out_for(&report.target_gpu)?
+            .map(|f| f.note());
         Ok(EstimateView {
             report,
             chart,
             run_chart,
             run_parts,
+            accuracy,
         })
     }
 }

@@ -105,6 +105,7 @@ impl Planner {
             limits: gpuplan_core::limits::ALL.to_vec(),
             notices: self.notices.clone(),
             read_only: self.read_only().map(str::to_owned),
+            accuracy: self.bundled.held_out()?.clone(),
         })
     }
 }

@@ -22,6 +22,7 @@
 //! - [`userdata`]: overrides, packs, saved plans, the ledger and settings.
 //! - [`planning`]: estimate, recommend, quote and the kit.
 
+mod accuracy;
 pub mod calibration;
 pub mod charts;
 pub mod defaults;
@@ -75,6 +76,9 @@ pub struct Bundled {
     pub presets: CoursePack,
     /// The message catalog.
     pub labels: Catalog,
+    /// Step time against the held-out published runs, computed when first
+    /// asked for ([`Bundled::held_out`]).
+    held_out: std::sync::OnceLock<gpuplan_core::heldout::HeldOutAccuracy>,
 }
 
 impl Bundled {
@@ -103,6 +107,7 @@ impl Bundled {
             platforms,
             presets,
             labels,
+            held_out: std::sync::OnceLock::new(),
         })
     }
 }

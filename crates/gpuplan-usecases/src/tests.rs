@@ -257,6 +257,74 @@ fn the_app_gets_every_default_from_one_place() {
 }
 
 #[test]
+fn the_app_quotes_held_out_step_time_by_card_class() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let info = p.info().expect("info");
+    let held = &info.accuracy;
+    assert!(
+        held.classes.len() >= 6,
+        "every class the bar names has held-out runs: {:?}",
+        held.classes.iter().map(|c| c.class).collect::<Vec<_>>()
+    );
+    let all = held.all.expect("held-out runs exist");
+    assert!(
+        all.runs >= 100 && held.publishers >= 4,
+        "the about text rests on many runs from several publishers ({} runs, {} publishers)",
+        all.runs,
+        held.publishers
+    );
+    let job = JobSpec {
+        model: Some("resnet18-cifar".into()),
+        ..JobSpec::default()
+    };
+    // (card, class it is quoted for, why)
+    let cases = [
+        (
+            "rtx3090",
+            "enum.card-class.ampere-consumer",
+            "a GeForce Ampere card",
+        ),
+        (
+            "a100-80g-sxm",
+            "enum.card-class.ampere-datacenter",
+            "a data-center Ampere card",
+        ),
+        ("h200", "enum.card-class.hopper", "the calibration card"),
+    ];
+    for (gpu, class, why) in cases {
+        let view = p.estimate_view(&job, Some(gpu), None).expect("estimates");
+        let note = view.accuracy.expect("every class here has held-out runs");
+        assert_eq!(note.key, "accuracy.line", "{why}");
+        assert_eq!(
+            note.params.get("class").map(String::as_str),
+            Some(class),
+            "{why}"
+        );
+        let quoted = held
+            .classes
+            .iter()
+            .find(|c| format!("enum.card-class.{}", c.class.as_str()) == class)
+            .expect("the class is in the about table");
+        assert_eq!(
+            note.params.get("runs"),
+            Some(&quoted.figures.runs.to_string()),
+            "{why}: the line and the about table quote the same runs"
+        );
+    }
+    let line = p
+        .estimate_view(&job, Some("rtx3090"), None)
+        .expect("estimates")
+        .accuracy
+        .expect("a line");
+    let text = p.labels().message(crate::Lang::Zh, &line);
+    assert!(
+        !text.contains("enum.") && !text.contains("{{"),
+        "the zh line is worded through: {text}"
+    );
+}
+
+#[test]
 fn the_estimate_and_the_quote_show_where_the_run_goes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut p = planner(dir.path());

@@ -171,6 +171,9 @@ pub struct AppInfo {
     /// could not be opened: the app browses, says so in a banner, and every
     /// save fails with this reason.
     pub read_only: Option<String>,
+    /// How close step times came to published runs held out from fitting,
+    /// by card class: the about text.
+    pub accuracy: gpuplan_core::heldout::HeldOutAccuracy,
 }
 
 /// The memory screen.
@@ -187,6 +190,10 @@ pub struct EstimateView {
     /// The same parts as rows, in the order the chart stacks them (empty when
     /// the dataset size is unknown).
     pub run_parts: Vec<RunPartRow>,
+    /// How close step times came on the target card's class, against
+    /// published runs held out from fitting, as one line (none: no such
+    /// runs).
+    pub accuracy: Option<gpuplan_core::Message>,
 }
 
 impl RunPartRow {

@@ -4,6 +4,7 @@ import type { CourseInfo } from "./CourseInfo";
 import type { Defaults } from "./Defaults";
 import type { FieldLimit } from "./FieldLimit";
 import type { GpuInfo } from "./GpuInfo";
+import type { HeldOutAccuracy } from "./HeldOutAccuracy";
 import type { Message } from "./Message";
 import type { ModelInfo } from "./ModelInfo";
 import type { PlatformInfo } from "./PlatformInfo";
@@ -55,4 +56,9 @@ notices: Array<Message>,
  * could not be opened: the app browses, says so in a banner, and every
  * save fails with this reason.
  */
-read_only: string | null, };
+read_only: string | null, 
+/**
+ * How close step times came to published runs held out from fitting,
+ * by card class: the about text.
+ */
+accuracy: HeldOutAccuracy, };

@@ -136,6 +136,21 @@ describe("step 3, memory", () => {
     expect(document.querySelector('tr[data-gpu="tiny"] .step-seconds'), "one that does not is not").toBeNull();
     expect(document.querySelector('tr[data-gpu="tiny"] .no-time')?.textContent).toBe("does not fit: no time");
   });
+
+  it("says how close step times came on the target's class, and for every class", async () => {
+    for (const lang of ["en", "zh"] as const) {
+      const { app } = await startedStore(lang);
+      const { unmount } = render(MemoryStep, { app });
+      await waitFor(() => expect(document.getElementById("step-accuracy")).not.toBeNull());
+      const line = document.getElementById("step-accuracy")!.textContent!;
+      expect(line, `${lang}: the class and its keyed verdict are worded, not shown as keys`).not.toMatch(/enum\.|\{\{/);
+      expect(line, `${lang}: the held-out median is quoted`).toContain("7.3%");
+      const rows = document.querySelectorAll("#accuracy-table tbody tr");
+      expect(rows.length, `${lang}: one class, one node, all (no several-nodes runs: no row)`).toBe(3);
+      expect(document.querySelector('#accuracy-table tr[data-class="all"]')?.textContent, `${lang}: signed bias keeps its sign`).toContain("+0.7%");
+      unmount();
+    }
+  });
 });
 
 describe("step 4, options", () => {

@@ -57,6 +57,13 @@ export const info: AppInfo = {
   limits: [limit("budget", 0, 10000000), limit("runs", 1, 1000, true), limit("deadline_hours", 0, 87600, false, true), limit("batch", 1, 65536, true), limit("job.hours", 0, 87600, false, true), limit("storage.gb", 0, 100000)],
   notices: [],
   read_only: null,
+  accuracy: {
+    classes: [{ class: "ampere-consumer", figures: { runs: 22, median_abs_error: 0.073, median_signed_error: -0.031, meets_bar: true } }],
+    one_node: { runs: 39, median_abs_error: 0.133, median_signed_error: -0.042, meets_bar: false },
+    several_nodes: null,
+    all: { runs: 117, median_abs_error: 0.112, median_signed_error: 0.007, meets_bar: false },
+    publishers: 8,
+  },
 } as unknown as AppInfo;
 
 const chart = { zh: "<svg/>", en: "<svg/>" };
@@ -90,6 +97,7 @@ export function fakeEstimate(): EstimateView {
       host: { vcpus: 8, ram_gb: 32, disk: "ssd" }, fixes: [], parallel: null, fits_with: null,
     },
     chart, run_chart: null, run_parts: [],
+    accuracy: { key: "accuracy.line", params: { class: "enum.card-class.ampere-consumer", runs: "22", error: "7.3", bias: "-3.1", verdict: "enum.bar.meets" } },
   } as unknown as EstimateView;
 }
 

@@ -676,3 +676,90 @@ fn saved_plans_and_bills_can_be_deleted_from_the_cli_as_in_the_app() {
     );
     let _ = std::fs::remove_dir_all(&h);
 }
+
+#[test]
+fn exports_never_overwrite_a_file_unless_forced() {
+    let h = home("noclobber");
+    let dir = tempfile::tempdir().expect("tmp");
+    let plan = dir.path().join("plan.toml");
+    std::fs::copy(
+        common::root().join("examples/seed003-autodl-resnet50.toml"),
+        &plan,
+    )
+    .expect("copy an example plan");
+    let out = run(&h, &["plans", "import", plan.to_str().expect("utf-8 path")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = ok_json(&h, &["plans", "list", "--json"]);
+    let id = rows[0]["id"].to_string();
+    let target = dir.path().join("mine.toml");
+    let target_s = target.to_str().expect("utf-8 path");
+    // (args, why) — each export aimed at a file the student already has.
+    let exports: [(Vec<&str>, &str); 3] = [
+        (
+            vec!["plans", "export", &id, "--out", target_s],
+            "a saved plan",
+        ),
+        (
+            vec!["ledger", "runs", "--out", target_s],
+            "the measured runs",
+        ),
+        (
+            vec![
+                "pack",
+                "export",
+                "--name",
+                "C",
+                "--platform",
+                "autodl",
+                "--out",
+                target_s,
+            ],
+            "a course pack",
+        ),
+    ];
+    for (args, why) in &exports {
+        std::fs::write(&target, "my own notes\n").expect("write");
+        let out = run(&h, args);
+        assert_eq!(out.status.code(), Some(2), "{why}: refused as bad input");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--force") && err.contains("mine.toml"),
+            "{why}: the message names the file and the way to replace it: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("read"),
+            "my own notes\n",
+            "{why}: the student's file is untouched"
+        );
+        let mut forced = args.clone();
+        forced.push("--force");
+        let out = run(&h, &forced);
+        assert!(
+            out.status.success(),
+            "{why} with --force: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_ne!(
+            std::fs::read_to_string(&target).expect("read"),
+            "my own notes\n",
+            "{why}: --force replaces it"
+        );
+    }
+    let fresh = dir.path().join("new.toml");
+    let out = run(
+        &h,
+        &[
+            "plans",
+            "export",
+            &id,
+            "--out",
+            fresh.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(out.status.success(), "a new file needs no --force");
+    let _ = std::fs::remove_dir_all(&h);
+}

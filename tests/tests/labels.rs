@@ -168,6 +168,8 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "path",
                 // A run report's card name, refused empty.
                 "gpu_name",
+                // The file an export writes.
+                "out",
             ]));
             v
         }),

@@ -603,6 +603,9 @@ pub enum PackAction {
         /// Output file.
         #[arg(long)]
         out: PathBuf,
+        /// Replace the output file if it exists already.
+        #[arg(long)]
+        force: bool,
     },
     /// Validate and import a course pack.
     Import {
@@ -645,6 +648,9 @@ pub enum PlansAction {
         /// Output file.
         #[arg(long)]
         out: PathBuf,
+        /// Replace the output file if it exists already.
+        #[arg(long)]
+        force: bool,
     },
     /// Save a plan file as a new saved plan (the app lists it).
     Import {
@@ -694,6 +700,9 @@ pub enum LedgerAction {
         /// Output file.
         #[arg(long)]
         out: PathBuf,
+        /// Replace the output file if it exists already.
+        #[arg(long)]
+        force: bool,
     },
 }
 

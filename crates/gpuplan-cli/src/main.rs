@@ -234,9 +234,9 @@ fn ledger(planner: &mut Planner, lang: Lang, action: &LedgerAction) -> Result<St
                 .labels()
                 .fill(lang, "cli.billDeleted", [("id", id.to_string().as_str())]))
         }
-        LedgerAction::Runs { out } => {
+        LedgerAction::Runs { out, force } => {
             let text = planner.export_measured_runs()?;
-            files::write_atomic(out, text.as_bytes())?;
+            files::write_new(out, text.as_bytes(), *force)?;
             Ok(out.display().to_string())
         }
     }
@@ -253,6 +253,7 @@ fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String
             budget_cap,
             runs,
             out,
+            force,
         } => {
             let presets = presets
                 .iter()
@@ -271,7 +272,7 @@ fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String
                 budget_cap: budget_cap.as_deref(),
                 measured_runs,
             })?;
-            files::write_atomic(out, text.as_bytes())?;
+            files::write_new(out, text.as_bytes(), *force)?;
             Ok(out.display().to_string())
         }
         PackAction::Import { file } => {
@@ -473,9 +474,9 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
             })
         }
         PlansAction::Show { id } => Ok(find(planner, *id)?.toml.trim_end().to_owned()),
-        PlansAction::Export { id, out } => {
+        PlansAction::Export { id, out, force } => {
             let row = find(planner, *id)?;
-            files::write_atomic(out, row.toml.as_bytes())?;
+            files::write_new(out, row.toml.as_bytes(), *force)?;
             Ok(out.display().to_string())
         }
         PlansAction::Delete { id } => {

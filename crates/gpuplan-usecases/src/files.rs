@@ -87,8 +87,34 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
 }
 
 /// Writes `bytes` to `path` atomically: a new temporary file in the same
-/// folder, then a rename over the target.
+/// folder, then a rename over the target. (The app's save dialog has asked
+/// before replacing a file; the CLI uses [`write_new`].)
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
+    write_file(path, bytes, Existing::Replace)
+}
+
+/// Writes `bytes` to `path` atomically unless `path` exists already (unless
+/// `replace`): a file a student exported earlier is never overwritten by a
+/// command they did not mean to aim at it. The check and the write are one
+/// step (the rename refuses an existing target), so a file that appears
+/// meanwhile is kept too.
+pub fn write_new(path: &Path, bytes: &[u8], replace: bool) -> Result<(), AppError> {
+    let mode = if replace {
+        Existing::Replace
+    } else {
+        Existing::Keep
+    };
+    write_file(path, bytes, mode)
+}
+
+/// What to do when the target exists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Existing {
+    Replace,
+    Keep,
+}
+
+fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -124,7 +150,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| AppError::io(format!("{}: {e}", path.display())))?;
-    tmp.persist(path)
-        .map_err(|e| AppError::io(format!("{}: {}", path.display(), e.error)))?;
-    Ok(())
+    let exists = |e: &std::io::Error| e.kind() == std::io::ErrorKind::AlreadyExists;
+    match existing {
+        Existing::Replace => tmp.persist(path).map(drop),
+        Existing::Keep => tmp.persist_noclobber(path).map(drop),
+    }
+    .map_err(|e| {
+        if existing == Existing::Keep && exists(&e.error) {
+            AppError::input(
+                "out",
+                format!("{shown} exists already"),
+                "a new file name, or --force to replace it",
+            )
+            .said(
+                Message::new("error.fileExists").with("path", &shown),
+                Some(Message::new("allowed.forceReplace")),
+            )
+        } else {
+            AppError::io(format!("{}: {}", path.display(), e.error))
+        }
+    })
 }

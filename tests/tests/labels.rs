@@ -227,7 +227,27 @@ fn sources() -> Vec<(PathBuf, String)> {
 fn both_languages_have_the_same_keys_and_placeholders() {
     let c = Catalog::bundled().expect("catalogs parse");
     let zh: BTreeSet<&str> = c.keys(Lang::Zh).collect();
-    let en: BTreeSet<&str> = c.keys(Lang::En).collect();
+    let all_en: BTreeSet<&str> = c.keys(Lang::En).collect();
+    // English singulars (`key_one`, chosen when `count` is 1) have no
+    // Chinese twin: Chinese has no plural forms. Each must sit beside its
+    // plural and say the same placeholders.
+    let (singulars, en): (BTreeSet<&str>, BTreeSet<&str>) = all_en
+        .iter()
+        .partition(|k| k.ends_with(gpuplan_usecases::labels::PLURAL_ONE));
+    for one in &singulars {
+        let base = &one[..one.len() - gpuplan_usecases::labels::PLURAL_ONE.len()];
+        assert!(en.contains(base), "{one} has its plural {base}");
+        assert_eq!(
+            placeholders(&c.text(Lang::En, one)),
+            placeholders(&c.text(Lang::En, base)),
+            "{one} says what {base} says"
+        );
+        assert!(
+            placeholders(&c.text(Lang::En, base)).contains("count"),
+            "{base} has a count to choose its singular by"
+        );
+        assert!(!zh.contains(one), "{one}: Chinese has no singular form");
+    }
     assert_eq!(
         zh.difference(&en).collect::<Vec<_>>(),
         Vec::<&&str>::new(),
@@ -261,6 +281,8 @@ fn every_value_the_code_produces_has_a_text_and_no_family_key_is_dead() {
         let have: BTreeSet<String> = keys
             .iter()
             .filter(|k| k.starts_with(prefix) && !k[prefix.len()..].contains('.'))
+            // An English singular goes with its plural (checked above).
+            .filter(|k| !k.ends_with(gpuplan_usecases::labels::PLURAL_ONE))
             .map(|k| (*k).to_owned())
             .collect();
         assert_eq!(
@@ -297,7 +319,8 @@ fn every_key_is_used_and_every_used_key_exists() {
         }
         // `--help`'s texts are keyed by the command tree; the CLI's own test
         // (help_texts) checks that every one is used and matches clap's.
-        if k.starts_with("help.") {
+        // An English singular is used wherever its plural is.
+        if k.starts_with("help.") || k.ends_with(gpuplan_usecases::labels::PLURAL_ONE) {
             continue;
         }
         let quoted = [format!("\"{k}\""), format!("`{k}`"), format!("'{k}'")];
@@ -341,4 +364,41 @@ fn every_key_is_used_and_every_used_key_exists() {
             }
         }
     }
+}
+
+#[test]
+fn english_says_one_in_the_singular_and_chinese_needs_no_plural() {
+    let c = Catalog::bundled().expect("catalogs parse");
+    // (language, count, what the ledger's total line starts with, why)
+    let cases = [
+        (Lang::En, "1", "1 bill,", "one bill, not \"1 bills\""),
+        (Lang::En, "2", "2 bills,", "two or more: the plural"),
+        (
+            Lang::En,
+            "0",
+            "0 bills,",
+            "none: the plural, as English says it",
+        ),
+        (Lang::En, "11", "11 bills,", "11 is not 1"),
+        (Lang::Zh, "1", "共 1 笔", "Chinese has one form"),
+    ];
+    for (lang, count, start, why) in cases {
+        let text = c.fill(
+            lang,
+            "cli.ledgerTotal",
+            [("count", count), ("total", "9.90")],
+        );
+        assert!(text.starts_with(start), "{why}: {text}");
+    }
+    let stops = c.message(
+        Lang::En,
+        &gpuplan_core::Message::new("bill.line.stopped")
+            .with("count", 1)
+            .with("each_s", 3600)
+            .with("total_s", 3600),
+    );
+    assert!(
+        stops.starts_with("1 stop of"),
+        "a bill line worded from a core message takes its singular too: {stops}"
+    );
 }

@@ -130,7 +130,8 @@ impl Catalog {
         key: &str,
         params: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> String {
-        let mut s = self.text(lang, key);
+        let params: Vec<(&str, &str)> = params.into_iter().collect();
+        let mut s = self.text(lang, &self.plural(lang, key, &params));
         for (name, value) in params {
             let keyed = ["enum.", "noun.", "field.", "allowed."]
                 .iter()
@@ -145,6 +146,21 @@ impl Catalog {
             s = s.replace(&format!("{{{{{name}}}}}"), &shown);
         }
         s
+    }
+
+    /// The key to word `key` with: its singular `key_one` where the
+    /// language has one and the `count` parameter is 1, as i18next picks it
+    /// in the UI (English only; Chinese has no plural forms).
+    fn plural(&self, lang: Lang, key: &str, params: &[(&str, &str)]) -> String {
+        let one = format!("{key}{PLURAL_ONE}");
+        let is_one = params
+            .iter()
+            .any(|(name, value)| *name == "count" && value.trim() == "1");
+        if is_one && self.map(lang).contains_key(&one) {
+            one
+        } else {
+            key.to_owned()
+        }
     }
 
     /// The note beside a bill's total when much of it rests on unverified
@@ -345,6 +361,10 @@ impl Catalog {
         )
     }
 }
+
+/// The suffix of a key's singular form in English (`cli.ledgerTotal_one`),
+/// the suffix i18next uses: only English has such keys.
+pub const PLURAL_ONE: &str = "_one";
 
 /// A duration parameter (whole seconds, the `_s` parameters of bill lines)
 /// as a reader says it: seconds under a minute, minutes under an hour, then

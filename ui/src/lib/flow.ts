@@ -9,7 +9,7 @@ import type { Calibration } from "../bindings/Calibration";
 import type { Unverified } from "../bindings/Unverified";
 import { NUMBER, normalizeNumber, type UnitKind } from "./numbers";
 import type { Message } from "../bindings/Message";
-import { localizedParams } from "./i18n";
+import { counted, localizedParams } from "./i18n";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -123,7 +123,7 @@ export function said(m: Message, t: (k: string, o?: Record<string, unknown>) => 
   for (const [k, v] of Object.entries(localizedParams(m.params as Record<string, string>))) {
     params[k] = v !== undefined && /^(enum|noun|field|allowed)\./.test(v) ? t(v, { defaultValue: v }) : v;
   }
-  const text = t(m.key, params);
+  const text = t(m.key, counted(params));
   return m.params.file ? t("error.inFile", { file: m.params.file, message: text }) : text;
 }
 

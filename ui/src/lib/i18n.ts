@@ -58,9 +58,19 @@ export function localizedParams(params: Record<string, string>): Record<string, 
   return out;
 }
 
+/**
+ * Parameters ready for i18next: a whole-number `count` (a core message
+ * carries every parameter as text) goes as a number, so i18next picks the
+ * English singular `key_one` for 1, as the Rust `Catalog::fill` does.
+ */
+export function counted(params: Record<string, unknown>): Record<string, unknown> {
+  const c = params.count;
+  return typeof c === "string" && /^\d+$/.test(c) ? { ...params, count: Number(c) } : params;
+}
+
 /** A core message (key + parameters) in the current language. */
 export function messageText(m: Message, t: (k: string, o?: Record<string, unknown>) => string): string {
-  return t(m.key, shownParams(localizedParams(m.params as Record<string, string>), (k) => t(k)));
+  return t(m.key, counted(shownParams(localizedParams(m.params as Record<string, string>), (k) => t(k))));
 }
 
 export { i18next };

@@ -1,0 +1,17 @@
+// English singulars: a core message's count arrives as text, and the UI
+// picks `key_one` for 1 exactly as the Rust catalog does.
+import { describe, expect, it } from "vitest";
+import { initI18n, messageText, i18next } from "./i18n";
+
+describe("plurals", () => {
+  it("says one stop, two stops, and leaves Chinese alone", async () => {
+    const t = (k: string, o?: Record<string, unknown>) => i18next.t(k, o ?? {});
+    const stopped = (count: string) => ({ key: "bill.line.stopped", params: { count, each_s: "3600", total_s: "3600" } });
+    await initI18n("en");
+    expect(messageText(stopped("1"), t), "one: the singular").toMatch(/^1 stop of /);
+    expect(messageText(stopped("2"), t), "two: the plural").toMatch(/^2 stops of /);
+    expect(messageText(stopped("0"), t), "none: the plural").toMatch(/^0 stops of /);
+    await initI18n("zh");
+    expect(messageText(stopped("1"), t), "Chinese has one form").toMatch(/^关机 1 次/);
+  });
+});

@@ -929,8 +929,16 @@ fn config_key(key: &str) -> &str {
 /// accepted sequence. Unknown keys are ignored because real configs carry
 /// dozens of unrelated ones; the keys the estimator needs are required and
 /// range-checked, and errors name them. Values past what a field can hold are
-/// errors, never truncated.
+/// errors, never truncated. A config without `_name_or_path` is named
+/// "custom transformer"; [`from_hf_config_named`] names it otherwise.
 pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
+    from_hf_config_named(json, "custom transformer")
+}
+
+/// [`from_hf_config`], naming a config without `_name_or_path` `fallback`
+/// (the shell's choice: the folder or file it was read from, the same in
+/// every language).
+pub fn from_hf_config_named(json: &str, fallback: &str) -> Result<TransformerModel, InputError> {
     let allowed = || {
         (
             "a Hugging Face config.json object".to_owned(),
@@ -983,7 +991,7 @@ pub fn from_hf_config(json: &str) -> Result<TransformerModel, InputError> {
     let shared_expert_intermediate = c.optional(&["shared_expert_intermediate_size"])?;
     let (activation, gated) = activation(&c, &f);
     let m = TransformerModel {
-        name: c.short_text("_name_or_path", "custom transformer"),
+        name: c.short_text("_name_or_path", fallback),
         hf_class: c
             .obj
             .get("architectures")

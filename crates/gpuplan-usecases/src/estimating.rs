@@ -3,7 +3,7 @@
 
 use gpuplan_core::estimate::{estimate_with, EstimateReport};
 use gpuplan_core::job::{JobSpec, Precision};
-use gpuplan_core::zoo::{from_hf_config, Model, ZooEntry};
+use gpuplan_core::zoo::{from_hf_config_named, Model, ZooEntry};
 
 use crate::planning::{CustomConfig, MAX_CONFIG_BYTES};
 use crate::views::{EstimateView, RunPartRow};
@@ -168,6 +168,24 @@ impl Snapshot {
     }
 }
 
+/// What a custom model is called when its config names none: the folder
+/// of a `config.json` (a Hugging Face snapshot's folder is the model's
+/// name, `Qwen2-7B/config.json`), else the file's name; words that are the
+/// same in every language.
+fn config_name(path: &str) -> String {
+    let p = std::path::Path::new(path);
+    let file = p.file_name().map(|f| f.to_string_lossy().into_owned());
+    let folder = p
+        .parent()
+        .and_then(|d| d.file_name())
+        .map(|f| f.to_string_lossy().into_owned());
+    match (file, folder) {
+        (Some(f), Some(d)) if f.eq_ignore_ascii_case("config.json") => d,
+        (Some(f), _) => f,
+        (None, _) => path.to_owned(),
+    }
+}
+
 /// The model a job names: a zoo id, or a pasted `config.json`.
 enum Chosen<'a> {
     /// A zoo id.
@@ -207,7 +225,7 @@ fn model_of<'a>(job: &'a JobSpec, config: Option<CustomConfig<'_>>) -> Result<Ch
             }
             Ok(Chosen::Custom(Box::new(ZooEntry {
                 id: "custom".into(),
-                model: Model::Transformer(from_hf_config(c.text)?),
+                model: Model::Transformer(from_hf_config_named(c.text, &config_name(c.name))?),
             })))
         }
         (Some(_), Some(other)) => Err(AppError::input(
@@ -229,5 +247,40 @@ fn model_of<'a>(job: &'a JobSpec, config: Option<CustomConfig<'_>>) -> Result<Ch
             gpuplan_core::Message::new("error.noModel"),
             Some(gpuplan_core::Message::new("error.fromList").with("list", "gpuplan models")),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::config_name;
+
+    #[test]
+    fn a_custom_model_without_a_name_is_called_by_where_it_came_from() {
+        // (path, name, why)
+        let cases = [
+            (
+                "models/Qwen2-7B/config.json",
+                "Qwen2-7B",
+                "a snapshot folder names its model",
+            ),
+            (
+                "my-llama.json",
+                "my-llama.json",
+                "a file of its own is its own name",
+            ),
+            (
+                "config.json",
+                "config.json",
+                "a bare config.json has nothing better",
+            ),
+            (
+                "C/CONFIG.JSON",
+                "C",
+                "case does not matter on the file name",
+            ),
+        ];
+        for (path, want, why) in cases {
+            assert_eq!(config_name(path), want, "{why}");
+        }
     }
 }

@@ -295,6 +295,20 @@ fn published_memory_is_not_underestimated() {
         )
         .expect("write");
     }
+    // The app's about text quotes `HeldOutAccuracy`'s memory rows: the
+    // medians of this table.
+    let scored = gpuplan_core::heldout::score_memory(&runs, zoo).expect("runs resolve");
+    let quoted = gpuplan_core::heldout::HeldOutAccuracy::of(&[], &scored).memory;
+    assert_eq!(quoted.len(), by_mode.len(), "one about-text row per mode");
+    for q in &quoted {
+        let errs = &by_mode[&q.mode.to_string()];
+        assert_eq!(
+            (q.figures.runs as usize, q.figures.median_error),
+            (errs.len(), median(errs.clone())),
+            "{}: the app quotes this table's median",
+            q.mode
+        );
+    }
     for (mode, errs) in &by_mode {
         let m = median(errs.clone());
         assert!(

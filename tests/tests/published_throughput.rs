@@ -258,7 +258,7 @@ fn published_step_time_held_out_meets_the_bar() {
     }
     // The app's about text and `gpuplan gpus` quote `HeldOutAccuracy`: the
     // same figures as the docs' held-out tables.
-    let quoted = heldout::HeldOutAccuracy::of(&scored);
+    let quoted = heldout::HeldOutAccuracy::of(&scored, &[]);
     for c in &quoted.classes {
         let (n, abs, signed) = by_class[c.class.doc_label()];
         assert_eq!(
@@ -363,16 +363,11 @@ fn published_multi_gpu_memory_meets_the_bar() {
         gpuplan_data::PUBLISHED_MEMORY_TOML,
     )
     .expect("valid file");
-    let errors: Vec<f64> = runs
+    let scored = heldout::score_memory(&runs, zoo).expect("every published run resolves");
+    let errors: Vec<f64> = scored
         .iter()
-        .filter(|r| r.gpus.unwrap_or(1) > 1)
-        .map(|r| {
-            let entry = zoo.get(&r.model).expect("zoo model");
-            let job = r.job().expect("job").resolve(entry).expect("valid job");
-            let v = estimate::job_peak(&entry.model, &job);
-            let allocated = v.peak_bytes - v.components.context - v.components.allocator;
-            allocated / r.peak_alloc_bytes.value - 1.0
-        })
+        .filter(|m| m.gpus > 1)
+        .map(|m| m.error())
         .collect();
     assert!(!errors.is_empty(), "published multi-GPU memory rows exist");
     let abs = median(errors.iter().map(|e| e.abs()).collect());
@@ -392,6 +387,18 @@ fn published_multi_gpu_memory_meets_the_bar() {
         worst >= -0.10,
         "multi-GPU memory under-estimated by {:.1}%",
         worst * 100.0
+    );
+    let quoted = heldout::HeldOutAccuracy::of(&[], &scored)
+        .multi_gpu_memory
+        .expect("the about text has a multi-GPU memory row");
+    assert_eq!(
+        (
+            quoted.runs as usize,
+            quoted.median_abs_error,
+            quoted.worst_error
+        ),
+        (errors.len(), abs, worst),
+        "the app quotes the figures this test holds to the bar"
     );
 }
 

@@ -543,6 +543,45 @@ pub fn accuracy_table(c: &Catalog, lang: Lang, held: &HeldOutAccuracy) -> String
             t(if f.meets_bar { "cli.yes" } else { "cli.no" })
         );
     }
+    o.push_str(&memory_table(c, lang, held));
+    o
+}
+
+/// Peak memory against published fine-tuning runs, by mode and for
+/// several GPUs: the about text's second table.
+fn memory_table(c: &Catalog, lang: Lang, held: &HeldOutAccuracy) -> String {
+    let t = |k: &str| c.text(lang, k);
+    let mut o = format!("\n{}\n", t("accuracy.memoryTitle"));
+    let _ = writeln!(
+        o,
+        "{} {} {} {}",
+        pad(&t("accuracy.setup"), 40),
+        pad(&t("accuracy.runs"), 8),
+        pad(&t("accuracy.memoryError"), 14),
+        t("accuracy.worst")
+    );
+    let modes = held.memory.iter().map(|m| {
+        (
+            t(&format!("enum.mode.{}", key_of(&m.mode))),
+            Some(m.figures),
+        )
+    });
+    let multi = std::iter::once((t("accuracy.multiGpuMemory"), held.multi_gpu_memory));
+    for (name, f) in modes.chain(multi) {
+        let Some(f) = f else { continue };
+        let _ = writeln!(
+            o,
+            "{} {} {} {}",
+            pad(&name, 40),
+            pad(&f.runs.to_string(), 8),
+            pad(&format!("{:+.1}%", f.median_error * 100.0), 14),
+            if f.worst_error >= 0.0 {
+                t("accuracy.none")
+            } else {
+                format!("{:+.1}%", f.worst_error * 100.0)
+            }
+        );
+    }
     o
 }
 

@@ -12,9 +12,10 @@ use serde::Serialize;
 
 use crate::catalog::{Generation, Gpu, GpuCatalog};
 use crate::error::InputError;
+use crate::job::Mode;
 use crate::message::Message;
 use crate::pipeline::{DiskKind, Host};
-use crate::published::{PublishedRow, PublishedRun, Set};
+use crate::published::{PublishedMemory, PublishedRow, PublishedRun, Set};
 use crate::zoo::{ModelZoo, ZooEntry};
 use crate::{calibration, estimate, vram, Job};
 
@@ -299,6 +300,51 @@ pub fn score(
     Ok(out)
 }
 
+/// One published fine-tuning run's peak memory and the estimate of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryScored {
+    /// Zoo id of the model.
+    pub model: String,
+    /// LoRA, QLoRA or full training.
+    pub mode: Mode,
+    /// GPUs the run used.
+    pub gpus: u32,
+    /// `torch.cuda.max_memory_allocated` of one GPU, bytes.
+    pub published_bytes: f64,
+    /// The estimate of the same quantity (the estimate's CUDA context and
+    /// allocator reserve left out, as the published figure leaves them).
+    pub estimated_bytes: f64,
+}
+
+impl MemoryScored {
+    /// Estimated over published memory, less one (-0.1: 10% too little).
+    pub fn error(&self) -> f64 {
+        self.estimated_bytes / self.published_bytes - 1.0
+    }
+}
+
+/// Every published fine-tuning run's peak memory, estimated as a student's
+/// job is (per GPU for several GPUs).
+pub fn score_memory(
+    runs: &[PublishedMemory],
+    zoo: &ModelZoo,
+) -> Result<Vec<MemoryScored>, InputError> {
+    runs.iter()
+        .map(|r| {
+            let entry = zoo.get(&r.model)?;
+            let job = r.job()?.resolve(entry)?;
+            let v = estimate::job_peak(&entry.model, &job);
+            Ok(MemoryScored {
+                model: r.model.clone(),
+                mode: r.mode,
+                gpus: r.gpus.unwrap_or(1),
+                published_bytes: r.peak_alloc_bytes.value,
+                estimated_bytes: v.peak_bytes - v.components.context - v.components.allocator,
+            })
+        })
+        .collect()
+}
+
 /// The median of `v` (NaN when empty).
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -376,6 +422,47 @@ impl ClassFigures {
     }
 }
 
+/// Peak memory of a group of published runs against the estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct MemoryFigures {
+    /// Published runs in the group.
+    pub runs: u32,
+    /// Median signed error (+: the estimate asks for more memory).
+    pub median_error: f64,
+    /// Median |error|.
+    pub median_abs_error: f64,
+    /// The most negative error (the worst under-estimate; positive when
+    /// every run was over-estimated).
+    pub worst_error: f64,
+}
+
+impl MemoryFigures {
+    /// The figures of `group`; none for an empty one.
+    pub fn of(group: &[&MemoryScored]) -> Option<Self> {
+        if group.is_empty() {
+            return None;
+        }
+        let errors: Vec<f64> = group.iter().map(|m| m.error()).collect();
+        Some(Self {
+            runs: u32::try_from(group.len()).unwrap_or(u32::MAX),
+            median_error: median(errors.clone()),
+            median_abs_error: median(errors.iter().map(|e| e.abs()).collect()),
+            worst_error: errors.iter().copied().fold(f64::INFINITY, f64::min),
+        })
+    }
+}
+
+/// One mode's memory figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct ModeMemory {
+    /// LoRA, QLoRA, ...
+    pub mode: Mode,
+    /// Its published runs, one GPU and several.
+    pub figures: MemoryFigures,
+}
+
 /// Step time against published runs held out from fitting: what the app's
 /// about text and the CLI quote.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -391,11 +478,16 @@ pub struct HeldOutAccuracy {
     pub all: Option<Figures>,
     /// Publishers of the held-out runs.
     pub publishers: u32,
+    /// Peak memory of published fine-tuning runs, by mode.
+    pub memory: Vec<ModeMemory>,
+    /// Per-GPU peak memory of the published multi-GPU runs.
+    pub multi_gpu_memory: Option<MemoryFigures>,
 }
 
 impl HeldOutAccuracy {
-    /// The held-out figures of `scored` (fit rows are left out).
-    pub fn of(scored: &[Scored]) -> Self {
+    /// The held-out figures of `scored` (fit rows are left out) and of the
+    /// published memory runs `memory`.
+    pub fn of(scored: &[Scored], memory: &[MemoryScored]) -> Self {
         let held: Vec<&Scored> = scored.iter().filter(|s| s.set == Set::HeldOut).collect();
         let pick = |f: &dyn Fn(&Scored) -> bool| -> Vec<&Scored> {
             held.iter().copied().filter(|s| f(s)).collect()
@@ -416,6 +508,17 @@ impl HeldOutAccuracy {
             several_nodes: Figures::of(&pick(&|s| s.scale() == Scale::SeveralNodes)),
             all: Figures::of(&held),
             publishers: u32::try_from(publishers.len()).unwrap_or(u32::MAX),
+            memory: Mode::VALUES
+                .iter()
+                .filter_map(|&mode| {
+                    let group: Vec<&MemoryScored> =
+                        memory.iter().filter(|m| m.mode == mode).collect();
+                    MemoryFigures::of(&group).map(|figures| ModeMemory { mode, figures })
+                })
+                .collect(),
+            multi_gpu_memory: MemoryFigures::of(
+                &memory.iter().filter(|m| m.gpus > 1).collect::<Vec<_>>(),
+            ),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Use case: how close step times came to published runs held out from
-//! fitting, by card class (the app's about text, `gpuplan gpus`, the line
+//! fitting, by card class, and peak memory against published fine-tuning
+//! runs (the app's about text, `gpuplan gpus`, the line
 //! under every estimate). Computed once per process from the bundled
 //! published rows with the model in this binary, so a figure shown is one
 //! the model earns today.
@@ -10,7 +11,7 @@ use gpuplan_core::published;
 use crate::{Bundled, Result};
 
 impl Bundled {
-    /// The held-out step-time figures ([`HeldOutAccuracy`]).
+    /// The held-out step-time and memory figures ([`HeldOutAccuracy`]).
     pub fn held_out(&self) -> Result<&HeldOutAccuracy> {
         if let Some(done) = self.held_out.get() {
             return Ok(done);
@@ -23,8 +24,15 @@ impl Bundled {
             "data/benchmarks/published-training.toml",
             gpuplan_data::PUBLISHED_TRAINING_TOML,
         )?;
+        let memory = published::parse_memory(
+            "data/benchmarks/published-memory.toml",
+            gpuplan_data::PUBLISHED_MEMORY_TOML,
+        )?;
         let scored = heldout::score(&rows, &lambda, &self.zoo, &self.catalog)?;
-        Ok(self.held_out.get_or_init(|| HeldOutAccuracy::of(&scored)))
+        let memory = heldout::score_memory(&memory, &self.zoo)?;
+        Ok(self
+            .held_out
+            .get_or_init(|| HeldOutAccuracy::of(&scored, &memory)))
     }
 
     /// The held-out figures of the class of card `gpu` (a catalog id), when

@@ -64,7 +64,7 @@ describe("step 2, the job", () => {
     await fireEvent.click(document.getElementById("preset-llama7b-lora")!);
     expect(app.job!.model, "the preset's job is taken").toBe("llama-2-7b");
     expect(app.situation!.runs, "the typed runs are kept").toBe(7);
-    expect(app.toast?.text).toMatch(/Kept your 7 runs/);
+    expect(app.toast?.text).toMatch(/Kept your run count, 7/);
   });
 
   it("refuses a batch the core refuses, and takes it back when fixed", async () => {
@@ -148,6 +148,8 @@ describe("step 3, memory", () => {
       const rows = document.querySelectorAll("#accuracy-table tbody tr");
       expect(rows.length, `${lang}: one class, one node, all (no several-nodes runs: no row)`).toBe(3);
       expect(document.querySelector('#accuracy-table tr[data-class="all"]')?.textContent, `${lang}: signed bias keeps its sign`).toContain("+0.7%");
+      expect(document.querySelector('#accuracy-memory tr[data-setup="lora"]')?.textContent, `${lang}: never under-estimated says so, not a positive "worst"`).not.toContain("+2.5%");
+      expect(document.querySelector('#accuracy-memory tr[data-setup="several-gpus"]')?.textContent, `${lang}: a real under-estimate is shown`).toContain("-0.7%");
       unmount();
     }
   });

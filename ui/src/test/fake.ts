@@ -63,6 +63,8 @@ export const info: AppInfo = {
     several_nodes: null,
     all: { runs: 117, median_abs_error: 0.112, median_signed_error: 0.007, meets_bar: false },
     publishers: 8,
+    memory: [{ mode: "lora", figures: { runs: 4, median_error: 0.089, median_abs_error: 0.089, worst_error: 0.025 } }],
+    multi_gpu_memory: { runs: 4, median_error: 0.029, median_abs_error: 0.029, worst_error: -0.007 },
   },
 } as unknown as AppInfo;
 

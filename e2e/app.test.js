@@ -286,6 +286,17 @@ e2e("ResNet-18 preset: memory and options equal the CLI's, plan saved", async ()
   assert.equal((await browser.$$("#run-parts tr[data-part]")).length, 6, "the run is split into its six parts");
   assert.ok(await (await browser.$("#run-chart")).isDisplayed(), "the run split is drawn");
   await snap("memory-resnet18");
+  // How close step times came on the target card's class: the line the CLI
+  // prints under the same estimate, and the about tables below it.
+  const cliLines = cliText(["--lang", "en", "estimate", "--model", "resnet18-cifar", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--gpu", "rtx3090"]);
+  const accuracy = await text("#step-accuracy");
+  assert.ok(cliLines.includes(accuracy.trim()), `the accuracy line is the CLI's: ${accuracy}`);
+  await (await browser.$("#accuracy-about")).scrollIntoView();
+  await click("#accuracy-about summary");
+  assert.ok((await browser.$$("#accuracy-table tbody tr")).length >= 8, "every card class, several GPUs, several nodes and all");
+  assert.ok((await browser.$$("#accuracy-memory tbody tr")).length >= 3, "memory by mode and for several GPUs");
+  await (await browser.$("#accuracy-memory")).scrollIntoView();
+  await snap("memory-accuracy");
   await click("#next");
   await (await browser.$(".option")).waitForDisplayed({ timeout: 15000 });
   const rec = cli(["recommend", "--stage", "course-project", "--budget", "150", "--model", "resnet18-cifar", "--batch", "128", "--precision", "fp32", "--optimizer", "sgd", "--dataset", "in-memory", "--num-workers", "4", "--mode", "train", "--dataset-samples", "50000", "--epochs", "50", "--runs", "1", "--json"]);

@@ -480,3 +480,75 @@ fn the_cli_and_the_app_rank_the_same_way() {
         "the CLI and the app rank the same options in the same order"
     );
 }
+
+#[test]
+fn a_card_the_job_does_not_fit_gets_no_time_in_either_language() {
+    // Llama-2-7B LoRA at batch 8: 38 GiB per GPU under DDP, more than a
+    // 24 GiB RTX 4090 holds, on one card or two.
+    for (lang, no_fit) in [("en", "does not fit"), ("zh", "放不下")] {
+        let out = run(&[
+            "--lang",
+            lang,
+            "estimate",
+            "--model",
+            "llama-2-7b",
+            "--mode",
+            "lora",
+            "--gpus",
+            "2",
+            "--gpu",
+            "rtx4090",
+            "--dataset-samples",
+            "1000",
+            "--epochs",
+            "1",
+        ]);
+        assert!(
+            out.status.success(),
+            "{lang}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let step = text
+            .lines()
+            .find(|l| l.contains("RTX 4090") && (l.contains("Step time") || l.contains("每步")))
+            .unwrap_or_default();
+        assert!(
+            step.contains(no_fit),
+            "{lang}: the step line says it does not fit: {step}"
+        );
+        let multi = text.lines().find(|l| l.contains("2 ×")).unwrap_or_default();
+        assert!(
+            multi.contains(no_fit),
+            "{lang}: two such cards do not fit either: {multi}"
+        );
+        assert!(
+            !multi.contains("2.0×") && !multi.contains("2.0 倍"),
+            "{lang}: no speed-up is claimed for a layout that cannot run: {multi}"
+        );
+    }
+    // A card it fits still gets its time and its speed-up.
+    let out = run(&[
+        "--lang",
+        "en",
+        "estimate",
+        "--model",
+        "llama-2-7b",
+        "--mode",
+        "lora",
+        "--gpus",
+        "2",
+        "--gpu",
+        "a100-80g-sxm",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("Step time on") && l.ends_with(" s")),
+        "a fitting card is timed: {text}"
+    );
+    assert!(
+        text.contains("× one GPU"),
+        "and its layout's speed-up is given"
+    );
+}

@@ -200,16 +200,28 @@ pub fn estimate(
         .map_or(r.target_gpu.clone(), |g| g.name.clone());
     let mut o = estimate_head(c, lang, r);
     o.push_str(&estimate_table(c, lang, r));
-    if let Some(parts) = &r.run {
-        let _ = writeln!(o);
-        o.push_str(&run_split(c, lang, &card, parts, Some(&r.host)));
+    let fits = target_fits(r, &r.target_gpu);
+    match (&r.run, fits) {
+        (Some(parts), true) => {
+            let _ = writeln!(o);
+            o.push_str(&run_split(c, lang, &card, parts, Some(&r.host)));
+        }
+        (Some(_), false) => {
+            let _ = writeln!(
+                o,
+                "\n{}",
+                c.fill(lang, "memory.runNoFit", [("gpu", card.as_str())])
+            );
+        }
+        (None, _) => {}
     }
     if let Some(p) = &r.parallel {
-        let _ = writeln!(
-            o,
-            "\n{}",
-            parallel_line(c, lang, "parallel.summary", &card, p)
-        );
+        let key = if fits {
+            "parallel.summary"
+        } else {
+            "parallel.summaryNoFit"
+        };
+        let _ = writeln!(o, "\n{}", parallel_line(c, lang, key, &card, p));
     }
     if let Some(p) = &r.fits_with {
         let _ = writeln!(
@@ -278,21 +290,35 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             );
         }
     }
-    if let (Some(g), Some(s)) = (&r.gpu, r.step_seconds) {
+    if let (Some(id), Some(s)) = (&r.gpu, r.step_seconds) {
         let g = r
             .gpus
             .iter()
-            .find(|x| x.id == *g)
+            .find(|x| x.id == *id)
             .map(|x| gpuplan_usecases::charts::short_card_name(&x.name))
-            .unwrap_or(g.as_str());
-        let _ = writeln!(
-            o,
-            "\n{}: {}",
-            c.fill(lang, "memory.stepOn", [("gpu", g)]),
-            duration(lang, s)
-        );
+            .unwrap_or(id.as_str());
+        // A card the job does not fit gets no time: nothing would run.
+        let line = if target_fits(r, id) {
+            format!(
+                "{}: {}",
+                c.fill(lang, "memory.stepOn", [("gpu", g)]),
+                duration(lang, s)
+            )
+        } else {
+            c.fill(lang, "memory.stepOnNoFit", [("gpu", g)])
+        };
+        let _ = writeln!(o, "\n{line}");
     }
     o
+}
+
+/// Whether the job fits card `id` of the report (tight included): a card
+/// it does not fit gets no step time, run split or multi-GPU speed.
+fn target_fits(r: &EstimateReport, id: &str) -> bool {
+    r.gpus
+        .iter()
+        .find(|g| g.id == id)
+        .is_some_and(|g| matches!(g.verdict, Verdict::Fits | Verdict::Tight))
 }
 
 /// Every card: its memory, the verdict, the largest batch and the times.
@@ -382,9 +408,13 @@ fn estimate_fixes(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             ],
         );
         if let Some(steps) = f.accumulation_steps {
+            let (open, close) = match lang {
+                Lang::Zh => ("（", "）"),
+                Lang::En => (" (", ")"),
+            };
             let _ = write!(
                 line,
-                " ({})",
+                "{open}{}{close}",
                 c.fill(
                     lang,
                     "memory.accumulation",

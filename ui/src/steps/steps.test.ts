@@ -7,7 +7,7 @@ import JobStep from "./JobStep.svelte";
 import MemoryStep from "./MemoryStep.svelte";
 import OptionsStep from "./OptionsStep.svelte";
 import BeforeStep from "./BeforeStep.svelte";
-import { startedStore, fakeOption, plan0 } from "../test/fake";
+import { startedStore, fakeOption, fakeEstimate, plan0 } from "../test/fake";
 
 const type = (el: HTMLElement, value: string) => fireEvent.input(el, { target: { value } });
 
@@ -135,6 +135,25 @@ describe("step 3, memory", () => {
     expect(document.querySelector('tr[data-gpu="rtx3090"] .step-seconds'), "a card that fits is timed").not.toBeNull();
     expect(document.querySelector('tr[data-gpu="tiny"] .step-seconds'), "one that does not is not").toBeNull();
     expect(document.querySelector('tr[data-gpu="tiny"] .no-time')?.textContent).toBe("does not fit: no time");
+  });
+
+  it("gives no time, run or multi-GPU speed on a target the job does not fit", async () => {
+    const { app, backend } = await startedStore();
+    backend.setEstimate(() => {
+      const e = fakeEstimate();
+      const r = e.report as unknown as Record<string, unknown>;
+      r.gpus = [{ ...(r.gpus as Record<string, unknown>[])[0], verdict: "does-not-fit" }];
+      r.run = { total_s: 3600, bound: "gpu", input_share: 0.1 };
+      r.parallel = { layout: { gpus: 2, engine: "ddp", offload: false, pcie_gbps: null }, peak_gib: 38.1, step_seconds: 1.2, comm_seconds: 0.01, exposed_comm_seconds: 0, global_batch: 16, speedup: 2 };
+      e.run_chart = e.chart;
+      return e;
+    });
+    render(MemoryStep, { app });
+    await waitFor(() => expect(document.getElementById("parallel-summary")).not.toBeNull());
+    expect(document.getElementById("parallel-summary")!.textContent, "two cards that cannot hold it are not a speed-up").toMatch(/does not fit/);
+    expect(document.getElementById("parallel-summary")!.textContent, "and no time is quoted").not.toMatch(/2\.0×|per step/);
+    expect(document.getElementById("run-chart"), "no whole-run split on a card it does not fit").toBeNull();
+    expect(document.getElementById("run-no-fit")?.textContent, "says why instead").toMatch(/not timed/);
   });
 
   it("says how close step times came on the target's class, and for every class", async () => {

@@ -119,6 +119,7 @@ export function fakeBackend() {
   let nextId = 1;
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   let options: RankedOption[] = [fakeOption()];
+  let estimate: () => EstimateView = fakeEstimate;
   const handlers: Record<string, (a: Record<string, unknown>) => unknown> = {
     app_info: () => structuredClone(info),
     get_setting: () => null,
@@ -128,7 +129,7 @@ export function fakeBackend() {
       const j = a.job as JobSpec;
       if (j.hours) throw { kind: "input", detail: { field: "hours", message: "hours belong in a plan", allowed: "", said: { message: { key: "error.hoursNotEstimated", params: {} }, allowed: { key: "allowed.omitHours", params: {} } } } };
       if (!j.model) throw { kind: "input", detail: { field: "model", message: "no model given", allowed: "", said: { message: { key: "error.noModel", params: {} }, allowed: null } } };
-      return fakeEstimate();
+      return estimate();
     },
     recommend: () => ({ recommendation: { options, ruled_out: [], fixes: [], fixes_for: null }, chart }),
     quote: (a) => fakeQuote(a.plan as Plan),
@@ -186,6 +187,7 @@ export function fakeBackend() {
     plans,
     bills,
     setOptions: (o: RankedOption[]) => (options = o),
+    setEstimate: (e: () => EstimateView) => (estimate = e),
     count: (cmd: string) => calls.filter((c) => c.cmd === cmd).length,
     last: (cmd: string) => calls.filter((c) => c.cmd === cmd).at(-1)?.args,
   };

@@ -1315,16 +1315,38 @@ pub fn calibration_note(
     if let Some(m) = k.memory.filter(|f| f.is_applied()) {
         changes.push(capped(factor("calibration.memory", &m), &m));
     }
+    // Nothing applied: what the runs suggest and why it was not applied (a
+    // range that still includes no change: few runs, or runs that agree).
+    if changes.is_empty() {
+        for (key, f) in [
+            ("calibration.time", k.time),
+            ("calibration.memory", k.memory),
+        ] {
+            if let Some(f) = f {
+                let what = c.fill(
+                    lang,
+                    key,
+                    [
+                        ("pct", pct(f.measured).as_str()),
+                        ("low", pct(f.low).as_str()),
+                        ("high", pct(f.high).as_str()),
+                    ],
+                );
+                changes.push(c.fill(lang, "calibration.notApplied", [("what", what.as_str())]));
+            }
+        }
+    }
     if changes.is_empty() {
         changes.push(c.text(lang, "calibration.unchanged"));
     }
+    let separator = c.text(lang, "calibration.separator");
     clean(&c.fill(
         lang,
         "calibration.note",
         [
             ("own", k.own_runs.to_string().as_str()),
             ("class", k.class_runs.to_string().as_str()),
-            ("changes", changes.join("; ").as_str()),
+            ("changes", changes.join(&separator).as_str()),
         ],
     ))
 }
@@ -1384,4 +1406,60 @@ pub fn calibration(
         let _ = writeln!(o, "  {}", calibration_note(c, lang, &k));
     }
     o.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuplan_core::correction::{Calibration, Factor};
+
+    #[test]
+    fn an_unapplied_correction_says_what_the_runs_suggest_not_that_they_agree() {
+        let c = Catalog::bundled().expect("catalog");
+        // One class run 3.6x slower than estimated, at half weight: too
+        // little to apply, and far from agreeing.
+        let k = Calibration {
+            own_runs: 0,
+            class_runs: 1,
+            time: Some(Factor {
+                measured: 3.6,
+                low: 0.8,
+                high: 16.0,
+                applied: 1.0,
+                capped: false,
+            }),
+            memory: None,
+            memory_evidence_mib: None,
+        };
+        // (language, must contain, must not contain, why)
+        let cases = [
+            (
+                Lang::En,
+                "+260%",
+                "agree with the estimate",
+                "the suggestion is said, not agreement",
+            ),
+            (
+                Lang::En,
+                "still includes no change",
+                "+0%",
+                "why nothing was applied, not the 1 it applied",
+            ),
+            (
+                Lang::Zh,
+                "+260%",
+                "; ",
+                "Chinese joins with its own punctuation",
+            ),
+        ];
+        for (lang, has, lacks, why) in cases {
+            let note = calibration_note(&c, lang, &k);
+            assert!(note.contains(has) && !note.contains(lacks), "{why}: {note}");
+        }
+        let none = Calibration { time: None, ..k };
+        assert!(
+            calibration_note(&c, Lang::En, &none).contains("no measured run compares"),
+            "no factor at all: nothing was comparable"
+        );
+    }
 }

@@ -272,8 +272,9 @@ describe("calibration", () => {
   });
   it("says nothing changed when the runs agree with the estimate", () => {
     const note = calibrationNote({ own_runs: 2, class_runs: 1, time: { measured: 1.02, low: 0.9, high: 1.15, applied: 1, capped: false }, memory: { measured: 0.99, low: 0.9, high: 1.1, applied: 1, capped: false }, memory_evidence_mib: null }, t);
-    expect(note, "an unapplied factor is not presented as a change").toContain("calibration.unchanged");
-    expect(note).not.toContain("calibration.time");
+    expect(note, "an unapplied factor is not presented as a change").toContain("calibration.notApplied");
+    expect(note, "what the runs suggest is said, from the measured factor").toContain("pct=+2%");
+    expect(note).not.toContain("calibration.unchanged");
   });
   it("says when the runs said more than the cap lets them apply", () => {
     const note = calibrationNote({ own_runs: 1, class_runs: 0, time: { measured: 0.4, low: 0.3, high: 0.5, applied: 0.87, capped: true }, memory: null, memory_evidence_mib: null }, t);

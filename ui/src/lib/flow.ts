@@ -250,6 +250,12 @@ export function factorPct(f: number): string {
 }
 
 /** What calibration did to an answer, in one sentence (the CLI's words). */
+/** The list separator of the UI language (full-width in Chinese), from the catalog. */
+function i18nSeparator(t: (k: string, o?: Record<string, unknown>) => string): string {
+  const sep = t("calibration.separator");
+  return sep.includes("separator") ? "; " : sep;
+}
+
 export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string, unknown>) => string): string {
   const changes: string[] = [];
   for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
@@ -258,8 +264,14 @@ export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string
       changes.push(f.capped ? t("calibration.capped", { what, pct: factorPct(f.applied) }) : what);
     }
   }
+  // Nothing applied: what the runs suggest, and that its range still includes no change.
+  if (changes.length === 0) {
+    for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
+      if (f) changes.push(t("calibration.notApplied", { what: t(key, { pct: factorPct(f.measured), low: factorPct(f.low), high: factorPct(f.high) }) }));
+    }
+  }
   if (changes.length === 0) changes.push(t("calibration.unchanged"));
-  return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join("; ") });
+  return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join(i18nSeparator(t)) });
 }
 
 /**

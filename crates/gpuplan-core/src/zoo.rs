@@ -922,6 +922,24 @@ fn config_key(key: &str) -> &str {
     }
 }
 
+/// The name a config's `_name_or_path` gives: a Hub id (`Qwen/Qwen2-7B`) as
+/// it is, a folder it was saved from (`/home/me/models/qwen2`,
+/// `C:\\models\\qwen2`, `./qwen2`) by its last part: the model, not where
+/// someone kept it.
+fn model_name(name_or_path: &str) -> String {
+    let local = name_or_path.starts_with(['/', '~', '.', '\\'])
+        || name_or_path.contains('\\')
+        || name_or_path.get(1..2) == Some(":");
+    if !local {
+        return name_or_path.to_owned();
+    }
+    name_or_path
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .next_back()
+        .map_or_else(|| name_or_path.to_owned(), str::to_owned)
+}
+
 /// Builds a transformer from a pasted Hugging Face `config.json`: Llama,
 /// Mistral, Qwen2, Phi-3 and Gemma(-2) style decoders, Mixtral and Qwen-MoE
 /// mixtures of experts, GPT-2, GPT-NeoX, Falcon, Phi-2 and BLOOM, BERT and
@@ -991,7 +1009,7 @@ pub fn from_hf_config_named(json: &str, fallback: &str) -> Result<TransformerMod
     let shared_expert_intermediate = c.optional(&["shared_expert_intermediate_size"])?;
     let (activation, gated) = activation(&c, &f);
     let m = TransformerModel {
-        name: c.short_text("_name_or_path", fallback),
+        name: model_name(&c.short_text("_name_or_path", fallback)),
         hf_class: c
             .obj
             .get("architectures")
@@ -1423,5 +1441,34 @@ mod duplicate_key_tests {
             super::from_hf_config(&once).is_ok(),
             "the same config with the key once reads"
         );
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::model_name;
+
+    #[test]
+    fn a_config_saved_from_a_folder_is_named_by_the_model_not_the_folder_path() {
+        // (_name_or_path, name, why)
+        let cases = [
+            ("Qwen/Qwen2-7B", "Qwen/Qwen2-7B", "a Hub id stays as it is"),
+            (
+                "/home/student/models/qwen2",
+                "qwen2",
+                "an absolute folder: its last part",
+            ),
+            (
+                "./out/checkpoint-500/",
+                "checkpoint-500",
+                "a relative folder, trailing slash",
+            ),
+            ("C:\\models\\llama", "llama", "a Windows path"),
+            ("~/llama", "llama", "a home folder"),
+            ("bert-base-uncased", "bert-base-uncased", "a bare Hub name"),
+        ];
+        for (given, want, why) in cases {
+            assert_eq!(model_name(given), want, "{why}");
+        }
     }
 }

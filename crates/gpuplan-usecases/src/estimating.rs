@@ -173,16 +173,18 @@ impl Snapshot {
 /// name, `Qwen2-7B/config.json`), else the file's name; words that are the
 /// same in every language.
 fn config_name(path: &str) -> String {
-    let p = std::path::Path::new(path);
+    // `config.json` read from inside its folder names the folder too.
+    let p = std::path::absolute(path).unwrap_or_else(|_| std::path::PathBuf::from(path));
     let file = p.file_name().map(|f| f.to_string_lossy().into_owned());
     let folder = p
         .parent()
         .and_then(|d| d.file_name())
         .map(|f| f.to_string_lossy().into_owned());
-    match (file, folder) {
-        (Some(f), Some(d)) if f.eq_ignore_ascii_case("config.json") => d,
-        (Some(f), _) => f,
-        (None, _) => path.to_owned(),
+    let stem = p.file_stem().map(|f| f.to_string_lossy().into_owned());
+    match (file, folder, stem) {
+        (Some(f), Some(d), _) if f.eq_ignore_ascii_case("config.json") => d,
+        (Some(_), _, Some(stem)) => stem,
+        _ => path.to_owned(),
     }
 }
 
@@ -265,22 +267,35 @@ mod tests {
             ),
             (
                 "my-llama.json",
-                "my-llama.json",
+                "my-llama",
                 "a file of its own is its own name",
-            ),
-            (
-                "config.json",
-                "config.json",
-                "a bare config.json has nothing better",
             ),
             (
                 "C/CONFIG.JSON",
                 "C",
                 "case does not matter on the file name",
             ),
+            (
+                "./Qwen2-7B/../Qwen2-7B/config.json",
+                "Qwen2-7B",
+                "dots in the path",
+            ),
         ];
         for (path, want, why) in cases {
             assert_eq!(config_name(path), want, "{why}");
         }
+        // Read from inside its folder: named by the working directory.
+        let here = std::env::current_dir().expect("cwd");
+        let folder = here.file_name().map(|f| f.to_string_lossy().into_owned());
+        assert_eq!(
+            Some(config_name("config.json")),
+            folder,
+            "config.json in the working directory is named by it"
+        );
+        assert_eq!(
+            Some(config_name("./config.json")),
+            folder,
+            "and with ./ too"
+        );
     }
 }

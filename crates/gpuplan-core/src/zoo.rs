@@ -935,8 +935,7 @@ fn model_name(name_or_path: &str) -> String {
     }
     name_or_path
         .split(['/', '\\'])
-        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
-        .next_back()
+        .rfind(|p| !p.is_empty() && *p != "." && *p != "..")
         .map_or_else(|| name_or_path.to_owned(), str::to_owned)
 }
 

@@ -421,11 +421,17 @@ impl Store {
             });
         }
         let _first_use = FirstUseLock::acquire(path, FIRST_USE_WAIT.max(wait))?;
-        let conn = Connection::open(path).map_err(|e| StoreError::Unwritable {
+        let unwritable = |e: &dyn std::fmt::Display| StoreError::Unwritable {
             path: path.display().to_string(),
             reason: e.to_string(),
-        })?;
-        Self::init(conn, wait)
+        };
+        let conn = Connection::open(path).map_err(|e| unwritable(&e))?;
+        // A file SQLite cannot write (read-only, or in a read-only folder)
+        // fails on the first pragma: say which file, not a bare SQL error.
+        Self::init(conn, wait).map_err(|e| match e {
+            StoreError::Sqlite(s) if is_read_only(&s) => unwritable(&s),
+            other => other,
+        })
     }
 
     /// Opens the database at `path`; if it cannot be used (corrupt, or written
@@ -1077,6 +1083,14 @@ impl Store {
     }
 }
 
+/// Whether SQLite refused because the file or its folder cannot be written.
+fn is_read_only(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1255,6 +1269,38 @@ mod tests {
             s.list_ledger().expect("read").is_empty(),
             "nothing was kept"
         );
+    }
+
+    #[test]
+    fn a_file_sqlite_cannot_write_is_told_apart_from_other_failures() {
+        let failure =
+            |code: i32| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None);
+        // (error, read-only, why)
+        let cases = [
+            (
+                failure(rusqlite::ffi::SQLITE_READONLY),
+                true,
+                "a read-only file or folder",
+            ),
+            (
+                failure(rusqlite::ffi::SQLITE_CANTOPEN),
+                true,
+                "a folder it cannot create its journal in",
+            ),
+            (
+                failure(rusqlite::ffi::SQLITE_CORRUPT),
+                false,
+                "a broken file is not a permission problem",
+            ),
+            (
+                rusqlite::Error::QueryReturnedNoRows,
+                false,
+                "not an SQLite failure at all",
+            ),
+        ];
+        for (e, want, why) in cases {
+            assert_eq!(super::is_read_only(&e), want, "{why}");
+        }
     }
 
     #[test]

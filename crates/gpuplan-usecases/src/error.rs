@@ -53,8 +53,11 @@ pub enum AppError {
     /// Reading or writing a file failed.
     #[error("file: {message}")]
     Io {
-        /// What happened.
+        /// What happened (English, for logs).
         message: String,
+        /// The same in the catalog's words: which file, and the operating
+        /// system's reason (`enum.io.*`), where it is known.
+        said: Option<Box<gpuplan_core::Message>>,
     },
 }
 
@@ -122,6 +125,22 @@ impl AppError {
     pub fn io(message: impl Into<String>) -> Self {
         Self::Io {
             message: short(&message.into()),
+            said: None,
+        }
+    }
+
+    /// `path` could not be read or written, for the reason the operating
+    /// system gave: the file the student named, never a temporary one
+    /// beside it, and the reason in the catalog's words.
+    pub fn io_at(path: &std::path::Path, e: &std::io::Error) -> Self {
+        let shown = path.display().to_string();
+        Self::Io {
+            message: short(&format!("{shown}: {e}")),
+            said: Some(Box::new(
+                gpuplan_core::Message::new("error.fileAt")
+                    .with("path", &shown)
+                    .with("reason", io_reason(&e.to_string())),
+            )),
         }
     }
 
@@ -242,6 +261,7 @@ fn io_reason(reason: &str) -> String {
             Some("enum.io.folder-at-database")
         }
         _ if reason.contains("unable to open database file") => Some("enum.io.cannot-open"),
+        _ if reason.contains("readonly database") => Some("enum.io.read-only-file"),
         _ => None,
     };
     key.map_or_else(|| short(reason), str::to_owned)

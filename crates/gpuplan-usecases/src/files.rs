@@ -145,11 +145,13 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
             Some(Message::new("allowed.fileNotFolder")),
         ));
     }
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-        .map_err(|e| AppError::io(format!("{}: {e}", dir.display())))?;
+    // Created with the usual mode for a new file (0666 less the umask, as
+    // any program writes one: tempfile's own 0600 would hide an exported
+    // pack from the classmates it is for); a file replaced keeps its mode.
+    let mut tmp = new_file_beside(&dir, path).map_err(|e| AppError::io_at(path, &e))?;
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| AppError::io(format!("{}: {e}", path.display())))?;
+        .map_err(|e| AppError::io_at(path, &e))?;
     let exists = |e: &std::io::Error| e.kind() == std::io::ErrorKind::AlreadyExists;
     match existing {
         Existing::Replace => tmp.persist(path).map(drop),
@@ -167,7 +169,26 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
                 Some(Message::new("allowed.forceReplace")),
             )
         } else {
-            AppError::io(format!("{}: {}", path.display(), e.error))
+            AppError::io_at(path, &e.error)
         }
     })
+}
+
+/// A temporary file in `dir` for `target`: mode 0666 less the umask, or the
+/// existing target's permissions.
+fn new_file_beside(dir: &Path, target: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    let fresh = {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::Permissions::from_mode(0o666)
+    };
+    #[cfg(unix)]
+    builder.permissions(fresh);
+    let tmp = builder.tempfile_in(dir)?;
+    if let Ok(meta) = std::fs::metadata(target) {
+        // Replacing: the file keeps who may read it.
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    Ok(tmp)
 }

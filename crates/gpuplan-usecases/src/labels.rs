@@ -281,8 +281,12 @@ impl Catalog {
                 };
                 self.fill(lang, "error.store", [("message", text.as_str())])
             }
-            AppError::Io { message } => {
-                self.fill(lang, "error.io", [("message", message.as_str())])
+            AppError::Io { message, said } => {
+                let text = match said {
+                    Some(m) => self.message(lang, m),
+                    None => message.clone(),
+                };
+                self.fill(lang, "error.io", [("message", text.as_str())])
             }
         }
     }

@@ -1319,3 +1319,77 @@ fn numbers_are_read_as_people_type_them() {
         assert_eq!(as_typed(typed, units_of(field)), want, "{why}");
     }
 }
+
+#[test]
+fn an_export_is_as_readable_as_any_new_file_and_a_replaced_one_keeps_its_mode() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tmp");
+        // What any program's new file gets here (0666 less the umask).
+        let reference = dir.path().join("reference");
+        std::fs::File::create(&reference).expect("create");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        let fresh = dir.path().join("pack.toml");
+        crate::files::write_new(&fresh, b"x", false).expect("writes");
+        assert_eq!(
+            mode(&fresh),
+            mode(&reference),
+            "a new export is not private to its owner"
+        );
+        std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        crate::files::write_new(&fresh, b"y", true).expect("replaces");
+        assert_eq!(mode(&fresh), 0o640, "a replaced file keeps who may read it");
+        assert_eq!(
+            std::fs::read(&fresh).expect("read"),
+            b"y",
+            "and holds the new bytes"
+        );
+    }
+}
+
+#[test]
+fn a_file_the_system_refuses_is_named_with_the_reason_in_the_students_language() {
+    let labels = crate::Catalog::bundled().expect("catalog");
+    let e = AppError::io_at(
+        Path::new("rodir/x.toml"),
+        &std::io::Error::from_raw_os_error(13),
+    );
+    // (language, words that must be there, why)
+    let cases = [
+        (
+            crate::Lang::En,
+            "rodir/x.toml: permission denied",
+            "the file named, the reason worded",
+        ),
+        (crate::Lang::Zh, "rodir/x.toml", "the same file in Chinese"),
+    ];
+    for (lang, has, why) in cases {
+        let text = labels.error(lang, &e);
+        assert!(text.contains(has), "{why}: {text}");
+        assert!(!text.contains("os error"), "{why}: no raw OS text: {text}");
+    }
+}
+
+#[test]
+fn a_read_only_database_is_named_and_not_called_a_failed_save() {
+    let labels = crate::Catalog::bundled().expect("catalog");
+    let e: AppError = gpuplan_store::StoreError::Unwritable {
+        path: "/home/s/.local/share/gpuplan/gpuplan.db".into(),
+        reason: "attempt to write a readonly database".into(),
+    }
+    .into();
+    for lang in [crate::Lang::En, crate::Lang::Zh] {
+        let text = labels.error(lang, &e);
+        assert!(
+            text.contains("gpuplan.db"),
+            "{lang:?}: the file is named: {text}"
+        );
+        assert!(
+            !text.contains("Saving failed")
+                && !text.contains("保存失败")
+                && !text.contains("readonly"),
+            "{lang:?}: a read command is not told a save failed, nor SQLite's words: {text}"
+        );
+    }
+}

@@ -59,6 +59,11 @@ message: string,
  */
 said: Message | null, } } | { "kind": "io", "detail": { 
 /**
- * What happened.
+ * What happened (English, for logs).
  */
-message: string, } };
+message: string, 
+/**
+ * The same in the catalog's words: which file, and the operating
+ * system's reason (`enum.io.*`), where it is known.
+ */
+said: Message | null, } };

@@ -153,7 +153,7 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
       case "store":
         return t("error.store", { message: err.detail.said ? said(err.detail.said, t) : err.detail.message });
       case "io":
-        return t("error.io", { message: err.detail.message });
+        return t("error.io", { message: err.detail.said ? said(err.detail.said, t) : err.detail.message });
     }
   }
   return t("error.unknown", { message: String(e) });

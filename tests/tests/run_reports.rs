@@ -489,7 +489,7 @@ fn the_cli_learns_from_reports_and_a_course_pack_shares_them() {
     );
     let text = gpuplan(&home, &["--lang", "en", "quote", plan]);
     assert!(
-        String::from_utf8_lossy(&text.stdout).contains("Calibrated from 3 of your runs"),
+        String::from_utf8_lossy(&text.stdout).contains("Calibrated from your runs (3)"),
         "the text says it too: {}",
         String::from_utf8_lossy(&text.stdout)
     );

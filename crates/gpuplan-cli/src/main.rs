@@ -101,7 +101,7 @@ fn estimate(planner: &mut Planner, lang: Lang, a: &EstimateArgs) -> Result<Strin
     Ok(if a.json {
         render::json(&report)
     } else {
-        let accuracy = planner.bundled().held_out_for(&report.target_gpu)?;
+        let accuracy = planner.bundled().held_out_note(&report)?;
         render::estimate(planner.labels(), lang, &report, accuracy.as_ref())
     })
 }

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use gpuplan_core::estimate::{EstimateReport, Verdict};
-use gpuplan_core::heldout::{ClassFigures, HeldOutAccuracy};
+use gpuplan_core::heldout::HeldOutAccuracy;
 use gpuplan_core::parallel::ParallelEstimate;
 use gpuplan_core::pipeline::{Host, RunParts};
 use gpuplan_core::platform::{Localized, PlatformSet};
@@ -185,12 +185,7 @@ fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEsti
 }
 
 /// The estimate as a table.
-pub fn estimate(
-    c: &Catalog,
-    lang: Lang,
-    r: &EstimateReport,
-    accuracy: Option<&ClassFigures>,
-) -> String {
+pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport, accuracy: Option<&Message>) -> String {
     let t = |k: &str| c.text(lang, k);
     // The card by its name, as everywhere a person reads it.
     let card = r
@@ -231,8 +226,8 @@ pub fn estimate(
         );
     }
     o.push_str(&estimate_fixes(c, lang, r));
-    if let Some(f) = accuracy {
-        let _ = write!(o, "\n{}", msg(c, lang, &f.note()));
+    if let Some(note) = accuracy {
+        let _ = write!(o, "\n{}", msg(c, lang, note));
     }
     let _ = write!(o, "\n{}", t("memory.note"));
     o
@@ -544,7 +539,7 @@ pub fn accuracy_table(c: &Catalog, lang: Lang, held: &HeldOutAccuracy) -> String
     let _ = writeln!(
         o,
         "{} {} {} {} {}",
-        pad(&t("accuracy.class"), 40),
+        pad(&t("accuracy.class"), 54),
         pad(&t("accuracy.runs"), 8),
         pad(&t("accuracy.error"), 14),
         pad(&t("accuracy.bias"), 14),
@@ -566,7 +561,7 @@ pub fn accuracy_table(c: &Catalog, lang: Lang, held: &HeldOutAccuracy) -> String
         let _ = writeln!(
             o,
             "{} {} {} {} {}",
-            pad(&name, 40),
+            pad(&name, 54),
             pad(&f.runs.to_string(), 8),
             pad(&format!("{:.1}%", f.median_abs_error * 100.0), 14),
             pad(&format!("{:+.1}%", f.median_signed_error * 100.0), 14),

@@ -14,6 +14,7 @@ use crate::catalog::{Generation, Gpu, GpuCatalog};
 use crate::error::InputError;
 use crate::job::Mode;
 use crate::message::Message;
+use crate::parallel::Layout;
 use crate::pipeline::{DiskKind, Host};
 use crate::published::{PublishedMemory, PublishedRow, PublishedRun, Set};
 use crate::zoo::{ModelZoo, ZooEntry};
@@ -401,24 +402,31 @@ pub struct ClassFigures {
     pub figures: Figures,
 }
 
-impl ClassFigures {
-    /// The line under an estimate on a card of this class, as catalog keys
-    /// (the app and the CLI word the same message).
-    pub fn note(&self) -> Message {
-        let f = &self.figures;
-        Message::new("accuracy.line")
-            .with("class", format!("enum.card-class.{}", self.class.as_str()))
-            .with("runs", f.runs)
-            .with("error", format!("{:.1}", f.median_abs_error * 100.0))
-            .with("bias", format!("{:+.1}", f.median_signed_error * 100.0))
+impl Figures {
+    /// `key`'s line with these figures, as catalog keys (the app and the
+    /// CLI word the same message).
+    fn note(&self, key: &str) -> Message {
+        Message::new(key)
+            .with("runs", self.runs)
+            .with("error", format!("{:.1}", self.median_abs_error * 100.0))
+            .with("bias", format!("{:+.1}", self.median_signed_error * 100.0))
             .with(
                 "verdict",
-                if f.meets_bar {
+                if self.meets_bar {
                     "enum.bar.meets"
                 } else {
                     "enum.bar.misses"
                 },
             )
+    }
+}
+
+impl ClassFigures {
+    /// The line under an estimate on a card of this class.
+    pub fn note(&self) -> Message {
+        self.figures
+            .note("accuracy.line")
+            .with("class", format!("enum.card-class.{}", self.class.as_str()))
     }
 }
 
@@ -526,6 +534,24 @@ impl HeldOutAccuracy {
     pub fn for_gpu(&self, gpu: &Gpu) -> Option<ClassFigures> {
         let class = CardClass::of(gpu);
         self.classes.iter().copied().find(|c| c.class == class)
+    }
+
+    /// The line under an estimate on `gpu`: the figures of several GPUs
+    /// in one node, or of several nodes, when `layout` spreads the job over
+    /// several GPUs (communication is then part of the step), else those
+    /// of the card's class.
+    pub fn note_for(&self, gpu: &Gpu, layout: Option<&Layout>) -> Option<Message> {
+        match layout.filter(|l| l.gpus > 1) {
+            Some(l) => {
+                let (figures, scale) = if l.nodes() > 1 {
+                    (self.several_nodes, "enum.scale.several-nodes")
+                } else {
+                    (self.one_node, "enum.scale.one-node")
+                };
+                figures.map(|f| f.note("accuracy.lineScale").with("scale", scale))
+            }
+            None => self.for_gpu(gpu).map(|c| c.note()),
+        }
     }
 }
 

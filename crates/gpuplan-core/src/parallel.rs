@@ -185,7 +185,8 @@ impl Layout {
             .unwrap_or(MAX_GPUS_PER_NODE)
     }
 
-    fn nodes(&self) -> u32 {
+    /// Nodes the layout spans.
+    pub fn nodes(&self) -> u32 {
         self.gpus.div_ceil(self.per_node())
     }
 

@@ -5,7 +5,7 @@
 //! published rows with the model in this binary, so a figure shown is one
 //! the model earns today.
 
-use gpuplan_core::heldout::{self, ClassFigures, HeldOutAccuracy};
+use gpuplan_core::heldout::{self, HeldOutAccuracy};
 use gpuplan_core::published;
 
 use crate::{Bundled, Result};
@@ -35,10 +35,18 @@ impl Bundled {
             .get_or_init(|| HeldOutAccuracy::of(&scored, &memory)))
     }
 
-    /// The held-out figures of the class of card `gpu` (a catalog id), when
-    /// that class has held-out runs.
-    pub fn held_out_for(&self, gpu: &str) -> Result<Option<ClassFigures>> {
+    /// The line under an estimate of `report`: held-out figures of its
+    /// target card's class, or of its multi-GPU scale.
+    pub fn held_out_note(
+        &self,
+        report: &gpuplan_core::estimate::EstimateReport,
+    ) -> Result<Option<gpuplan_core::Message>> {
         let held = self.held_out()?;
-        Ok(self.catalog.get(gpu).ok().and_then(|g| held.for_gpu(g)))
+        let layout = report.parallel.as_ref().map(|p| &p.layout);
+        Ok(self
+            .catalog
+            .get(&report.target_gpu)
+            .ok()
+            .and_then(|g| held.note_for(g, layout)))
     }
 }

@@ -154,10 +154,7 @@ impl Snapshot {
             None => None,
         };
         let run_parts = RunPartRow::all(report.run.as_ref());
-        let accuracy = self
-            .bundled
-            .held_out_for(&report.target_gpu)?
-            .map(|f| f.note());
+        let accuracy = self.bundled.held_out_note(&report)?;
         Ok(EstimateView {
             report,
             chart,

@@ -1393,3 +1393,42 @@ fn a_read_only_database_is_named_and_not_called_a_failed_save() {
         );
     }
 }
+
+#[test]
+fn a_multi_gpu_estimate_quotes_the_multi_gpu_figures_not_the_cards() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    // (GPUs, the scale the line quotes, why)
+    let cases = [
+        (None, None, "one GPU: the card's class"),
+        (
+            Some(4.0),
+            Some("enum.scale.one-node"),
+            "four GPUs fit one node",
+        ),
+        (
+            Some(16.0),
+            Some("enum.scale.several-nodes"),
+            "sixteen span two nodes of eight",
+        ),
+    ];
+    for (gpus, scale, why) in cases {
+        let job = JobSpec {
+            model: Some("llama-2-7b".into()),
+            mode: Some(gpuplan_core::job::Mode::Lora),
+            gpus,
+            ..JobSpec::default()
+        };
+        let view = p
+            .estimate_view(&job, Some("a100-80g-sxm"), None)
+            .expect("estimates");
+        let note = view.accuracy.expect("every scale has held-out runs");
+        assert_eq!(note.params.get("scale").map(String::as_str), scale, "{why}");
+        let class = note.params.get("class").map(String::as_str);
+        assert_eq!(
+            class.is_some(),
+            scale.is_none(),
+            "{why}: the class is quoted only for one GPU"
+        );
+    }
+}

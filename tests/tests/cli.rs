@@ -552,3 +552,18 @@ fn a_card_the_job_does_not_fit_gets_no_time_in_either_language() {
         "and its layout's speed-up is given"
     );
 }
+
+#[test]
+fn a_number_that_is_not_one_is_answered_with_the_fields_range() {
+    for (lang, range) in [("en", "a whole number from 1"), ("zh", "之间的整数")] {
+        let out = run(&[
+            "--lang", lang, "estimate", "--model", "resnet50", "--batch", "64元",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{lang}: bad input");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(range),
+            "{lang}: a batch is a whole number in a range, not 'a number such as 12.5': {err}"
+        );
+    }
+}

@@ -247,12 +247,22 @@ pub struct JobArgs {
     pub pcie_gbps: Option<String>,
 }
 
-/// "A number", in words and as a catalog key.
-fn a_number() -> (String, gpuplan_core::Message) {
-    (
-        "a number such as 12.5".into(),
-        gpuplan_core::Message::new("allowed.number"),
-    )
+/// What `field` takes, in words and as a catalog key: its range where the
+/// forms check one (`a whole number from 1 to 65536` for a batch), else "a
+/// number".
+fn a_number(field: &str) -> (String, gpuplan_core::Message) {
+    gpuplan_core::limits::ALL
+        .iter()
+        .find(|l| l.field == field)
+        .map_or_else(
+            || {
+                (
+                    "a number such as 12.5".into(),
+                    gpuplan_core::Message::new("allowed.number"),
+                )
+            },
+            gpuplan_core::limits::FieldLimit::allowed,
+        )
 }
 
 /// A number the user typed.
@@ -260,7 +270,7 @@ pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
     s.map(|text| {
         typed(field, text)
             .parse::<f64>()
-            .map_err(|_| AppError::not_a_number(field, text, a_number()))
+            .map_err(|_| AppError::not_a_number(field, text, a_number(field)))
     })
     .transpose()
 }
@@ -269,7 +279,7 @@ pub fn number(field: &str, s: Option<&str>) -> Result<Option<f64>, AppError> {
 pub fn decimal(field: &str, s: Option<&str>) -> Result<Option<Decimal>, AppError> {
     s.map(|t| {
         Decimal::from_str(&typed(field, t))
-            .map_err(|_| AppError::not_a_number(field, t, a_number()))
+            .map_err(|_| AppError::not_a_number(field, t, a_number(field)))
     })
     .transpose()
 }

@@ -132,7 +132,14 @@ impl DataError {
     /// else `field`: serde_json says where, not which field.
     pub fn from_json_text(file: &str, text: &str, field: &str, err: &serde_json::Error) -> Self {
         let mut e = Self::from_json(file, field, err);
-        if let Some(key) = json_key_before(text, err.line(), err.column()) {
+        // A key the schema does not know is that key, which serde names;
+        // any other error is at the value of the key written before it.
+        let unknown = err
+            .to_string()
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(key, _)| key.to_owned());
+        if let Some(key) = unknown.or_else(|| json_key_before(text, err.line(), err.column())) {
             e.field = short(&key);
         }
         e
@@ -713,5 +720,29 @@ mod json_key_tests {
                 "{why}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod unknown_key_tests {
+    use super::DataError;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)] // read only by serde: the test is about its refusal
+    struct Report {
+        exit_status: i32,
+    }
+
+    #[test]
+    fn a_key_the_schema_does_not_know_is_named_not_the_key_before_it() {
+        let text = "{\"exit_status\": 0, \"extra\": 1}";
+        let err = serde_json::from_str::<Report>(text).expect_err("unknown key");
+        let e = DataError::from_json_text("r.json", text, "report", &err);
+        assert_eq!(e.field, "extra", "the unknown key itself is named");
+        let bad = "{\"exit_status\": \"zero\"}";
+        let err = serde_json::from_str::<Report>(bad).expect_err("wrong kind");
+        let e = DataError::from_json_text("r.json", bad, "report", &err);
+        assert_eq!(e.field, "exit_status", "a bad value: the key it belongs to");
     }
 }

@@ -121,8 +121,13 @@ impl Planner {
 
 /// A saved plan that is not there (deleted meanwhile), by field.
 fn no_such_plan(id: i64) -> AppError {
-    AppError::input("id", format!("no saved plan {id}"), "").said(
+    AppError::input(
+        "id",
+        format!("no saved plan {id}"),
+        "an id from the saved plans (gpuplan plans list)",
+    )
+    .said(
         gpuplan_core::Message::new("error.noSuchPlan").with("id", id),
-        None,
+        Some(gpuplan_core::Message::new("allowed.planId")),
     )
 }

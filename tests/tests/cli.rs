@@ -567,3 +567,42 @@ fn a_number_that_is_not_one_is_answered_with_the_fields_range() {
         );
     }
 }
+
+#[test]
+fn quote_says_where_the_time_to_result_goes_in_both_languages() {
+    let plan = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/campus-walltime.toml"
+    );
+    let en = run(&["--lang", "en", "quote", plan]);
+    let zh = run(&["--lang", "zh", "quote", plan]);
+    let en = String::from_utf8_lossy(&en.stdout);
+    let zh = String::from_utf8_lossy(&zh.stdout);
+    let line = en
+        .lines()
+        .find(|l| l.contains("Time to result"))
+        .expect("the quote has a time-to-result line");
+    assert!(
+        line.contains("(waiting ") && line.contains("running 60.00 h"),
+        "the English line breaks the time into its parts: {line}"
+    );
+    // The parts are the printed figures, so they must add up to the total printed.
+    let hours: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse::<f64>().ok())
+        .collect();
+    let (total, parts) = hours.split_first().expect("a total and its parts");
+    let sum: f64 = parts.iter().sum();
+    assert!(
+        (sum - total).abs() < 0.015,
+        "waiting + setup + running + reruns + gaps = {sum}, printed total {total}: {line}"
+    );
+    let zh_line = zh
+        .lines()
+        .find(|l| l.contains("出结果需要"))
+        .expect("the Chinese quote has the same line");
+    assert!(
+        zh_line.contains("（等待") && zh_line.contains("运行 60.00 小时"),
+        "the Chinese line uses Chinese labels and full-width parentheses: {zh_line}"
+    );
+}

@@ -18,6 +18,7 @@ use gpuplan_usecases::charts::category_key;
 use gpuplan_usecases::labels::one_line;
 use gpuplan_usecases::views::{OverrideRow, PackRow};
 use gpuplan_usecases::{Catalog, Lang};
+use rust_decimal::Decimal;
 use serde::Serialize;
 
 /// Pretty JSON of any serialisable value.
@@ -122,7 +123,7 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
             )
         );
     }
-    let _ = writeln!(o, ":");
+    let _ = writeln!(o, "{}", lang.colon().trim_end());
     let total = r.total_s.max(f64::MIN_POSITIVE);
     for (key, seconds) in r.parts() {
         let _ = writeln!(
@@ -816,9 +817,27 @@ pub fn quote(
             t("unit.cny")
         );
     }
+    // Where the time to result goes, as the app's plan screen says it.
+    let tp = &q.time;
+    let hours = |h: &Decimal| format!("{h} {}", t("unit.hours"));
+    let parts = c.fill(
+        lang,
+        "plan.timeParts",
+        [
+            ("waiting", hours(&tp.waiting).as_str()),
+            ("setup", hours(&tp.setup).as_str()),
+            ("running", hours(&tp.running).as_str()),
+            ("reruns", hours(&tp.reruns).as_str()),
+            ("gaps", hours(&tp.gaps).as_str()),
+        ],
+    );
+    let (open, close) = match lang {
+        Lang::Zh => ("（", "）"),
+        Lang::En => (" (", ")"),
+    };
     let _ = writeln!(
         o,
-        "  {} {:>10} {}",
+        "  {} {:>10} {}{open}{parts}{close}",
         pad(&t("plan.timeToResult"), width),
         q.time_to_result_hours,
         t("unit.hours")

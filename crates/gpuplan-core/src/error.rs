@@ -139,7 +139,11 @@ impl DataError {
             .strip_prefix("unknown field `")
             .and_then(|rest| rest.split_once('`'))
             .map(|(key, _)| key.to_owned());
-        if let Some(key) = unknown.or_else(|| json_key_before(text, err.line(), err.column())) {
+        // An empty key (`"": 1`) names nothing: the error keeps its field.
+        if let Some(key) = unknown
+            .or_else(|| json_key_before(text, err.line(), err.column()))
+            .filter(|k| !k.is_empty())
+        {
             e.field = short(&key);
         }
         e
@@ -744,5 +748,13 @@ mod unknown_key_tests {
         let err = serde_json::from_str::<Report>(bad).expect_err("wrong kind");
         let e = DataError::from_json_text("r.json", bad, "report", &err);
         assert_eq!(e.field, "exit_status", "a bad value: the key it belongs to");
+        for broken in ["{\n  \"\",\n  \"exit_status\": 0}", "{\"\": 1}"] {
+            let err = serde_json::from_str::<Report>(broken).expect_err("broken");
+            let e = DataError::from_json_text("r.json", broken, "report", &err);
+            assert_eq!(
+                e.field, "report",
+                "an empty key names nothing, so the error keeps its field: {broken}"
+            );
+        }
     }
 }

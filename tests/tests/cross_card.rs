@@ -247,6 +247,7 @@ fn typical_steps_are_the_work_the_estimator_counts() {
         let t = steptime::TYPICAL_STEPS[index];
         for (what, counted, typical) in [
             ("conv FLOPs", w.conv_flops, t.conv_flops),
+            ("Winograd FLOPs", w.winograd_flops, t.winograd_flops),
             ("matmul FLOPs", w.matmul_flops, t.matmul_flops),
             ("traffic", w.traffic_bytes, t.traffic_bytes),
             ("ops", w.ops, t.ops),

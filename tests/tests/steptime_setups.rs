@@ -414,3 +414,97 @@ fn steptime_hsdp_launches_as_hybrid_shard_over_many_nodes() {
     assert!(yaml.contains("num_machines: 16"), "{yaml}");
     assert!(yaml.contains("num_processes: 128"), "{yaml}");
 }
+
+/// The same job's device seconds with the model's Winograd share as traced
+/// and with none.
+fn with_and_without_winograd(model: &str, precision: Precision, gpu: &str) -> (f64, f64) {
+    let (entry, job) = resolve(JobSpec {
+        model: Some(model.into()),
+        batch: Some(64.0),
+        precision: Some(precision),
+        optimizer: Some(Optimizer::Sgd),
+        ..JobSpec::default()
+    });
+    let card = common::catalog().get(gpu).expect("card");
+    let mut direct = entry.model.clone();
+    if let gpuplan_core::zoo::Model::Vision(v) = &mut direct {
+        v.winograd_flop_fraction = 0.0;
+    }
+    let device = |m: &gpuplan_core::zoo::Model| {
+        let single = vram::estimate(m, &job);
+        steptime::estimate(m, &job, &single, card).device_s
+    };
+    (device(&entry.model), device(&direct))
+}
+
+#[test]
+fn steptime_winograd_counts_on_cuda_cores_only() {
+    // (model, precision, card, faster with Winograd, why)
+    let cases = [
+        (
+            "vgg16",
+            Precision::Fp32,
+            "v100-16g",
+            true,
+            "FP32 on Volta's CUDA cores: cuDNN's Winograd",
+        ),
+        (
+            "vgg16",
+            Precision::Fp32,
+            "p100",
+            true,
+            "FP32 on Pascal: CUDA cores",
+        ),
+        (
+            "resnet18-cifar",
+            Precision::Fp32,
+            "rtx2080ti",
+            true,
+            "FP32 on Turing: CUDA cores",
+        ),
+        (
+            "vgg16",
+            Precision::Fp16Amp,
+            "v100-16g",
+            false,
+            "16-bit runs on tensor cores (implicit GEMM)",
+        ),
+        (
+            "vgg16",
+            Precision::Fp32,
+            "a100-80g-sxm",
+            false,
+            "FP32 convolutions on Ampere are TF32 tensor-core work",
+        ),
+        (
+            "efficientnet-b0",
+            Precision::Fp32,
+            "v100-16g",
+            false,
+            "no dense 3x3 stride-1 convolutions to transform",
+        ),
+    ];
+    for (model, precision, gpu, faster, why) in cases {
+        let (traced, direct) = with_and_without_winograd(model, precision, gpu);
+        if faster {
+            assert!(
+                traced < direct * 0.8,
+                "{model} {precision:?} on {gpu}: {traced} vs {direct} s ({why})"
+            );
+        } else {
+            assert!(
+                (traced - direct).abs() <= direct * 1e-12,
+                "{model} {precision:?} on {gpu}: {traced} vs {direct} s ({why})"
+            );
+        }
+    }
+    // VGG-16's convolutions are all 3x3 stride 1: their compute takes
+    // 1 / WINOGRAD_SPEEDUP of the direct FLOPs' time, the memory traffic the same.
+    let (traced, direct) = with_and_without_winograd("vgg16", Precision::Fp32, "v100-16g");
+    let saved = direct - traced;
+    assert!(
+        saved > 0.0 && saved < direct * (1.0 - 1.0 / gpuplan_core::calibration::WINOGRAD_SPEEDUP),
+        "the saving is at most the compute's share of 1 - 1/{}: {saved} of {direct} s",
+        gpuplan_core::calibration::WINOGRAD_SPEEDUP
+    );
+}

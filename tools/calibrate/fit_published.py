@@ -9,11 +9,14 @@ held-out, calibration), card, class, precision, tf32, mode, conv FLOPs,
 matmul FLOPs, traffic bytes, ops, tensor / FP32 / TF32 TFLOPS, bandwidth
 GB/s, GPUs, the exposed multi-GPU seconds, device and host seconds on the
 card, published seconds per step, activation traffic bytes, typical tensor
-bytes, L2 MiB, NCHW layout traffic bytes.
+bytes, L2 MiB, NCHW layout traffic bytes, Winograd-eligible conv FLOPs.
 
 The model is crates/gpuplan-core/src/steptime.rs, mirrored here:
   tensor-core work   e = min(1, e_ref * (peak_ref / peak) ** a)   (H200 = ref)
-  CUDA-core work     e = constant on every card
+  CUDA-core work     e = constant on every card; dense 3x3 stride-1
+                     convolutions (cuDNN's Winograd) WINOGRAD_SPEEDUP times
+                     faster (not fitted: the fit rows cannot separate it
+                     from ec_cuda, see calibration.rs)
   memory             e = min(0.9, e_mem * (bw_ref / bw) ** d); activation
                      re-reads (1/3 of activation traffic) of tensors that fit
                      in L2 never reach DRAM; NCHW convolutions on tensor
@@ -28,6 +31,8 @@ calibration jobs counting as one publisher like the others, their median
 the best three refined by Nelder-Mead; the best is printed.
 
     ... | python3 tools/calibrate/fit_published.py
+    ... | python3 tools/calibrate/fit_published.py --only ec_cuda   (the rest as shipped)
+    ... | python3 tools/calibrate/fit_published.py --shipped        (report only)
 """
 import math
 import random
@@ -39,6 +44,9 @@ OVERLAP = 0.29
 L2_SHARE = 2.0 / 6.0
 CEILING, MEM_CEILING = 1.0, 0.9
 H200_WEIGHT = 1.0
+# F(2x2, 3x3)'s multiplication saving (calibration.rs WINOGRAD_SPEEDUP); the
+# environment variable tries another without editing.
+WINOGRAD_SPEEDUP = float(__import__("os").environ.get("WINOGRAD_SPEEDUP", "2.25"))
 # The NCHW transpose share the ROW lines were printed with (calibration.rs);
 # the layout column is divided by it so the fit can choose its own.
 def _shipped_transpose_share():
@@ -50,10 +58,24 @@ def _shipped_transpose_share():
 
 
 SHIPPED_TRANSPOSE_SHARE = _shipped_transpose_share()
+# calibration.rs's name of each fitted constant.
+CONSTANTS = dict(ec_h="EFFICIENCY_CONV_HALF", ec_f="EFFICIENCY_CONV_FP32", ec_cuda="EFFICIENCY_CONV_CUDA_CORES",
+                 em_h="EFFICIENCY_MATMUL_HALF", em_f="EFFICIENCY_MATMUL_FP32", em_tf32="EFFICIENCY_MATMUL_TF32",
+                 e_mem="EFFICIENCY_MEMORY", e_stream="EFFICIENCY_MEMORY_STREAM", a_conv="SIZE_EXPONENT_CONV",
+                 a_mm="SIZE_EXPONENT_MATMUL", d="BANDWIDTH_EXPONENT", t_share="NCHW_TRANSPOSE_SHARE")
+
+
+def shipped():
+    """The constants calibration.rs ships, by the script's names."""
+    import os
+    import re
+    path = os.path.join(os.path.dirname(__file__), "../../crates/gpuplan-core/src/calibration.rs")
+    text = open(path, encoding="utf-8").read()
+    return {k: float(re.search(rf"pub const {c}: f64 = ([0-9.]+);", text).group(1)) for k, c in CONSTANTS.items()}
 H200_BAR = 0.045
 STARTS = 12
 KEYS = ["ec_h", "ec_f", "ec_cuda", "em_h", "em_f", "em_tf32", "e_mem", "e_stream", "a_conv", "a_mm", "d", "t_share"]
-BOUNDS = dict(ec_h=(0.05, 0.9), ec_f=(0.05, 0.9), ec_cuda=(0.2, 2.0), em_h=(0.2, 0.9),
+BOUNDS = dict(ec_h=(0.05, 0.9), ec_f=(0.05, 0.9), ec_cuda=(0.2, 1.0), em_h=(0.2, 0.9),
               em_f=(0.2, 0.95), em_tf32=(0.2, 0.95), e_mem=(0.1, 0.9), e_stream=(0.1, 0.9), a_conv=(0, 1.2),
               a_mm=(0, 1.2), d=(0, 1.5), t_share=(0, 1.5))
 START = dict(ec_h=0.30, ec_f=0.23, ec_cuda=0.6, em_h=0.60, em_f=0.72, em_tf32=0.72, e_mem=0.35, e_stream=0.35,
@@ -71,7 +93,7 @@ def load(lines):
                  ten=float(f[12]), f32=float(f[13]), t32=float(f[14]), bw=float(f[15]),
                  gpus=int(f[16]), extra=float(f[17]), dev=float(f[18]), host=float(f[19]),
                  truth=float(f[20]), act=float(f[21]), tsz=float(f[22]), l2=float(f[23]),
-                 layout=float(f[24]) / SHIPPED_TRANSPOSE_SHARE)
+                 layout=float(f[24]) / SHIPPED_TRANSPOSE_SHARE, wf=float(f[25]))
         r["pub"] = r["tag"].split(":")[0]
         if not math.isnan(r["truth"]):
             rows.append(r)
@@ -93,12 +115,13 @@ def device(r, p):
             em, pm = tensor(r["t32"], REF["tf32"], p["em_tf32"], p["a_mm"])
         else:
             em, pm = p["em_f"], r["f32"]
-    c = r["cf"] / (pc * 1e12 * ec) if r["cf"] > 0 else 0.0
+    tensor_convs = r["prec"] != "fp32" or r["t32"] > 0
+    cf = r["cf"] if tensor_convs else r["cf"] - r["wf"] * (1.0 - 1.0 / WINOGRAD_SPEEDUP)
+    c = cf / (pc * 1e12 * ec) if cf > 0 else 0.0
     m = r["mf"] / (pm * 1e12 * em) if r["mf"] > 0 else 0.0
     e_mem = min(MEM_CEILING, p["e_mem"] * (REF["bw"] / r["bw"]) ** p["d"])
     e_stream = min(MEM_CEILING, p["e_stream"] * (REF["bw"] / r["bw"]) ** p["d"])
     fits = min(1.0, r["l2"] * 2**20 / r["tsz"]) if r["tsz"] > 0 else 0.0
-    tensor_convs = r["prec"] != "fp32" or r["t32"] > 0
     layout = r["layout"] * p["t_share"] if tensor_convs else 0.0
     act = (r["act"] + layout) * (1.0 - L2_SHARE * fits)
     other = max(0.0, r["tr"] - r["act"])
@@ -195,6 +218,23 @@ def report(rows, p):
 
 def main():
     rows = load(sys.stdin)
+    if len(sys.argv) > 1 and sys.argv[1] == "--only":
+        # Refit only the named constants, the others as shipped.
+        only = sys.argv[2].split(",")
+        base = shipped()
+        fit_rows = [r for r in rows if r["set"] in ("fit", "calibration") and r["gpus"] == 1]
+        global KEYS
+        KEYS = only
+        p, l = search(fit_rows, base)
+        print("fitted (only " + ", ".join(only) + ", the rest as shipped):",
+              ", ".join(f"{k} {p[k]:.3f}" for k in CONSTANTS), f"(loss {l:.4f})")
+        report(rows, p)
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--shipped":
+        p = shipped()
+        print("shipped:", ", ".join(f"{k} {p[k]:.3f}" for k in CONSTANTS), f"(loss {loss([r for r in rows if r['set'] in ('fit', 'calibration') and r['gpus'] == 1], p):.4f})")
+        report(rows, p)
+        return
     fit_rows = [r for r in rows if r["set"] in ("fit", "calibration") and r["gpus"] == 1]
     found = []
     for seed in range(STARTS):

@@ -224,10 +224,34 @@ def saved_bytes(model, batch, res, task, classes, amp):
     return sum(seen.values()), max(seen.values())
 
 
-def head_params(build, task):
-    """Parameters that scale with the number of classes: (fixed, per_class)."""
+def winograd_fraction(model, x, task, classes):
+    """Share of convolution FLOPs in dense 3x3 stride-1 undilated
+    convolutions: the ones cuDNN can run as Winograd transforms (Lavin and
+    Gray 2016, arXiv 1509.09308: F(2x2, 3x3) needs 2.25x fewer
+    multiplications). Counted with forward hooks, FLOPs as the flop counter
+    counts them (2 x output elements x input channels per group x kernel)."""
+    totals = {"all": 0.0, "winograd": 0.0}
+
+    def hook(mod, inputs, out):
+        kh, kw = mod.kernel_size
+        flops = 2.0 * out.numel() * (mod.in_channels // mod.groups) * kh * kw
+        totals["all"] += flops
+        if (kh, kw) == (3, 3) and tuple(mod.stride) == (1, 1) and tuple(mod.dilation) == (1, 1) and mod.groups == 1:
+            totals["winograd"] += flops
+
+    handles = [m.register_forward_hook(hook) for m in model.modules() if isinstance(m, nn.Conv2d)]
+    with torch.no_grad():
+        run_forward(model, x, task, classes)
+    for h in handles:
+        h.remove()
+    return totals["winograd"] / totals["all"] if totals["all"] > 0 else 0.0
+
+
+def head_params(build, task, res):
+    """Parameters that scale with the number of classes: (fixed, per_class),
+    at the traced resolution (a ViT's position embeddings grow with it)."""
     n = lambda m: sum(p.numel() for p in m.parameters())
-    a, b = n(build(1000, 32)), n(build(10, 32))
+    a, b = n(build(1000, res)), n(build(10, res))
     per_class = (a - b) // 990
     return a - 1000 * per_class, per_class
 
@@ -255,7 +279,7 @@ def main():
             continue
         classes = 21 if task == "segmentation" else (10 if mid in CIFAR else 1000)
         res_a, res_b = (32, 48) if mid in CIFAR else (RES_A, RES_B)
-        fixed, per_class = head_params(build, task)
+        fixed, per_class = head_params(build, task, res_a)
         # DeepLab's image-pooling branch has batch norm on a 1x1 map, which needs
         # at least two samples in train mode.
         ba, bb = (2, 3) if task == "segmentation" else (BATCH_A, BATCH_B)
@@ -280,6 +304,7 @@ def main():
                 with oc:
                     run_forward(model, torch.randn(ba, 3, r, r), task, classes)
                 ops = oc.n
+                winograd = winograd_fraction(model, torch.randn(ba, 3, r, r), task, classes)
             del model
         exp = math.log(res[res_b]["per"] / res[res_a]["per"]) / math.log(res_b / res_a)
         amp_ratio = res[res_a]["amp_per"] / res[res_a]["per"]
@@ -293,6 +318,7 @@ def main():
         out.write(f"amp_saved_ratio = {amp_ratio:.4f}\n")
         out.write(f"forward_flops_per_sample = {int(flops)}\n")
         out.write(f"conv_flop_fraction = {conv_fraction:.4f}\n")
+        out.write(f"winograd_flop_fraction = {winograd:.4f}\n")
         out.write(f"forward_ops = {ops}\n")
         out.write(f'source = "traced: {arch_src}, torch {torch.__version__}"\nobserved = "2026-11-30"\nconfidence = "high"\n')
         out.write(attention_line(mid) + "\n")

@@ -54,6 +54,10 @@ impl StepTime {
 pub struct StepWork {
     /// FLOPs in convolutions.
     pub conv_flops: f64,
+    /// Of `conv_flops`, those in dense 3x3 stride-1 convolutions, which
+    /// cuDNN runs as Winograd transforms on CUDA cores (fewer
+    /// multiplications than the direct FLOPs counted).
+    pub winograd_flops: f64,
     /// FLOPs in matmuls (including attention).
     pub matmul_flops: f64,
     /// Bytes moved by memory-bound kernels.
@@ -158,6 +162,7 @@ fn vision_work(
     };
     StepWork {
         conv_flops: fwd * passes * v.conv_flop_fraction,
+        winograd_flops: fwd * passes * v.conv_flop_fraction * v.winograd_flop_fraction,
         matmul_flops: fwd * passes * (1.0 - v.conv_flop_fraction),
         traffic_bytes: activation_traffic + c.weights * passes + state_traffic,
         ops: f64::from(v.forward_ops) * passes,
@@ -242,6 +247,7 @@ fn transformer_work(
     };
     StepWork {
         conv_flops: 0.0,
+        winograd_flops: 0.0,
         matmul_flops: fwd * passes * int8,
         traffic_bytes: activation_traffic
             + c.logits * 2.0
@@ -375,9 +381,17 @@ fn memory_seconds(w: &StepWork, gpu: &Gpu) -> f64 {
 /// card's own peaks, bandwidth and L2.
 fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f64, f64) {
     let (conv, matmul) = rates(precision, tf32, gpu);
-    let compute = conv.seconds(w.conv_flops) + matmul.seconds(w.matmul_flops);
-    // NCHW convolutions on tensor cores pay cuDNN's layout transposes.
     let tensor_convs = precision.is_half() || gpu.tf32_tflops().is_some();
+    // On CUDA cores cuDNN runs dense 3x3 stride-1 convolutions as Winograd
+    // transforms, which need fewer multiplications than the direct FLOPs
+    // counted; its tensor-core kernels are implicit GEMMs.
+    let conv_flops = if tensor_convs {
+        w.conv_flops
+    } else {
+        w.conv_flops - w.winograd_flops * (1.0 - 1.0 / cal::WINOGRAD_SPEEDUP)
+    };
+    let compute = conv.seconds(conv_flops) + matmul.seconds(w.matmul_flops);
+    // NCHW convolutions on tensor cores pay cuDNN's layout transposes.
     let layout = if tensor_convs { w.layout_bytes } else { 0.0 };
     let with_layout = StepWork {
         traffic_bytes: w.traffic_bytes + layout,
@@ -426,6 +440,7 @@ pub fn estimate(model: &Model, job: &Job, vram: &VramEstimate, gpu: &Gpu) -> Ste
 pub const TYPICAL_STEPS: [StepWork; 2] = [
     StepWork {
         conv_flops: 6.278e12,
+        winograd_flops: 6.278e12 * 0.3677,
         matmul_flops: 3.14e9,
         traffic_bytes: 6.814e10,
         ops: 1008.0,
@@ -436,6 +451,7 @@ pub const TYPICAL_STEPS: [StepWork; 2] = [
     },
     StepWork {
         conv_flops: 0.0,
+        winograd_flops: 0.0,
         matmul_flops: 6.836e12,
         traffic_bytes: 3.020e10,
         ops: 1080.0,

@@ -57,6 +57,10 @@ pub struct VisionModel {
     pub forward_flops_per_sample: f64,
     /// Share of forward FLOPs in convolutions (the rest is matmuls).
     pub conv_flop_fraction: f64,
+    /// Share of the convolution FLOPs in dense 3x3 stride-1 undilated
+    /// convolutions, which cuDNN runs as Winograd transforms on CUDA cores
+    /// (traced: `tools/zoo-gen/trace_vision.py`).
+    pub winograd_flop_fraction: f64,
     /// ATen ops dispatched in one forward pass (a proxy for kernel launches).
     pub forward_ops: u32,
     /// Where the figures come from.
@@ -770,6 +774,12 @@ fn validate_vision(file: &str, text: &str, id: &str, m: &VisionModel) -> Result<
         return bad(
             "conv_flop_fraction",
             format!("{} is outside 0 to 1", m.conv_flop_fraction),
+        );
+    }
+    if !(0.0..=1.0).contains(&m.winograd_flop_fraction) {
+        return bad(
+            "winograd_flop_fraction",
+            format!("{} is outside 0 to 1", m.winograd_flop_fraction),
         );
     }
     if m.family != "vision" {

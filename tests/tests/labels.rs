@@ -131,6 +131,7 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ),
         // Whether a group of held-out runs meets the bar (`ClassFigures::note`).
         ("enum.bar.", s(&["meets", "misses"])),
+        ("enum.bias.", s(&["slow", "fast", "even"])),
         // The multi-GPU scales `HeldOutAccuracy::note_for` quotes.
         ("enum.scale.", s(&["one-node", "several-nodes"])),
         (

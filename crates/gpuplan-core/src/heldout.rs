@@ -410,6 +410,7 @@ impl Figures {
             .with("runs", self.runs)
             .with("error", format!("{:.1}", self.median_abs_error * 100.0))
             .with("bias", format!("{:+.1}", self.median_signed_error * 100.0))
+            .with("reading", bias_reading(self.median_signed_error))
             .with(
                 "verdict",
                 if self.meets_bar {
@@ -418,6 +419,19 @@ impl Figures {
                     "enum.bar.misses"
                 },
             )
+    }
+}
+
+/// Which way a median signed step-time error leans, as a catalog key: a
+/// student reads "real runs took longer" more surely than a minus sign.
+/// Within ±1% it leans neither way.
+fn bias_reading(signed: f64) -> &'static str {
+    if signed >= 0.01 {
+        "enum.bias.slow"
+    } else if signed <= -0.01 {
+        "enum.bias.fast"
+    } else {
+        "enum.bias.even"
     }
 }
 
@@ -567,6 +581,40 @@ mod tests {
                 json,
                 format!("\"{}\"", c.as_str()),
                 "{c:?}: catalog key and IPC value agree"
+            );
+        }
+    }
+
+    #[test]
+    fn the_line_says_which_way_the_estimates_lean() {
+        // (median signed error, reading, why)
+        let cases: [(f64, &str, &str); 5] = [
+            (
+                -0.132,
+                "enum.bias.fast",
+                "estimates too fast: real runs took longer",
+            ),
+            (
+                0.063,
+                "enum.bias.slow",
+                "estimates too slow: real runs took less",
+            ),
+            (0.004, "enum.bias.even", "within ±1%: neither way"),
+            (-0.009, "enum.bias.even", "within ±1% below zero too"),
+            (0.01, "enum.bias.slow", "1% is the edge, counted as leaning"),
+        ];
+        for (signed, reading, why) in cases {
+            let f = Figures {
+                runs: 3,
+                median_abs_error: signed.abs(),
+                median_signed_error: signed,
+                meets_bar: false,
+            };
+            let line = f.note("accuracy.line");
+            assert_eq!(
+                line.params.get("reading").map(String::as_str),
+                Some(reading),
+                "{signed}: {why}"
             );
         }
     }

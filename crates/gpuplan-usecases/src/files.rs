@@ -177,14 +177,16 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
 /// A temporary file in `dir` for `target`: mode 0666 less the umask, or the
 /// existing target's permissions.
 fn new_file_beside(dir: &Path, target: &Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
     #[cfg(unix)]
-    let fresh = {
+    let builder = {
         use std::os::unix::fs::PermissionsExt as _;
-        std::fs::Permissions::from_mode(0o666)
+        let mut b = tempfile::Builder::new();
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+        b
     };
-    #[cfg(unix)]
-    builder.permissions(fresh);
+    // Elsewhere the platform's default permissions are the new file's.
+    #[cfg(not(unix))]
+    let builder = tempfile::Builder::new();
     let tmp = builder.tempfile_in(dir)?;
     if let Ok(meta) = std::fs::metadata(target) {
         // Replacing: the file keeps who may read it.

@@ -683,6 +683,12 @@ fn a_students_own_runs_handed_back_in_the_class_pack_count_once() {
         .expect("pack");
     p.import_pack("class.toml", &pack)
         .expect("the student opens the pack");
+    let course = p.info().expect("info").course.expect("a course");
+    assert_eq!(
+        (course.platforms, course.presets, course.measured_runs),
+        (1, 0, 2),
+        "the import says what the pack brought, its measured runs included"
+    );
     let view = p.calibration().expect("view");
     assert_eq!(
         (view.own_runs, view.class_runs),

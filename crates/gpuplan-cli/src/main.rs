@@ -284,6 +284,7 @@ fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String
                     ("name", render::clean(&pack.pack.name).as_str()),
                     ("platforms", pack.platforms.len().to_string().as_str()),
                     ("presets", pack.presets.len().to_string().as_str()),
+                    ("runs", pack.measured_runs.len().to_string().as_str()),
                 ],
             ))
         }

@@ -55,6 +55,9 @@ impl Planner {
                 instructor: p.pack.instructor.clone(),
                 budget_cap: p.pack.budget_cap,
                 default_platform: p.pack.default_platform.clone(),
+                platforms: p.platforms.len(),
+                presets: p.presets.len(),
+                measured_runs: p.measured_runs.len(),
             }
         });
         let platforms = self

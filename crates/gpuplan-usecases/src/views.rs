@@ -103,6 +103,12 @@ pub struct CourseInfo {
     pub budget_cap: Option<Decimal>,
     /// Platform to start on.
     pub default_platform: Option<String>,
+    /// Platforms the pack brings.
+    pub platforms: usize,
+    /// Presets it brings.
+    pub presets: usize,
+    /// The class's measured runs it brings (they calibrate estimates).
+    pub measured_runs: usize,
 }
 
 /// A new situation, plan and command, before the user changes anything.

@@ -19,4 +19,16 @@ budget_cap: string | null,
 /**
  * Platform to start on.
  */
-default_platform: string | null, };
+default_platform: string | null, 
+/**
+ * Platforms the pack brings.
+ */
+platforms: number, 
+/**
+ * Presets it brings.
+ */
+presets: number, 
+/**
+ * The class's measured runs it brings (they calibrate estimates).
+ */
+measured_runs: number, };

@@ -148,7 +148,15 @@ export class PlansState {
     const r = await app.run(() => app.api.importPack());
     if (!r) return;
     app.start(r);
-    app.notify(app.t("pack.imported", { name: r.course?.name ?? "" }));
+    const c = r.course;
+    app.notify(
+      app.t("pack.imported", {
+        name: c?.name ?? "",
+        platforms: c?.platforms ?? 0,
+        presets: c?.presets ?? 0,
+        runs: c?.measured_runs ?? 0,
+      }),
+    );
     await this.load();
   }
 

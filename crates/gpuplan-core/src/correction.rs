@@ -299,21 +299,66 @@ fn join(parts: &[MeasuredRun]) -> Option<MeasuredRun> {
 /// not one of them (a run handed in and handed back in the course pack is
 /// the student's), then no run twice by identity.
 pub fn distinct(own: Vec<MeasuredRun>, class: Vec<MeasuredRun>) -> Vec<(MeasuredRun, Source)> {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = Seen::default();
     own.into_iter()
         .map(|r| (r, Source::Own))
         .chain(class.into_iter().map(|r| (r, Source::Class)))
-        .filter(|(r, _)| seen.insert(r.identity()))
+        .filter(|(r, _)| seen.first(r))
         .collect()
 }
 
 /// Each run once (by identity), in order of first appearance: what an
 /// instructor's pack keeps of runs handed in more than once.
 pub fn unique(runs: Vec<MeasuredRun>) -> Vec<MeasuredRun> {
-    let mut seen = std::collections::BTreeSet::new();
-    runs.into_iter()
-        .filter(|r| seen.insert(r.identity()))
-        .collect()
+    let mut seen = Seen::default();
+    runs.into_iter().filter(|r| seen.first(r)).collect()
+}
+
+/// The runs kept so far. A run's start time tells two runs that measured
+/// the same apart; a run that does not state one (a file of the first
+/// version) cannot be told from a kept run that measured the same, so it
+/// is that run (counting it again would teach a run twice).
+#[derive(Default)]
+struct Seen {
+    /// Identities of the kept runs.
+    exact: std::collections::BTreeSet<String>,
+    /// Their identities without the start time.
+    undated: std::collections::BTreeSet<String>,
+    /// The same, of the kept runs that state no start time and no dated
+    /// run has been found to be yet (each stands for one dated run).
+    of_undated: std::collections::BTreeMap<String, usize>,
+}
+
+impl Seen {
+    /// Whether `r` is a run not kept yet (and keeps it).
+    fn first(&mut self, r: &MeasuredRun) -> bool {
+        let undated = MeasuredRun {
+            started_at: String::new(),
+            ..r.clone()
+        }
+        .identity();
+        let dated = !r.started_at.trim().is_empty();
+        if dated {
+            if self.exact.contains(&r.identity()) {
+                return false;
+            }
+            self.exact.insert(r.identity());
+            self.undated.insert(undated.clone());
+            // An undated copy kept earlier was this run: it stays, this
+            // one is not counted again, and the copy stands for no other.
+            if let Some(n) = self.of_undated.get_mut(&undated).filter(|n| **n > 0) {
+                *n -= 1;
+                return false;
+            }
+            true
+        } else {
+            if !self.undated.insert(undated.clone()) {
+                return false;
+            }
+            *self.of_undated.entry(undated).or_default() += 1;
+            true
+        }
+    }
 }
 
 /// A file of measured runs (`gpuplan ledger runs --export`).
@@ -885,10 +930,56 @@ mod tests {
             ..run.clone()
         };
         assert_eq!(
-            unique(vec![run, later]).len(),
+            unique(vec![run.clone(), later.clone()]).len(),
             2,
             "another start is another run"
         );
+        let undated = MeasuredRun {
+            started_at: String::new(),
+            ..run.clone()
+        };
+        // (own runs, class runs, runs counted, why)
+        let cases = [
+            (
+                vec![run.clone()],
+                vec![undated.clone()],
+                1,
+                "the student's run handed back without its start time is the student's",
+            ),
+            (
+                vec![undated.clone()],
+                vec![run.clone()],
+                1,
+                "and the other way round",
+            ),
+            (
+                vec![],
+                vec![undated.clone(), undated.clone()],
+                1,
+                "two undated copies are one run",
+            ),
+            (
+                vec![run.clone(), later.clone()],
+                vec![undated.clone()],
+                2,
+                "an undated copy is one of the dated runs, not a third",
+            ),
+            (
+                vec![undated.clone()],
+                vec![run.clone(), later.clone()],
+                2,
+                "an undated run stands for one dated run, not both",
+            ),
+            (
+                vec![run.clone()],
+                vec![later.clone()],
+                2,
+                "two dated runs that measured the same are two runs",
+            ),
+        ];
+        for (own, class, counted, why) in cases {
+            assert_eq!(distinct(own, class).len(), counted, "{why}");
+        }
     }
 
     #[test]

@@ -347,7 +347,7 @@ impl Seen {
             // An undated copy kept earlier was this run: it stays, this
             // one is not counted again, and the copy stands for no other.
             if let Some(n) = self.of_undated.get_mut(&undated).filter(|n| **n > 0) {
-                *n -= 1;
+                *n = n.saturating_sub(1);
                 return false;
             }
             true
@@ -355,7 +355,8 @@ impl Seen {
             if !self.undated.insert(undated.clone()) {
                 return false;
             }
-            *self.of_undated.entry(undated).or_default() += 1;
+            let n = self.of_undated.entry(undated).or_default();
+            *n = n.saturating_add(1);
             true
         }
     }

@@ -131,7 +131,10 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ),
         // Whether a group of held-out runs meets the bar (`ClassFigures::note`).
         ("enum.bar.", s(&["meets", "misses"])),
-        ("enum.bias.", s(&["slow", "fast", "even"])),
+        (
+            "enum.bias.",
+            s(&["slow", "fast", "even", "slightly-slow", "slightly-fast"]),
+        ),
         // The multi-GPU scales `HeldOutAccuracy::note_for` quotes.
         ("enum.scale.", s(&["one-node", "several-nodes"])),
         (

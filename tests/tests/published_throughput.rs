@@ -325,7 +325,7 @@ fn bar(what: &str, group: &str) -> (f64, f64) {
         ("publisher", "tensorflow") => (0.14, 0.14),
         // VGG-16 in 16-bit on Ada and Blackwell +20..+26%; its 2080 Ti at
         // 132 img/s in FP32, below the same card's 155-168 at batch 16.
-        ("publisher", "falaleev") => (0.09, 0.07),
+        ("publisher", "falaleev") => (0.09, 0.075),
         // VGG-16 at batch 16 in FP32 on a V100 and a 2080 Ti, -6..-12% with
         // cuDNN's Winograd counted at F(2x2, 3x3)'s saving.
         ("publisher", "u39kun") => (0.10, 0.10),
@@ -354,8 +354,8 @@ fn bar(what: &str, group: &str) -> (f64, f64) {
         // (-30%); Falaleev's 2080 Ti runs 15% below Lambda's same card
         // (ResNet-50 -15, -18%; VGG-16 in FP32 -30%, where its batch-16
         // runs are -6..-12%).
-        // Four more publishers' 2080 Ti rows (2026-12-03) are 8-22% optimistic
-        // too, FP32 and AMP alike, and one Colab T4 run -57%, -77%.
+        // Three more publishers' 2080 Ti rows (2026-12-03) are 8-22% optimistic
+        // too, FP32 and AMP alike, and one Colab T4 source -57%, -77%.
         ("card class", "turing") => (0.14, 0.14),
         ("current card class", "turing") => (0.14, 0.14),
         // Their 2080 Ti rows: ResNet-50 and -101 -8..-13%, ResNet-18 -15..-22%
@@ -366,11 +366,10 @@ fn bar(what: &str, group: &str) -> (f64, f64) {
         // WideResNet-28-10 in FP32 on a V100 (variant not stated): +10%, +14%
         // (+72%, +78% before cuDNN's Winograd was counted).
         ("publisher", "hysts") => (0.12, 0.12),
-        // A Colab T4 in 2019 (PyTorch 1.1, apex, cudnn.benchmark off):
-        // WideResNet-28-10 -57% in FP32, -77% under apex O1; unexplained (the
-        // T4's 70 W cap holds its clock below the boost its peaks assume; not
-        // modelled).
-        ("publisher", "ceshine") => (0.67, 0.67),
+        // A Colab T4 in 2019 (PyTorch 1.1, apex, cudnn.benchmark off, two
+        // loader workers): WideResNet-28-10 -57% in FP32, -77% under apex O1;
+        // unexplained (the T4's 70 W cap is one candidate; not modelled).
+        ("publisher", "ceshine") => (0.68, 0.68),
         // The 2080 Ti and T4 rows above.
         ("scale", "1 GPU") => (0.11, 0.05),
         // The 3090 box's FSDP rows (its lanes unstated; at the 3.0 x8 its
@@ -453,7 +452,7 @@ fn feature_line(
     let all = estimate::step_on(&entry.model, job, &single, card, host).scaled(compiled);
     let s = &card.spec;
     format!(
-        "ROW {tag} {set} {} {} {} {} {} {:e} {:e} {:e} {} {} {} {} {} {} {} {} {:e} {:e} {:e} {:e} {} {:e} {:e}",
+        "ROW {tag} {set} {} {} {} {} {} {:e} {:e} {:e} {} {} {} {} {} {} {} {} {:e} {:e} {:e} {:e} {} {:e} {:e} {}",
         card.id,
         class(card).replace(' ', "_"),
         job.precision,
@@ -477,6 +476,7 @@ fn feature_line(
         card.l2_bytes() / 1024.0 / 1024.0,
         w.layout_bytes,
         w.winograd_flops,
+        card.has_tensor_cores(),
     )
 }
 

@@ -471,6 +471,13 @@ fn steptime_winograd_counts_on_cuda_cores_only() {
         ),
         (
             "vgg16",
+            Precision::Fp16Amp,
+            "p100",
+            true,
+            "Pascal has no tensor cores: its 16-bit convolutions run on CUDA cores",
+        ),
+        (
+            "vgg16",
             Precision::Fp32,
             "a100-80g-sxm",
             false,

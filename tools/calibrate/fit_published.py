@@ -9,7 +9,8 @@ held-out, calibration), card, class, precision, tf32, mode, conv FLOPs,
 matmul FLOPs, traffic bytes, ops, tensor / FP32 / TF32 TFLOPS, bandwidth
 GB/s, GPUs, the exposed multi-GPU seconds, device and host seconds on the
 card, published seconds per step, activation traffic bytes, typical tensor
-bytes, L2 MiB, NCHW layout traffic bytes, Winograd-eligible conv FLOPs.
+bytes, L2 MiB, NCHW layout traffic bytes, Winograd-eligible conv FLOPs,
+whether the card has tensor cores.
 
 The model is crates/gpuplan-core/src/steptime.rs, mirrored here:
   tensor-core work   e = min(1, e_ref * (peak_ref / peak) ** a)   (H200 = ref)
@@ -93,7 +94,7 @@ def load(lines):
                  ten=float(f[12]), f32=float(f[13]), t32=float(f[14]), bw=float(f[15]),
                  gpus=int(f[16]), extra=float(f[17]), dev=float(f[18]), host=float(f[19]),
                  truth=float(f[20]), act=float(f[21]), tsz=float(f[22]), l2=float(f[23]),
-                 layout=float(f[24]) / SHIPPED_TRANSPOSE_SHARE, wf=float(f[25]))
+                 layout=float(f[24]) / SHIPPED_TRANSPOSE_SHARE, wf=float(f[25]), tc=f[26] == "true")
         r["pub"] = r["tag"].split(":")[0]
         if not math.isnan(r["truth"]):
             rows.append(r)
@@ -115,7 +116,7 @@ def device(r, p):
             em, pm = tensor(r["t32"], REF["tf32"], p["em_tf32"], p["a_mm"])
         else:
             em, pm = p["em_f"], r["f32"]
-    tensor_convs = r["prec"] != "fp32" or r["t32"] > 0
+    tensor_convs = (r["prec"] != "fp32" and r["tc"]) or r["t32"] > 0
     cf = r["cf"] if tensor_convs else r["cf"] - r["wf"] * (1.0 - 1.0 / WINOGRAD_SPEEDUP)
     c = cf / (pc * 1e12 * ec) if cf > 0 else 0.0
     m = r["mf"] / (pm * 1e12 * em) if r["mf"] > 0 else 0.0

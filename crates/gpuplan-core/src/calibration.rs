@@ -131,7 +131,8 @@ pub const EFFICIENCY_CONV_CUDA_CORES: f64 = 0.788;
 /// such layers) and EfficientNet-B0 (none), and a free fit ran to 4
 /// (F(4x4, 3x3)'s saving, its bound) by lowering [`EFFICIENCY_CONV_CUDA_CORES`]
 /// for EfficientNet's depthwise convolutions, which are not Winograd's to
-/// explain. Tensor-core convolutions (16-bit, TF32) are implicit GEMMs.
+/// explain. Tensor-core convolutions (16-bit from Volta on, TF32) are
+/// implicit GEMMs; Pascal's 16-bit convolutions run on CUDA cores.
 pub const WINOGRAD_SPEEDUP: f64 = 2.25;
 /// Matmuls in 16-bit, fraction of the reference card's tensor peak.
 pub const EFFICIENCY_MATMUL_HALF: f64 = 0.569;

@@ -297,7 +297,7 @@ fn join(parts: &[MeasuredRun]) -> Option<MeasuredRun> {
 
 /// Each run once: the student's own runs first, then the class's that are
 /// not one of them (a run handed in and handed back in the course pack is
-/// the student's), then no run twice by identity.
+/// the student's), then no run twice ([`Seen`]).
 pub fn distinct(own: Vec<MeasuredRun>, class: Vec<MeasuredRun>) -> Vec<(MeasuredRun, Source)> {
     let mut seen = Seen::default();
     own.into_iter()
@@ -307,56 +307,73 @@ pub fn distinct(own: Vec<MeasuredRun>, class: Vec<MeasuredRun>) -> Vec<(Measured
         .collect()
 }
 
-/// Each run once (by identity), in order of first appearance: what an
-/// instructor's pack keeps of runs handed in more than once.
+/// Each run once ([`Seen`]): what an instructor's pack keeps of runs handed
+/// in more than once. Runs that state their start time come first (in the
+/// order given), so a run handed in both with and without one keeps it.
 pub fn unique(runs: Vec<MeasuredRun>) -> Vec<MeasuredRun> {
     let mut seen = Seen::default();
-    runs.into_iter().filter(|r| seen.first(r)).collect()
+    let (dated, undated): (Vec<_>, Vec<_>) = runs.into_iter().partition(MeasuredRun::is_dated);
+    dated
+        .into_iter()
+        .chain(undated)
+        .filter(|r| seen.first(r))
+        .collect()
 }
 
-/// The runs kept so far. A run's start time tells two runs that measured
-/// the same apart; a run that does not state one (a file of the first
-/// version) cannot be told from a kept run that measured the same, so it
-/// is that run (counting it again would teach a run twice).
+impl MeasuredRun {
+    /// Whether the run states when it started.
+    fn is_dated(&self) -> bool {
+        !self.started_at.trim().is_empty()
+    }
+
+    /// What identifies a run whatever file it came from: its identity
+    /// without the start time and the memory figures, which files of the
+    /// first version (and runs stored from them) lack or carry differently.
+    fn loose_identity(&self) -> String {
+        MeasuredRun {
+            started_at: String::new(),
+            peak_memory_mib: None,
+            memory: MeasuredMemory::Unknown,
+            ..self.clone()
+        }
+        .identity()
+    }
+}
+
+/// The runs kept so far. A start time tells two runs that measured the
+/// same apart; a run that states none (a first-version report, or a run
+/// stored from one) cannot be told from a kept run that measured the same,
+/// so it is that run: counting it again would teach one run twice. Each
+/// undated run stands for one dated run at most.
 #[derive(Default)]
 struct Seen {
     /// Identities of the kept runs.
     exact: std::collections::BTreeSet<String>,
-    /// Their identities without the start time.
-    undated: std::collections::BTreeSet<String>,
-    /// The same, of the kept runs that state no start time and no dated
-    /// run has been found to be yet (each stands for one dated run).
-    of_undated: std::collections::BTreeMap<String, usize>,
+    /// Loose identities of the kept runs.
+    loose: std::collections::BTreeSet<String>,
+    /// Loose identities of kept undated runs that no dated run was found
+    /// to be yet.
+    unclaimed: std::collections::BTreeSet<String>,
 }
 
 impl Seen {
     /// Whether `r` is a run not kept yet (and keeps it).
     fn first(&mut self, r: &MeasuredRun) -> bool {
-        let undated = MeasuredRun {
-            started_at: String::new(),
-            ..r.clone()
-        }
-        .identity();
-        let dated = !r.started_at.trim().is_empty();
-        if dated {
-            if self.exact.contains(&r.identity()) {
+        let loose = r.loose_identity();
+        if r.is_dated() {
+            if !self.exact.insert(r.identity()) {
+                return false;
+            }
+            self.loose.insert(loose.clone());
+            // An undated copy kept earlier was this run: it stays and
+            // stands for no other.
+            !self.unclaimed.remove(&loose)
+        } else {
+            if !self.loose.insert(loose.clone()) {
                 return false;
             }
             self.exact.insert(r.identity());
-            self.undated.insert(undated.clone());
-            // An undated copy kept earlier was this run: it stays, this
-            // one is not counted again, and the copy stands for no other.
-            if let Some(n) = self.of_undated.get_mut(&undated).filter(|n| **n > 0) {
-                *n = n.saturating_sub(1);
-                return false;
-            }
-            true
-        } else {
-            if !self.undated.insert(undated.clone()) {
-                return false;
-            }
-            let n = self.of_undated.entry(undated).or_default();
-            *n = n.saturating_add(1);
+            self.unclaimed.insert(loose);
             true
         }
     }
@@ -939,6 +956,14 @@ mod tests {
             started_at: String::new(),
             ..run.clone()
         };
+        // As a first-version report stores it: no start time, and its peak
+        // memory of an unknown kind (or none).
+        let first_version = MeasuredRun {
+            started_at: String::new(),
+            peak_memory_mib: None,
+            memory: MeasuredMemory::Unknown,
+            ..run.clone()
+        };
         // (own runs, class runs, runs counted, why)
         let cases = [
             (
@@ -973,6 +998,12 @@ mod tests {
             ),
             (
                 vec![run.clone()],
+                vec![first_version.clone()],
+                1,
+                "a first-version copy without its memory figures is the same run",
+            ),
+            (
+                vec![run.clone()],
                 vec![later.clone()],
                 2,
                 "two dated runs that measured the same are two runs",
@@ -981,6 +1012,12 @@ mod tests {
         for (own, class, counted, why) in cases {
             assert_eq!(distinct(own, class).len(), counted, "{why}");
         }
+        let kept = unique(vec![first_version.clone(), run.clone()]);
+        assert_eq!(
+            (kept.len(), kept[0].started_at.as_str()),
+            (1, run.started_at.as_str()),
+            "a pack keeps the copy that states its start time"
+        );
     }
 
     #[test]

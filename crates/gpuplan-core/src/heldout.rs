@@ -424,14 +424,17 @@ impl Figures {
 
 /// Which way a median signed step-time error leans, as a catalog key: a
 /// student reads "real runs took longer" more surely than a minus sign.
-/// Within ±1% it leans neither way.
+/// Under 1% as printed (one decimal of a percent) it leans neither way;
+/// within the bar's ±5% (as the verdict decides it) a little.
 fn bias_reading(signed: f64) -> &'static str {
-    if signed >= 0.01 {
-        "enum.bias.slow"
-    } else if signed <= -0.01 {
-        "enum.bias.fast"
-    } else {
-        "enum.bias.even"
+    let printed = (signed * 1000.0).round() / 10.0;
+    let within_bar = signed.abs() <= BAR_MEDIAN_SIGNED;
+    match (printed.abs() < 1.0, within_bar, signed > 0.0) {
+        (true, _, _) => "enum.bias.even",
+        (false, true, true) => "enum.bias.slightly-slow",
+        (false, true, false) => "enum.bias.slightly-fast",
+        (false, false, true) => "enum.bias.slow",
+        (false, false, false) => "enum.bias.fast",
     }
 }
 
@@ -588,7 +591,7 @@ mod tests {
     #[test]
     fn the_line_says_which_way_the_estimates_lean() {
         // (median signed error, reading, why)
-        let cases: [(f64, &str, &str); 5] = [
+        let cases: [(f64, &str, &str); 8] = [
             (
                 -0.132,
                 "enum.bias.fast",
@@ -599,9 +602,28 @@ mod tests {
                 "enum.bias.slow",
                 "estimates too slow: real runs took less",
             ),
-            (0.004, "enum.bias.even", "within ±1%: neither way"),
-            (-0.009, "enum.bias.even", "within ±1% below zero too"),
-            (0.01, "enum.bias.slow", "1% is the edge, counted as leaning"),
+            (0.004, "enum.bias.even", "under 1%: neither way"),
+            (-0.009, "enum.bias.even", "under 1% below zero too"),
+            (
+                0.0099,
+                "enum.bias.slightly-slow",
+                "printed as +1.0%: read as printed",
+            ),
+            (
+                -0.031,
+                "enum.bias.slightly-fast",
+                "within the bar's ±5%: a little",
+            ),
+            (
+                0.05,
+                "enum.bias.slightly-slow",
+                "5.0% is still within the bar",
+            ),
+            (
+                -0.0504,
+                "enum.bias.fast",
+                "just outside the bar, as the verdict says",
+            ),
         ];
         for (signed, reading, why) in cases {
             let f = Figures {

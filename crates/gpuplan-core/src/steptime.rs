@@ -381,7 +381,9 @@ fn memory_seconds(w: &StepWork, gpu: &Gpu) -> f64 {
 /// card's own peaks, bandwidth and L2.
 fn device_split(w: &StepWork, precision: Precision, tf32: bool, gpu: &Gpu) -> (f64, f64) {
     let (conv, matmul) = rates(precision, tf32, gpu);
-    let tensor_convs = precision.is_half() || gpu.tf32_tflops().is_some();
+    // Pascal has no tensor cores: its 16-bit convolutions run on CUDA cores.
+    let tensor_convs =
+        (precision.is_half() && gpu.has_tensor_cores()) || gpu.tf32_tflops().is_some();
     // On CUDA cores cuDNN runs dense 3x3 stride-1 convolutions as Winograd
     // transforms, which need fewer multiplications than the direct FLOPs
     // counted; its tensor-core kernels are implicit GEMMs.

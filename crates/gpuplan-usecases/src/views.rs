@@ -107,7 +107,8 @@ pub struct CourseInfo {
     pub platforms: usize,
     /// Presets it brings.
     pub presets: usize,
-    /// The class's measured runs it brings (they calibrate estimates).
+    /// Measured runs it brings (they calibrate estimates; the student's own
+    /// among them count as the student's).
     pub measured_runs: usize,
 }
 

@@ -29,6 +29,7 @@ platforms: number,
  */
 presets: number, 
 /**
- * The class's measured runs it brings (they calibrate estimates).
+ * Measured runs it brings (they calibrate estimates; the student's own
+ * among them count as the student's).
  */
 measured_runs: number, };

@@ -99,7 +99,7 @@ export function fakeEstimate(): EstimateView {
       host: { vcpus: 8, ram_gb: 32, disk: "ssd" }, fixes: [], parallel: null, fits_with: null,
     },
     chart, run_chart: null, run_parts: [],
-    accuracy: { key: "accuracy.line", params: { class: "enum.card-class.ampere-consumer", runs: "22", error: "7.3", bias: "-3.1", reading: "enum.bias.fast", verdict: "enum.bar.meets" } },
+    accuracy: { key: "accuracy.line", params: { class: "enum.card-class.ampere-consumer", runs: "22", error: "7.3", bias: "-3.1", reading: "enum.bias.slightly-fast", verdict: "enum.bar.meets" } },
   } as unknown as EstimateView;
 }
 

@@ -606,3 +606,19 @@ fn quote_says_where_the_time_to_result_goes_in_both_languages() {
         "the Chinese line uses Chinese labels and full-width parentheses: {zh_line}"
     );
 }
+
+#[test]
+fn the_gpu_list_says_its_citations_are_the_data_files_own_words() {
+    for (lang, note) in [
+        ("zh", "按数据文件的原文（英文）引用"),
+        ("en", "cited as the data file has it"),
+    ] {
+        let out = run(&["--lang", lang, "gpus"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines().next().is_some_and(|l| l.contains(note)),
+            "{lang}: the list opens by saying the sources are quoted as written:\n{}",
+            text.lines().take(3).collect::<Vec<_>>().join("\n")
+        );
+    }
+}

@@ -462,6 +462,8 @@ pub fn models(c: &Catalog, lang: Lang, zoo: &ModelZoo) -> String {
 pub fn gpus(c: &Catalog, lang: Lang, catalog: &GpuCatalog, held: &HeldOutAccuracy) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
+    // The citations are the data files' own words (English): say so once.
+    let _ = writeln!(o, "{}\n", t("cli.sourcesNote"));
     let _ = writeln!(
         o,
         "{} {} {} {} {} {}",

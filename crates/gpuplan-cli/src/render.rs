@@ -404,10 +404,7 @@ fn estimate_fixes(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             ],
         );
         if let Some(steps) = f.accumulation_steps {
-            let (open, close) = match lang {
-                Lang::Zh => ("（", "）"),
-                Lang::En => (" (", ")"),
-            };
+            let (open, close) = lang.parens();
             let _ = write!(
                 line,
                 "{open}{}{close}",
@@ -833,10 +830,7 @@ pub fn quote(
             ("gaps", hours(&tp.gaps).as_str()),
         ],
     );
-    let (open, close) = match lang {
-        Lang::Zh => ("（", "）"),
-        Lang::En => (" (", ")"),
-    };
+    let (open, close) = lang.parens();
     let _ = writeln!(
         o,
         "  {} {:>10} {}{open}{parts}{close}",

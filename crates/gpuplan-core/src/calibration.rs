@@ -182,7 +182,7 @@ pub const NCHW_TRANSPOSE_SHARE: f64 = 0.484;
 /// cards than their peaks. Fitted (see above).
 pub const SIZE_EXPONENT_CONV: f64 = 0.272;
 /// The same for tensor-core matmuls. Fitted with [`SIZE_EXPONENT_CONV`].
-pub const SIZE_EXPONENT_MATMUL: f64 = 0.12;
+pub const SIZE_EXPONENT_MATMUL: f64 = 0.120;
 /// No kernel mix beats the tensor peak (a physical bound, not fitted; the
 /// fit's own optimum sat on it).
 pub const EFFICIENCY_CEILING: f64 = 1.0;

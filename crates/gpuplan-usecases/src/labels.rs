@@ -37,6 +37,15 @@ impl Lang {
         }
     }
 
+    /// The parentheses around an aside after a phrase: full-width in
+    /// Chinese (`（…）`), ` (…)` in English.
+    pub fn parens(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Zh => ("（", "）"),
+            Self::En => (" (", ")"),
+        }
+    }
+
     /// Chinese for any `zh*` locale tag, else English.
     pub fn from_tag(tag: &str) -> Self {
         if tag.trim().to_ascii_lowercase().starts_with("zh") {

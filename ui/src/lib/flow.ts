@@ -1,15 +1,10 @@
 // The flow's pure logic: step navigation, the plan form's fields over the
-// Rust `Plan`, formatting, error text and exports. No Tauri, no DOM:
+// Rust `Plan`, formatting and exports (error text: messages.ts). No Tauri, no DOM:
 // unit-tested with Vitest. Defaults come from Rust (`AppInfo.defaults`).
-import type { AppError } from "../bindings/AppError";
 import type { Plan } from "../bindings/Plan";
 import type { Chart } from "../bindings/Chart";
 import type { FieldLimit } from "../bindings/FieldLimit";
-import type { Calibration } from "../bindings/Calibration";
-import type { Unverified } from "../bindings/Unverified";
 import { NUMBER, normalizeNumber, type UnitKind } from "./numbers";
-import type { Message } from "../bindings/Message";
-import { counted, localizedParams } from "./i18n";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
 export type Step = (typeof STEPS)[number];
@@ -96,6 +91,7 @@ export function applyForm(plan: Plan, f: PlanForm, uploadMbps = ""): Plan {
 }
 
 export { normalizeNumber, parseNumber, firstLanguage, NUMBER, type UnitKind } from "./numbers";
+export { said, errorText, factorPct, calibrationNote, unverifiedNote } from "./messages";
 
 /** CNY for the language: "¥16.00" in zh-CN, "CN¥16.00" in en. */
 export function formatCny(amount: string | number, lang: string): string {
@@ -111,52 +107,6 @@ export function formatDuration(seconds: number | null, lang: string): string {
   if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} ${zh ? "秒" : "s"}`;
   if (seconds < 3600) return `${(seconds / 60).toFixed(1)} ${zh ? "分钟" : "min"}`;
   return `${(seconds / 3600).toFixed(1)} ${zh ? "小时" : "h"}`;
-}
-
-/**
- * A catalog message from Rust in the UI language: parameters that are
- * themselves catalog keys (a field, a noun, an enum value) are worded too,
- * and a `file` parameter is put before the message.
- */
-export function said(m: Message, t: (k: string, o?: Record<string, unknown>) => string): string {
-  const params: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(localizedParams(m.params as Record<string, string>))) {
-    params[k] = v !== undefined && /^(enum|noun|field|allowed)\./.test(v) ? t(v, { defaultValue: v }) : v;
-  }
-  const text = t(m.key, counted(params));
-  return m.params.file ? t("error.inFile", { file: m.params.file, message: text }) : text;
-}
-
-/** One sentence for an error, naming the field, in the UI language. */
-export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>) => string): string {
-  if (typeof e === "object" && e !== null && "kind" in e) {
-    const err = e as AppError;
-    switch (err.kind) {
-      case "input": {
-        // The field by its name in the UI language where the catalog has it;
-        // a keyed error worded from the catalog, else its English text.
-        const d = err.detail;
-        const field = t(`field.${d.field.replace(/\./g, "-")}`, { defaultValue: d.field });
-        const message = d.said ? said(d.said.message, t) : d.message;
-        const allowed = d.said?.allowed ? said(d.said.allowed, t) : d.allowed;
-        return allowed ? t("error.input", { field, message, allowed }) : t("error.inputBare", { field, message });
-      }
-      case "data": {
-        // A keyed data error (not TOML or JSON, a key or value the file's
-        // schema refuses) says its line and column itself.
-        const d = err.detail;
-        if (!d.said) return t("error.data", { file: d.file, line: d.line, field: d.field, message: d.message });
-        const message = said(d.said, t);
-        const text = d.field ? t("error.dataSaidField", { file: d.file, field: d.field, message }) : t("error.dataSaid", { file: d.file, message });
-        return d.allowed ? t("error.withAllowed", { message: text, allowed: said(d.allowed, t) }) : text;
-      }
-      case "store":
-        return t("error.store", { message: err.detail.said ? said(err.detail.said, t) : err.detail.message });
-      case "io":
-        return t("error.io", { message: err.detail.said ? said(err.detail.said, t) : err.detail.message });
-    }
-  }
-  return t("error.unknown", { message: String(e) });
 }
 
 /** A chart in the UI language, as an <img> source: shown as an image, never as markup. */
@@ -241,52 +191,6 @@ export function splitShared<T>(lists: T[][], key: (x: T) => string): { shared: T
   const isShared = (x: T) => counts.get(key(x)) === lists.length;
   const shared = lists[0].filter(isShared);
   return { shared, own: lists.map((l) => l.filter((x) => !isShared(x))) };
-}
-
-/** A factor as a signed percentage ("+12%"), as the CLI writes it. */
-export function factorPct(f: number): string {
-  const p = Math.round((f - 1) * 100);
-  return `${p >= 0 ? "+" : ""}${p}%`;
-}
-
-/** What calibration did to an answer, in one sentence (the CLI's words). */
-/** The list separator of the UI language (full-width in Chinese), from the catalog. */
-function i18nSeparator(t: (k: string, o?: Record<string, unknown>) => string): string {
-  const sep = t("calibration.separator");
-  return sep.includes("separator") ? "; " : sep;
-}
-
-export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string, unknown>) => string): string {
-  const changes: string[] = [];
-  for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
-    if (f && f.applied !== 1) {
-      const what = t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) });
-      changes.push(f.capped ? t("calibration.capped", { what, pct: factorPct(f.applied) }) : what);
-    }
-  }
-  // Nothing applied: what the runs suggest, and that its range still includes no change.
-  if (changes.length === 0) {
-    for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
-      if (f) changes.push(t("calibration.notApplied", { what: t(key, { pct: factorPct(f.measured), low: factorPct(f.low), high: factorPct(f.high) }) }));
-    }
-  }
-  if (changes.length === 0) changes.push(t("calibration.unchanged"));
-  return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join(i18nSeparator(t)) });
-}
-
-/**
- * The note beside a bill's total when much of it rests on figures nobody
- * checked against the platform (the Rust `Catalog::unverified_note`, same
- * keys): empty when the share is under the stated threshold.
- */
-export function unverifiedNote(u: Unverified, t: (k: string, o?: Record<string, unknown>) => string, lang: string): string {
-  if (!u.noted) return "";
-  const figures = u.figures.map((g) => {
-    const figure = t(`figure.${g.figure}`);
-    const grade = t(`enum.grade.${g.grade}`);
-    return lang === "zh" ? `${figure}（${grade}）` : `${figure} (${grade})`;
-  });
-  return t("quote.unverified", { count: u.figures.length, percent: u.percent, figures: figures.join(lang === "zh" ? "、" : ", ") });
 }
 
 /** Which dropped files are run reports to import: `.json` files of at most

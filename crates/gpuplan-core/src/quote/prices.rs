@@ -117,7 +117,9 @@ pub fn prices<'a>(
         }
         None => Decimal::ZERO,
     };
-    let (setup, setup_mode) = setup_rate(profile, gpu);
+    // Setting up on the GPU happens on the instance the runs use: a spot
+    // instance's setup bills at the spot price.
+    let (setup, setup_mode) = setup_rate(profile, spot.unwrap_or(gpu));
     let persistent = profile.storage.persistent.as_ref();
     let debug_card = plan
         .debug

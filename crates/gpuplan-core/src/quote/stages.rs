@@ -37,9 +37,9 @@ impl Bill {
         hours: Option<Decimal>,
         amount: Decimal,
     ) {
-        // Hours as seconds / 3600 leave a residue far below a fen (1e-28)
-        // where an amount is really nothing.
-        if super::settled(amount).is_zero() && kind != LineKind::Runs {
+        // A line that prints as 0.00 says nothing (a sub-second remainder,
+        // a residue of seconds / 3600) and adds nothing to the printed total.
+        if cny(amount).is_zero() && kind != LineKind::Runs {
             return;
         }
         self.lines.push(LineItem {

@@ -912,3 +912,86 @@ fn runs_on_an_instance_kept_running_boot_once() {
     );
     assert_eq!(q.time.waiting, d("0.20"), "one queue and one boot");
 }
+
+#[test]
+fn a_job_that_cannot_run_on_the_card_says_so_before_anything_else() {
+    // (platform, card, job table, the warning expected first, why)
+    let cases = [
+        (
+            "autodl",
+            "rtx4090",
+            "model = \"llama-2-7b\"\nmode = \"lora\"\nseq_len = 1024\nbatch = 4\ndataset_samples = 2000\nepochs = 1",
+            Some("job-does-not-fit"),
+            "a 16-bit 7B base with LoRA needs ~38 GiB: the 4090's 24 GiB runs out at the first step",
+        ),
+        (
+            "autodl",
+            "rtx4090",
+            "model = \"llama-2-7b\"\nmode = \"qlora\"\nseq_len = 1024\nbatch = 4\ndataset_samples = 2000\nepochs = 1",
+            None,
+            "QLoRA of the same base fits the 4090: no warning",
+        ),
+        (
+            "gpushare",
+            "rtx2080ti",
+            "model = \"resnet50\"\nprecision = \"bf16-amp\"\nbatch = 32\ndataset_samples = 20000\nepochs = 1",
+            Some("precision-unsupported"),
+            "Turing has no bf16",
+        ),
+        (
+            "autodl",
+            "rtx4090",
+            "hours = 3",
+            None,
+            "a job given in hours is not estimated: nothing to check",
+        ),
+    ];
+    for (platform, gpu, job, first, why) in cases {
+        let q = priced(&format!(
+            "name = \"fit\"\nplatform = \"{platform}\"\ngpu = \"{gpu}\"\n[job]\n{job}"
+        ));
+        let kinds: Vec<&str> = q.warnings.iter().map(|w| w.kind()).collect();
+        let stops = kinds
+            .iter()
+            .copied()
+            .filter(|k| ["job-does-not-fit", "precision-unsupported"].contains(k))
+            .collect::<Vec<_>>();
+        match first {
+            Some(kind) => assert_eq!(kinds.first().copied(), Some(kind), "{why}: {kinds:?}"),
+            None => assert!(stops.is_empty(), "{why}: {kinds:?}"),
+        }
+    }
+    // The figures the warning states are the estimate's.
+    let q = priced(
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx4090\"\n[job]\nmodel = \"llama-2-7b\"\nmode = \"lora\"\nseq_len = 1024\nbatch = 4\ndataset_samples = 2000\nepochs = 1",
+    );
+    assert!(
+        matches!(q.warnings.first(), Some(Warning::JobDoesNotFit { peak_gib, card_gib }) if *peak_gib > d("30") && *card_gib < d("24.5")),
+        "peak above the card's memory: {:?}",
+        q.warnings.first()
+    );
+}
+
+#[test]
+fn a_spot_instance_is_set_up_at_the_spot_price() {
+    // Vast.ai RTX 3090: 1.60/h on demand, 0.80/h spot (the profile's figures),
+    // no no-GPU mode, so setup runs on the GPU instance: 0.25 h x 0.80 = 0.20
+    // (at the on-demand price it would be 0.40).
+    let q = priced(
+        r#"name = "spot setup"
+        platform = "vast"
+        gpu = "rtx3090"
+        payment = "spot"
+        [job]
+        hours = 6
+        [spot]
+        checkpoint_every_hours = 1
+        preemptions_per_day = 0"#,
+    );
+    assert_eq!(q.price_per_hour, d("0.8"), "the spot price");
+    assert_eq!(
+        line(&q, LineKind::Setup),
+        d("0.20"),
+        "setup runs on the spot instance at its price"
+    );
+}

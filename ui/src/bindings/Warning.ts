@@ -4,7 +4,19 @@ import type { PackagePeriod } from "./PackagePeriod";
 /**
  * A trap the plan walks into.
  */
-export type Warning = { "kind": "data-wiped", 
+export type Warning = { "kind": "job-does-not-fit", 
+/**
+ * Estimated peak per GPU, GiB as nvidia-smi shows it.
+ */
+peak_gib: string, 
+/**
+ * The card's memory, GiB.
+ */
+card_gib: string, } | { "kind": "precision-unsupported", 
+/**
+ * The precision asked for.
+ */
+precision: string, } | { "kind": "data-wiped", 
 /**
  * Longest time the instance sits stopped, days.
  */

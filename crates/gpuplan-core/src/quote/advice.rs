@@ -48,6 +48,9 @@ pub struct Facts<'a> {
     pub upload_hours: Decimal,
     /// Whether peak hours were placed on the calendar.
     pub peak_placed: bool,
+    /// What stops the estimated job on the card (memory, precision), if
+    /// anything.
+    pub fit: Option<&'a Warning>,
 }
 
 /// Every warning and piece of advice, money the student does not have
@@ -66,6 +69,10 @@ pub fn warnings(f: &Facts<'_>) -> Vec<Warning> {
         w.push(Warning::SpotWithoutCheckpoints);
     }
     w.sort_by_key(|w| !w.is_about_budget());
+    // A job that cannot run on the card comes before any money.
+    if let Some(fit) = f.fit {
+        w.insert(0, fit.clone());
+    }
     w
 }
 

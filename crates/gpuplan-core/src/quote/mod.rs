@@ -261,6 +261,21 @@ pub struct LineItem {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Warning {
+    /// The estimated job needs more memory than the card has: the run
+    /// would stop at its first step with an out-of-memory error.
+    JobDoesNotFit {
+        /// Estimated peak per GPU, GiB as nvidia-smi shows it.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        peak_gib: Decimal,
+        /// The card's memory, GiB.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        card_gib: Decimal,
+    },
+    /// The card cannot run the job's precision (bf16 before Ampere).
+    PrecisionUnsupported {
+        /// The precision asked for.
+        precision: String,
+    },
     /// A stopped instance (and its disk) is released after the deadline.
     DataWiped {
         /// Longest time the instance sits stopped, days.
@@ -455,7 +470,9 @@ pub enum Warning {
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 21] = [
+    pub const KINDS: [&'static str; 23] = [
+        "job-does-not-fit",
+        "precision-unsupported",
         "data-wiped",
         "instance-released",
         "scratch-wiped",
@@ -482,6 +499,8 @@ impl Warning {
     /// This warning's kind (one of [`Warning::KINDS`]).
     pub fn kind(&self) -> &'static str {
         match self {
+            Self::JobDoesNotFit { .. } => "job-does-not-fit",
+            Self::PrecisionUnsupported { .. } => "precision-unsupported",
             Self::DataWiped { .. } => "data-wiped",
             Self::InstanceReleased { .. } => "instance-released",
             Self::ScratchWiped { .. } => "scratch-wiped",
@@ -515,6 +534,15 @@ impl Warning {
         )
     }
 
+    /// Whether the plan cannot run as written (the job does not fit the
+    /// card or its precision): these come before everything else.
+    pub fn stops_the_run(&self) -> bool {
+        matches!(
+            self,
+            Self::JobDoesNotFit { .. } | Self::PrecisionUnsupported { .. }
+        )
+    }
+
     /// The warning as a catalog message: `warning.<kind>` with its fields as
     /// parameters (a package period as its `enum.package-period.*` key).
     pub fn message(&self) -> Message {
@@ -538,6 +566,9 @@ impl Warning {
                 let text = match v {
                     serde_json::Value::String(s) if k == "period" => {
                         format!("enum.package-period.{s}")
+                    }
+                    serde_json::Value::String(s) if k == "precision" => {
+                        format!("enum.precision.{s}")
                     }
                     serde_json::Value::String(s) => s,
                     serde_json::Value::Null => String::new(),
@@ -844,14 +875,53 @@ pub fn per_epoch_hours(hours: Decimal, epochs: f64) -> Result<Decimal, InputErro
 }
 
 /// Hours of one run, hours per epoch (if known) and, for an estimated job,
-/// where the run's seconds go, for the plan's job on `gpu`.
-/// The calibration applied to the estimate, when measured runs were looked at.
-type JobHours = (
-    Decimal,
-    Option<Decimal>,
-    Option<RunParts>,
-    Option<Calibration>,
-);
+/// where the run's seconds go, the calibration applied to the estimate
+/// (when measured runs were looked at) and whether it fits the card.
+struct JobHours {
+    hours: Decimal,
+    per_epoch: Option<Decimal>,
+    run_parts: Option<RunParts>,
+    calibration: Option<Calibration>,
+    fit: Option<Warning>,
+}
+
+impl JobHours {
+    /// Hours given by the plan, not estimated.
+    fn given(hours: Decimal, per_epoch: Option<Decimal>) -> Self {
+        Self {
+            hours,
+            per_epoch,
+            run_parts: None,
+            calibration: None,
+            fit: None,
+        }
+    }
+}
+
+/// What stops an estimated job on the plan's card, if anything: memory past
+/// the card's (one GPU's share of a multi-GPU layout) or a precision it
+/// cannot run.
+fn memory_fit(est: &estimate::Estimate, card: &crate::catalog::Gpu) -> Option<Warning> {
+    let row = est.gpus.iter().find(|g| g.id == card.id)?;
+    let gib = |x: f64| Decimal::from_f64_retain(x).map(cny).unwrap_or_default();
+    let (verdict, peak_gib) = match &est.parallel {
+        Some(p) => (
+            estimate::verdict(card, &est.job, p.peak_gib * 1024.0 * 1024.0 * 1024.0),
+            p.peak_gib,
+        ),
+        None => (row.verdict, est.vram.peak_gib()),
+    };
+    match verdict {
+        estimate::Verdict::DoesNotFit => Some(Warning::JobDoesNotFit {
+            peak_gib: gib(peak_gib),
+            card_gib: gib(row.vram_gib),
+        }),
+        estimate::Verdict::Unsupported => Some(Warning::PrecisionUnsupported {
+            precision: est.job.precision.to_string(),
+        }),
+        estimate::Verdict::Fits | estimate::Verdict::Tight => None,
+    }
+}
 
 fn job_hours(
     plan: &Plan,
@@ -884,7 +954,7 @@ fn job_hours(
             Some(e) => Some(per_epoch_hours(h, e)?),
             None => None,
         };
-        return Ok((h, per_epoch, None, None));
+        return Ok(JobHours::given(h, per_epoch));
     }
     let Some(model) = &plan.job.model else {
         if !plan.runs.is_empty()
@@ -893,7 +963,7 @@ fn job_hours(
                 .iter()
                 .all(|r| r.hours.is_some() || r.minutes.is_some())
         {
-            return Ok((Decimal::ZERO, None, None, None));
+            return Ok(JobHours::given(Decimal::ZERO, None));
         }
         return Err(InputError::new(
             "job",
@@ -936,12 +1006,13 @@ fn job_hours(
     let hours = dec("job.dataset_samples", run_s / 3600.0)?;
     let n = job.epochs.unwrap_or(1.0).max(1e-6);
     let per_epoch = dec("job.epochs", run_s / 3600.0 / n)?;
-    Ok((
-        hours.max(Decimal::new(1, 6)),
-        Some(per_epoch),
-        est.target_run,
-        est.calibration,
-    ))
+    Ok(JobHours {
+        hours: hours.max(Decimal::new(1, 6)),
+        per_epoch: Some(per_epoch),
+        fit: memory_fit(&est, card),
+        run_parts: est.target_run,
+        calibration: est.calibration,
+    })
 }
 
 /// Prices `plan` on `profile`. Ids are checked against `catalog`; a job with a
@@ -1043,6 +1114,7 @@ pub fn quote_with(
         stop_bills_gpu,
         upload_hours: work.upload_hours,
         peak_placed,
+        fit: work.fit.as_ref(),
     });
     let spot = spot_outlook(&prices, &work, cash_total)?;
     let timeline = schedule::timeline(plan, &bill.lines, &lanes, cash_total, credit);
@@ -1178,6 +1250,8 @@ struct Work {
     upload_hours: Decimal,
     run_parts: Option<RunParts>,
     calibration: Option<Calibration>,
+    /// What stops the estimated job on the card, if anything.
+    fit: Option<Warning>,
 }
 
 /// The work stage: each run group's hours (the estimator's for an estimated
@@ -1192,8 +1266,13 @@ fn work(
     corrections: &Corrections,
 ) -> Result<Work, InputError> {
     let host = profile.host_for(rental.offer);
-    let (job_hours, per_epoch, run_parts, calibration) =
-        job_hours(plan, &rental.offer.gpu, &host, catalog, zoo, corrections)?;
+    let JobHours {
+        hours: job_hours,
+        per_epoch,
+        run_parts,
+        calibration,
+        fit,
+    } = self::job_hours(plan, &rental.offer.gpu, &host, catalog, zoo, corrections)?;
     let groups = schedule::groups(plan, job_hours, per_epoch)?;
     check_run_hours(plan, &groups)?;
     let spot_spec = plan.spot.clone().unwrap_or_default();
@@ -1218,6 +1297,7 @@ fn work(
         upload_hours: upload_hours(plan)?,
         run_parts,
         calibration,
+        fit,
     })
 }
 

@@ -140,7 +140,9 @@ fn sqlite_class(e: &rusqlite::Error) -> Unusable {
 
 fn classify(e: &StoreError) -> Unusable {
     match e {
-        StoreError::TooNew { .. } | StoreError::Corrupt { .. } => Unusable::Corrupt,
+        // A newer gpuplan's database is sound: an older build beside a newer
+        // app must refuse it, never hide the student's plans and bills.
+        StoreError::Corrupt { .. } => Unusable::Corrupt,
         StoreError::Busy { .. } => Unusable::Busy,
         StoreError::Sqlite(s) => sqlite_class(s),
         StoreError::Migration(rusqlite_migration::Error::RusqliteError { err, .. }) => {
@@ -434,12 +436,13 @@ impl Store {
         })
     }
 
-    /// Opens the database at `path`; if it cannot be used (corrupt, or written
-    /// by a newer gpuplan), renames it (and its WAL files) aside under a name
-    /// no other set-aside file has, never deleting it, and starts a fresh one.
-    /// A database that is merely busy (locked by another process for longer
-    /// than the wait) or unreadable for another reason (permissions) is left
-    /// alone and the error returned. Returns the store and, when something
+    /// Opens the database at `path`; if it cannot be used (not a database,
+    /// or structurally broken), renames it (and its WAL files) aside under a
+    /// name no other set-aside file has, never deleting it, and starts a
+    /// fresh one. A database written by a newer gpuplan, one that is merely
+    /// busy (locked by another process for longer than the wait) or
+    /// unreadable for another reason (permissions) is left alone and the
+    /// error returned. Returns the store and, when something
     /// was set aside, the path of the copy (the caller tells the user).
     pub fn open_or_set_aside(path: &Path, tag: &str) -> Result<(Self, Option<String>), StoreError> {
         Self::open_or_set_aside_waiting(path, tag, BUSY_WAIT)
@@ -1477,8 +1480,7 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_and_newer_databases_are_set_aside_never_deleted() {
-        // (file contents or setup, why)
+    fn a_corrupt_database_is_set_aside_and_a_newer_one_left_in_place() {
         let dir = tempfile::tempdir().expect("tmp");
         let garbage = dir.path().join("garbage.db");
         std::fs::write(
@@ -1486,19 +1488,37 @@ mod tests {
             b"this is not a database at all, just text that a crash might leave",
         )
         .expect("write");
+        let (mut s, notice) = Store::open_or_set_aside(&garbage, "test").expect("a usable store");
+        assert!(notice.is_some(), "garbage bytes: the user is told");
+        let aside = garbage.with_extension("db.unreadable-test");
+        assert!(aside.exists(), "garbage bytes: the old file is kept aside");
+        s.save_plan("new", "{}", None, "t")
+            .expect("the fresh database works");
+        // A newer gpuplan's database (an older CLI beside a newer app) is
+        // refused and left where it is, its plans and bills visible again
+        // to the newer build.
         let newer = dir.path().join("newer.db");
-        Connection::open(&newer)
-            .expect("open")
-            .pragma_update(None, "user_version", 99)
-            .expect("set");
-        for (path, why) in [(&garbage, "garbage bytes"), (&newer, "a newer schema")] {
-            let (mut s, notice) = Store::open_or_set_aside(path, "test").expect("a usable store");
-            assert!(notice.is_some(), "{why}: the user is told");
-            let aside = path.with_extension("db.unreadable-test");
-            assert!(aside.exists(), "{why}: the old file is kept aside");
-            s.save_plan("new", "{}", None, "t")
-                .expect("the fresh database works");
+        {
+            let conn = Connection::open(&newer).expect("open");
+            conn.execute_batch("CREATE TABLE kept (x INTEGER); INSERT INTO kept VALUES (7);")
+                .expect("a row");
+            conn.pragma_update(None, "user_version", 99).expect("set");
         }
+        let got = Store::open_or_set_aside(&newer, "test");
+        assert!(
+            matches!(got, Err(StoreError::TooNew { found: 99, .. })),
+            "a newer schema is refused: {:?}",
+            got.err()
+        );
+        assert!(
+            !newer.with_extension("db.unreadable-test").exists(),
+            "nothing was set aside"
+        );
+        let conn = Connection::open(&newer).expect("reopen");
+        let x: i64 = conn
+            .query_row("SELECT x FROM kept", [], |r| r.get(0))
+            .expect("the row is still there");
+        assert_eq!(x, 7, "the newer database is untouched");
     }
 
     #[test]

@@ -228,7 +228,7 @@ impl Planner {
         self.store().map(|_| ())
     }
 
-    /// The database, opened (and a corrupt or newer one set aside) on first use.
+    /// The database, opened (and a corrupt one set aside; a newer one refused) on first use.
     fn store(&mut self) -> Result<&mut Store> {
         if self.store.is_none() {
             let (store, notice) = match &self.home {

@@ -995,3 +995,41 @@ fn a_spot_instance_is_set_up_at_the_spot_price() {
         "setup runs on the spot instance at its price"
     );
 }
+
+#[test]
+fn a_disk_sold_in_sizes_bills_the_size_that_holds_it() {
+    // 揽睿星舟 sells its data disk as 200 GB at 0.1/h or 500 GB at 0.2/h
+    // (its manual). A 24 h run keeping (GB kept, billed, why):
+    let cases = [
+        ("100", "2.40", "under 200 GB: the 200 GB size, 0.1 x 24"),
+        ("200", "2.40", "exactly the small size"),
+        (
+            "300",
+            "4.80",
+            "over 200 GB needs the 500 GB size, 0.2 x 24 (not 300 GB per GB)",
+        ),
+        ("500", "4.80", "exactly the large size"),
+    ];
+    for (gb, billed, why) in cases {
+        let q = priced(&format!(
+            "name = \"disk\"\nplatform = \"lanrui\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n[job]\nhours = 24\n[storage]\ngb = {gb}"
+        ));
+        assert_eq!(line(&q, LineKind::Storage), d(billed), "{why}");
+    }
+    let err = refused(
+        "name = \"disk\"\nplatform = \"lanrui\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n[job]\nhours = 24\n[storage]\ngb = 600",
+    );
+    assert_eq!(
+        err.field, "storage.gb",
+        "larger than the largest size: {err}"
+    );
+    // A plan's own price per GB applies to the size billed.
+    let q = priced(
+        "name = \"disk\"\nplatform = \"lanrui\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n[job]\nhours = 24\n[storage]\ngb = 300\n[prices]\nstorage_per_gb_day = 0.01",
+    );
+    assert_eq!(
+        line(&q, LineKind::Storage),
+        d("5.00"),
+        "500 GB x 1 d x 0.01"
+    );
+}

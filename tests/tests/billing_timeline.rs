@@ -115,7 +115,8 @@ fn an_instance_kept_running_between_runs_pays_peak_and_is_told_to_stop() {
     // schedule spaces them 12 h (1 day / 2 runs). Run 12-14, kept running
     // 14-24 (10 h, of which 18-24 = 6 h peak), run Sunday 00-02. Runs 4.00,
     // idle 10.00, peak 6.00: 20.00. Stopped instead (no fee on Vast.ai,
-    // the disk bills either way): 0.00, and the quote says so.
+    // per-second billing, the disk bills either way): the runs alone, 4.00,
+    // and the quote says so with both totals.
     let q = priced(
         r#"name = "kept running"
         platform = "vast"
@@ -146,10 +147,62 @@ fn an_instance_kept_running_between_runs_pays_peak_and_is_told_to_stop() {
     assert_eq!(q.cash_total, d("20.00"), "4 + 10 + 6");
     assert!(
         q.warnings.iter().any(
-            |w| matches!(w, Warning::StopBetweenRuns { cost, stopped_cost, .. }
-            if *cost == d("10.00") && *stopped_cost == d("0.00"))
+            |w| matches!(w, Warning::StopBetweenRuns { total, stopped_total, .. }
+            if *total == d("20.00") && *stopped_total == d("4.00"))
         ),
         "advice with both figures: {:?}",
+        q.warnings
+    );
+}
+
+#[test]
+fn stopping_between_runs_is_advised_only_when_the_whole_bill_is_lower() {
+    // 揽睿星舟 bills by the started hour with a 60-minute minimum. Three
+    // 1.2 h runs, one every 1.5 h (days = 0.1875 over 3 runs), kept running:
+    // one start of 4.2 h, billed 5 h. Stopped between runs: three starts of
+    // 1.2 h, each billed 2 h, 6 h. Keeping it running is cheaper, so no
+    // advice to stop, however idle the 0.6 h between runs look.
+    let q = priced(
+        r#"name = "short runs on hourly billing"
+        platform = "lanrui"
+        gpu = "a100-80g-sxm"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 3
+        hours = 1.2
+        [schedule]
+        days = 0.1875
+        between_runs = "keep-running"
+        [prices]
+        gpu_per_hour = 6.5"#,
+    );
+    let stopped = priced(
+        r#"name = "short runs on hourly billing"
+        platform = "lanrui"
+        gpu = "a100-80g-sxm"
+        setup_hours = 0
+        [[run]]
+        name = "run"
+        count = 3
+        hours = 1.2
+        [schedule]
+        days = 0.1875
+        between_runs = "stop"
+        [prices]
+        gpu_per_hour = 6.5"#,
+    );
+    assert!(
+        stopped.cash_total > q.cash_total,
+        "three billed starts cost more than one: {} vs {}",
+        stopped.cash_total,
+        q.cash_total
+    );
+    assert!(
+        !q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::StopBetweenRuns { .. })),
+        "no advice to stop where stopping costs more: {:?}",
         q.warnings
     );
 }

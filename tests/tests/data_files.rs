@@ -337,6 +337,18 @@ fn broken_platform_files_fail_with_file_line_and_field() {
             "startup_speed",
             "metric outside 1..5",
         ),
+        (
+            "[storage]\n",
+            "[storage]\nsizes = { value = [{ gb = 500, per_hour = 0.2 }, { gb = 200, per_hour = 0.1 }], grade = \"estimate\", source = \"s\", confidence = \"low\" }\n",
+            "sizes",
+            "disk sizes not smallest first",
+        ),
+        (
+            "[storage]\n",
+            "[storage]\nsizes = { value = [{ gb = 200, hourly = 0.1 }], grade = \"estimate\", source = \"s\", confidence = \"low\" }\n",
+            "hourly",
+            "a disk size with an unknown field",
+        ),
     ];
     for (from, to, field, why) in cases {
         assert!(

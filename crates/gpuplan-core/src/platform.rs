@@ -209,6 +209,11 @@ pub struct Storage {
     /// data-disk spec, such as 揽睿星舟's 200 GB).
     #[serde(default)]
     pub minimum_gb: Option<Fact<Decimal>>,
+    /// The sizes the data disk is sold in, each at its own price (揽睿星舟:
+    /// 200 GB at 0.1/h, 500 GB at 0.2/h): a plan's disk is the smallest size
+    /// that holds it, billed at that size's price instead of per GB.
+    #[serde(default)]
+    pub sizes: Option<Fact<Vec<DiskSize>>>,
     /// CNY per GB transferred in.
     pub traffic_per_gb: Fact<Decimal>,
     /// CNY per GB transferred out (downloading results), where billed.
@@ -217,6 +222,28 @@ pub struct Storage {
     /// Network or file storage that outlives instances, where offered.
     #[serde(default)]
     pub persistent: Option<PersistentStorage>,
+}
+
+/// One size a data disk is sold in, and its price.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskSize {
+    /// GB.
+    pub gb: Decimal,
+    /// CNY per hour the disk exists (billed like the per-GB price: while
+    /// running, and while stopped where the disk bills then).
+    pub per_hour: Decimal,
+}
+
+impl Storage {
+    /// The size a disk of `gb` is billed as: the smallest sold size that
+    /// holds it (`Err` with the largest when none does); `None` where the
+    /// platform prices per GB.
+    pub fn size_for(&self, gb: Decimal) -> Option<Result<DiskSize, DiskSize>> {
+        let sizes = &self.sizes.as_ref()?.value;
+        let largest = *sizes.last()?;
+        Some(sizes.iter().copied().find(|s| s.gb >= gb).ok_or(largest))
+    }
 }
 
 /// Storage that outlives instances (a netdisk, file storage).
@@ -668,6 +695,7 @@ impl PlatformProfile {
             ));
         }
         self.check_amounts()?;
+        self.check_disk_sizes()?;
         self.check_peak()?;
         self.check_host()?;
         self.check_student_and_quota()
@@ -758,6 +786,48 @@ impl PlatformProfile {
             if v.value < Decimal::ZERO || v.value > Decimal::from(max) {
                 return Err(Refusal::range(table, key, v.value, 0, max, false));
             }
+        }
+        Ok(())
+    }
+
+    /// Disk sizes are listed smallest first, each larger than the last and
+    /// priced within what any disk costs.
+    fn check_disk_sizes(&self) -> Result<(), Refusal> {
+        let Some(sizes) = &self.storage.sizes else {
+            return Ok(());
+        };
+        if sizes.value.is_empty() {
+            return Err(Refusal::new(
+                "storage",
+                "sizes",
+                "the list of disk sizes is empty",
+                Message::new("error.diskSizes"),
+            ));
+        }
+        let mut last = Decimal::ZERO;
+        for size in &sizes.value {
+            if size.gb <= last || size.gb > Decimal::from(1_000_000) {
+                return Err(Refusal::new(
+                    "storage",
+                    "sizes",
+                    format!(
+                        "{} GB: sizes go up from smallest, each at most 1000000 GB",
+                        size.gb
+                    ),
+                    Message::new("error.diskSizes"),
+                ));
+            }
+            if size.per_hour < Decimal::ZERO || size.per_hour > Decimal::from(100) {
+                return Err(Refusal::range(
+                    "storage.sizes",
+                    "per_hour",
+                    size.per_hour,
+                    0,
+                    100,
+                    false,
+                ));
+            }
+            last = size.gb;
         }
         Ok(())
     }
@@ -944,6 +1014,13 @@ fn walk_facts(v: &serde_json::Value, table: &str, key: &str, rows: &mut Vec<Fact
     }
 }
 
+/// A JSON scalar as written (a string without its quotes).
+fn plain(v: &serde_json::Value) -> String {
+    v.as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| v.to_string())
+}
+
 fn fact_row(map: &serde_json::Map<String, serde_json::Value>, table: &str, key: &str) -> FactRow {
     let text = |k: &str| -> Option<String> {
         map.get(k).map(|v| match v {
@@ -952,6 +1029,21 @@ fn fact_row(map: &serde_json::Map<String, serde_json::Value>, table: &str, key: 
         })
     };
     let value = match (text("value"), text("typical"), text("price")) {
+        // A list of disk sizes reads "200 GB 0.1/h, 500 GB 0.2/h".
+        (Some(_), _, _) if map.get("value").is_some_and(|v| v.is_array()) => map
+            .get("value")
+            .and_then(|v| v.as_array())
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|i| match (i.get("gb"), i.get("per_hour")) {
+                        (Some(gb), Some(h)) => format!("{} GB {}/h", plain(gb), plain(h)),
+                        _ => i.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default(),
         (Some(v), _, _) => v,
         (None, Some(t), _) => format!(
             "{}..{}..{}",

@@ -182,13 +182,14 @@ instead_of: string, } | { "kind": "stop-between-runs",
  */
 hours: string, 
 /**
- * What they cost running.
+ * This plan's cash total.
  */
-cost: string, 
+total: string, 
 /**
- * What they would cost stopped.
+ * The same plan's cash total stopping between runs (each restart
+ * billed from its own first unit and minimum charge).
  */
-stopped_cost: string, } | { "kind": "storage-days-short", 
+stopped_total: string, } | { "kind": "storage-days-short", 
 /**
  * Days the plan keeps storage.
  */

@@ -296,7 +296,9 @@ fn payg_cost(f: &Facts<'_>) -> Decimal {
     cny(hours * f.prices.gpu + f.bill.sum(|l| l.kind == LineKind::PeakSurcharge))
 }
 
-/// Kept running between runs where stopping costs less.
+/// Kept running between runs where the idle hours alone would cost less
+/// stopped. A candidate only: `quote_with` prices the plan stopping between
+/// runs and keeps the advice (with both totals) only if that bill is lower.
 fn idling(f: &Facts<'_>, w: &mut Vec<Warning>) {
     let idle = f.gpu.idle_between;
     if idle.is_zero() || f.stop_bills_gpu || f.prices.package.is_some() {
@@ -307,8 +309,8 @@ fn idling(f: &Facts<'_>, w: &mut Vec<Warning>) {
     if stopped < running {
         w.push(Warning::StopBetweenRuns {
             hours: h2(idle),
-            cost: running,
-            stopped_cost: stopped,
+            total: f.cash_total,
+            stopped_total: f.cash_total,
         });
     }
 }

@@ -329,7 +329,8 @@ fn storage(plan: &Plan, profile: &PlatformProfile, offer: &Offer) -> [Graded; 10
             Figure::StoragePrice,
             own(
                 o.storage_per_gb_day.is_some() || o.storage_per_gb_month.is_some(),
-                Some(of(&s.price_per_gb_day)),
+                // A disk sold in sizes is priced by its sizes.
+                Some(s.sizes.as_ref().map_or_else(|| of(&s.price_per_gb_day), of)),
             ),
         ),
         (
@@ -400,7 +401,7 @@ fn rests_on(kind: LineKind, spot: bool, setup_on_gpu: bool) -> Vec<Figure> {
         LineKind::DebugWaste => vec![DebugPricePerHour, Granularity, MinimumCharge],
         LineKind::Waste | LineKind::Rounding => vec![run, Granularity, MinimumCharge],
         LineKind::Package => vec![PackagePrice],
-        LineKind::Setup | LineKind::Upload if setup_on_gpu => vec![PricePerHour, StudentDiscount],
+        LineKind::Setup | LineKind::Upload if setup_on_gpu => vec![run, StudentDiscount],
         LineKind::Setup | LineKind::Upload => vec![NoGpuMode],
         LineKind::Traffic => vec![TrafficPrice],
         LineKind::Egress => vec![EgressPrice],

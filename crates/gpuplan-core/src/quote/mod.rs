@@ -440,12 +440,13 @@ pub enum Warning {
         /// Hours kept running idle.
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         hours: Decimal,
-        /// What they cost running.
+        /// This plan's cash total.
         #[cfg_attr(feature = "ts", ts(type = "string"))]
-        cost: Decimal,
-        /// What they would cost stopped.
+        total: Decimal,
+        /// The same plan's cash total stopping between runs (each restart
+        /// billed from its own first unit and minimum charge).
         #[cfg_attr(feature = "ts", ts(type = "string"))]
-        stopped_cost: Decimal,
+        stopped_total: Decimal,
     },
     /// `[storage] days` ends before the work does: the disk is kept until
     /// the work ends, and billed for that.
@@ -1069,6 +1070,66 @@ fn spot_stops(plan: &Plan, profile: &PlatformProfile, spot: bool) -> Result<(), 
 /// and data, debugging, the GPU, peak hours, stops, storage, credit), the
 /// time to result, then the warnings and advice ([`advice`]).
 pub fn quote_with(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    catalog: &GpuCatalog,
+    zoo: &ModelZoo,
+    corrections: &Corrections,
+) -> Result<Quote, InputError> {
+    let mut q = quote_once(plan, profile, catalog, zoo, corrections)?;
+    confirm_stop_advice(&mut q, plan, |alt| {
+        quote_once(alt, profile, catalog, zoo, corrections)
+    });
+    Ok(q)
+}
+
+/// The advice to stop between runs compares whole bills: on hourly billing
+/// with a minimum charge each restart bills its own first unit, which can
+/// cost more than the idle hours it saves. The advice stays only when the
+/// same plan stopping between runs costs less, and then states both totals.
+fn confirm_stop_advice(
+    q: &mut Quote,
+    plan: &Plan,
+    price: impl Fn(&Plan) -> Result<Quote, InputError>,
+) {
+    let Some(i) = q
+        .warnings
+        .iter()
+        .position(|w| matches!(w, Warning::StopBetweenRuns { .. }))
+    else {
+        return;
+    };
+    let mut stopping = plan.clone();
+    let cheaper = match stopping.schedule.as_mut() {
+        Some(s) => {
+            s.between_runs = crate::plan::Between::Stop;
+            price(&stopping)
+                .ok()
+                .map(|alt| alt.cash_total)
+                .filter(|t| *t < q.cash_total)
+        }
+        None => None,
+    };
+    match (cheaper, &mut q.warnings[i]) {
+        (
+            Some(t),
+            Warning::StopBetweenRuns {
+                total,
+                stopped_total,
+                ..
+            },
+        ) => {
+            *total = q.cash_total;
+            *stopped_total = t;
+        }
+        _ => {
+            q.warnings.remove(i);
+        }
+    }
+}
+
+/// One pricing of `plan` (see [`quote_with`]).
+fn quote_once(
     plan: &Plan,
     profile: &PlatformProfile,
     catalog: &GpuCatalog,

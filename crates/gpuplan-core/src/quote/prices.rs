@@ -74,6 +74,10 @@ pub struct Prices {
     pub package: Option<(PackagePeriod, Decimal)>,
     /// Whether the runs are spot.
     pub spot: bool,
+    /// Where the platform sells its data disk in sizes: the size the plan's
+    /// disk is billed as (GB) and what it costs a day (the size's price, or
+    /// the plan's own price per GB on that size).
+    pub disk: Option<(Decimal, Decimal)>,
 }
 
 /// The offer the plan rents and what an instance of it is.
@@ -160,6 +164,11 @@ pub fn prices<'a>(
             .unwrap_or(profile.billing.minimum_charge_minutes.value),
         package: package(plan, profile, offer, discount * per_instance)?,
         spot: spot.is_some(),
+        disk: None,
+    };
+    let prices = Prices {
+        disk: disk_size(plan, profile, prices.storage_gb_day)?,
+        ..prices
     };
     check_storage(plan, profile, &prices)?;
     // The card as a person reads it ("RTX 4090"), not its id.
@@ -277,6 +286,56 @@ fn package(
 }
 
 /// A plan keeping its data on persistent storage needs a platform with it.
+/// The size the instance disk is billed as where the platform sells it in
+/// sizes, and its price a day; a disk larger than the largest size is
+/// refused naming `storage.gb`.
+fn disk_size(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    per_gb_day: Decimal,
+) -> Result<Option<(Decimal, Decimal)>, InputError> {
+    let kept = plan
+        .storage
+        .as_ref()
+        .filter(|s| s.on == Disk::Instance)
+        .map(|s| s.gb)
+        .unwrap_or_default();
+    let minimum = profile
+        .storage
+        .minimum_gb
+        .as_ref()
+        .map(|m| m.value)
+        .unwrap_or_default();
+    let gb = kept.max(minimum);
+    if gb.is_zero() {
+        return Ok(None);
+    }
+    let own_price =
+        plan.prices.storage_per_gb_day.is_some() || plan.prices.storage_per_gb_month.is_some();
+    match profile.storage.size_for(gb) {
+        None => Ok(None),
+        Some(Ok(size)) if own_price => Ok(Some((size.gb, size.gb * per_gb_day))),
+        Some(Ok(size)) => Ok(Some((size.gb, size.per_hour * Decimal::from(24)))),
+        Some(Err(largest)) => Err(InputError::new(
+            "storage.gb",
+            format!(
+                "{} GB is more than {}'s largest data disk, {} GB",
+                gb.normalize(),
+                profile.id,
+                largest.gb.normalize()
+            ),
+            format!("at most {} GB", largest.gb.normalize()),
+        )
+        .said(
+            Message::new("error.diskTooLarge")
+                .with("gb", gb.normalize())
+                .with_both("platform", &profile.name.zh, &profile.name.en)
+                .with("largest", largest.gb.normalize()),
+            Some(Message::new("allowed.atMostGb").with("largest", largest.gb.normalize())),
+        )),
+    }
+}
+
 fn check_storage(
     plan: &Plan,
     profile: &PlatformProfile,

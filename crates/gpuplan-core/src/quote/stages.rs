@@ -448,7 +448,15 @@ pub fn storage(
         Decimal::ZERO
     }
     .max(minimum_gb);
-    let billable = (instance_gb - prices.free_gb).max(Decimal::ZERO);
+    // A disk sold in sizes bills the size that holds it, at that size's
+    // price (its whole size: such platforms give no free part).
+    let (billable, per_gb_day) = match prices.disk {
+        Some((size_gb, per_day)) if size_gb > Decimal::ZERO => (size_gb, per_day / size_gb),
+        _ => (
+            (instance_gb - prices.free_gb).max(Decimal::ZERO),
+            prices.storage_gb_day,
+        ),
+    };
     let while_stopped = profile.storage.bills_while_stopped.value;
     let day = Decimal::from(24);
     let lane_days: Vec<Decimal> = lanes
@@ -483,7 +491,7 @@ pub fn storage(
             ("days", h2(longest).to_string()),
         ],
         None,
-        billable * days * prices.storage_gb_day,
+        billable * days * per_gb_day,
     );
     if on == Disk::Persistent {
         persistent(bill, plan, prices, lanes, kept_gb);

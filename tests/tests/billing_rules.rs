@@ -1033,3 +1033,70 @@ fn a_disk_sold_in_sizes_bills_the_size_that_holds_it() {
         "500 GB x 1 d x 0.01"
     );
 }
+
+#[test]
+fn a_wiped_scratch_directory_gets_its_data_again() {
+    // 恒源云 wipes /hy-tmp 24 h after a stop, the instance kept (released
+    // only after 10 days). A 10 GB dataset at 100 Mbit/s, a 4 h job with
+    // one stop of (hours, where the data is kept, uploads, why):
+    let cases = [
+        (
+            "20",
+            "instance",
+            "1",
+            "a stop under a day leaves /hy-tmp alone",
+        ),
+        (
+            "30",
+            "instance",
+            "2",
+            "past 24 h the data is uploaded again to the same instance",
+        ),
+        ("30", "persistent", "1", "data on /hy-nas outlives the wipe"),
+    ];
+    for (hours, on, uploads, why) in cases {
+        let q = priced(&format!(
+            "name = \"wipe\"\nplatform = \"gpushare\"\ngpu = \"rtx4090\"\n[job]\nhours = 4\n[stops]\ncount = 1\nhours_each = {hours}\n[data]\nsize_gb = 10\nupload_mbps = 100\n[storage]\ngb = 50\non = \"{on}\""
+        ));
+        assert_eq!(
+            param(&q, LineKind::Upload, "uploads").as_deref(),
+            Some(uploads),
+            "{why}"
+        );
+        assert_eq!(
+            param(&q, LineKind::Setup, "instances").as_deref(),
+            Some("1"),
+            "{why}: the instance itself is set up once"
+        );
+    }
+}
+
+#[test]
+fn a_matpool_stop_keeps_the_environment_about_a_day() {
+    // 矩池云's stop saves the environment temporarily and releases the
+    // machine; the temporary save expires after about 24 h (profile,
+    // estimate). A 4 h job with one stop of (hours, set-ups, why):
+    let cases = [
+        ("12", "1", "within the day the saved environment comes back"),
+        (
+            "48",
+            "2",
+            "after it a fresh machine is set up and given its data",
+        ),
+    ];
+    for (hours, set_ups, why) in cases {
+        let q = priced(&format!(
+            "name = \"stop\"\nplatform = \"matpool\"\ngpu = \"rtx3090\"\n[job]\nhours = 4\n[stops]\ncount = 1\nhours_each = {hours}\n[data]\nsize_gb = 10\nupload_mbps = 100"
+        ));
+        assert_eq!(
+            param(&q, LineKind::Setup, "instances").as_deref(),
+            Some(set_ups),
+            "{why}"
+        );
+        assert_eq!(
+            param(&q, LineKind::Upload, "uploads").as_deref(),
+            Some(set_ups),
+            "{why}: the data comes with each machine"
+        );
+    }
+}

@@ -179,6 +179,10 @@ pub struct Lane {
     /// Those of the fresh instances that found the data still there (the
     /// deadline kept the data disk): set up again, nothing uploaded.
     pub data_kept: u32,
+    /// Stops long enough for the platform to wipe its scratch directory
+    /// (恒源云's /hy-tmp after 24 h), the instance itself kept: the data is
+    /// uploaded to it again before the next work.
+    pub scratch_wipes: u32,
     /// When the last run ends (the result is there).
     pub work_end: Decimal,
     /// When storage is released (the plan's storage days, or the end).
@@ -355,6 +359,11 @@ struct Builder {
     setup_only: Decimal,
     /// The deadline keeps the data disk (the profile says so).
     deadline_keeps_data: bool,
+    /// Hours after a stop when the platform wipes the scratch directory
+    /// the data sits in (none when the data is on persistent storage).
+    scratch_wipe: Option<Decimal>,
+    /// Hours of bringing the data onto the instance again.
+    upload_only: Decimal,
 }
 
 impl Builder {
@@ -388,7 +397,28 @@ impl Builder {
             } else {
                 self.reprovision();
             }
+        } else if between == Between::Stop && self.scratch_wipe.is_some_and(|w| span.len() >= w) {
+            self.lane.scratch_wipes += 1;
+            self.bring_back(self.upload_only);
         }
+    }
+
+    /// The same instance gets its data again (the platform wiped its
+    /// scratch directory while it was stopped): `hours` of upload before
+    /// the next work.
+    fn bring_back(&mut self, hours: Decimal) {
+        self.lane.reupload_hours += hours;
+        let span = Interval {
+            start: self.t,
+            end: self.t + hours,
+        };
+        if span.len() > Decimal::ZERO {
+            self.lane.on.push((span, Rate::Setup));
+            if self.setup_on_gpu {
+                self.on += span.len();
+            }
+        }
+        self.t = span.end;
     }
 
     /// The schedule's slot for the next run has come (or passed) as the
@@ -481,6 +511,14 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
         setup_on_gpu: i.setup_on_gpu,
         setup_only: i.setup_hours,
         deadline_keeps_data: i.profile.lifecycle.keeps_data_disk(),
+        scratch_wipe: i
+            .profile
+            .lifecycle
+            .scratch_wipe_after_stopped_hours
+            .as_ref()
+            .filter(|_| !i.plan.data_persists())
+            .map(|h| Decimal::from(h.value)),
+        upload_only: i.upload_hours,
     };
     let before = i.setup_hours + i.upload_hours;
     if before > Decimal::ZERO {

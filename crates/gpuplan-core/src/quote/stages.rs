@@ -99,10 +99,12 @@ pub fn setup_and_data(
     // persistent storage, which outlives the releases.
     let set_up = instances + Decimal::from(fresh);
     let kept: u32 = lanes.iter().map(|l| l.data_kept).sum();
+    // A wiped scratch directory gets the data again on the same instance.
+    let wiped: u32 = lanes.iter().map(|l| l.scratch_wipes).sum();
     let uploads = if plan.data_persists() {
         instances
     } else {
-        set_up - Decimal::from(kept)
+        set_up - Decimal::from(kept) + Decimal::from(wiped)
     };
     let mode = prices.setup_mode.key().to_owned();
     bill.push(

@@ -104,10 +104,11 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
         ),
         ("bill.line.", LineKind::ALL.iter().map(spelled).collect()),
         ("warning.", {
-            // Each kind, and the deadline kinds' own sentence when the
-            // deadline falls after the last run (`Warning::message`).
+            // Each kind, the deadline kinds' own sentence when the deadline
+            // falls after the last run, and several instances' last
+            // packages together (`Warning::message`).
             let mut v = s(&Warning::KINDS);
-            v.extend(s(&["data-wiped-end", "instance-released-end"]));
+            v.extend(s(&["data-wiped-end", "instance-released-end", "extra-packages"]));
             v
         }),
         ("memory.components.", s(&Components::KEYS)),

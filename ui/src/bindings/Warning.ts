@@ -166,7 +166,11 @@ instead_of: string, } | { "kind": "extra-package",
  */
 period: PackagePeriod, 
 /**
- * Hours it covers.
+ * How many such last packages (one per instance that buys one).
+ */
+count: number, 
+/**
+ * Hours they cover together.
  */
 hours: string, 
 /**

@@ -271,6 +271,7 @@ fn packages(f: &Facts<'_>, w: &mut Vec<Warning>) {
             if extra > 0 && instead < cny(price * Decimal::from(extra)) {
                 w.push(Warning::ExtraPackage {
                     period,
+                    count: extra,
                     hours: h2(hours),
                     cost: cny(price * Decimal::from(extra)),
                     instead_of: instead,

@@ -425,7 +425,9 @@ pub enum Warning {
     ExtraPackage {
         /// Which package.
         period: PackagePeriod,
-        /// Hours it covers.
+        /// How many such last packages (one per instance that buys one).
+        count: u32,
+        /// Hours they cover together.
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         hours: Decimal,
         /// What it costs.
@@ -556,6 +558,9 @@ impl Warning {
             Self::InstanceReleased {
                 fresh_instances: 0, ..
             } => "warning.instance-released-end".to_owned(),
+            // Several instances each buy a last package: one sentence for
+            // them together.
+            Self::ExtraPackage { count, .. } if *count > 1 => "warning.extra-packages".to_owned(),
             _ => format!("warning.{}", self.kind()),
         };
         let mut m = Message::new(&key);

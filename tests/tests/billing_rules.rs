@@ -1100,3 +1100,19 @@ fn a_matpool_stop_keeps_the_environment_about_a_day() {
         );
     }
 }
+
+#[test]
+fn a_run_given_in_epochs_costs_the_same_whatever_the_jobs_epochs() {
+    // A `[[run]]` of 10 epochs times 10 epochs of the job's steps,
+    // evaluation and checkpoints plus one warm-up, however many epochs the
+    // job itself names: the warm-up is paid once per run, not scaled.
+    let time = |job_epochs: u32| {
+        let q = priced(&format!(
+            "name = \"sweep\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n[job]\nmodel = \"resnet50\"\nbatch = 64\ndataset_samples = 20000\nepochs = {job_epochs}\n[[run]]\nname = \"lr\"\ncount = 2\nepochs = 10"
+        ));
+        param(&q, LineKind::Runs, "time_s").expect("a run line")
+    };
+    let (one, ten, thirty) = (time(1), time(10), time(30));
+    assert_eq!(one, ten, "job epochs 1 vs 10: the same run");
+    assert_eq!(ten, thirty, "job epochs 10 vs 30: the same run");
+}

@@ -108,7 +108,11 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             // falls after the last run, and several instances' last
             // packages together (`Warning::message`).
             let mut v = s(&Warning::KINDS);
-            v.extend(s(&["data-wiped-end", "instance-released-end", "extra-packages"]));
+            v.extend(s(&[
+                "data-wiped-end",
+                "instance-released-end",
+                "extra-packages",
+            ]));
             v
         }),
         ("memory.components.", s(&Components::KEYS)),

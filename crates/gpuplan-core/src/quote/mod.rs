@@ -885,7 +885,12 @@ pub fn per_epoch_hours(hours: Decimal, epochs: f64) -> Result<Decimal, InputErro
 /// (when measured runs were looked at) and whether it fits the card.
 struct JobHours {
     hours: Decimal,
+    /// Hours each epoch adds (its steps, evaluation and checkpoints).
     per_epoch: Option<Decimal>,
+    /// Hours a run spends once whatever its epochs (warm-up, compilation,
+    /// the first epoch's cold reads): a `[[run]]` with its own epochs pays
+    /// them once, not scaled with the epochs.
+    once: Decimal,
     run_parts: Option<RunParts>,
     calibration: Option<Calibration>,
     fit: Option<Warning>,
@@ -897,6 +902,7 @@ impl JobHours {
         Self {
             hours,
             per_epoch,
+            once: Decimal::ZERO,
             run_parts: None,
             calibration: None,
             fit: None,
@@ -1011,10 +1017,15 @@ fn job_hours(
     }
     let hours = dec("job.dataset_samples", run_s / 3600.0)?;
     let n = job.epochs.unwrap_or(1.0).max(1e-6);
-    let per_epoch = dec("job.epochs", run_s / 3600.0 / n)?;
+    let once_s = est
+        .target_run
+        .map(|r| (r.warmup_s + r.cold_cache_s).clamp(0.0, run_s))
+        .unwrap_or(0.0);
+    let per_epoch = dec("job.epochs", (run_s - once_s) / 3600.0 / n)?;
     Ok(JobHours {
         hours: hours.max(Decimal::new(1, 6)),
         per_epoch: Some(per_epoch),
+        once: dec("job.epochs", once_s / 3600.0)?,
         fit: memory_fit(&est, card),
         run_parts: est.target_run,
         calibration: est.calibration,
@@ -1335,11 +1346,12 @@ fn work(
     let JobHours {
         hours: job_hours,
         per_epoch,
+        once,
         run_parts,
         calibration,
         fit,
     } = self::job_hours(plan, &rental.offer.gpu, &host, catalog, zoo, corrections)?;
-    let groups = schedule::groups(plan, job_hours, per_epoch)?;
+    let groups = schedule::groups(plan, job_hours, per_epoch.map(|pe| (pe, once)))?;
     check_run_hours(plan, &groups)?;
     let spot_spec = plan.spot.clone().unwrap_or_default();
     let checkpoint = if prices.spot {

@@ -41,11 +41,12 @@ pub struct Group {
 /// so the bill says it in the reader's language.
 pub const DEFAULT_GROUP: &str = "enum.group.run";
 
-/// The plan's run groups with their hours.
+/// The plan's run groups with their hours. `per_epoch`: the hours each
+/// epoch adds and those a run spends once, for runs given in epochs.
 pub fn groups(
     plan: &Plan,
     job_hours: Decimal,
-    per_epoch: Option<Decimal>,
+    per_epoch: Option<(Decimal, Decimal)>,
 ) -> Result<Vec<Group>, InputError> {
     if plan.runs.is_empty() {
         return Ok(vec![Group {
@@ -61,12 +62,15 @@ pub fn groups(
             let hours = match (r.hours, r.minutes, r.epochs, per_epoch) {
                 (Some(h), _, _, _) => h,
                 (None, Some(m), _, _) => m / Decimal::from(60),
-                (None, None, Some(e), Some(pe)) => e.checked_mul(pe).ok_or_else(|| {
-                    InputError::new("run.epochs", "too many epochs", "fewer epochs").said(
-                        Message::new("error.tooManyEpochs"),
-                        Some(Message::new("allowed.fewerEpochs")),
-                    )
-                })?,
+                (None, None, Some(e), Some((pe, once))) => e
+                    .checked_mul(pe)
+                    .and_then(|h| h.checked_add(once))
+                    .ok_or_else(|| {
+                        InputError::new("run.epochs", "too many epochs", "fewer epochs").said(
+                            Message::new("error.tooManyEpochs"),
+                            Some(Message::new("allowed.fewerEpochs")),
+                        )
+                    })?,
                 (None, None, Some(_), None) => {
                     return Err(InputError::new(
                         "run.epochs",

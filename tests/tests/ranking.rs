@@ -73,6 +73,13 @@ proptest! {
                 );
             }
         }
+        for o in &r.options {
+            // The shells print each part and the total to 0.01: the total
+            // must be the sum of the printed parts.
+            let shown = |x: f64| format!("{x:.2}").parse::<Decimal>().unwrap_or_default();
+            let parts = shown(o.cost_points) + shown(o.time_points) + shown(o.risk) + shown(o.hassle);
+            prop_assert_eq!(shown(-o.score), parts, "rank points add up as printed");
+        }
         for badge in Badge::ALL {
             let n = r.options.iter().filter(|o| o.badges.contains(&badge)).count();
             prop_assert!(n <= 1, "{badge:?} on {n} options: a badge is for the one best at it");

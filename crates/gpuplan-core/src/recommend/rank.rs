@@ -210,6 +210,15 @@ pub fn weigh(
     if s.stage == Stage::CompetitionSprint {
         reasons.push(Message::new("reason.results-in").with("hours", format!("{hours:.1}")));
     }
+    // The parts as shown (to 0.01), and the score their sum: the printed
+    // total adds up, and ranks what is printed.
+    let shown = |x: f64| (x * 100.0).round() / 100.0;
+    let (cost_points, time_points, risk, hassle) = (
+        shown(cost_points),
+        shown(time_points),
+        shown(risk),
+        shown(hassle),
+    );
     let score = -(cost_points + time_points + risk + hassle);
     RankedOption {
         platform: p.id.clone(),

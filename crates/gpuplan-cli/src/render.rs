@@ -272,9 +272,6 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         r.trainable_params
     );
     let _ = writeln!(o, "\n{}: {:.2} GiB", t("memory.peak"), r.peak_gib);
-    if let Some(k) = &r.calibration {
-        let _ = writeln!(o, "  {}", calibration_note(c, lang, k));
-    }
     for key in gpuplan_core::vram::Components::KEYS {
         let v = r.components.get(key).copied().unwrap_or(0.0);
         if v > 0.0005 {
@@ -285,6 +282,20 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
                 v
             );
         }
+    }
+    // The breakdown is the model's; measured runs move the peak: the
+    // difference is its own row, so the rows add up to the peak shown.
+    if let Some(k) = &r.calibration {
+        let moved = r.peak_gib - r.model_peak_gib;
+        if moved.abs() > 0.0005 {
+            let _ = writeln!(
+                o,
+                "  {} {:>+8.2} GiB",
+                pad(&t("memory.measuredCorrection"), 28),
+                moved
+            );
+        }
+        let _ = writeln!(o, "  {}", calibration_note(c, lang, k));
     }
     if let (Some(id), Some(s)) = (&r.gpu, r.step_seconds) {
         let g = r
@@ -1307,23 +1318,34 @@ pub fn calibration_note(
             ],
         )
     };
-    let capped = |what: String, f: &gpuplan_core::correction::Factor| {
+    // A capped factor's range is the runs' own, not the applied figure's:
+    // its sentence says both.
+    let applied = |key: &str, capped_key: &str, f: &gpuplan_core::correction::Factor| {
         if f.capped {
             c.fill(
                 lang,
-                "calibration.capped",
-                [("what", what.as_str()), ("pct", pct(f.applied).as_str())],
+                capped_key,
+                [
+                    ("pct", pct(f.applied).as_str()),
+                    ("measured", pct(f.measured).as_str()),
+                    ("low", pct(f.low).as_str()),
+                    ("high", pct(f.high).as_str()),
+                ],
             )
         } else {
-            what
+            factor(key, f)
         }
     };
     let mut changes: Vec<String> = Vec::new();
     if let Some(t) = k.time.filter(|f| f.is_applied()) {
-        changes.push(capped(factor("calibration.time", &t), &t));
+        changes.push(applied("calibration.time", "calibration.timeCapped", &t));
     }
     if let Some(m) = k.memory.filter(|f| f.is_applied()) {
-        changes.push(capped(factor("calibration.memory", &m), &m));
+        changes.push(applied(
+            "calibration.memory",
+            "calibration.memoryCapped",
+            &m,
+        ));
     }
     // Nothing applied: what the runs suggest and why it was not applied (a
     // range that still includes no change: few runs, or runs that agree).
@@ -1356,6 +1378,7 @@ pub fn calibration_note(
         [
             ("own", k.own_runs.to_string().as_str()),
             ("class", k.class_runs.to_string().as_str()),
+            ("on_card", k.on_card_runs.to_string().as_str()),
             ("changes", changes.join(&separator).as_str()),
         ],
     ))
@@ -1406,14 +1429,7 @@ pub fn calibration(
                 ],
             ))
         );
-        let k = gpuplan_core::correction::Calibration {
-            own_runs: r.own_runs,
-            class_runs: r.class_runs,
-            time: r.time,
-            memory: r.memory,
-            memory_evidence_mib: None,
-        };
-        let _ = writeln!(o, "  {}", calibration_note(c, lang, &k));
+        let _ = writeln!(o, "  {}", calibration_note(c, lang, &r.applied));
     }
     o.trim_end().to_owned()
 }
@@ -1431,6 +1447,7 @@ mod tests {
         let k = Calibration {
             own_runs: 0,
             class_runs: 1,
+            on_card_runs: 0,
             time: Some(Factor {
                 measured: 3.6,
                 low: 0.8,
@@ -1471,5 +1488,35 @@ mod tests {
             calibration_note(&c, Lang::En, &none).contains("no measured run compares"),
             "no factor at all: nothing was comparable"
         );
+        // A capped factor says what it applied and what the runs measured,
+        // the range being the runs' own.
+        let capped = Calibration {
+            own_runs: 2,
+            on_card_runs: 2,
+            time: Some(Factor {
+                measured: 1.8,
+                low: 1.59,
+                high: 2.12,
+                applied: 1.52,
+                capped: true,
+            }),
+            ..k
+        };
+        for (lang, has, why) in [
+            (
+                Lang::En,
+                "time +52%, capped (the runs measured +80%, 90% range +59% to +112%",
+                "en",
+            ),
+            (
+                Lang::En,
+                "2 of them on this card",
+                "the runs on the card are counted apart",
+            ),
+            (Lang::Zh, "时间 +52%，已封顶（实测为 +80%", "zh"),
+        ] {
+            let note = calibration_note(&c, lang, &capped);
+            assert!(note.contains(has), "{why}: {note}");
+        }
     }
 }

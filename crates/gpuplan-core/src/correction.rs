@@ -699,6 +699,9 @@ pub struct Calibration {
     pub own_runs: u32,
     /// Classmates' runs (from the course pack) that informed it.
     pub class_runs: u32,
+    /// Of those runs (own and class), the ones on the target card: runs on
+    /// other cards count for time at [`OTHER_CARD_WEIGHT`].
+    pub on_card_runs: u32,
     /// Time factor on the target card.
     pub time: Option<Factor>,
     /// Memory factor.
@@ -881,9 +884,18 @@ impl Corrections {
             )
             .unwrap_or(u32::MAX)
         };
+        let on_card = same
+            .iter()
+            .filter(|o| {
+                o.gpu == gpu
+                    && (o.source == Source::Own || o.source == Source::Class)
+                    && (o.time_log_ratio.is_some() || o.memory_log_ratio.is_some())
+            })
+            .count();
         let c = Calibration {
             own_runs: count(Source::Own),
             class_runs: count(Source::Class),
+            on_card_runs: u32::try_from(on_card).unwrap_or(u32::MAX),
             time: posterior(&time),
             memory: posterior(&memory),
             memory_evidence_mib: same

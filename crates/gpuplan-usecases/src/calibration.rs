@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use gpuplan_core::correction::{
-    distinct, join_parts, observe, unique, Corrections, Factor, MeasuredRun, MeasuredRunFile,
-    Observation, Source, MEASURED_RUNS_SCHEMA,
+    distinct, join_parts, observe, unique, Calibration, Corrections, Factor, MeasuredRun,
+    MeasuredRunFile, Observation, Source, MEASURED_RUNS_SCHEMA,
 };
 use gpuplan_core::pack::CoursePack;
 use gpuplan_core::platform::PlatformSet;
@@ -49,6 +49,9 @@ pub struct CalibrationRow {
     pub time: Option<Factor>,
     /// Memory factor.
     pub memory: Option<Factor>,
+    /// What an estimate of this family, card and mode is told: the runs
+    /// behind it on every card (those on other cards weigh less for time).
+    pub applied: Calibration,
 }
 
 /// The measured runs as the estimator sees them: every own and class run
@@ -165,6 +168,7 @@ impl Planner {
                     class_runs,
                     time: c.time,
                     memory: c.memory,
+                    applied: c,
                 })
             })
             .collect();

@@ -14,6 +14,11 @@ own_runs: number,
  */
 class_runs: number, 
 /**
+ * Of those runs (own and class), the ones on the target card: runs on
+ * other cards count for time at [`OTHER_CARD_WEIGHT`].
+ */
+on_card_runs: number, 
+/**
  * Time factor on the target card.
  */
 time: Factor | null, 

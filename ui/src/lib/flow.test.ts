@@ -264,21 +264,22 @@ describe("words a student knows", () => {
 describe("calibration", () => {
   const t = (k: string, o?: Record<string, unknown>) => `${k}(${Object.entries(o ?? {}).map(([a, b]) => `${a}=${String(b)}`).join(",")})`;
   it("says what was applied, from how many runs, with its range", () => {
-    const note = calibrationNote({ own_runs: 3, class_runs: 0, time: { measured: 1.12, low: 1.05, high: 1.2, applied: 1.12, capped: false }, memory: null, memory_evidence_mib: null }, t);
+    const note = calibrationNote({ on_card_runs: 1, own_runs: 3, class_runs: 0, time: { measured: 1.12, low: 1.05, high: 1.2, applied: 1.12, capped: false }, memory: null, memory_evidence_mib: null }, t);
     expect(note, "own runs counted").toContain("own=3");
     expect(note, "the time change and its range").toContain("pct=+12%");
     expect(note, "the range's low end").toContain("low=+5%");
     expect(note, "no memory sentence when memory was not measured").not.toContain("calibration.memory");
   });
   it("says nothing changed when the runs agree with the estimate", () => {
-    const note = calibrationNote({ own_runs: 2, class_runs: 1, time: { measured: 1.02, low: 0.9, high: 1.15, applied: 1, capped: false }, memory: { measured: 0.99, low: 0.9, high: 1.1, applied: 1, capped: false }, memory_evidence_mib: null }, t);
+    const note = calibrationNote({ on_card_runs: 1, own_runs: 2, class_runs: 1, time: { measured: 1.02, low: 0.9, high: 1.15, applied: 1, capped: false }, memory: { measured: 0.99, low: 0.9, high: 1.1, applied: 1, capped: false }, memory_evidence_mib: null }, t);
     expect(note, "an unapplied factor is not presented as a change").toContain("calibration.notApplied");
     expect(note, "what the runs suggest is said, from the measured factor").toContain("pct=+2%");
     expect(note).not.toContain("calibration.unchanged");
   });
   it("says when the runs said more than the cap lets them apply", () => {
-    const note = calibrationNote({ own_runs: 1, class_runs: 0, time: { measured: 0.4, low: 0.3, high: 0.5, applied: 0.87, capped: true }, memory: null, memory_evidence_mib: null }, t);
-    expect(note, "a capped factor is named as capped").toContain("calibration.capped");
+    const note = calibrationNote({ on_card_runs: 1, own_runs: 1, class_runs: 0, time: { measured: 0.4, low: 0.3, high: 0.5, applied: 0.87, capped: true }, memory: null, memory_evidence_mib: null }, t);
+    expect(note, "a capped factor is named as capped").toContain("calibration.timeCapped");
+    expect(note, "with what the runs measured beside the cap").toContain("measured=-60%");
   });
   it("signs percentages both ways", () => {
     expect(factorPct(0.85), "faster").toBe("-15%");

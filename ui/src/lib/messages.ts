@@ -68,10 +68,12 @@ function i18nSeparator(t: (k: string, o?: Record<string, unknown>) => string): s
 /** What calibration did to an answer, in one sentence (the CLI's words). */
 export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string, unknown>) => string): string {
   const changes: string[] = [];
-  for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
+  for (const [key, cappedKey, f] of [["calibration.time", "calibration.timeCapped", c.time], ["calibration.memory", "calibration.memoryCapped", c.memory]] as const) {
     if (f && f.applied !== 1) {
-      const what = t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) });
-      changes.push(f.capped ? t("calibration.capped", { what, pct: factorPct(f.applied) }) : what);
+      // A capped factor's range is the runs' own: its sentence says both.
+      changes.push(f.capped
+        ? t(cappedKey, { pct: factorPct(f.applied), measured: factorPct(f.measured), low: factorPct(f.low), high: factorPct(f.high) })
+        : t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) }));
     }
   }
   // Nothing applied: what the runs suggest, and that its range still includes no change.
@@ -81,7 +83,7 @@ export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string
     }
   }
   if (changes.length === 0) changes.push(t("calibration.unchanged"));
-  return t("calibration.note", { own: c.own_runs, class: c.class_runs, changes: changes.join(i18nSeparator(t)) });
+  return t("calibration.note", { own: c.own_runs, class: c.class_runs, on_card: c.on_card_runs, changes: changes.join(i18nSeparator(t)) });
 }
 
 /**

@@ -834,8 +834,29 @@ fn the_bill_comes_from_the_billing_window() {
     )))
     .expect("JSON");
     assert_eq!(
-        runs[0]["hours"], "2",
+        runs[0]["hours"], "2.00",
         "two hours billed, the window, not the 0.5 h the job ran"
+    );
+    assert_eq!(runs[0]["cost"], "3.00", "money to the fen as entered");
+    // A cost typed without its fen (and with its unit) is kept to the fen.
+    let other = report_v2("q", "NVIDIA GeForce RTX 3090", 3, 1769, 1769);
+    std::fs::write(&f, &other).expect("write");
+    let runs: serde_json::Value = serde_json::from_str(&ok(&gpuplan(
+        &home,
+        &[
+            "ledger",
+            "import",
+            f.to_str().expect("utf8"),
+            "--cost",
+            "1.2元",
+            "--json",
+        ],
+    )))
+    .expect("JSON");
+    assert_eq!(runs[0]["cost"], "1.20", "1.2元 is 1.20");
+    assert_eq!(
+        runs[0]["hours"], "0.49",
+        "1769 s is 0.49 h half up (0.4914), as the cost is priced from the seconds"
     );
     // A ten-year wall time in a one-minute window is refused, both named.
     let bad = report_v2("p", "NVIDIA GeForce RTX 3090", 2, 60, 9000)

@@ -456,16 +456,18 @@ impl RunReport {
             .map(|t| t.date_naive())
     }
 
-    /// Hours of the billing window, rounded up to the hundredth (at least
-    /// 0.01: a bill line never reads zero for a run that happened).
+    /// Hours of the billing window to the hundredth, half up, as every
+    /// other hour figure is shown (at least 0.01: a bill line never reads
+    /// zero for a run that happened). The cost is priced from the seconds.
     pub fn hours(&self) -> Decimal {
         // The window is at most a century (years checked on parsing), so the
         // division cannot fail; checked all the same.
         let h = Decimal::from(self.window_seconds())
             .checked_div(Decimal::from(3600))
             .unwrap_or(Decimal::ZERO);
-        let up = h.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::AwayFromZero);
-        up.max(Decimal::new(1, 2))
+        let shown =
+            h.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+        shown.max(Decimal::new(1, 2))
     }
 
     /// The memory the report measured, in the form calibration compares.

@@ -149,8 +149,16 @@ impl Planner {
         };
         let platform = text("platform", &entry.platform, 100)?;
         let gpu = text("gpu", &entry.gpu, 100)?;
-        let hours = parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT, HOURS_PLACES)?;
-        let cost = parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT, MONEY_PLACES)?;
+        // Stored as they are shown, to the fen and the hundredth of an hour
+        // ("1.2元" is 1.20, "0" is 0.00).
+        let hours = to_places(
+            parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT, HOURS_PLACES)?,
+            HOURS_PLACES,
+        );
+        let cost = to_places(
+            parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT, MONEY_PLACES)?,
+            MONEY_PLACES,
+        );
         let planned_cost = match entry.plan_id {
             Some(id) => {
                 let saved = self.store()?.get_plan(id)?;
@@ -223,12 +231,10 @@ impl Planner {
         // runs calibration learnt from.
         let none = gpuplan_core::correction::Corrections::none();
         let q = self.quote_with(plan, &none)?;
-        let runs: u32 = plan.runs.iter().map(|r| r.count).sum::<u32>().max(1);
-        let planned_cost = q
-            .cash_total
-            .checked_div(Decimal::from(runs))
-            .unwrap_or(q.cash_total)
-            .round_dp(2);
+        // The run compared is the plan's longest: its hours and what one
+        // of it costs (its group's line over the group's count), not the
+        // plan's total spread over runs of other lengths.
+        let planned_cost = longest_run_cost(&q);
         let planned_hours = q.longest_run_hours.to_f64().unwrap_or(0.0);
         // The run's own time, not the billed hours (rounded up to the
         // hundredth), so a run on plan reads as on plan.
@@ -332,7 +338,7 @@ impl Planner {
                 store.reported_ledger_ids()?,
             )
         };
-        let total: Decimal = months.iter().map(|m| m.cost).sum();
+        let total = to_places(months.iter().map(|m| m.cost).sum(), MONEY_PLACES);
         let chart = self.month_chart(&months)?;
         Ok(LedgerPage {
             entries: entries
@@ -342,8 +348,8 @@ impl Planner {
                     date: e.date,
                     platform: e.platform,
                     gpu: e.gpu,
-                    hours: e.hours,
-                    cost: e.cost,
+                    hours: to_places(e.hours, HOURS_PLACES),
+                    cost: to_places(e.cost, MONEY_PLACES),
                     note: shown_note(&e.problems),
                     problems: if shown_note(&e.problems).is_empty() {
                         e.problems
@@ -380,4 +386,27 @@ fn shown_note(stored: &str) -> Vec<gpuplan_core::Message> {
         .strip_prefix(NOTE_MARK)
         .and_then(|json| serde_json::from_str(json).ok())
         .unwrap_or_default()
+}
+
+/// `d` with exactly `places` decimals (it already has at most that many:
+/// [`parse_amount`] refuses more), as every amount is shown.
+fn to_places(mut d: Decimal, places: u32) -> Decimal {
+    d.rescale(places);
+    d
+}
+
+/// What one of the quote's longest runs costs: the run line with the most
+/// seconds each, over its count; the whole bill when there is none.
+fn longest_run_cost(q: &gpuplan_core::quote::Quote) -> Decimal {
+    let param = |l: &gpuplan_core::quote::LineItem, k: &str| -> Option<Decimal> {
+        l.params.0.iter().find(|(key, _)| *key == k)?.1.parse().ok()
+    };
+    q.lines
+        .iter()
+        .filter(|l| l.kind == gpuplan_core::quote::LineKind::Runs)
+        .filter_map(|l| Some((param(l, "time_s")?, param(l, "count")?, l.amount)))
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .and_then(|(_, count, amount)| amount.checked_div(count))
+        .map(gpuplan_core::quote::cny)
+        .unwrap_or(q.cash_total)
 }

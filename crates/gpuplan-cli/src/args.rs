@@ -18,9 +18,11 @@ use rust_decimal::Decimal;
 /// Output language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LangArg {
-    /// 简体中文
+    /// 简体中文 (also zh-CN, zh_CN, zh-Hans: the locale spellings)
+    #[value(aliases = ["zh-cn", "zh_cn", "zh-hans", "zh-sg"])]
     Zh,
-    /// English
+    /// English (also en-US, en-GB)
+    #[value(aliases = ["en-us", "en_us", "en-gb", "en_gb"])]
     En,
 }
 
@@ -42,7 +44,7 @@ impl From<LangArg> for Lang {
 )]
 pub struct Cli {
     /// Output language (default: from the locale).
-    #[arg(long, global = true, value_enum)]
+    #[arg(long, global = true, value_enum, ignore_case = true)]
     pub lang: Option<LangArg>,
     /// The command.
     #[command(subcommand)]

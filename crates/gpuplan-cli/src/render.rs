@@ -246,16 +246,23 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     } else {
         format!("{} {}", t("field.seq_len"), j.seq_len)
     };
+    // Inference has no optimizer to name.
+    let infer = j.mode == gpuplan_core::Mode::Infer;
+    let optimizer = if infer {
+        String::new()
+    } else {
+        format!(" · {}", t(&format!("enum.optimizer.{}", j.optimizer)))
+    };
     let _ = writeln!(
         o,
-        "{} ({}) · {} {} · {} · {} · {} · {}{}",
+        "{} ({}) · {} {} · {} · {}{} · {}{}",
         clean(&one_line(&r.model_name)),
         r.model,
         t("job.batch"),
         j.batch,
         shape,
         t(&format!("enum.precision.{}", j.precision)),
-        t(&format!("enum.optimizer.{}", j.optimizer)),
+        optimizer,
         t(&format!("enum.mode.{}", j.mode)),
         if j.grad_checkpointing {
             format!(" · {}", t("job.checkpointing"))
@@ -263,24 +270,27 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             String::new()
         }
     );
+    let colon = lang.colon();
+    let trainable = format!("{}{colon}{}", t("memory.trainable"), r.trainable_params);
     let _ = writeln!(
         o,
-        "{}: {} ({}: {})",
+        "{}{colon}{}{}{trainable}{}",
         t("memory.params"),
         r.params,
-        t("memory.trainable"),
-        r.trainable_params
+        lang.parens().0,
+        lang.parens().1
     );
-    let _ = writeln!(o, "\n{}: {:.2} GiB", t("memory.peak"), r.peak_gib);
+    let _ = writeln!(o, "\n{}{colon}{:.2} GiB", t("memory.peak"), r.peak_gib);
     for key in gpuplan_core::vram::Components::KEYS {
         let v = r.components.get(key).copied().unwrap_or(0.0);
         if v > 0.0005 {
-            let _ = writeln!(
-                o,
-                "  {} {:>8.2} GiB",
-                pad(&t(&format!("memory.components.{key}")), 28),
-                v
-            );
+            // Inference keeps nothing for a backward pass.
+            let label = if infer && key == "activations" {
+                t("memory.activationsInference")
+            } else {
+                t(&format!("memory.components.{key}"))
+            };
+            let _ = writeln!(o, "  {} {:>8.2} GiB", pad(&label, 32), v);
         }
     }
     // The breakdown is the model's; measured runs move the peak: the
@@ -291,7 +301,7 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
             let _ = writeln!(
                 o,
                 "  {} {:>+8.2} GiB",
-                pad(&t("memory.measuredCorrection"), 28),
+                pad(&t("memory.measuredCorrection"), 32),
                 moved
             );
         }
@@ -307,8 +317,9 @@ fn estimate_head(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         // A card the job does not fit gets no time: nothing would run.
         let line = if target_fits(r, id) {
             format!(
-                "{}: {}",
+                "{}{}{}",
                 c.fill(lang, "memory.stepOn", [("gpu", g)]),
+                lang.colon(),
                 duration(lang, s)
             )
         } else {

@@ -268,12 +268,18 @@ impl LoraTarget {
                 "up" => Self::Up,
                 "down" => Self::Down,
                 other => {
-                    return Err(InputError::unknown_choice(
+                    // The list is a list of several, not one of them: its own
+                    // allowed sentence in both languages.
+                    return Err(InputError::new(
                         "lora_targets",
-                        "target",
-                        other,
+                        format!("unknown target `{}`", crate::error::short(other)),
                         allowed,
-                    ))
+                    )
+                    .said(
+                        Message::new("error.unknownChoice")
+                            .with("value", crate::error::short(other)),
+                        Some(Message::new("allowed.loraTargets")),
+                    ));
                 }
             };
             if !out.contains(&t) {
@@ -695,7 +701,10 @@ impl JobSpec {
         if matches!(mode, Mode::Lora | Mode::Qlora) {
             return Err(InputError::new(
                 "mode",
-                format!("LoRA is modelled for transformers, not `{}`", entry.id),
+                format!(
+                    "LoRA is modelled for language models, not for vision models such as `{}`",
+                    entry.id
+                ),
                 "train or infer for vision models",
             )
             .said(

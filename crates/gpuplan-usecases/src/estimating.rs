@@ -236,6 +236,15 @@ fn model_of<'a>(job: &'a JobSpec, config: Option<CustomConfig<'_>>) -> Result<Ch
             gpuplan_core::Message::new("error.modelAndConfig").with("model", other),
             Some(gpuplan_core::Message::new("allowed.modelOrConfig")),
         )),
+        (None, Some("custom")) => Err(AppError::input(
+            "config",
+            "`custom` reads its model from a config file, and none was given",
+            "--config FILE (a Hugging Face config.json)",
+        )
+        .said(
+            gpuplan_core::Message::new("error.customNeedsConfig"),
+            Some(gpuplan_core::Message::new("allowed.configFile")),
+        )),
         (None, Some(id)) => Ok(Chosen::Zoo(id)),
         (None, None) => Err(AppError::input(
             "model",

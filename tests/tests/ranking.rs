@@ -220,3 +220,50 @@ fn a_job_that_needs_a_fix_is_ranked_with_it_applied() {
         assert!(o.fit.is_some(), "the fit with the fix is on the option");
     }
 }
+
+#[test]
+fn a_defaulted_precision_runs_as_fp16_where_a_card_has_no_bf16() {
+    // A 7B QLoRA with the precision left to the model's bf16 default: a
+    // Turing card runs it in fp16 mixed precision, as `estimate` does, so
+    // the 2080 Ti is an option, not ruled out for bf16. Asked for bf16 in
+    // so many words, it is ranked only with a fix that says so.
+    let job = |precision| JobSpec {
+        model: Some("llama-2-7b".into()),
+        mode: Some(gpuplan_core::Mode::Qlora),
+        seq_len: Some(512.0),
+        batch: Some(4.0),
+        dataset_samples: Some(2000.0),
+        epochs: Some(1.0),
+        precision,
+        ..Default::default()
+    };
+    let situation = |precision| Situation {
+        stage: Stage::ThesisResearch,
+        job: job(precision),
+        ..gpuplan_usecases::defaults::situation()
+    };
+    let r = run(&situation(None));
+    assert!(
+        r.options.iter().any(|o| o.gpu == "rtx2080ti"),
+        "the 2080 Ti is ranked with fp16"
+    );
+    assert!(
+        !r.ruled_out.iter().any(|o| o.gpu == "rtx2080ti"),
+        "and not ruled out"
+    );
+    assert!(
+        r.options
+            .iter()
+            .filter(|o| o.gpu == "rtx2080ti")
+            .all(|o| o.fix.is_none()),
+        "defaulted: fp16 is the job as given, no fix to apply"
+    );
+    let r = run(&situation(Some(gpuplan_core::job::Precision::Bf16Amp)));
+    assert!(
+        r.options
+            .iter()
+            .filter(|o| o.gpu == "rtx2080ti")
+            .all(|o| o.fix.is_some()),
+        "bf16 asked for: the 2080 Ti only with a fix that changes it"
+    );
+}

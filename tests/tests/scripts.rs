@@ -811,3 +811,48 @@ fn kit_scripts_are_lf_from_a_crlf_plan() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_checklist_fits_the_kind_of_platform() {
+    // (platform, has certify-and-top-up, has record-the-bill, why)
+    let cases = [
+        (
+            "autodl",
+            true,
+            true,
+            "a container cloud bills a balance: certify, top up, record the bill",
+        ),
+        ("vast", true, true, "a marketplace bills a balance too"),
+        (
+            "kaggle",
+            false,
+            false,
+            "a free notebook has no balance and sends no bill",
+        ),
+        ("colab", false, false, "the same for Colab's free tier"),
+        (
+            "campus-slurm",
+            false,
+            true,
+            "a campus cluster has no top-up, but may charge the group",
+        ),
+    ];
+    let platforms = common::platforms();
+    for (id, certify, ledger, why) in cases {
+        let p = platforms.get(id).expect("platform");
+        let keys: Vec<String> = scripts::checklist(p, None)
+            .into_iter()
+            .map(|m| m.key)
+            .collect();
+        assert_eq!(
+            keys.iter().any(|k| k == "checklist.certify"),
+            certify,
+            "{why}: {keys:?}"
+        );
+        assert_eq!(
+            keys.iter().any(|k| k == "checklist.ledger"),
+            ledger,
+            "{why}: {keys:?}"
+        );
+    }
+}

@@ -391,8 +391,14 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
         let cap_s = (cap * 3600.0) as u64;
         if seconds > cap_s {
             limit = cap_s;
+            // With --requeue this script is already the variant that goes on.
+            let key = if s.requeue {
+                "note.walltime-capped-requeue"
+            } else {
+                "note.walltime-capped"
+            };
             notes.push(
-                Message::new("note.walltime-capped")
+                Message::new(key)
                     .with("needed", walltime(seconds))
                     .with("cap", cap),
             );
@@ -635,7 +641,16 @@ pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
 /// The pre-rental checklist for a platform and a priced plan, as catalog
 /// messages (`checklist.*`).
 pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
-    let mut items = vec![Message::new("checklist.certify")];
+    // Certifying and topping up are for the clouds that bill a balance; a
+    // free notebook or a campus cluster has neither.
+    let bills_a_balance = matches!(
+        p.kind,
+        PlatformKind::ContainerCloud | PlatformKind::Marketplace
+    );
+    let mut items = Vec::new();
+    if bills_a_balance {
+        items.push(Message::new("checklist.certify"));
+    }
     match p.kind {
         PlatformKind::ContainerCloud | PlatformKind::Marketplace => {
             items.push(Message::new("checklist.debug-cheap"));
@@ -681,7 +696,10 @@ pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
             }
         }
     }
-    items.push(Message::new("checklist.ledger"));
+    // A free notebook sends no bill to record.
+    if p.kind != PlatformKind::HostedNotebook {
+        items.push(Message::new("checklist.ledger"));
+    }
     items.dedup();
     items
 }

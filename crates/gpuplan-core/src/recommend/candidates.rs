@@ -24,6 +24,22 @@ pub struct Estimated<'a> {
     entry: &'a ZooEntry,
     job: Job,
     est: Estimate,
+    /// The same job in fp16 mixed precision, when the situation left the
+    /// precision to the model's bf16 default: what a card without bfloat16
+    /// runs (as `estimate` does for such a card), not a reason to rule it
+    /// out.
+    fp16: Option<Box<Estimated<'a>>>,
+}
+
+impl<'a> Estimated<'a> {
+    /// The estimate that holds on `gpu`: the fp16 one on a card without
+    /// bfloat16 when the precision was left to the default.
+    fn on(&self, gpu: &Gpu) -> &Estimated<'a> {
+        match &self.fp16 {
+            Some(e) if !gpu.supports_bf16() => e,
+            _ => self,
+        }
+    }
 }
 
 /// What an offer would run.
@@ -49,16 +65,32 @@ pub fn estimated<'a>(
         return Ok(None);
     };
     let entry = zoo.get(model)?;
-    let job = s.job.resolve(entry)?;
-    let est = estimate::estimate_with(
-        entry,
-        &job,
-        catalog,
-        None,
-        &crate::pipeline::Host::TYPICAL,
-        corrections,
-    );
-    Ok(Some(Estimated { entry, job, est }))
+    let of = |spec: &crate::job::JobSpec| -> Result<Estimated<'a>, InputError> {
+        let job = spec.resolve(entry)?;
+        let est = estimate::estimate_with(
+            entry,
+            &job,
+            catalog,
+            None,
+            &crate::pipeline::Host::TYPICAL,
+            corrections,
+        );
+        Ok(Estimated {
+            entry,
+            job,
+            est,
+            fp16: None,
+        })
+    };
+    let mut e = of(&s.job)?;
+    if s.job.precision.is_none() && e.job.precision.needs_bf16() {
+        let spec = crate::job::JobSpec {
+            precision: Some(crate::job::Precision::Fp16Amp),
+            ..s.job.clone()
+        };
+        e.fp16 = Some(Box::new(of(&spec)?));
+    }
+    Ok(Some(e))
 }
 
 /// What `offer` would run (one job, or two ways of making a job fit that
@@ -74,8 +106,18 @@ pub fn candidate(
     if p.kind == PlatformKind::CampusHpc && !s.campus_access {
         return Ok(Err(Message::new("ruled.no-campus")));
     }
+    // A card without bfloat16 runs a defaulted 16-bit job as fp16.
+    let fell_back = estimated.is_some_and(|e| e.fp16.is_some() && !gpu.supports_bf16());
+    let estimated = estimated.map(|e| e.on(gpu));
     let as_given = Candidate {
-        job: s.job.clone(),
+        job: crate::job::JobSpec {
+            precision: if fell_back {
+                Some(crate::job::Precision::Fp16Amp)
+            } else {
+                s.job.precision
+            },
+            ..s.job.clone()
+        },
         layout: None,
         fix: None,
         fit: None,

@@ -162,36 +162,25 @@ fn stopping_between_runs_is_advised_only_when_the_whole_bill_is_lower() {
     // one start of 4.2 h, billed 5 h. Stopped between runs: three starts of
     // 1.2 h, each billed 2 h, 6 h. Keeping it running is cheaper, so no
     // advice to stop, however idle the 0.6 h between runs look.
-    let q = priced(
-        r#"name = "short runs on hourly billing"
-        platform = "lanrui"
-        gpu = "a100-80g-sxm"
-        setup_hours = 0
-        [[run]]
-        name = "run"
-        count = 3
-        hours = 1.2
-        [schedule]
-        days = 0.1875
-        between_runs = "keep-running"
-        [prices]
-        gpu_per_hour = 6.5"#,
-    );
-    let stopped = priced(
-        r#"name = "short runs on hourly billing"
-        platform = "lanrui"
-        gpu = "a100-80g-sxm"
-        setup_hours = 0
-        [[run]]
-        name = "run"
-        count = 3
-        hours = 1.2
-        [schedule]
-        days = 0.1875
-        between_runs = "stop"
-        [prices]
-        gpu_per_hour = 6.5"#,
-    );
+    let plan = |between: &str| {
+        priced(&format!(
+            r#"name = "short runs on hourly billing"
+            platform = "lanrui"
+            gpu = "a100-80g-sxm"
+            setup_hours = 0
+            [[run]]
+            name = "run"
+            count = 3
+            hours = 1.2
+            [schedule]
+            days = 0.1875
+            between_runs = "{between}"
+            [prices]
+            gpu_per_hour = 6.5"#
+        ))
+    };
+    let q = plan("keep-running");
+    let stopped = plan("stop");
     assert!(
         stopped.cash_total > q.cash_total,
         "three billed starts cost more than one: {} vs {}",

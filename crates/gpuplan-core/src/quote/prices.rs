@@ -286,14 +286,9 @@ fn package(
 }
 
 /// A plan keeping its data on persistent storage needs a platform with it.
-/// The size the instance disk is billed as where the platform sells it in
-/// sizes, and its price a day; a disk larger than the largest size is
-/// refused naming `storage.gb`.
-fn disk_size(
-    plan: &Plan,
-    profile: &PlatformProfile,
-    per_gb_day: Decimal,
-) -> Result<Option<(Decimal, Decimal)>, InputError> {
+/// GB the instance disk holds: what the plan keeps there, at least the
+/// platform's smallest billed disk.
+pub fn instance_disk_gb(plan: &Plan, profile: &PlatformProfile) -> Decimal {
     let kept = plan
         .storage
         .as_ref()
@@ -306,7 +301,18 @@ fn disk_size(
         .as_ref()
         .map(|m| m.value)
         .unwrap_or_default();
-    let gb = kept.max(minimum);
+    kept.max(minimum)
+}
+
+/// The size the instance disk is billed as where the platform sells it in
+/// sizes, and its price a day; a disk larger than the largest size is
+/// refused naming `storage.gb`.
+fn disk_size(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    per_gb_day: Decimal,
+) -> Result<Option<(Decimal, Decimal)>, InputError> {
+    let gb = instance_disk_gb(plan, profile);
     if gb.is_zero() {
         return Ok(None);
     }

@@ -407,9 +407,9 @@ impl Builder {
         }
     }
 
-    /// The same instance gets its data again (the platform wiped its
-    /// scratch directory while it was stopped): `hours` of upload before
-    /// the next work.
+    /// `hours` of setup or upload before the next work: a fresh instance's,
+    /// or the same instance getting its data again (the platform wiped its
+    /// scratch directory while it was stopped).
     fn bring_back(&mut self, hours: Decimal) {
         self.lane.reupload_hours += hours;
         let span = Interval {
@@ -456,18 +456,7 @@ impl Builder {
     /// A fresh instance that takes `hours` before its next work.
     fn reprovision_taking(&mut self, hours: Decimal) {
         self.lane.reprovisions += 1;
-        self.lane.reupload_hours += hours;
-        let span = Interval {
-            start: self.t,
-            end: self.t + hours,
-        };
-        if span.len() > Decimal::ZERO {
-            self.lane.on.push((span, Rate::Setup));
-            if self.setup_on_gpu {
-                self.on += span.len();
-            }
-        }
-        self.t = span.end;
+        self.bring_back(hours);
     }
 
     /// The instance stops (or is released): its time on is one start.

@@ -433,23 +433,12 @@ pub fn storage(
     prices: &Prices,
     lanes: &[Lane],
 ) {
-    let minimum_gb = profile
-        .storage
-        .minimum_gb
-        .as_ref()
-        .map(|m| m.value)
-        .unwrap_or_default();
     let (kept_gb, on) = plan
         .storage
         .as_ref()
         .map(|s| (s.gb, s.on))
         .unwrap_or((Decimal::ZERO, Disk::Instance));
-    let instance_gb = if on == Disk::Instance {
-        kept_gb
-    } else {
-        Decimal::ZERO
-    }
-    .max(minimum_gb);
+    let instance_gb = super::prices::instance_disk_gb(plan, profile);
     // A disk sold in sizes bills the size that holds it, at that size's
     // price (its whole size: such platforms give no free part).
     let (billable, per_gb_day) = match prices.disk {

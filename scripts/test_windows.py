@@ -364,7 +364,10 @@ def main():
     e = dict(env, GPUPLAN_HOME=crash_win)
     runs = 16
     for i in range(runs):
-        proc = subprocess.Popen(["wine", exe, "plans", "import", plan_win], env=e, cwd=ROOT,
+        # A plan of its own each time: the same file twice is one saved plan.
+        crash_plan = f"{plans_win}\\crash {i}.toml"
+        unix(crash_plan).write_bytes(crlf.replace(b'name = "', f'name = "crash {i}: '.encode(), 1))
+        proc = subprocess.Popen(["wine", exe, "plans", "import", crash_plan], env=e, cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if i % 2 == 1:
             # Within the run: the Windows CLI takes about 70 ms here.

@@ -72,18 +72,28 @@ fn bad_plans_exit_2_naming_file_line_and_field() {
     let cases = [
         (
             "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = -3\n",
-            "job.hours",
-            "negative hours",
+            "plan.toml:5: job.hours",
+            "negative hours, at their line",
         ),
         (
             "name = \"x\"\nplatform = \"nowhere\"\ngpu = \"rtx3090\"\n[job]\nhours = 3\n",
-            "platform",
-            "unknown platform",
+            "plan.toml:2: platform",
+            "unknown platform, at its line",
         ),
         (
             "name = \"x\"\nplatform = \"autodl\"\ngpu = \"h200\"\n[job]\nhours = 3\n",
-            "gpu",
-            "a GPU the platform does not offer",
+            "plan.toml:3: gpu",
+            "a GPU the platform does not offer, at its line",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nmodel = \"resnet5000\"\nbatch = 8\ndataset_samples = 1000\nepochs = 1\n",
+            "plan.toml:5: job.model",
+            "an unknown model, at its line in [job]",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 3\n[debug]\ngpu = \"rtx30600\"\nhours = 1\n",
+            "plan.toml:7: debug.gpu",
+            "an unknown debugging card: the second `gpu` line, the one that names it",
         ),
         (
             "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\ncolour = 1\n",
@@ -761,5 +771,79 @@ fn exports_never_overwrite_a_file_unless_forced() {
         ],
     );
     assert!(out.status.success(), "a new file needs no --force");
+    #[cfg(unix)]
+    {
+        // A link the student keeps (a handout folder pointing at the
+        // course's copy) is written through, as a shell's `>` would.
+        let course = dir.path().join("course.toml");
+        std::fs::write(&course, "old\n").expect("write");
+        let link = dir.path().join("link.toml");
+        std::os::unix::fs::symlink(&course, &link).expect("symlink");
+        let link_s = link.to_str().expect("utf-8");
+        let out = run(&h, &["plans", "export", &id, "--out", link_s]);
+        assert_eq!(out.status.code(), Some(2), "a link is a file that exists");
+        let out = run(&h, &["plans", "export", &id, "--out", link_s, "--force"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("meta")
+                .file_type()
+                .is_symlink(),
+            "--force keeps the link a link"
+        );
+        assert!(
+            std::fs::read_to_string(&course)
+                .expect("read")
+                .contains("[job]"),
+            "and the file it names holds the plan"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&h);
+}
+
+#[test]
+fn a_plan_imported_twice_is_saved_once() {
+    let h = home("twice");
+    let plan = common::root().join("examples/seed003-autodl-resnet50.toml");
+    let plan_s = plan.to_str().expect("utf-8");
+    let first = run(&h, &["--lang", "en", "plans", "import", plan_s]);
+    assert!(first.status.success(), "imported");
+    let again = run(&h, &["--lang", "en", "plans", "import", plan_s]);
+    assert!(again.status.success(), "a second import is no error");
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("Already saved as plan #1"),
+        "it names the plan that holds it: {}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    let zh = run(&h, &["--lang", "zh", "plans", "import", plan_s]);
+    assert!(
+        String::from_utf8_lossy(&zh.stdout).contains("已经保存过"),
+        "said in Chinese too"
+    );
+    assert_eq!(
+        ok_json(&h, &["plans", "list", "--json"])
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "one saved plan, not three"
+    );
+    // The same plan renamed is another plan.
+    let dir = tempfile::tempdir().expect("tmp");
+    let renamed = dir.path().join("renamed.toml");
+    let text = std::fs::read_to_string(&plan).expect("read");
+    std::fs::write(&renamed, text.replacen("name = \"", "name = \"mine: ", 1)).expect("write");
+    let out = run(&h, &["plans", "import", renamed.to_str().expect("utf-8")]);
+    assert!(out.status.success(), "imported");
+    assert_eq!(
+        ok_json(&h, &["plans", "list", "--json"])
+            .as_array()
+            .map(Vec::len),
+        Some(2),
+        "a changed plan is saved as a new one"
+    );
     let _ = std::fs::remove_dir_all(&h);
 }

@@ -78,7 +78,7 @@ fn run(cli: &Cli, lang: Lang, planner: &mut Planner) -> Result<String, AppError>
 
 /// A plan file, when one is named.
 fn read_plan(
-    planner: &Planner,
+    planner: &mut Planner,
     p: &Option<std::path::PathBuf>,
 ) -> Result<Option<gpuplan_core::plan::Plan>, AppError> {
     p.as_deref().map(|p| planner.read_plan(p)).transpose()
@@ -492,17 +492,18 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
             ))
         }
         PlansAction::Import { file } => {
-            let plan = planner.read_plan(file)?;
-            // Kept only if it prices, as the app keeps what it priced: a
-            // plan the quote refuses would be a saved plan nobody can open.
-            planner.quote(&plan)?;
-            let id = planner.save_plan(None, &plan, None)?;
+            let imported = planner.import_plan(file)?;
+            let key = if imported.already_saved {
+                "cli.planAlreadySaved"
+            } else {
+                "cli.planImported"
+            };
             Ok(planner.labels().fill(
                 lang,
-                "cli.planImported",
+                key,
                 [
-                    ("id", id.to_string().as_str()),
-                    ("name", plan.name.as_str()),
+                    ("id", imported.id.to_string().as_str()),
+                    ("name", imported.name.as_str()),
                 ],
             ))
         }

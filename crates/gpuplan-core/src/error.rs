@@ -51,6 +51,35 @@ impl DataError {
         d
     }
 
+    /// An input check that refused a value written in a file (an unknown
+    /// platform, card or model a plan names), located at the line that
+    /// writes it: the first `key = value` whose key is the error's field and
+    /// whose value the error quotes, else the first line of that key. A
+    /// refusal naming several fields (`run.count, job.hours`) keeps them
+    /// all, at the first one the file writes. `Err` gives the error back when
+    /// the file writes none of them (the value came from elsewhere).
+    pub fn at_value(file: &str, text: &str, e: InputError) -> Result<Self, InputError> {
+        let quoted = e.message.split('`').nth(1);
+        let fields: Vec<&str> = e.field.split(',').map(str::trim).collect();
+        let Some(start) = fields.iter().find_map(|f| written_at(text, f, quoted)) else {
+            return Err(e);
+        };
+        let (line, column) = line_col(text, start);
+        Ok(Self {
+            file: file.to_owned(),
+            line,
+            column,
+            field: if fields.len() == 1 {
+                enclosing_key(text, start)
+            } else {
+                e.field.clone()
+            },
+            message: format!("{} ({})", e.message, e.allowed),
+            said: e.said.as_ref().map(|s| Box::new(s.message.clone())),
+            allowed: e.said.and_then(|s| s.allowed).map(Box::new),
+        })
+    }
+
     /// Builds an error from a TOML deserialisation failure, locating its span.
     ///
     /// The keyed form says what kind of failure it is (the file is not TOML
@@ -323,6 +352,33 @@ fn enclosing_key(text: &str, offset: usize) -> String {
         }
         _ => table,
     }
+}
+
+/// The byte offset of the line writing `field`'s last key: the first whose
+/// value is `value` (quotes aside), else the first of that key.
+fn written_at(text: &str, field: &str, value: Option<&str>) -> Option<usize> {
+    let key = field.rsplit('.').next().unwrap_or(field);
+    let mut first = None;
+    let mut offset = 0usize;
+    for l in text.split_inclusive('\n') {
+        let at = offset;
+        offset = offset.saturating_add(l.len());
+        let Some((k, v)) = l.split_once('=') else {
+            continue;
+        };
+        if key.is_empty()
+            || l.trim_start().starts_with(['#', '['])
+            || k.trim().trim_matches('"') != key
+        {
+            continue;
+        }
+        let start = at.saturating_add(l.find(k.trim()).unwrap_or(0));
+        if value == Some(v.split('#').next().unwrap_or("").trim().trim_matches('"')) {
+            return Some(start);
+        }
+        first = first.or(Some(start));
+    }
+    first
 }
 
 /// Finds the line of `key` inside the table whose header names `table`.
@@ -609,6 +665,53 @@ pub fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_value_is_found_at_the_line_that_writes_it() {
+        let text = "name = \"x\"\ngpu = \"rtx3090\" # main\n[job]\nmodel = \"nosuch\"\n[debug]\ngpu = \"rtx30600\"\n";
+        // (field, quoted value, expected line and field, why)
+        let cases = [
+            (
+                "gpu",
+                "rtx30600",
+                Some((6, "debug.gpu")),
+                "the line whose value is the one refused, not the first `gpu`",
+            ),
+            (
+                "gpu",
+                "rtx3090",
+                Some((2, "gpu")),
+                "a comment after the value is no part of it",
+            ),
+            (
+                "model",
+                "other",
+                Some((4, "job.model")),
+                "no line with that value: the first of the key",
+            ),
+            (
+                "run.count, job.model",
+                "",
+                Some((4, "run.count, job.model")),
+                "several fields: at the first written, all named",
+            ),
+            (
+                "storage.gb",
+                "",
+                None,
+                "a field the file does not write is given back",
+            ),
+        ];
+        for (field, value, want, why) in cases {
+            let e = InputError::new(field, format!("unknown `{value}`"), "an id");
+            let got = DataError::at_value("plan.toml", text, e).ok();
+            assert_eq!(
+                got.as_ref().map(|d| (d.line, d.field.as_str())),
+                want,
+                "{why}"
+            );
+        }
+    }
 
     #[test]
     fn error_texts_are_short_and_inert() {

@@ -256,11 +256,50 @@ fn migrations() -> Migrations<'static> {
         // as written, so one run written with two offsets is one bill; the
         // identities are computed again as for v8.
         M::up("UPDATE run_reports SET identity = NULL;"),
+        // v10: a plan's and a bill's id is never given again once deleted
+        // (AUTOINCREMENT), so "plan #2" in a student's notes or a handout
+        // never comes to mean another plan, and undoing a delete gets its
+        // own id back. SQLite cannot add AUTOINCREMENT to a table, so both
+        // are rebuilt (foreign keys are off while migrating: dropping the
+        // old table must not unlink or cascade anything; checked after).
+        M::up(
+            "CREATE TABLE plans_v10 (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 name TEXT NOT NULL,
+                 body TEXT NOT NULL,
+                 created_at TEXT NOT NULL,
+                 updated_at TEXT NOT NULL,
+                 format TEXT NOT NULL DEFAULT 'app-json-v1',
+                 situation TEXT
+             );
+             INSERT INTO plans_v10 (id, name, body, created_at, updated_at, format, situation)
+                 SELECT id, name, body, created_at, updated_at, format, situation FROM plans;
+             DROP TABLE plans;
+             ALTER TABLE plans_v10 RENAME TO plans;
+             CREATE TABLE ledger_v10 (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 date TEXT NOT NULL,
+                 platform TEXT NOT NULL,
+                 gpu TEXT NOT NULL,
+                 hours TEXT NOT NULL,
+                 cost TEXT NOT NULL,
+                 problems TEXT NOT NULL DEFAULT '',
+                 plan_id INTEGER REFERENCES plans(id) ON DELETE SET NULL,
+                 planned_cost TEXT,
+                 created_at TEXT NOT NULL
+             );
+             INSERT INTO ledger_v10 (id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at)
+                 SELECT id, date, platform, gpu, hours, cost, problems, plan_id, planned_cost, created_at FROM ledger;
+             DROP TABLE ledger;
+             ALTER TABLE ledger_v10 RENAME TO ledger;
+             CREATE INDEX ledger_by_date ON ledger(date);",
+        )
+        .foreign_key_check(),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// A price the user set for a GPU on a platform.
 #[derive(Debug, Clone, PartialEq)]
@@ -486,7 +525,9 @@ impl Store {
         // The wait is set first, so every statement below waits for a lock.
         conn.busy_timeout(wait)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
+        // Foreign keys are turned on after migrating: a migration that
+        // rebuilds a table (v10) must not unlink or cascade on its drop.
+        conn.pragma_update(None, "foreign_keys", "OFF")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if found > SCHEMA_VERSION {
@@ -523,6 +564,7 @@ impl Store {
             }
         }
         migrations().to_latest(&mut conn)?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
         Ok(Self {
             conn,
             read_only: None,
@@ -1172,6 +1214,42 @@ mod tests {
             )
             .expect("bill, report and run in one transaction");
         ids[0].0
+    }
+
+    #[test]
+    fn upgrade_to_v10_keeps_links_and_reports_and_never_gives_an_id_again() {
+        let (_dir, path) = database_at(
+            9,
+            "v9.db",
+            &[
+                "INSERT INTO plans (id, name, body, created_at, updated_at, format) VALUES (1, 'a', 'x', 't', 't', 'plan-toml')",
+                "INSERT INTO plans (id, name, body, created_at, updated_at, format) VALUES (2, 'b', 'y', 't', 't', 'plan-toml')",
+                "INSERT INTO ledger (id, date, platform, gpu, hours, cost, plan_id, created_at) VALUES (5, '2026-11-01', 'autodl', 'rtx3090', '2', '2.78', 2, 't')",
+                "INSERT INTO run_reports (ledger_id, body, measured_run, imported_at, identity) VALUES (5, '{\"a\":1}', NULL, 't', 'r5')",
+            ],
+        );
+        let mut s = upgraded(&path);
+        let bills = s.list_ledger().expect("ledger");
+        assert_eq!(bills.len(), 1, "the bill survives the rebuild");
+        assert_eq!(bills[0].plan_id, Some(2), "still linked to its plan");
+        assert_eq!(
+            s.bill_of_report("r5").expect("read"),
+            Some(5),
+            "the report stays with its bill (no cascade on the rebuild)"
+        );
+        // The highest plan and bill deleted, then new ones: never their ids.
+        s.delete_plan(2).expect("delete").expect("was there");
+        assert!(s.delete_ledger(5).expect("delete"), "bill deleted");
+        let plan = s.save_plan("c", "z", None, "t").expect("save");
+        assert_eq!(plan, 3, "a deleted plan's id is not given to a new plan");
+        let bill = s
+            .add_ledger(&entry("2026-11-02", "1.00"), "t")
+            .expect("add");
+        assert_eq!(bill, 6, "a deleted bill's id is not given to a new bill");
+        assert!(
+            s.run_report(5).expect("read").is_none(),
+            "deleting the bill still deletes its report (foreign keys on after migrating)"
+        );
     }
 
     #[test]

@@ -115,6 +115,19 @@ enum Existing {
 }
 
 fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppError> {
+    // A link is written through, as a shell's `>` would: the rename below
+    // would replace the link itself, leaving the file it names as it was.
+    let through;
+    let path = if existing == Existing::Replace
+        && path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        through = std::fs::canonicalize(path).map_err(|e| AppError::io_at(path, &e))?;
+        through.as_path()
+    } else {
+        path
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),

@@ -314,6 +314,11 @@ impl Catalog {
         let (key, message) = match said {
             // The keyed message says the line and column itself.
             Some(said) if field.is_empty() => ("error.dataSaid", self.message(lang, said)),
+            // A refused value is at a line the student opens the file at
+            // (a parser's keyed message says its line itself).
+            Some(said) if line != "0" && !said.key.starts_with("error.parse.") => {
+                ("error.dataSaidFieldAt", self.message(lang, said))
+            }
             Some(said) => ("error.dataSaidField", self.message(lang, said)),
             None => ("error.data", message.to_owned()),
         };

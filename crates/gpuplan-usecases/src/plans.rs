@@ -5,7 +5,7 @@ use gpuplan_core::recommend::Situation;
 use gpuplan_store::PLAN_FORMAT_TOML;
 
 use crate::userdata::{plan_error, plan_toml, MAX_NAME_CHARS};
-use crate::views::{DeletedPlan, SavedPlanRow};
+use crate::views::{DeletedPlan, ImportedPlan, SavedPlanRow};
 use crate::{legacy, AppError, Planner, Result};
 
 impl Planner {
@@ -45,6 +45,28 @@ impl Planner {
             },
             None => Ok(store.save_plan(&name, &body, situation.as_deref(), &now)?),
         }
+    }
+
+    /// A plan file saved as a new saved plan, once: a file whose plan is
+    /// already saved (imported twice, or exported and brought back) names
+    /// the saved plan instead of adding a second copy. Only a plan that
+    /// prices is kept, as the app keeps what it priced: one the quote
+    /// refuses would be a saved plan nobody can open.
+    pub fn import_plan(&mut self, path: &std::path::Path) -> Result<ImportedPlan> {
+        let plan = self.read_plan(path)?;
+        let same = self
+            .plans()?
+            .into_iter()
+            .find(|row| row.plan.as_ref() == Some(&plan));
+        let (id, already_saved) = match same {
+            Some(row) => (row.id, true),
+            None => (self.save_plan(None, &plan, None)?, false),
+        };
+        Ok(ImportedPlan {
+            id,
+            name: plan.name,
+            already_saved,
+        })
     }
 
     /// Saved plans, newest first; one that no longer validates carries its

@@ -15,10 +15,21 @@ impl Planner {
         Ok(Plan::from_toml(file, text)?)
     }
 
-    /// Reads and parses a plan file.
-    pub fn read_plan(&self, path: &Path) -> Result<Plan> {
+    /// Reads and parses a plan file, and prices it: a platform, card or
+    /// model the plan names that is not there (or a job the quote refuses)
+    /// is refused at the line of the file that writes it.
+    pub fn read_plan(&mut self, path: &Path) -> Result<Plan> {
         let text = files::read_text(path, "plan", files::MAX_USER_FILE_BYTES)?;
-        self.parse_plan(&path.display().to_string(), &text)
+        let file = path.display().to_string();
+        let plan = self.parse_plan(&file, &text)?;
+        let snapshot = self.snapshot()?;
+        match snapshot.price(&plan, &snapshot.corrections) {
+            Ok(_) => Ok(plan),
+            Err(e) => Err(match gpuplan_core::DataError::at_value(&file, &text, e) {
+                Ok(located) => located.into(),
+                Err(e) => e.into(),
+            }),
+        }
     }
 
     /// Prices a plan on its platform (with the user's overrides and packs).
@@ -63,14 +74,24 @@ impl Snapshot {
         plan: &Plan,
         corrections: &gpuplan_core::correction::Corrections,
     ) -> Result<Quote> {
+        Ok(self.price(plan, corrections)?)
+    }
+
+    /// [`Snapshot::quote_with`] with the refusal as the check gave it (the
+    /// field it names, for locating it in a file).
+    fn price(
+        &self,
+        plan: &Plan,
+        corrections: &gpuplan_core::correction::Corrections,
+    ) -> std::result::Result<Quote, gpuplan_core::InputError> {
         let profile = self.platforms.get(&plan.platform)?;
-        Ok(quote_with(
+        quote_with(
             plan,
             profile,
             &self.bundled.catalog,
             &self.bundled.zoo,
             corrections,
-        )?)
+        )
     }
 
     /// The plan screen: the bill and the spend chart.

@@ -575,3 +575,14 @@ pub struct PlanVersusActual {
     /// What explains the gap (`ledger.gap.<key>` words each).
     pub gaps: Vec<gpuplan_core::versus::RunGap>,
 }
+
+/// What importing a plan file did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedPlan {
+    /// The saved plan holding it.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// It was saved before (nothing new was saved).
+    pub already_saved: bool,
+}

@@ -36,12 +36,13 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
         return allowed ? t("error.input", { field, message, allowed }) : t("error.inputBare", { field, message });
       }
       case "data": {
-        // A keyed data error (not TOML or JSON, a key or value the file's
-        // schema refuses) says its line and column itself.
+        // A keyed parse error (not TOML or JSON, a key or value the file's
+        // schema refuses) says its line and column itself; a refused value
+        // is shown at its line.
         const d = err.detail;
         if (!d.said) return t("error.data", { file: d.file, line: d.line, field: d.field, message: d.message });
         const message = said(d.said, t);
-        const text = d.field ? t("error.dataSaidField", { file: d.file, field: d.field, message }) : t("error.dataSaid", { file: d.file, message });
+        const text = d.field && d.line > 0 && !d.said.key.startsWith("error.parse.") ? t("error.dataSaidFieldAt", { file: d.file, line: d.line, field: d.field, message }) : d.field ? t("error.dataSaidField", { file: d.file, field: d.field, message }) : t("error.dataSaid", { file: d.file, message });
         return d.allowed ? t("error.withAllowed", { message: text, allowed: said(d.allowed, t) }) : text;
       }
       case "store":

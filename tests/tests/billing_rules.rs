@@ -1116,3 +1116,51 @@ fn a_run_given_in_epochs_costs_the_same_whatever_the_jobs_epochs() {
     assert_eq!(one, ten, "job epochs 1 vs 10: the same run");
     assert_eq!(ten, thirty, "job epochs 10 vs 30: the same run");
 }
+
+#[test]
+fn a_disk_on_a_package_bills_the_packages_disk_price_for_every_period_bought() {
+    // 优云智算's disk: 0.0005/GB/h by the hour (0.012 a day), 0.011/GB/day
+    // on a day package, 0.3/GB/month on a month package (its docs). 300 GB
+    // kept, 100 GB free: 200 GB billed. (payment, hours, bill, why)
+    let cases = [
+        (
+            "\"on-demand\"",
+            "20",
+            "2.00",
+            "by the hour: 200 x 20/24 d x 0.012 = 2.00",
+        ),
+        (
+            "{ package = \"day\" }",
+            "20",
+            "2.20",
+            "a day package prepays its day, disk too: 200 x 1 d x 0.011",
+        ),
+        (
+            "{ package = \"day\" }",
+            "30",
+            "4.40",
+            "30 h is two day packages: 200 x 2 d x 0.011",
+        ),
+        (
+            "{ package = \"month\" }",
+            "100",
+            "60.00",
+            "a month package: 200 x 30 d x 0.3/30 = 60.00",
+        ),
+    ];
+    for (payment, hours, bill, why) in cases {
+        let q = priced(&format!(
+            "name = \"disk\"\nplatform = \"youyun\"\ngpu = \"rtx3090\"\nsetup_hours = 0\npayment = {payment}\n[job]\nhours = {hours}\n[storage]\ngb = 300"
+        ));
+        assert_eq!(line(&q, LineKind::Storage), d(bill), "{why}");
+    }
+    // The plan's own disk price is its own: charged for the days used.
+    let q = priced(
+        "name = \"disk\"\nplatform = \"youyun\"\ngpu = \"rtx3090\"\nsetup_hours = 0\npayment = { package = \"day\" }\n[job]\nhours = 12\n[storage]\ngb = 300\n[prices]\nstorage_per_gb_day = 0.02",
+    );
+    assert_eq!(
+        line(&q, LineKind::Storage),
+        d("2.00"),
+        "200 GB x 0.5 d x 0.02, the plan's price by the day"
+    );
+}

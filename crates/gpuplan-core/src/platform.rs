@@ -214,6 +214,11 @@ pub struct Storage {
     /// that holds it, billed at that size's price instead of per GB.
     #[serde(default)]
     pub sizes: Option<Fact<Vec<DiskSize>>>,
+    /// The disk's price on a prepaid package, where it differs from the
+    /// pay-as-you-go one (优云智算: 0.012 per GB-day by the hour, 0.011 on a
+    /// day package, 0.3 per GB-month on a month package).
+    #[serde(default)]
+    pub package_prices: Vec<PackageDiskPrice>,
     /// CNY per GB transferred in.
     pub traffic_per_gb: Fact<Decimal>,
     /// CNY per GB transferred out (downloading results), where billed.
@@ -235,7 +240,26 @@ pub struct DiskSize {
     pub per_hour: Decimal,
 }
 
+/// The instance disk's price on one package period.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageDiskPrice {
+    /// The package period it applies to.
+    pub period: PackagePeriod,
+    /// CNY per GB-day above the free amount (a month's price over 30 days).
+    pub price_per_gb_day: Fact<Decimal>,
+}
+
 impl Storage {
+    /// The disk's price per GB-day on `period`'s package, where the
+    /// platform states one.
+    pub fn package_price(&self, period: PackagePeriod) -> Option<&Fact<Decimal>> {
+        self.package_prices
+            .iter()
+            .find(|p| p.period == period)
+            .map(|p| &p.price_per_gb_day)
+    }
+
     /// The size a disk of `gb` is billed as: the smallest sold size that
     /// holds it (`Err` with the largest when none does); `None` where the
     /// platform prices per GB.
@@ -782,6 +806,14 @@ impl PlatformProfile {
                 .into_iter()
                 .filter_map(|(t, k, v, max)| v.map(|v| (t, k, v, max))),
         );
+        money.extend(self.storage.package_prices.iter().map(|p| {
+            (
+                "storage.package_prices",
+                "price_per_gb_day",
+                &p.price_per_gb_day,
+                100,
+            )
+        }));
         for (table, key, v, max) in money {
             if v.value < Decimal::ZERO || v.value > Decimal::from(max) {
                 return Err(Refusal::range(table, key, v.value, 0, max, false));

@@ -329,8 +329,15 @@ fn storage(plan: &Plan, profile: &PlatformProfile, offer: &Offer) -> [Graded; 10
             Figure::StoragePrice,
             own(
                 o.storage_per_gb_day.is_some() || o.storage_per_gb_month.is_some(),
-                // A disk sold in sizes is priced by its sizes.
-                Some(s.sizes.as_ref().map_or_else(|| of(&s.price_per_gb_day), of)),
+                // A disk sold in sizes is priced by its sizes; on a
+                // package, by the package's disk price where stated.
+                Some(s.sizes.as_ref().map_or_else(
+                    || {
+                        of(super::prices::package_disk(plan, profile)
+                            .unwrap_or(&s.price_per_gb_day))
+                    },
+                    of,
+                )),
             ),
         ),
         (

@@ -148,6 +148,7 @@ pub fn prices<'a>(
         storage_gb_day: o
             .storage_per_gb_day
             .or(o.storage_per_gb_month.map(|m| m / Decimal::from(30)))
+            .or(package_disk(plan, profile).map(|f| f.value))
             .unwrap_or(profile.storage.price_per_gb_day.value),
         free_gb: o.free_storage_gb.unwrap_or(profile.storage.free_gb.value),
         persistent_gb_day: o
@@ -190,6 +191,18 @@ pub fn prices<'a>(
         },
         prices,
     ))
+}
+
+/// The instance disk's price on the plan's package, where the platform
+/// prices it apart from pay-as-you-go.
+pub(super) fn package_disk<'a>(
+    plan: &Plan,
+    profile: &'a PlatformProfile,
+) -> Option<&'a crate::sourced::Fact<Decimal>> {
+    match plan.payment {
+        Payment::Package(period) => profile.storage.package_price(period),
+        _ => None,
+    }
 }
 
 /// The spot price of an instance, on a spot plan.

@@ -424,14 +424,17 @@ pub fn stops(
 }
 
 /// Storage: the instance disk while an instance exists (until released by
-/// the student or the platform's deadline), in GB-days over every instance;
-/// persistent storage for the days it is kept.
+/// the student or the platform's deadline), in GB-days over every instance,
+/// and at least the package periods bought where the disk is prepaid with
+/// them (`prepaid`: how many, and the days each); persistent storage for the
+/// days it is kept.
 pub fn storage(
     bill: &mut Bill,
     plan: &Plan,
     profile: &PlatformProfile,
     prices: &Prices,
     lanes: &[Lane],
+    prepaid: Option<(Decimal, Decimal)>,
 ) {
     let (kept_gb, on) = plan
         .storage
@@ -454,7 +457,12 @@ pub fn storage(
         .iter()
         .map(|l| l.disk_hours(while_stopped) / day)
         .collect();
-    let days: Decimal = lane_days.iter().copied().sum();
+    let (periods, period_days) = prepaid.unwrap_or_default();
+    let days: Decimal = lane_days
+        .iter()
+        .copied()
+        .sum::<Decimal>()
+        .max(periods * period_days);
     // Each instance has its own disk: the first of each lane and each fresh
     // one after a release (not one that found the kept data disk); the
     // longest one disk lived is what "each" says.
@@ -471,7 +479,8 @@ pub fn storage(
             / day
     } else {
         lane_days.iter().copied().max().unwrap_or_default()
-    };
+    }
+    .max(period_days);
     bill.push(
         LineKind::Storage,
         vec![

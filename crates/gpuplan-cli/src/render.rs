@@ -774,8 +774,33 @@ pub fn quote(
     names: &QuoteNames,
     age: &gpuplan_usecases::views::PriceAge,
 ) -> String {
+    let mut o = quote_head(c, lang, q, names);
+    let width = bill_lines(c, lang, q, &mut o);
+    o.push_str(&time_to_result(c, lang, q, width));
+    if let Some(note) = c.unverified_note(lang, &q.unverified) {
+        let _ = writeln!(o, "  ~ {}", clean(&note));
+    }
+    o.push_str(&price_age(c, lang, age));
+    if let Some(parts) = &q.run_parts {
+        let _ = writeln!(o);
+        o.push_str(&run_split(c, lang, &names.card, parts, None));
+    }
+    if let Some(k) = &q.calibration {
+        let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));
+    }
+    if !q.warnings.is_empty() {
+        let t = |k: &str| c.text(lang, k);
+        let _ = writeln!(o, "\n{}{}", t("plan.warnings"), lang.colon().trim_end());
+        for w in &q.warnings {
+            let _ = writeln!(o, "  ! {}", msg(c, lang, &w.message()));
+        }
+    }
+    o.trim_end().to_owned()
+}
+
+/// The bill's first line: the plan, the platform, the card and its price.
+fn quote_head(c: &Catalog, lang: Lang, q: &Quote, names: &QuoteNames) -> String {
     let t = |k: &str| c.text(lang, k);
-    let mut o = String::new();
     let discount = q
         .student_discount
         .map(|d| {
@@ -786,20 +811,23 @@ pub fn quote(
             )
         })
         .unwrap_or_default();
-    let _ = writeln!(
-        o,
-        "{} · {} · {} · {} {}{discount}",
+    format!(
+        "{} · {} · {} · {} {}{discount}\n\n",
         clean(&one_line(&q.plan)),
         clean(&one_line(&names.platform)),
         names.card,
         q.price_per_hour.normalize(),
         t("plan.pricePerHour")
-    );
-    let _ = writeln!(o);
+    )
+}
+
+/// The bill's lines and totals, written to `o`; returns the width of the
+/// first column, as wide as its longest label in either language.
+fn bill_lines(c: &Catalog, lang: Lang, q: &Quote, o: &mut String) -> usize {
+    let t = |k: &str| c.text(lang, k);
     let category = |l: &gpuplan_core::quote::LineItem| {
         t(&format!("bill.category.{}", category_key(l.category)))
     };
-    // The first column is as wide as its longest label, in either language.
     let width = q
         .lines
         .iter()
@@ -838,7 +866,12 @@ pub fn quote(
             t("unit.cny")
         );
     }
-    // Where the time to result goes, as the app's plan screen says it.
+    width
+}
+
+/// Where the time to result goes, as the app's plan screen says it.
+fn time_to_result(c: &Catalog, lang: Lang, q: &Quote, width: usize) -> String {
+    let t = |k: &str| c.text(lang, k);
     let tp = &q.time;
     let hours = |h: &Decimal| format!("{h} {}", t("unit.hours"));
     let parts = c.fill(
@@ -853,31 +886,12 @@ pub fn quote(
         ],
     );
     let (open, close) = lang.parens();
-    let _ = writeln!(
-        o,
-        "  {} {:>10} {}{open}{parts}{close}",
+    format!(
+        "  {} {:>10} {}{open}{parts}{close}\n",
         pad(&t("plan.timeToResult"), width),
         q.time_to_result_hours,
         t("unit.hours")
-    );
-    if let Some(note) = c.unverified_note(lang, &q.unverified) {
-        let _ = writeln!(o, "  ~ {}", clean(&note));
-    }
-    o.push_str(&price_age(c, lang, age));
-    if let Some(parts) = &q.run_parts {
-        let _ = writeln!(o);
-        o.push_str(&run_split(c, lang, &names.card, parts, None));
-    }
-    if let Some(k) = &q.calibration {
-        let _ = writeln!(o, "\n{}", calibration_note(c, lang, k));
-    }
-    if !q.warnings.is_empty() {
-        let _ = writeln!(o, "\n{}{}", t("plan.warnings"), lang.colon().trim_end());
-        for w in &q.warnings {
-            let _ = writeln!(o, "  ! {}", msg(c, lang, &w.message()));
-        }
-    }
-    o.trim_end().to_owned()
+    )
 }
 
 /// When the bill's prices were seen, and a flag when they are old.

@@ -109,32 +109,11 @@ pub fn prices<'a>(
     let o = &plan.prices;
     let gpu = o.gpu_per_hour.unwrap_or(offer.price_per_hour.typical) * discount * per_instance;
     let spot = spot_price(plan, profile, offer, discount * per_instance)?;
-    let debug_gpu = match &plan.debug {
-        Some(d) => {
-            let debug_offer = profile.offer(&d.gpu, catalog).map_err(|e| InputError {
-                field: "debug.gpu".into(),
-                ..e
-            })?;
-            o.debug_gpu_per_hour
-                .unwrap_or(debug_offer.price_per_hour.typical)
-                * discount
-        }
-        None => Decimal::ZERO,
-    };
+    let (debug_gpu, debug_card) = debug_rate(plan, profile, catalog, discount)?;
     // Setting up on the GPU happens on the instance the runs use: a spot
     // instance's setup bills at the spot price.
     let (setup, setup_mode) = setup_rate(profile, spot.unwrap_or(gpu));
     let persistent = profile.storage.persistent.as_ref();
-    let debug_card = plan
-        .debug
-        .as_ref()
-        .map(|d| {
-            catalog
-                .get(&d.gpu)
-                .map(|g| g.label())
-                .unwrap_or_else(|_| d.gpu.clone())
-        })
-        .unwrap_or_default();
     let prices = Prices {
         gpu,
         run: spot.unwrap_or(gpu),
@@ -145,11 +124,7 @@ pub fn prices<'a>(
             .unwrap_or(profile.billing.stopped_fee_per_hour.value),
         setup,
         setup_mode,
-        storage_gb_day: o
-            .storage_per_gb_day
-            .or(o.storage_per_gb_month.map(|m| m / Decimal::from(30)))
-            .or(package_disk(plan, profile).map(|f| f.value))
-            .unwrap_or(profile.storage.price_per_gb_day.value),
+        storage_gb_day: disk_rate(plan, profile),
         free_gb: o.free_storage_gb.unwrap_or(profile.storage.free_gb.value),
         persistent_gb_day: o
             .persistent_per_gb_day
@@ -191,6 +166,44 @@ pub fn prices<'a>(
         },
         prices,
     ))
+}
+
+/// The debugging card's hourly price (the plan's own, else the platform's,
+/// with the student discount) and its name as a person reads it; zero and
+/// empty without a debugging phase.
+fn debug_rate(
+    plan: &Plan,
+    profile: &PlatformProfile,
+    catalog: &GpuCatalog,
+    discount: Decimal,
+) -> Result<(Decimal, String), InputError> {
+    let Some(d) = &plan.debug else {
+        return Ok((Decimal::ZERO, String::new()));
+    };
+    let offer = profile.offer(&d.gpu, catalog).map_err(|e| InputError {
+        field: "debug.gpu".into(),
+        ..e
+    })?;
+    let rate = plan
+        .prices
+        .debug_gpu_per_hour
+        .unwrap_or(offer.price_per_hour.typical)
+        * discount;
+    let card = catalog
+        .get(&d.gpu)
+        .map(|g| g.label())
+        .unwrap_or_else(|_| d.gpu.clone());
+    Ok((rate, card))
+}
+
+/// The instance disk's price per GB-day: the plan's own (a month's over 30
+/// days), else the package's disk price, else the platform's.
+fn disk_rate(plan: &Plan, profile: &PlatformProfile) -> Decimal {
+    let o = &plan.prices;
+    o.storage_per_gb_day
+        .or(o.storage_per_gb_month.map(|m| m / Decimal::from(30)))
+        .or(package_disk(plan, profile).map(|f| f.value))
+        .unwrap_or(profile.storage.price_per_gb_day.value)
 }
 
 /// The instance disk's price on the plan's package, where the platform

@@ -251,28 +251,7 @@ impl Planner {
                 .ok(),
             None => None,
         };
-        // What the report measured, against the estimate's figure of the
-        // same thing: nvidia-smi's process memory (CUDA context and the
-        // allocator's cache included) against the per-GPU peak; PyTorch's
-        // live tensors against the peak without the context and the
-        // allocator's reserve; a first-version report's one figure as it
-        // always was compared.
-        use gpuplan_core::report::MemoryMeasure;
-        let gib = |m: u64| m as f64 / 1024.0;
-        let (planned_peak_gib, measured_peak_gib) = match report.memory() {
-            MemoryMeasure::Process(m) => (estimate.as_ref().map(|e| e.peak_gib), Some(gib(m))),
-            MemoryMeasure::LiveTensors(m) => (
-                estimate.as_ref().map(|e| {
-                    let part = |k: &str| e.components.get(k).copied().unwrap_or(0.0);
-                    (e.peak_gib - part("context") - part("allocator")).max(0.0)
-                }),
-                Some(gib(m)),
-            ),
-            MemoryMeasure::Unknown => (
-                estimate.as_ref().map(|e| e.peak_gib),
-                report.peak_memory_mib.map(gib),
-            ),
-        };
+        let (planned_peak_gib, measured_peak_gib) = peaks(estimate.as_ref(), report);
         let input_bound = estimate
             .as_ref()
             .and_then(|e| {
@@ -280,31 +259,7 @@ impl Planner {
                     .map(|r| r.bound == gpuplan_core::pipeline::Bound::Input)
             })
             .unwrap_or(false);
-        // Time per step: an epoch of the estimate (without the one-off
-        // warm-up and cold cache) over its steps; measured from the epoch
-        // lines after the first, whose spacing is one epoch each.
-        let run = estimate.as_ref().and_then(|e| e.run);
-        let epochs = estimate
-            .as_ref()
-            .and_then(|e| e.job.epochs)
-            .filter(|e| *e >= 1.0);
-        let steps = run.map(|r| r.steps_per_epoch).filter(|s| *s > 0);
-        let planned_step_seconds = match (run, epochs, steps) {
-            (Some(r), Some(n), Some(k)) => {
-                Some((r.total_s - r.warmup_s - r.cold_cache_s) / n / k as f64)
-            }
-            _ => None,
-        };
-        let measured_step_seconds = match (report.first_progress_seconds, steps) {
-            (Some(first), Some(k))
-                if report.progress_lines >= 2
-                    && report.last_progress.to_ascii_lowercase().contains("epoch") =>
-            {
-                let span = report.wall_seconds.saturating_sub(first) as f64;
-                Some(span / report.progress_lines.saturating_sub(1) as f64 / k as f64)
-            }
-            _ => None,
-        };
+        let (planned_step_seconds, measured_step_seconds) = step_times(estimate.as_ref(), report);
         let gaps = gpuplan_core::versus::gaps(&gpuplan_core::versus::Observed {
             succeeded: report.exit_status == 0,
             same_card: gpu == plan.gpu,
@@ -409,4 +364,61 @@ fn longest_run_cost(q: &gpuplan_core::quote::Quote) -> Decimal {
         .and_then(|(_, count, amount)| amount.checked_div(count))
         .map(gpuplan_core::quote::cny)
         .unwrap_or(q.cash_total)
+}
+
+/// The run's memory peak (GiB), planned and measured: what the report
+/// measured against the estimate's figure of the same thing. nvidia-smi's
+/// process memory (CUDA context and the allocator's cache included) against
+/// the per-GPU peak; PyTorch's live tensors against the peak without the
+/// context and the allocator's reserve; a first-version report's one figure
+/// as it always was compared.
+fn peaks(
+    estimate: Option<&gpuplan_core::estimate::EstimateReport>,
+    report: &gpuplan_core::report::RunReport,
+) -> (Option<f64>, Option<f64>) {
+    use gpuplan_core::report::MemoryMeasure;
+    let gib = |m: u64| m as f64 / 1024.0;
+    match report.memory() {
+        MemoryMeasure::Process(m) => (estimate.map(|e| e.peak_gib), Some(gib(m))),
+        MemoryMeasure::LiveTensors(m) => (
+            estimate.map(|e| {
+                let part = |k: &str| e.components.get(k).copied().unwrap_or(0.0);
+                (e.peak_gib - part("context") - part("allocator")).max(0.0)
+            }),
+            Some(gib(m)),
+        ),
+        MemoryMeasure::Unknown => (
+            estimate.map(|e| e.peak_gib),
+            report.peak_memory_mib.map(gib),
+        ),
+    }
+}
+
+/// Seconds per step, planned and measured: an epoch of the estimate
+/// (without the one-off warm-up and cold cache) over its steps; measured
+/// from the epoch lines after the first, whose spacing is one epoch each.
+fn step_times(
+    estimate: Option<&gpuplan_core::estimate::EstimateReport>,
+    report: &gpuplan_core::report::RunReport,
+) -> (Option<f64>, Option<f64>) {
+    let run = estimate.and_then(|e| e.run);
+    let epochs = estimate.and_then(|e| e.job.epochs).filter(|e| *e >= 1.0);
+    let steps = run.map(|r| r.steps_per_epoch).filter(|s| *s > 0);
+    let planned = match (run, epochs, steps) {
+        (Some(r), Some(n), Some(k)) => {
+            Some((r.total_s - r.warmup_s - r.cold_cache_s) / n / k as f64)
+        }
+        _ => None,
+    };
+    let measured = match (report.first_progress_seconds, steps) {
+        (Some(first), Some(k))
+            if report.progress_lines >= 2
+                && report.last_progress.to_ascii_lowercase().contains("epoch") =>
+        {
+            let span = report.wall_seconds.saturating_sub(first) as f64;
+            Some(span / report.progress_lines.saturating_sub(1) as f64 / k as f64)
+        }
+        _ => None,
+    };
+    (planned, measured)
 }

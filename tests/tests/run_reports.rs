@@ -96,7 +96,7 @@ fn a_report_from_the_wrapper_is_imported_into_the_ledger() {
         let again = gpuplan(&home, &["--lang", "en", "ledger", "import", path]);
         assert!(again.status.success(), "a second import is no error");
         assert!(
-            String::from_utf8_lossy(&again.stdout).contains("already in the ledger"),
+            String::from_utf8_lossy(&again.stdout).contains("Already in the ledger"),
             "it says the report was imported before: {}",
             String::from_utf8_lossy(&again.stdout)
         );
@@ -635,7 +635,7 @@ fn one_run_written_in_two_offsets_is_one_bill_and_second_60_is_refused() {
     );
     let said = String::from_utf8_lossy(&again.stdout);
     assert!(
-        said.contains("already in the ledger"),
+        said.contains("Already in the ledger"),
         "the same instants in another offset are the same run: {said}"
     );
     let list = json(&gpuplan(&home, &["ledger", "list", "--json"]));

@@ -856,3 +856,59 @@ fn the_checklist_fits_the_kind_of_platform() {
         );
     }
 }
+
+#[test]
+fn the_checklist_says_what_a_stop_and_its_deadline_do_on_that_platform() {
+    let platforms = common::platforms();
+    let keys = |id: &str, plan: Option<&str>| -> Vec<String> {
+        let p = platforms.get(id).expect("platform");
+        let q = plan.map(|f| {
+            let text = std::fs::read_to_string(common::root().join(f)).expect("example");
+            let plan = gpuplan_core::plan::Plan::from_toml(f, &text).expect("plan");
+            gpuplan_core::quote::quote(&plan, p, common::catalog(), common::zoo()).expect("quote")
+        });
+        scripts::checklist(p, q.as_ref())
+            .into_iter()
+            .map(|m| m.key)
+            .collect()
+    };
+    // (platform, plan, key there, key not there, why)
+    let cases = [
+        (
+            "autodl",
+            None,
+            "checklist.release-deadline",
+            "checklist.release-deadline-keeps-disk",
+            "AutoDL's 15-day release deletes the data",
+        ),
+        (
+            "youyun",
+            None,
+            "checklist.release-deadline-keeps-disk",
+            "checklist.release-deadline",
+            "优云智算's 7-day release keeps the data disk (and it keeps billing)",
+        ),
+        (
+            "youyun",
+            Some("examples/youyun-spot.toml"),
+            "checklist.spot-release",
+            "checklist.release",
+            "a spot instance there cannot be stopped: no stop-is-not-release advice",
+        ),
+        (
+            "youyun",
+            None,
+            "checklist.release",
+            "checklist.spot-release",
+            "an exclusive instance there is stopped, then released",
+        ),
+    ];
+    for (id, plan, there, not_there, why) in cases {
+        let k = keys(id, plan);
+        assert!(k.iter().any(|x| x == there), "{why}: {there} in {k:?}");
+        assert!(
+            !k.iter().any(|x| x == not_there),
+            "{why}: no {not_there} in {k:?}"
+        );
+    }
+}

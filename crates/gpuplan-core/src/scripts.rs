@@ -655,7 +655,15 @@ pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
         PlatformKind::ContainerCloud | PlatformKind::Marketplace => {
             items.push(Message::new("checklist.debug-cheap"));
             items.push(Message::new("checklist.shutdown-wrapper"));
-            if p.billing.stop_ends_gpu_billing.value {
+            let spot_cannot_stop = q.is_some_and(|q| q.spot.is_some())
+                && p.lifecycle
+                    .spot_cannot_stop
+                    .as_ref()
+                    .is_some_and(|f| f.value);
+            if spot_cannot_stop {
+                // Nothing to stop: a spot instance here is only released.
+                items.push(Message::new("checklist.spot-release"));
+            } else if p.billing.stop_ends_gpu_billing.value {
                 items.push(Message::new("checklist.release"));
             } else {
                 items.push(Message::new("checklist.stop-and-release"));
@@ -670,7 +678,19 @@ pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
         items.push(Message::new("checklist.copy-scripts"));
     }
     if let Some(days) = &p.lifecycle.release_after_stopped_days {
-        items.push(Message::new("checklist.release-deadline").with("days", days.value));
+        // Where the deadline keeps the data disk (优云智算), the data is not
+        // lost: the disk is, and it keeps billing.
+        let key = if p
+            .lifecycle
+            .deadline_keeps_data_disk
+            .as_ref()
+            .is_some_and(|f| f.value)
+        {
+            "checklist.release-deadline-keeps-disk"
+        } else {
+            "checklist.release-deadline"
+        };
+        items.push(Message::new(key).with("days", days.value));
     }
     if let (Some(path), Some(h)) = (
         &p.lifecycle.scratch_path,

@@ -1321,9 +1321,15 @@ pub fn imported_runs(
         .join("\n")
 }
 
-/// A factor as a signed percentage ("+12%").
+/// A factor as a signed percentage ("+12%"); one that rounds to nothing
+/// is "0%", never "-0%".
 fn pct(f: f64) -> String {
-    format!("{:+.0}%", (f - 1.0) * 100.0)
+    let p = ((f - 1.0) * 100.0).round();
+    if p == 0.0 {
+        "0%".to_owned()
+    } else {
+        format!("{p:+.0}%")
+    }
 }
 
 /// What calibration did to an answer, in one sentence.
@@ -1457,6 +1463,23 @@ pub fn calibration(
         let _ = writeln!(o, "  {}", calibration_note(c, lang, &r.applied));
     }
     o.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod pct_tests {
+    #[test]
+    fn a_factor_reads_as_a_signed_percentage_and_nothing_as_zero() {
+        // (factor, shown, why)
+        let cases = [
+            (1.36, "+36%", "slower than estimated"),
+            (0.9, "-10%", "faster"),
+            (0.998, "0%", "rounds to nothing: no minus sign"),
+            (1.004, "0%", "rounds to nothing: no plus sign"),
+        ];
+        for (f, want, why) in cases {
+            assert_eq!(super::pct(f), want, "{why}");
+        }
+    }
 }
 
 #[cfg(test)]

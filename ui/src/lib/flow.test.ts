@@ -283,7 +283,8 @@ describe("calibration", () => {
   });
   it("signs percentages both ways", () => {
     expect(factorPct(0.85), "faster").toBe("-15%");
-    expect(factorPct(1), "no change").toBe("+0%");
+    expect(factorPct(1), "no change").toBe("0%");
+    expect(factorPct(0.998), "rounds to nothing: no minus sign").toBe("0%");
   });
 });
 

@@ -57,7 +57,9 @@ export function errorText(e: unknown, t: (k: string, o?: Record<string, unknown>
 /** A factor as a signed percentage ("+12%"), as the CLI writes it. */
 export function factorPct(f: number): string {
   const p = Math.round((f - 1) * 100);
-  return `${p >= 0 ? "+" : ""}${p}%`;
+  // A factor that rounds to nothing is "0%", as the CLI says it.
+  if (p === 0) return "0%";
+  return `${p > 0 ? "+" : ""}${p}%`;
 }
 
 /** The list separator of the UI language (full-width in Chinese), from the catalog. */

@@ -129,8 +129,7 @@ fn quote(
     plan: &std::path::Path,
     json: bool,
 ) -> Result<String, AppError> {
-    let plan = planner.read_plan(plan)?;
-    let q = planner.quote(&plan)?;
+    let (_, q) = planner.quote_file(plan)?;
     if json {
         return Ok(render::json(&q));
     }

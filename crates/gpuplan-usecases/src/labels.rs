@@ -310,13 +310,12 @@ impl Catalog {
         message: &str,
         said: Option<&Message>,
     ) -> String {
-        let line = line.to_string();
         let (key, message) = match said {
             // The keyed message says the line and column itself.
             Some(said) if field.is_empty() => ("error.dataSaid", self.message(lang, said)),
             // A refused value is at a line the student opens the file at
             // (a parser's keyed message says its line itself).
-            Some(said) if line != "0" && !said.key.starts_with("error.parse.") => {
+            Some(said) if line > 0 && !said.key.starts_with("error.parse.") => {
                 ("error.dataSaidFieldAt", self.message(lang, said))
             }
             Some(said) => ("error.dataSaidField", self.message(lang, said)),
@@ -327,7 +326,7 @@ impl Catalog {
             key,
             [
                 ("file", file),
-                ("line", line.as_str()),
+                ("line", line.to_string().as_str()),
                 ("field", field),
                 ("message", message.as_str()),
             ],

@@ -19,12 +19,18 @@ impl Planner {
     /// model the plan names that is not there (or a job the quote refuses)
     /// is refused at the line of the file that writes it.
     pub fn read_plan(&mut self, path: &Path) -> Result<Plan> {
+        Ok(self.quote_file(path)?.0)
+    }
+
+    /// [`Planner::read_plan`], with the quote it was checked by (with the
+    /// user's overrides, packs and calibration, as [`Planner::quote`]).
+    pub fn quote_file(&mut self, path: &Path) -> Result<(Plan, Quote)> {
         let text = files::read_text(path, "plan", files::MAX_USER_FILE_BYTES)?;
         let file = path.display().to_string();
         let plan = self.parse_plan(&file, &text)?;
         let snapshot = self.snapshot()?;
         match snapshot.price(&plan, &snapshot.corrections) {
-            Ok(_) => Ok(plan),
+            Ok(q) => Ok((plan, q)),
             Err(e) => Err(match gpuplan_core::DataError::at_value(&file, &text, e) {
                 Ok(located) => located.into(),
                 Err(e) => e.into(),

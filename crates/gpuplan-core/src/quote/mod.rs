@@ -1295,11 +1295,7 @@ fn billed_states(
     // A disk the platform sells on the package itself is prepaid with it:
     // every package period bought, used or not.
     let prepaid_disk_days = match (prices.package, &packages) {
-        (Some((period, _)), Some((count, _)))
-            if plan.prices.storage_per_gb_day.is_none()
-                && plan.prices.storage_per_gb_month.is_none()
-                && profile.storage.package_price(period).is_some() =>
-        {
+        (Some((period, _)), Some((count, _))) if prices::package_disk(plan, profile).is_some() => {
             Some((Decimal::from(*count), period.hours() / Decimal::from(24)))
         }
         _ => None,

@@ -207,13 +207,19 @@ fn disk_rate(plan: &Plan, profile: &PlatformProfile) -> Decimal {
 }
 
 /// The instance disk's price on the plan's package, where the platform
-/// prices it apart from pay-as-you-go.
+/// prices it apart from pay-as-you-go and the plan sets no disk price of
+/// its own: the disk is then bought with the package.
 pub(super) fn package_disk<'a>(
     plan: &Plan,
     profile: &'a PlatformProfile,
 ) -> Option<&'a crate::sourced::Fact<Decimal>> {
+    let o = &plan.prices;
     match plan.payment {
-        Payment::Package(period) => profile.storage.package_price(period),
+        Payment::Package(period)
+            if o.storage_per_gb_day.is_none() && o.storage_per_gb_month.is_none() =>
+        {
+            profile.storage.package_price(period)
+        }
         _ => None,
     }
 }

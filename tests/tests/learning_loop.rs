@@ -509,6 +509,7 @@ fn vit_l_plan() -> gpuplan_core::plan::Plan {
 /// estimate before and after.
 fn crafted(
     copies: u32,
+    time_share: f64,
 ) -> (
     gpuplan_core::estimate::EstimateReport,
     gpuplan_core::estimate::EstimateReport,
@@ -534,7 +535,7 @@ fn crafted(
             "vit-l",
             "NVIDIA GeForce RTX 4090",
             n,
-            (run_s * 0.12).round() as u64 + u64::from(n),
+            (run_s * time_share).round() as u64 + u64::from(n),
             (before.peak_gib * 0.12 * 1024.0).round() as u64,
         );
         p.import_report(&format!("crafted-{n}.json"), &text, Some("1.00"))
@@ -546,7 +547,9 @@ fn crafted(
 
 #[test]
 fn one_crafted_report_cannot_make_a_big_job_fit_a_small_card() {
-    let (before, after, mut p, _dir) = crafted(1);
+    // On time, a tenth of the memory: what the cap is for (a report a
+    // tenth off in both is another job and teaches nothing, below).
+    let (before, after, mut p, _dir) = crafted(1, 1.0);
     assert!(
         before.peak_gib > 24.0,
         "the job needs more than a 24 GB card: {}",
@@ -602,7 +605,7 @@ fn one_crafted_report_cannot_make_a_big_job_fit_a_small_card() {
 
 #[test]
 fn forty_crafted_reports_stay_within_the_cap() {
-    let (before, after, _p, _dir) = crafted(40);
+    let (before, after, _p, _dir) = crafted(40, 1.0);
     let c = after.calibration.expect("the runs are looked at");
     for (what, f) in [("memory", c.memory_factor()), ("time", c.time_factor())] {
         assert!(
@@ -622,6 +625,28 @@ fn forty_crafted_reports_stay_within_the_cap() {
         before.peak_gib > after.peak_gib,
         "the memory estimate did move down"
     );
+}
+
+#[test]
+fn crafted_reports_off_in_time_and_memory_together_teach_nothing() {
+    // (copies, why)
+    for (copies, why) in [(1, "one report"), (40, "forty agreeing reports")] {
+        let (before, after, mut p, _dir) = crafted(copies, 0.12);
+        assert_eq!(
+            after.calibration, None,
+            "{why} claiming a tenth of the time and the memory describe another job: nothing is learnt"
+        );
+        assert_eq!(
+            (after.peak_gib, after.gpus.len()),
+            (before.peak_gib, before.gpus.len()),
+            "{why}: the estimate is the model's"
+        );
+        let view = p.calibration().expect("calibration");
+        assert_eq!(
+            view.set_aside, copies,
+            "{why}: the runs set aside are counted, not silently dropped"
+        );
+    }
 }
 
 #[test]
@@ -898,6 +923,7 @@ mod caps {
             time_log_ratio: Some(t),
             memory_log_ratio: Some(m),
             card_mib: 24_564.0,
+            another_job: false,
         }
     }
 

@@ -1434,9 +1434,9 @@ pub fn calibration(
             }
         )
     );
-    if v.rows.is_empty() {
+    if v.rows.is_empty() && v.set_aside == 0 {
         let _ = writeln!(o, "{}", c.text(lang, "calibration.empty"));
-    } else if !v.enabled {
+    } else if !v.enabled && !v.rows.is_empty() {
         // What follows is what the runs would change, not what estimates do.
         let _ = writeln!(o, "{}", c.text(lang, "calibration.offWouldApply"));
     }
@@ -1461,6 +1461,14 @@ pub fn calibration(
             ))
         );
         let _ = writeln!(o, "  {}", calibration_note(c, lang, &r.applied));
+    }
+    if v.set_aside > 0 {
+        let count = v.set_aside.to_string();
+        let _ = writeln!(
+            o,
+            "\n{}",
+            c.fill(lang, "calibration.setAside", [("count", count.as_str())])
+        );
     }
     o.trim_end().to_owned()
 }

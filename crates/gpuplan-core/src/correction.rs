@@ -604,6 +604,10 @@ pub struct Observation {
     /// Memory of the card the run measured on, MiB: a run shows the job
     /// fits a card that size, not a smaller one.
     pub card_mib: f64,
+    /// Its time and memory were both off the estimate the same way, as
+    /// another batch or sequence length would be: set aside, it teaches
+    /// nothing ([`another_job`]).
+    pub another_job: bool,
 }
 
 fn log_ratio(measured: f64, estimated: f64) -> Option<f64> {
@@ -656,6 +660,15 @@ pub fn observe(
         (Some(m), Some(e), true) => log_ratio(m as f64 * crate::vocab::MIB, e),
         _ => None,
     };
+    // Memory and time off together, the same way, is another job (a
+    // different batch or sequence length), as the ledger's plan-versus-
+    // actual says (`crate::versus`): it teaches this job nothing.
+    let set_aside = another_job(time, memory);
+    let (time, memory) = if set_aside {
+        (None, None)
+    } else {
+        (time, memory)
+    };
     Observation {
         family,
         gpu: run.gpu.clone(),
@@ -664,7 +677,22 @@ pub fn observe(
         time_log_ratio: time,
         memory_log_ratio: memory,
         card_mib: expected.card_mib,
+        another_job: set_aside,
     }
+}
+
+/// Whether a run's time and memory are both off its estimate, the same
+/// way, by more than any set of runs may ever correct ([`CAP_LOG`]: ×1.5
+/// or ×0.67). A different batch or sequence length moves both together
+/// (the ledger's plan-versus-actual names it from a quarter off); the
+/// memory estimate is within a few percent on the jobs it was checked on,
+/// so both this far off say the run was not the job it is filed under,
+/// while an honest run off by less in both still teaches both.
+fn another_job(time: Option<f64>, memory: Option<f64>) -> bool {
+    let (Some(t), Some(m)) = (time, memory) else {
+        return false;
+    };
+    (t >= CAP_LOG && m >= CAP_LOG) || (t <= -CAP_LOG && m <= -CAP_LOG)
 }
 
 /// One learnt factor.
@@ -922,6 +950,7 @@ mod tests {
             time_log_ratio: Some(t.ln()),
             memory_log_ratio: m.map(f64::ln),
             card_mib: 24_576.0,
+            another_job: false,
         }
     }
 
@@ -1030,6 +1059,102 @@ mod tests {
             (1, run.started_at.as_str()),
             "a pack keeps the copy that states its start time"
         );
+    }
+
+    #[test]
+    fn a_run_off_in_time_and_memory_the_same_way_teaches_nothing() {
+        let run = MeasuredRun {
+            job: JobSpec {
+                model: Some("resnet18-cifar".into()),
+                ..JobSpec::default()
+            },
+            gpu: "rtx3090".into(),
+            platform: "autodl".into(),
+            wall_seconds: 1000,
+            peak_memory_mib: Some(2000),
+            completed: true,
+            started_at: "2026-11-30T10:00:00+0800".into(),
+            memory: MeasuredMemory::Process,
+            run_id: "r".into(),
+            part: 0,
+            requeued: false,
+            parts: 1,
+        };
+        let mib = crate::vocab::MIB;
+        // (estimated run seconds, estimated peak MiB, learns time, learns
+        // memory, why)
+        let cases = [
+            (1000.0, 2000.0, true, true, "on plan: both are learnt"),
+            (
+                500.0,
+                2000.0,
+                true,
+                true,
+                "only slower: the card or the loader, learnt",
+            ),
+            (
+                1000.0,
+                1500.0,
+                true,
+                true,
+                "only more memory (1.33x): learnt",
+            ),
+            (
+                500.0,
+                1200.0,
+                false,
+                false,
+                "twice the time and 1.67x the memory: a bigger batch, not this job",
+            ),
+            (
+                700.0,
+                1500.0,
+                true,
+                true,
+                "1.43x the time, 1.33x the memory: within what runs may correct, learnt",
+            ),
+            (
+                2000.0,
+                4000.0,
+                false,
+                false,
+                "half the time and half the memory: a smaller batch",
+            ),
+            (
+                500.0,
+                4000.0,
+                true,
+                true,
+                "slower with less memory: opposite ways, no batch explains it",
+            ),
+            (
+                400.0,
+                1340.0,
+                true,
+                true,
+                "2.5x the time, 1.49x the memory: memory a hair within x1.5, learnt",
+            ),
+        ];
+        for (run_s, peak_mib, time, memory, why) in cases {
+            let o = observe(
+                &run,
+                ModelFamily::Vision,
+                Mode::Train,
+                Source::Own,
+                Expected {
+                    run_s: Some(run_s),
+                    peak_bytes: peak_mib * mib,
+                    live_bytes: peak_mib * mib,
+                    card_mib: 24_576.0,
+                },
+            );
+            assert_eq!(
+                (o.time_log_ratio.is_some(), o.memory_log_ratio.is_some()),
+                (time, memory),
+                "{why}"
+            );
+            assert_eq!(o.another_job, !time, "{why}: set aside is said, not silent");
+        }
     }
 
     #[test]

@@ -27,6 +27,10 @@ pub struct CalibrationView {
     pub own_runs: u32,
     /// The course pack's measured runs.
     pub class_runs: u32,
+    /// Of those runs (own and class), the ones set aside: time and memory
+    /// both off the estimate the same way, as another batch or sequence
+    /// length would be, so they teach nothing.
+    pub set_aside: u32,
     /// One row per model family, card and mode that was measured.
     pub rows: Vec<CalibrationRow>,
 }
@@ -186,6 +190,14 @@ impl Planner {
             enabled,
             own_runs: total(Source::Own),
             class_runs: total(Source::Class),
+            set_aside: u32::try_from(
+                corrections
+                    .observations()
+                    .iter()
+                    .filter(|o| o.another_job)
+                    .count(),
+            )
+            .unwrap_or(u32::MAX),
             rows,
         })
     }

@@ -18,6 +18,12 @@ own_runs: number,
  */
 class_runs: number, 
 /**
+ * Of those runs (own and class), the ones set aside: time and memory
+ * both off the estimate the same way, as another batch or sequence
+ * length would be, so they teach nothing.
+ */
+set_aside: number, 
+/**
  * One row per model family, card and mode that was measured.
  */
 rows: Array<CalibrationRow>, };

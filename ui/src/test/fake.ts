@@ -170,7 +170,7 @@ export function fakeBackend() {
       return { entry: { ...b }, report: null, measured_run: null };
     },
     restore_ledger: (a) => handlers.add_ledger({ entry: (a.bill as { entry: LedgerInput }).entry }),
-    calibration: () => ({ enabled: true, own_runs: 0, class_runs: 0, rows: [] }),
+    calibration: () => ({ enabled: true, own_runs: 0, class_runs: 0, set_aside: 0, rows: [] }),
     export_file: () => "/tmp/out",
     set_override: () => ({}),
   };

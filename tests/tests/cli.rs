@@ -569,6 +569,41 @@ fn a_number_that_is_not_one_is_answered_with_the_fields_range() {
 }
 
 #[test]
+fn top_out_of_its_range_says_the_range() {
+    // (value, why)
+    for (value, why) in [
+        ("0", "none is not a shortlist"),
+        ("10001", "above the most"),
+        ("abc", "not a number"),
+        ("2.5", "not whole"),
+    ] {
+        for (lang, range) in [("en", "from 1 to 10000"), ("zh", "1 到 10000 之间的整数")] {
+            let out = run(&[
+                "--lang",
+                lang,
+                "recommend",
+                "--stage",
+                "first-demo",
+                "--hours",
+                "1",
+                "--top",
+                value,
+            ]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{why} ({lang}): bad input: {err}"
+            );
+            assert!(
+                err.contains(range) && err.contains("--top"),
+                "{why} ({lang}): names the flag and its range: {err}"
+            );
+        }
+    }
+}
+
+#[test]
 fn quote_says_where_the_time_to_result_goes_in_both_languages() {
     let plan = concat!(
         env!("CARGO_MANIFEST_DIR"),

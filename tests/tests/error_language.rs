@@ -321,8 +321,18 @@ fn the_language_of_a_refused_line_is_the_one_it_asks_for() {
 fn help_and_version_still_print_and_succeed() {
     let home = tempfile::tempdir().expect("tmp home");
     // (arguments, printed, why)
-    let cases: [(&[&str], &str, &str); 6] = [
+    let cases: [(&[&str], &str, &str); 8] = [
         (&["--help"], "Usage: gpuplan", "the main help"),
+        (
+            &["help", "quote", "--lang", "zh"],
+            "用法：gpuplan quote",
+            "the help command with --lang after the command, in Chinese",
+        ),
+        (
+            &["help", "--lang=zh"],
+            "用法：gpuplan [OPTIONS]",
+            "the help command with --lang=zh, in Chinese",
+        ),
         (
             &["--lang", "zh", "quote", "--help"],
             "用法：gpuplan quote",

@@ -498,11 +498,27 @@ pub struct RecommendArgs {
     #[arg(long)]
     pub no_student: bool,
     /// How many options to show (default 10).
-    #[arg(long, default_value_t = gpuplan_core::recommend::SHORTLIST as u64, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    #[arg(long, default_value_t = gpuplan_core::recommend::SHORTLIST as u64, value_parser = top)]
     pub top: u64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The most options `--top` lists.
+pub const MAX_TOP: u64 = 10_000;
+
+/// `--top`: a whole number from 1 to [`MAX_TOP`]; a value outside says
+/// the range ([`crate::usage::Range`]).
+fn top(s: &str) -> Result<u64, crate::usage::Range> {
+    let range = crate::usage::Range {
+        min: 1,
+        max: MAX_TOP,
+    };
+    match s.parse::<u64>() {
+        Ok(n) if (range.min..=range.max).contains(&n) => Ok(n),
+        _ => Err(range),
+    }
 }
 
 impl RecommendArgs {

@@ -58,7 +58,10 @@ pub fn refuse(e: &clap::Error, args: &[OsString], lang: Lang) -> ExitCode {
     let catalog = Catalog::bundled().ok();
     // Help in the reader's language: the same line parsed again by the
     // command with the catalog's help, which prints it.
-    if let (ErrorKind::DisplayHelp, Some(c)) = (e.kind(), &catalog) {
+    // `gpuplan help quote --lang zh` is a request for help too, though
+    // clap's own `help` takes no flags after the command.
+    let wants_help = e.kind() == ErrorKind::DisplayHelp || asks_help(args);
+    if let (true, Some(c)) = (wants_help, &catalog) {
         use clap::CommandFactory;
         let localized = crate::help::localized(crate::args::Cli::command(), c, lang);
         // `gpuplan help estimate` is `gpuplan estimate --help`.
@@ -100,6 +103,21 @@ pub fn refuse(e: &clap::Error, args: &[OsString], lang: Lang) -> ExitCode {
         [("command", command(args).as_str())],
     ));
     ExitCode::from(2)
+}
+
+/// Whether the line's command is `help` (after the global `--lang`).
+fn asks_help(args: &[OsString]) -> bool {
+    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(w) = words.next() {
+        match w {
+            "--lang" => {
+                words.next();
+            }
+            w if w.starts_with("--lang=") => {}
+            w => return w == "help",
+        }
+    }
+    false
 }
 
 /// One context value as text (several joined as a list).
@@ -199,7 +217,22 @@ fn explain(c: &Catalog, lang: Lang, e: &clap::Error, args: &[OsString]) -> Strin
                 None => text,
             }
         }
-        ErrorKind::ValueValidation => fill(parse_failure(e)),
+        ErrorKind::ValueValidation => match ranged(e) {
+            Some(r) => {
+                let (min, max) = (r.min.to_string(), r.max.to_string());
+                c.fill(
+                    lang,
+                    "error.cli.range",
+                    [
+                        ("arg", arg.as_str()),
+                        ("value", value.as_str()),
+                        ("min", min.as_str()),
+                        ("max", max.as_str()),
+                    ],
+                )
+            }
+            None => fill(parse_failure(e)),
+        },
         ErrorKind::NoEquals => fill("error.cli.noEquals"),
         ErrorKind::TooManyValues | ErrorKind::TooFewValues | ErrorKind::WrongNumberOfValues => {
             fill("error.cli.valueCount")
@@ -224,6 +257,24 @@ fn explain(c: &Catalog, lang: Lang, e: &clap::Error, args: &[OsString]) -> Strin
     }
 }
 
+/// A whole number a flag takes only within a range: what its parser
+/// returns for any other value, so the refusal can say the range.
+#[derive(Debug, Clone, Copy)]
+pub struct Range {
+    /// Smallest value taken.
+    pub min: u64,
+    /// Largest value taken.
+    pub max: u64,
+}
+
+impl std::fmt::Display for Range {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a whole number from {} to {}", self.min, self.max)
+    }
+}
+
+impl std::error::Error for Range {}
+
 /// The catalog key for a typed value its parser refused: a whole number
 /// with letters or out of its type's range, or a number that is not one.
 fn parse_failure(e: &clap::Error) -> &'static str {
@@ -238,6 +289,13 @@ fn parse_failure(e: &clap::Error) -> &'static str {
         return "error.cli.notNumber";
     }
     "error.cli.invalidValue"
+}
+
+/// The range a flag's parser refused a value for, when it has one.
+fn ranged(e: &clap::Error) -> Option<Range> {
+    std::error::Error::source(e)?
+        .downcast_ref::<Range>()
+        .copied()
 }
 
 /// The arguments a command needs and did not get, as a list.

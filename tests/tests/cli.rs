@@ -569,6 +569,37 @@ fn a_number_that_is_not_one_is_answered_with_the_fields_range() {
 }
 
 #[test]
+fn a_run_too_long_for_a_slower_card_rules_it_out_by_what_it_would_take() {
+    // 87,600 h (the ten years a plan may span) on an RTX 3090 carry to
+    // more than that on slower cards: those are ruled out saying so.
+    for (lang, said) in [
+        ("en", "more than a plan may span"),
+        ("zh", "超过计划能覆盖的十年"),
+    ] {
+        let out = run(&[
+            "--lang",
+            lang,
+            "recommend",
+            "--stage",
+            "thesis-research",
+            "--hours",
+            "87600",
+            "--top",
+            "3",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(said),
+            "{lang}: a slower card's run is too long, said in words: {text}"
+        );
+        assert!(
+            !text.contains("out of range") && !text.contains("超出范围"),
+            "{lang}: not the hours field's bare range: {text}"
+        );
+    }
+}
+
+#[test]
 fn top_out_of_its_range_says_the_range() {
     // (value, why)
     for (value, why) in [

@@ -921,10 +921,23 @@ fn price_age(c: &Catalog, lang: Lang, age: &gpuplan_usecases::views::PriceAge) -
         );
         if age.stale {
             let limit = gpuplan_usecases::defaults::PRICE_STALE_DAYS.to_string();
+            let figure = age
+                .figure
+                .map(|f| c.text(lang, &format!("figure.{}", f.key())))
+                .unwrap_or_default();
+            let key = if age.own_price_refreshes {
+                "plan.pricesStale"
+            } else {
+                "plan.pricesStaleFixed"
+            };
             let _ = writeln!(
                 o,
                 "  ! {}",
-                c.fill(lang, "plan.pricesStale", [("limit", limit.as_str())])
+                c.fill(
+                    lang,
+                    key,
+                    [("limit", limit.as_str()), ("figure", figure.as_str())]
+                )
             );
         }
     }
@@ -1380,6 +1393,11 @@ pub fn calibration_note(
     }
     // Nothing applied: what the runs suggest and why it was not applied (a
     // range that still includes no change: few runs, or runs that agree).
+    let head = if changes.is_empty() {
+        "calibration.noteNone"
+    } else {
+        "calibration.note"
+    };
     if changes.is_empty() {
         for (key, f) in [
             ("calibration.time", k.time),
@@ -1405,7 +1423,7 @@ pub fn calibration_note(
     let separator = c.text(lang, "calibration.separator");
     clean(&c.fill(
         lang,
-        "calibration.note",
+        head,
         [
             ("own", k.own_runs.to_string().as_str()),
             ("class", k.class_runs.to_string().as_str()),

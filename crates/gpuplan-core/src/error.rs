@@ -161,11 +161,14 @@ impl DataError {
     /// else `field`: serde_json says where, not which field.
     pub fn from_json_text(file: &str, text: &str, field: &str, err: &serde_json::Error) -> Self {
         let mut e = Self::from_json(file, field, err);
-        // A key the schema does not know is that key, which serde names;
-        // any other error is at the value of the key written before it.
-        let unknown = err
-            .to_string()
-            .strip_prefix("unknown field `")
+        // A key the schema does not know, or one it needs and did not get,
+        // is that key, which serde names (a missing key is reported at the
+        // object's end, after the last key written); any other error is at
+        // the value of the key written before it.
+        let said = err.to_string();
+        let unknown = ["unknown field `", "missing field `"]
+            .iter()
+            .find_map(|p| said.strip_prefix(p))
             .and_then(|rest| rest.split_once('`'))
             .map(|(key, _)| key.to_owned());
         // An empty key (`"": 1`) names nothing: the error keeps its field.
@@ -839,6 +842,7 @@ mod unknown_key_tests {
     #[allow(dead_code)] // read only by serde: the test is about its refusal
     struct Report {
         exit_status: i32,
+        wall_seconds: u64,
     }
 
     #[test]
@@ -851,6 +855,13 @@ mod unknown_key_tests {
         let err = serde_json::from_str::<Report>(bad).expect_err("wrong kind");
         let e = DataError::from_json_text("r.json", bad, "report", &err);
         assert_eq!(e.field, "exit_status", "a bad value: the key it belongs to");
+        let short = "{\"exit_status\": 0}";
+        let err = serde_json::from_str::<Report>(short).expect_err("missing key");
+        let e = DataError::from_json_text("r.json", short, "report", &err);
+        assert_eq!(
+            e.field, "wall_seconds",
+            "a key left out is named, not the last key written before the object's end"
+        );
         for broken in ["{\n  \"\",\n  \"exit_status\": 0}", "{\"\": 1}"] {
             let err = serde_json::from_str::<Report>(broken).expect_err("broken");
             let e = DataError::from_json_text("r.json", broken, "report", &err);

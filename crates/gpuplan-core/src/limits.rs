@@ -82,6 +82,17 @@ pub const MAX_DAYS: i64 = 3650;
 /// Largest number of hours a plan may name: ten years of continuous
 /// running, far beyond any student plan.
 pub const MAX_HOURS: i64 = 87_600;
+/// Hours in a (365-day) year, for "that is N years" in messages.
+const HOURS_PER_YEAR: i64 = 8_760;
+
+/// `hours` as years to one decimal, for messages about runs too long for
+/// a plan (saturating: a message must never fail).
+pub fn years_of(hours: rust_decimal::Decimal) -> rust_decimal::Decimal {
+    hours
+        .checked_div(rust_decimal::Decimal::from(HOURS_PER_YEAR))
+        .unwrap_or(rust_decimal::Decimal::MAX)
+        .round_dp(1)
+}
 
 /// The range of one numeric field.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

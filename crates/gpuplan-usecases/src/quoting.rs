@@ -119,7 +119,7 @@ impl Snapshot {
     /// How old the prices behind `quote` are, today.
     pub fn price_age(&self, quote: &Quote) -> PriceAge {
         PriceAge::of(
-            quote.prices_observed.as_deref(),
+            quote.prices_observed.as_deref().zip(quote.prices_oldest),
             self.today,
             crate::defaults::PRICE_STALE_DAYS,
             self.pack_of.get(&quote.platform).map(String::as_str),

@@ -1016,6 +1016,7 @@ fn the_app_browses_an_unwritable_home_and_never_says_saved() {
 
 #[test]
 fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
+    use gpuplan_core::quote::Figure;
     // AutoDL's RTX 3090 price comes from a report dated 2026-10-04 (and the
     // disk and setup figures undated, so they do not date the bill): on the
     // test clock's 2026-11-30 the prices are 57 days old, under the 60-day
@@ -1042,7 +1043,7 @@ fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
     );
     // A date far back is flagged; today's is not.
     let old = crate::views::PriceAge::of(
-        Some("2026-01-01"),
+        Some(("2026-01-01", gpuplan_core::quote::Figure::PricePerHour)),
         clock().date(),
         crate::defaults::PRICE_STALE_DAYS,
         None,
@@ -1055,6 +1056,23 @@ fn a_bill_says_how_old_its_prices_are_and_flags_old_ones() {
         own.days.is_some_and(|d| d <= view.prices.days.unwrap_or(0)),
         "the student's own price carries the day it was set: {own:?}"
     );
+    // Past the price the student set today, the oldest is a figure no
+    // own price replaces (AutoDL's no-GPU mode, its student discount): the
+    // advice is then a newer pack, not "set your own price" again.
+    for student in [false, true] {
+        let mut priced = plan.clone();
+        priced.student = student;
+        let age = p.quote_view(&priced).expect("quote").prices;
+        assert_ne!(
+            age.figure,
+            Some(Figure::PricePerHour),
+            "the price set today is not the oldest (student {student}): {age:?}"
+        );
+        assert!(
+            age.figure.is_some() && !age.own_price_refreshes,
+            "no own price replaces what is left (student {student}): {age:?}"
+        );
+    }
     let rows = p.overrides().expect("list");
     assert_eq!(
         rows[0].set_on.as_deref(),

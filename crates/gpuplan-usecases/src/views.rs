@@ -272,16 +272,24 @@ pub struct PriceAge {
     /// The course pack the platform's figures came from, when one replaced
     /// the bundled profile (the newest import of it).
     pub pack: Option<String>,
+    /// Which price the date is (the oldest), when any is dated.
+    pub figure: Option<gpuplan_core::quote::Figure>,
+    /// The student's own price can replace that figure: the advice for an
+    /// old one is to set it; else only a newer course pack renews it.
+    pub own_price_refreshes: bool,
 }
 
 impl PriceAge {
-    /// The age of `observed` on `today`; stale past `stale_after` days.
+    /// The age of `observed` (the date of price `figure`) on `today`; stale
+    /// past `stale_after` days.
     pub fn of(
-        observed: Option<&str>,
+        observed: Option<(&str, gpuplan_core::quote::Figure)>,
         today: chrono::NaiveDate,
         stale_after: i64,
         pack: Option<&str>,
     ) -> Self {
+        let figure = observed.map(|(_, f)| f);
+        let observed = observed.map(|(d, _)| d);
         let date = observed.and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
         let days = date.map(|d| today.signed_duration_since(d).num_days().max(0));
         Self {
@@ -289,6 +297,8 @@ impl PriceAge {
             days,
             stale: days.is_some_and(|d| d > stale_after),
             pack: pack.map(str::to_owned),
+            figure,
+            own_price_refreshes: figure.is_some_and(|f| f.own_price_replaces()),
         }
     }
 }

@@ -2,6 +2,7 @@
 import type { Calibration } from "./Calibration";
 import type { Category } from "./Category";
 import type { DayCost } from "./DayCost";
+import type { Figure } from "./Figure";
 import type { LineItem } from "./LineItem";
 import type { PackageUse } from "./PackageUse";
 import type { RunParts } from "./RunParts";
@@ -111,4 +112,9 @@ unverified: Unverified,
  * The date (`YYYY-MM-DD`) of the oldest dated price the bill rests on,
  * when any is dated: how old its prices are.
  */
-prices_observed: string | null, };
+prices_observed: string | null, 
+/**
+ * Which price that oldest date is (the advice differs: a GPU price
+ * the student can set; a student discount only a newer pack renews).
+ */
+prices_oldest: Figure | null, };

@@ -269,12 +269,14 @@ describe("calibration", () => {
     expect(note, "the time change and its range").toContain("pct=+12%");
     expect(note, "the range's low end").toContain("low=+5%");
     expect(note, "no memory sentence when memory was not measured").not.toContain("calibration.memory");
+    expect(note, "an applied factor: the head says calibrated").toMatch(/^calibration\.note\(/);
   });
   it("says nothing changed when the runs agree with the estimate", () => {
     const note = calibrationNote({ on_card_runs: 1, own_runs: 2, class_runs: 1, time: { measured: 1.02, low: 0.9, high: 1.15, applied: 1, capped: false }, memory: { measured: 0.99, low: 0.9, high: 1.1, applied: 1, capped: false }, memory_evidence_mib: null }, t);
     expect(note, "an unapplied factor is not presented as a change").toContain("calibration.notApplied");
     expect(note, "what the runs suggest is said, from the measured factor").toContain("pct=+2%");
     expect(note).not.toContain("calibration.unchanged");
+    expect(note, "the head says compared, not calibrated, when nothing was applied").toMatch(/^calibration\.noteNone\(/);
   });
   it("says when the runs said more than the cap lets them apply", () => {
     const note = calibrationNote({ on_card_runs: 1, own_runs: 1, class_runs: 0, time: { measured: 0.4, low: 0.3, high: 0.5, applied: 0.87, capped: true }, memory: null, memory_evidence_mib: null }, t);

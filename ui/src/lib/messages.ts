@@ -80,13 +80,14 @@ export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string
     }
   }
   // Nothing applied: what the runs suggest, and that its range still includes no change.
+  const head = changes.length === 0 ? "calibration.noteNone" : "calibration.note";
   if (changes.length === 0) {
     for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {
       if (f) changes.push(t("calibration.notApplied", { what: t(key, { pct: factorPct(f.measured), low: factorPct(f.low), high: factorPct(f.high) }) }));
     }
   }
   if (changes.length === 0) changes.push(t("calibration.unchanged"));
-  return t("calibration.note", { own: c.own_runs, class: c.class_runs, on_card: c.on_card_runs, changes: changes.join(i18nSeparator(t)) });
+  return t(head, { own: c.own_runs, class: c.class_runs, on_card: c.on_card_runs, changes: changes.join(i18nSeparator(t)) });
 }
 
 /**

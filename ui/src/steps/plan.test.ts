@@ -57,6 +57,7 @@ describe("the bill", () => {
     expect(document.querySelector("tr.total.over-budget"), "the total row is marked").not.toBeNull();
     expect(document.getElementById("prices-age")?.textContent).toMatch(/Prices as of Jan 1, 2026 \(334 d ago\)/);
     expect(document.getElementById("prices-age")?.textContent, "stale prices say how to refresh").toMatch(/course pack/);
+    expect(document.getElementById("prices-age")?.textContent, "and which price is the old one").toMatch(/GPU price per hour/);
     await fireEvent.click(document.getElementById("refresh-my-price")!);
     expect(document.activeElement?.id, "one click to the price form").toBe("my-price");
   });

@@ -84,8 +84,9 @@ export function fakeQuote(plan: Plan): QuoteView {
       time_to_result_hours: "1", time: { waiting: "0", setup: "0.25", running: "1", reruns: "0", gaps: "0", total: "1.25" },
       run_parts: null, calibration: null, spot: null, packages: null, timeline: [], warnings: [], unverified: { amount: "0", percent: 0, figures: [], noted: false },
       prices_observed: "2026-01-01",
+      prices_oldest: "price-per-hour",
     },
-    warnings, chart, run_parts: [], prices: { observed: "2026-01-01", days: 334, stale: true, pack: null },
+    warnings, chart, run_parts: [], prices: { observed: "2026-01-01", days: 334, stale: true, pack: null, figure: "price-per-hour", own_price_refreshes: true },
   } as unknown as QuoteView;
 }
 

@@ -104,6 +104,26 @@ impl Figure {
         }
     }
 
+    /// Whether a plan's own price (`[prices]`, `gpuplan override set`, the
+    /// price box) can stand in for this figure: the advice for an old one
+    /// is then "check it and set yours", else "check it, or a newer pack".
+    pub fn own_price_replaces(self) -> bool {
+        matches!(
+            self,
+            Self::PricePerHour
+                | Self::SpotPerHour
+                | Self::DebugPricePerHour
+                | Self::StoppedFee
+                | Self::StoragePrice
+                | Self::PersistentPrice
+                | Self::EgressPrice
+                | Self::PackagePrice
+                | Self::MinimumCharge
+                | Self::Granularity
+                | Self::FreeStorage
+        )
+    }
+
     /// A price (money per unit), whose date says how old a bill's prices
     /// are; rules and allowances (units, deadlines, free amounts) age too,
     /// but a bill's "prices as of" is about money.
@@ -431,9 +451,13 @@ fn rests_on(kind: LineKind, spot: bool, setup_on_gpu: bool) -> Vec<Figure> {
 }
 
 /// The date of the oldest price the bill `lines` rests on (each a price
-/// with a line of money on it): how old the quote's prices are. A month
-/// (`2026-10`) counts as its first day.
-pub fn prices_observed(lines: &[LineItem], grades: &Grades, prices: &Prices) -> Option<String> {
+/// with a line of money on it), and which price it is: how old the
+/// quote's prices are. A month (`2026-10`) counts as its first day.
+pub fn prices_observed(
+    lines: &[LineItem],
+    grades: &Grades,
+    prices: &Prices,
+) -> Option<(String, Figure)> {
     let setup_on_gpu = prices.setup_mode == SetupMode::Gpu;
     let day = |d: &str| {
         if d.len() == 7 {
@@ -447,8 +471,7 @@ pub fn prices_observed(lines: &[LineItem], grades: &Grades, prices: &Prices) -> 
         .filter(|l| !l.amount.is_zero())
         .flat_map(|l| rests_on(l.kind, prices.spot, setup_on_gpu))
         .filter(|f| f.is_price())
-        .filter_map(|f| grades.observed(f))
-        .map(|d| day(&d))
+        .filter_map(|f| grades.observed(f).map(|d| (day(&d), f)))
         .min()
 }
 

@@ -733,6 +733,9 @@ pub struct Quote {
     /// The date (`YYYY-MM-DD`) of the oldest dated price the bill rests on,
     /// when any is dated: how old its prices are.
     pub prices_observed: Option<String>,
+    /// Which price that oldest date is (the advice differs: a GPU price
+    /// the student can set; a student discount only a newer pack renews).
+    pub prices_oldest: Option<figures::Figure>,
 }
 
 /// An amount as a bill prints it: rounded to the fen, half up (四舍五入),
@@ -1197,7 +1200,11 @@ fn quote_once(
     let timeline = schedule::timeline(plan, &bill.lines, &lanes, cash_total, credit);
     let by_category = bill.by_category();
     let unverified = figures::unverified(&bill.lines, &grades, &prices);
-    let prices_observed = figures::prices_observed(&bill.lines, &grades, &prices);
+    let (prices_observed, prices_oldest) =
+        match figures::prices_observed(&bill.lines, &grades, &prices) {
+            Some((date, figure)) => (Some(date), Some(figure)),
+            None => (None, None),
+        };
     Ok(Quote {
         plan: plan.name.clone(),
         platform: profile.id.clone(),
@@ -1228,6 +1235,7 @@ fn quote_once(
         warnings,
         unverified,
         prices_observed,
+        prices_oldest,
     })
 }
 
@@ -1405,7 +1413,7 @@ fn check_run_hours(plan: &Plan, groups: &[schedule::Group]) -> Result<(), InputE
             format!(
                 "the runs add up to {} GPU-hours: {} years on {} instance(s)",
                 run_hours.round_dp(0),
-                (run_hours / Decimal::from(plan.parallel) / Decimal::from(8760)).round_dp(1),
+                crate::limits::years_of(run_hours / Decimal::from(plan.parallel)),
                 plan.parallel
             ),
             "fewer or shorter runs, or more parallel instances",
@@ -1415,9 +1423,9 @@ fn check_run_hours(plan: &Plan, groups: &[schedule::Group]) -> Result<(), InputE
                 .with("hours", run_hours.round_dp(0))
                 .with(
                     "years",
-                    (run_hours / Decimal::from(plan.parallel) / Decimal::from(8760)).round_dp(1),
+                    crate::limits::years_of(run_hours / Decimal::from(plan.parallel)),
                 )
-                .with("instances", plan.parallel),
+                .with("count", plan.parallel),
             Some(Message::new("allowed.fewerRuns")),
         ));
     }
@@ -1493,13 +1501,12 @@ fn own_time_and_limits(
             "run",
             format!(
                 "the plan would take {} years to finish",
-                (time.total / Decimal::from(8760)).round_dp(1)
+                crate::limits::years_of(time.total)
             ),
             "fewer or shorter runs, more parallel instances, or another platform",
         )
         .said(
-            Message::new("error.planYears")
-                .with("years", (time.total / Decimal::from(8760)).round_dp(1)),
+            Message::new("error.planYears").with("years", crate::limits::years_of(time.total)),
             Some(Message::new("allowed.planYears")),
         ));
     }

@@ -336,13 +336,12 @@ fn check_span(plan: &Plan, lanes: &[Lane]) -> Result<(), InputError> {
         field,
         format!(
             "the plan's timeline is {} years long",
-            (lane.work_end / Decimal::from(8760)).round_dp(1)
+            crate::limits::years_of(lane.work_end)
         ),
         "a plan of at most 20 years (fewer or shorter stops, runs or phases)",
     )
     .said(
-        Message::new("error.timelineYears")
-            .with("years", (lane.work_end / Decimal::from(8760)).round_dp(1)),
+        Message::new("error.timelineYears").with("years", crate::limits::years_of(lane.work_end)),
         Some(Message::new("allowed.twentyYears")),
     ))
 }

@@ -138,14 +138,23 @@ pub fn candidate(
     if let Some(h) = s.job.hours {
         for c in &mut out {
             let fixed_step = c.fix.as_ref().map(|f| f.step_seconds);
-            c.job.hours = Some(carry_hours(
+            let hours = carry_hours(
                 h,
                 gpu,
                 estimated,
                 row.map(|r| r.step_seconds),
                 fixed_step,
                 catalog,
-            )?);
+            )?;
+            // A run this card would take more than a plan's ten years on
+            // is ruled out by what it would take, not by the hours field's
+            // range.
+            if hours > Decimal::from(MAX_HOURS) {
+                return Ok(Err(Message::new("error.runTooLong")
+                    .with("hours", hours.round_dp(0))
+                    .with("years", crate::limits::years_of(hours))));
+            }
+            c.job.hours = Some(hours);
             c.job.model = None;
         }
     }

@@ -688,3 +688,52 @@ fn the_gpu_list_says_its_citations_are_the_data_files_own_words() {
         );
     }
 }
+
+/// Columns a line takes up to byte `i` in a terminal (CJK take two).
+fn columns_to(line: &str, i: usize) -> usize {
+    line[..i]
+        .chars()
+        .map(|c| if c as u32 >= 0x2E80 { 2 } else { 1 })
+        .sum()
+}
+
+#[test]
+fn tables_stay_in_line_with_the_longest_card_and_family_names() {
+    // "RTX 6000 Ada Generation" (23 columns) and "编码器（BERT 类）" are
+    // longer than the columns were first drawn: every row's second column
+    // starts where its header's does.
+    for (lang, args, head) in [
+        (
+            "en",
+            &["estimate", "--model", "bert-base", "--batch", "32"][..],
+            "Memory (GiB)",
+        ),
+        (
+            "zh",
+            &["estimate", "--model", "bert-base", "--batch", "32"][..],
+            "显存（GiB）",
+        ),
+        ("en", &["models"][..], "Parameters"),
+        ("zh", &["models"][..], "参数量"),
+    ] {
+        let mut full = vec!["--lang", lang];
+        full.extend_from_slice(args);
+        let out = run(&full);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut lines = text.lines().skip_while(|l| !l.contains(head));
+        let header = lines
+            .next()
+            .unwrap_or_else(|| panic!("{lang} {args:?}: a table headed {head}: {text}"));
+        let at = columns_to(header, header.find(head).expect("the header"));
+        let rows: Vec<&str> = lines.take_while(|l| !l.trim().is_empty()).collect();
+        assert!(rows.len() > 10, "{lang} {args:?}: the table's rows: {text}");
+        for row in rows {
+            let start = row
+                .char_indices()
+                .find(|&(i, _)| columns_to(row, i) == at)
+                .map(|(i, _)| i);
+            let ok = start.is_some_and(|i| row[..i].ends_with(' ') && !row[i..].starts_with(' '));
+            assert!(ok, "{lang} {args:?}: the column after the name starts at {at} in every row:\n{header}\n{row}");
+        }
+    }
+}

@@ -64,6 +64,13 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(width_of(s))))
 }
 
+/// A column as wide as its widest cell (header included), and at least
+/// `min`: a long card or family name ("RTX 6000 Ada Generation") must not
+/// push its row's later columns out of line.
+fn column<'a>(min: usize, cells: impl IntoIterator<Item = &'a str>) -> usize {
+    cells.into_iter().map(width_of).fold(min, usize::max)
+}
+
 /// Columns `s` takes in a terminal (CJK characters take two).
 fn width_of(s: &str) -> usize {
     s.chars()
@@ -343,10 +350,18 @@ fn target_fits(r: &EstimateReport, id: &str) -> bool {
 fn estimate_table(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
+    let head = t("memory.gpu");
+    let names = column(
+        22,
+        r.gpus
+            .iter()
+            .map(|g| gpuplan_usecases::charts::short_card_name(&g.name))
+            .chain([head.as_str()]),
+    );
     let _ = writeln!(
         o,
         "\n{} {} {} {} {} {} {} {}",
-        pad(&t("memory.gpu"), 22),
+        pad(&head, names),
         pad(&t("memory.vram"), 13),
         pad(&t("memory.verdict"), 14),
         pad(&t("memory.maxBatch"), 10),
@@ -367,7 +382,7 @@ fn estimate_table(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
         let _ = writeln!(
             o,
             "{} {} {} {} {} {} {} {}",
-            pad(gpuplan_usecases::charts::short_card_name(&g.name), 22),
+            pad(gpuplan_usecases::charts::short_card_name(&g.name), names),
             pad(&format!("{:.1}", g.vram_gib), 13),
             pad(&t(&format!("enum.verdict.{}", key_of(&g.verdict))), 14),
             pad(&g.max_batch.to_string(), 10),
@@ -449,11 +464,30 @@ fn estimate_fixes(c: &Catalog, lang: Lang, r: &EstimateReport) -> String {
 pub fn models(c: &Catalog, lang: Lang, zoo: &ModelZoo) -> String {
     let t = |k: &str| c.text(lang, k);
     let mut o = String::new();
+    let family = |e: &gpuplan_core::zoo::ZooEntry| {
+        c.text(lang, &format!("enum.family.{}", e.model.family().as_str()))
+    };
+    let families: Vec<String> = zoo.entries().iter().map(family).collect();
+    let (id_head, family_head) = (t("cli.id"), t("cli.family"));
+    let ids = column(
+        20,
+        zoo.entries()
+            .iter()
+            .map(|e| e.id.as_str())
+            .chain([id_head.as_str()]),
+    );
+    let family_width = column(
+        16,
+        families
+            .iter()
+            .map(String::as_str)
+            .chain([family_head.as_str()]),
+    );
     let _ = writeln!(
         o,
         "{} {} {} {}",
-        pad(&t("cli.id"), 20),
-        pad(&t("cli.family"), 16),
+        pad(&id_head, ids),
+        pad(&family_head, family_width),
         pad(&t("memory.params"), 16),
         t("cli.name")
     );
@@ -465,11 +499,8 @@ pub fn models(c: &Catalog, lang: Lang, zoo: &ModelZoo) -> String {
         let _ = writeln!(
             o,
             "{} {} {} {}",
-            pad(&e.id, 20),
-            pad(
-                &c.text(lang, &format!("enum.family.{}", e.model.family().as_str())),
-                16
-            ),
+            pad(&e.id, ids),
+            pad(&family(e), family_width),
             pad(&format!("{:.1}M", params as f64 / 1e6), 16),
             e.model.name()
         );

@@ -334,7 +334,10 @@ fn enclosing_key(text: &str, offset: usize) -> String {
         .map(|i| i.saturating_add(1))
         .unwrap_or(0);
     let line = text[start..].lines().next().unwrap_or("");
-    let table = text[..offset]
+    // The table is the last header up to this line, this line included (a
+    // header itself names its table).
+    let end = start.saturating_add(line.len()).min(text.len());
+    let table = text[..end]
         .lines()
         .rev()
         .find_map(|l| {
@@ -381,7 +384,24 @@ fn written_at(text: &str, field: &str, value: Option<&str>) -> Option<usize> {
         }
         first = first.or(Some(start));
     }
-    first
+    // A refusal of a whole table (`job`: neither hours nor a model) is at
+    // its header, `[job]` or `[[run]]`.
+    first.or_else(|| table_header_at(text, field))
+}
+
+/// Where the header of table `field` (`[job]`, `[[run]]`) starts.
+fn table_header_at(text: &str, field: &str) -> Option<usize> {
+    let mut offset = 0usize;
+    for l in text.split_inclusive('\n') {
+        let at = offset;
+        offset = offset.saturating_add(l.len());
+        let t = l.split('#').next().unwrap_or("").trim();
+        let name = t.trim_start_matches('[').trim_end_matches(']').trim();
+        if t.starts_with('[') && !name.is_empty() && name == field {
+            return Some(at.saturating_add(l.len().saturating_sub(l.trim_start().len())));
+        }
+    }
+    None
 }
 
 /// Finds the line of `key` inside the table whose header names `table`.
@@ -699,10 +719,22 @@ mod tests {
                 "several fields: at the first written, all named",
             ),
             (
+                "job",
+                "",
+                Some((3, "job")),
+                "a whole table refused (no hours, no model): at its header",
+            ),
+            (
                 "storage.gb",
                 "",
                 None,
                 "a field the file does not write is given back",
+            ),
+            (
+                "storage",
+                "",
+                None,
+                "a table the file does not write is given back",
             ),
         ];
         for (field, value, want, why) in cases {

@@ -247,3 +247,37 @@ fn a_slow_disk_costs_the_first_epoch_and_the_rest_when_data_outgrows_memory() {
         "data that does not fit in memory is read from disk every epoch"
     );
 }
+
+#[test]
+fn a_runs_shares_add_up_to_a_hundred_percent() {
+    // Shares rounded one by one print 101% (76 + 10 + 11 + 1 + 3 + 0): the
+    // whole-percent shares of every part add up to exactly 100, and each is
+    // its exact share rounded down or up, never further.
+    let host = Host::TYPICAL;
+    for (epochs, samples, gpu) in [
+        (10.0, 50_000.0, "rtx3090"),
+        (1.0, 1_000.0, "t4"),
+        (50.0, 50_000.0, "h100-sxm"),
+        (3.0, 7_777.0, "rtx4090"),
+    ] {
+        let spec = JobSpec {
+            epochs: Some(epochs),
+            dataset_samples: Some(samples),
+            ..seed_job()
+        };
+        let r = run(&spec, gpu, &host);
+        let p = r.percents();
+        assert_eq!(
+            p.iter().sum::<u32>(),
+            100,
+            "{gpu} {epochs} epochs: the shares are the whole run: {p:?}"
+        );
+        for ((key, s), pct) in r.parts().iter().zip(p) {
+            let exact = s / r.total_s * 100.0;
+            assert!(
+                (f64::from(pct) - exact).abs() < 1.0,
+                "{gpu}: {key} is {pct}% of the run, its exact share {exact:.2}% rounded"
+            );
+        }
+    }
+}

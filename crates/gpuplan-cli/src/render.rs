@@ -46,8 +46,14 @@ pub fn clean(s: &str) -> String {
 /// Seconds in a short human form in `lang` (0.123 s, 4.2 min, 3.5 h;
 /// 0.123 秒, 4.2 分钟, 3.5 小时).
 pub fn duration(lang: Lang, s: f64) -> String {
-    let (n, unit) = if s < 60.0 {
+    // A step time needs its milliseconds (0.564 s); a warm-up of 20 s or a
+    // 55.7 s run does not (20.000 s), and nothing is 0 s.
+    let (n, unit) = if s == 0.0 {
+        ("0".to_owned(), ["s", "秒"])
+    } else if s < 10.0 {
         (format!("{s:.3}"), ["s", "秒"])
+    } else if s < 60.0 {
+        (format!("{s:.1}"), ["s", "秒"])
     } else if s < 3600.0 {
         (format!("{:.1}", s / 60.0), ["min", "分钟"])
     } else {
@@ -131,14 +137,13 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
         );
     }
     let _ = writeln!(o, "{}", lang.colon().trim_end());
-    let total = r.total_s.max(f64::MIN_POSITIVE);
-    for (key, seconds) in r.parts() {
+    for ((key, seconds), percent) in r.parts().into_iter().zip(r.percents()) {
         let _ = writeln!(
             o,
-            "  {} {:>10} {:>4.0}%",
+            "  {} {:>10} {:>4}%",
             pad(&t(&format!("run.parts.{key}")), 28),
             duration(lang, seconds),
-            seconds / total * 100.0
+            percent
         );
     }
     let _ = writeln!(
@@ -808,6 +813,22 @@ pub fn quote(
     let mut o = quote_head(c, lang, q, names);
     let width = bill_lines(c, lang, q, &mut o);
     o.push_str(&time_to_result(c, lang, q, width));
+    if let Some(spot) = &q.spot {
+        // The expected reruns are billed above; the bad case is said beside
+        // them, as on the plan screen.
+        let t = |k: &str| c.text(lang, k);
+        let hours = spot.p90_rerun_hours.to_string();
+        let total = format!("{} {}", spot.p90_cash_total, t("unit.cny"));
+        let _ = writeln!(
+            o,
+            "  ~ {}",
+            c.fill(
+                lang,
+                "plan.spotP90",
+                [("hours", hours.as_str()), ("total", total.as_str())]
+            )
+        );
+    }
     if let Some(note) = c.unverified_note(lang, &q.unverified) {
         let _ = writeln!(o, "  ~ {}", clean(&note));
     }

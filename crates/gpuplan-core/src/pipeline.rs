@@ -206,6 +206,36 @@ impl RunParts {
             ("cold-cache", self.cold_cache_s),
         ]
     }
+
+    /// Each part's share of the run in whole percent, in [`RunParts::parts`]
+    /// order, adding up to exactly 100 (largest remainders get the points
+    /// rounding leaves over): shares rounded one by one can print 101%.
+    pub fn percents(&self) -> [u32; 6] {
+        let parts = self.parts();
+        let total: f64 = parts.iter().map(|(_, s)| s.max(0.0)).sum();
+        let mut out = [0u32; 6];
+        if !(total.is_finite() && total > 0.0) {
+            return out;
+        }
+        let exact: Vec<f64> = parts
+            .iter()
+            .map(|(_, s)| s.max(0.0) / total * 100.0)
+            .collect();
+        let mut left = 100u32;
+        for (o, e) in out.iter_mut().zip(&exact) {
+            // In 0..=100 by construction: each share is at most the total.
+            *o = e.floor().clamp(0.0, 100.0) as u32;
+            left = left.saturating_sub(*o);
+        }
+        let mut order: Vec<usize> = (0..exact.len()).collect();
+        order.sort_by(|&a, &b| {
+            (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor()))
+        });
+        for &i in order.iter().take(left as usize) {
+            out[i] = out[i].saturating_add(1);
+        }
+        out
+    }
 }
 
 /// CPU seconds to prepare one sample for training (decode and augment) on

@@ -209,9 +209,11 @@ impl RunPartRow {
         run.map(|r| {
             r.parts()
                 .iter()
-                .map(|(key, seconds)| RunPartRow {
+                .zip(r.percents())
+                .map(|((key, seconds), percent)| RunPartRow {
                     key: (*key).to_owned(),
                     seconds: *seconds,
+                    percent,
                 })
                 .collect()
         })
@@ -227,6 +229,8 @@ pub struct RunPartRow {
     pub key: String,
     /// Seconds of the run spent on it.
     pub seconds: f64,
+    /// Its share of the run, whole percent; the rows add up to 100.
+    pub percent: u32,
 }
 
 /// The options screen.

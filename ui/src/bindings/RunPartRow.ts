@@ -11,4 +11,8 @@ key: string,
 /**
  * Seconds of the run spent on it.
  */
-seconds: number, };
+seconds: number, 
+/**
+ * Its share of the run, whole percent; the rows add up to 100.
+ */
+percent: number, };

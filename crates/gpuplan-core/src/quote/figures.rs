@@ -511,7 +511,8 @@ pub fn unverified(lines: &[LineItem], grades: &Grades, prices: &Prices) -> Unver
             .unwrap_or(0)
     };
     Unverified {
-        amount,
+        // Two places like every amount ("0.00", not "0").
+        amount: super::cny(amount),
         percent,
         noted: percent > UNVERIFIED_NOTE_PERCENT && !figures.is_empty(),
         figures,

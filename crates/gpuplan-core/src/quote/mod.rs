@@ -626,15 +626,24 @@ pub struct TimeToResult {
 }
 
 impl TimeToResult {
-    /// Every duration to two places, as the text shows it.
+    /// Every duration to two places, as the text shows it, and the total
+    /// the sum of the parts as shown (as a bill's total is of its lines):
+    /// 0.53 + 1.23 + 2.70 is 4.46, not the 4.47 the unrounded sum rounds to.
     fn rounded(&self) -> Self {
+        let (waiting, setup, running, reruns, gaps) = (
+            h2(self.waiting),
+            h2(self.setup),
+            h2(self.running),
+            h2(self.reruns),
+            h2(self.gaps),
+        );
         Self {
-            waiting: h2(self.waiting),
-            setup: h2(self.setup),
-            running: h2(self.running),
-            reruns: h2(self.reruns),
-            gaps: h2(self.gaps),
-            total: h2(self.total),
+            waiting,
+            setup,
+            running,
+            reruns,
+            gaps,
+            total: waiting + setup + running + reruns + gaps,
         }
     }
 }
@@ -761,14 +770,10 @@ fn h2(d: Decimal) -> Decimal {
 }
 
 /// Whole seconds of `hours`: billing counts seconds, so 61 minutes written as
-/// 1.0167 h is 3660 s, not 3660.12.
+/// 1.0167 h is 3660 s, not 3660.12. Written without a scale: 9456, never
+/// 9456.000000000000000000000000 (hours carry many places).
 pub fn whole_seconds(hours: Decimal) -> Decimal {
-    let s = hours * Decimal::from(3600);
-    if s.fract().is_zero() {
-        s
-    } else {
-        s.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
-    }
+    (hours * Decimal::from(3600)).round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
 }
 
 /// `hours` as a whole number of seconds (at least one), in hours: exact hours
@@ -1218,7 +1223,7 @@ fn quote_once(
         run_hours: h2(gpu.used),
         longest_run_hours: h2(gpu.longest),
         longest_run_seconds: whole_seconds(gpu.longest),
-        time_to_result_hours: h2(time.total),
+        time_to_result_hours: time.rounded().total,
         time: time.rounded(),
         run_parts: work.run_parts,
         calibration: work.calibration,

@@ -219,7 +219,9 @@ pub fn weigh(
         shown(risk),
         shown(hassle),
     );
-    let score = -(cost_points + time_points + risk + hassle);
+    // Rounded again: a sum of hundredths in binary floats is -0.66999...
+    // in JSON; its hundredths are the exact sum of the printed parts.
+    let score = -shown(cost_points + time_points + risk + hassle);
     RankedOption {
         platform: p.id.clone(),
         platform_name: p.name.clone(),

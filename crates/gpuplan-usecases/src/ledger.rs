@@ -8,7 +8,8 @@ use gpuplan_store::LedgerEntry;
 use rust_decimal::Decimal;
 
 use crate::userdata::{
-    excerpt, parse_amount, HOURS_PLACES, LEDGER_PAGE, MAX_LEDGER_AMOUNT, MONEY_PLACES,
+    excerpt, parse_amount, HOURS_PLACES, LEDGER_PAGE, MAX_LEDGER_AMOUNT, MAX_PROBLEMS_CHARS,
+    MONEY_PLACES,
 };
 use crate::views::{DeletedBill, LedgerInput, LedgerPage, LedgerRow, PlanVersusActual, VersusView};
 use crate::{AppError, Planner, Result};
@@ -159,6 +160,18 @@ impl Planner {
             parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT, MONEY_PLACES)?,
             MONEY_PLACES,
         );
+        // What went wrong is kept whole or refused, never cut short.
+        if entry.problems.chars().count() > MAX_PROBLEMS_CHARS {
+            return Err(AppError::input(
+                "problems",
+                format!("too long: at most {MAX_PROBLEMS_CHARS} characters"),
+                format!("up to {MAX_PROBLEMS_CHARS} characters"),
+            )
+            .said(
+                gpuplan_core::Message::new("error.tooLong").with("max", MAX_PROBLEMS_CHARS),
+                None,
+            ));
+        }
         let planned_cost = match entry.plan_id {
             Some(id) => {
                 let saved = self.store()?.get_plan(id)?;
@@ -176,7 +189,7 @@ impl Planner {
             gpu,
             hours,
             cost,
-            problems: entry.problems.chars().take(2000).collect(),
+            problems: entry.problems.clone(),
             plan_id: entry.plan_id,
             planned_cost,
         };

@@ -14,6 +14,18 @@ impl Planner {
         price: &str,
         note: &str,
     ) -> Result<OverrideRow> {
+        // A longer note is refused, never cut short under "saved".
+        if note.chars().count() > MAX_NOTE_CHARS {
+            return Err(crate::AppError::input(
+                "note",
+                format!("too long: at most {MAX_NOTE_CHARS} characters"),
+                format!("a note of up to {MAX_NOTE_CHARS} characters"),
+            )
+            .said(
+                gpuplan_core::Message::new("error.tooLong").with("max", MAX_NOTE_CHARS),
+                None,
+            ));
+        }
         let price = parse_amount(
             "price",
             price,
@@ -31,7 +43,7 @@ impl Planner {
             platform: platform.trim().to_ascii_lowercase(),
             gpu: gpu_id,
             price_per_hour: price,
-            note: note.chars().take(MAX_NOTE_CHARS).collect(),
+            note: note.to_owned(),
             set_on: Some(self.today().format("%Y-%m-%d").to_string()),
         };
         self.store()?.set_override(&gpuplan_store::StoredOverride {

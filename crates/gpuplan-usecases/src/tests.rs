@@ -42,6 +42,52 @@ fn hours_plan(platform: &str, gpu: &str, hours: i64) -> Plan {
 }
 
 #[test]
+fn a_note_too_long_is_refused_never_cut_short_under_saved() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let long = "n".repeat(crate::userdata::MAX_NOTE_CHARS + 1);
+    let err = p
+        .set_override("autodl", "rtx3090", "1.00", &long)
+        .expect_err("a note over the limit");
+    assert!(
+        matches!(&err, crate::AppError::Input { field, .. } if field == "note"),
+        "the note is named: {err:?}"
+    );
+    assert!(p.overrides().expect("list").is_empty(), "nothing was saved");
+    let most = "笔".repeat(crate::userdata::MAX_NOTE_CHARS);
+    let row = p
+        .set_override("autodl", "rtx3090", "1.00", &most)
+        .expect("a note at the limit, in characters not bytes");
+    assert_eq!(
+        p.overrides().expect("list")[0].note,
+        row.note,
+        "stored whole, as answered"
+    );
+    assert_eq!(row.note, most, "not cut");
+    // The same for a bill's "what went wrong".
+    let bill = |problems: String| crate::views::LedgerInput {
+        date: "2026-11-30".into(),
+        platform: "autodl".into(),
+        gpu: "rtx3090".into(),
+        hours: "2".into(),
+        cost: "3.20".into(),
+        problems,
+        plan_id: None,
+    };
+    let err = p
+        .add_ledger(&bill("x".repeat(crate::userdata::MAX_PROBLEMS_CHARS + 1)))
+        .expect_err("problems over the limit");
+    assert!(
+        matches!(&err, crate::AppError::Input { field, .. } if field == "problems"),
+        "the field is named: {err:?}"
+    );
+    let whole = "y".repeat(crate::userdata::MAX_PROBLEMS_CHARS);
+    p.add_ledger(&bill(whole.clone())).expect("at the limit");
+    let page = p.ledger().expect("the ledger");
+    assert!(page.entries.iter().any(|r| r.problems == whole), "kept whole");
+}
+
+#[test]
 fn two_planners_on_one_database_see_each_others_prices() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut app = planner(dir.path());

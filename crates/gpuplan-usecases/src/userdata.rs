@@ -17,6 +17,8 @@ use crate::{files, home, AppError, Planner, Result, UserLayer};
 pub const MAX_PRICE_PER_HOUR: u32 = 10_000;
 /// Longest note kept with an override, characters.
 pub(crate) const MAX_NOTE_CHARS: usize = 200;
+/// Longest "what went wrong" a bill keeps, characters.
+pub(crate) const MAX_PROBLEMS_CHARS: usize = 2000;
 /// Longest plan name, characters (as the plan file allows).
 pub(crate) const MAX_NAME_CHARS: usize = 200;
 /// Largest amount or hour count in a ledger entry.

@@ -319,6 +319,15 @@ fn custom_transformer_from_a_pasted_config() {
         String::from_utf8_lossy(&out.stderr).contains("num_hidden_layers"),
         "naming the missing key"
     );
+    let name = cfg
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("a file name");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(name),
+        "and the file it is missing from: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

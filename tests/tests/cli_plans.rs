@@ -100,6 +100,21 @@ fn bad_plans_exit_2_naming_file_line_and_field() {
             "line 4, column 1",
             "unknown field, with its line and column",
         ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nmodel = \"resnet50\"\n",
+            "plan.toml:4: job.dataset_samples",
+            "a key its table leaves out: at the table's header, the key named",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 1\n[[run]]\nname = \"a\"\ncount = 87600\nhours = 1\n",
+            "plan.toml:6: run",
+            "runs that add up past ten years: at the [[run]] header",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n",
+            "plan.toml",
+            "no [job] at all: nowhere to point at, but the file is named",
+        ),
     ];
     for (text, fragment, why) in cases {
         let f = h.join("plan.toml");

@@ -69,10 +69,11 @@ impl DataError {
             file: file.to_owned(),
             line,
             column,
-            field: if fields.len() == 1 {
-                enclosing_key(text, start)
-            } else {
-                e.field.clone()
+            field: match enclosing_key(text, start) {
+                // Found at its table's header (the key is not written):
+                // the key the refusal names, not just its table.
+                k if fields.len() == 1 && !e.field.starts_with(&format!("{k}.")) => k,
+                _ => e.field.clone(),
             },
             message: format!("{} ({})", e.message, e.allowed),
             said: e.said.as_ref().map(|s| Box::new(s.message.clone())),
@@ -386,7 +387,9 @@ fn written_at(text: &str, field: &str, value: Option<&str>) -> Option<usize> {
     }
     // A refusal of a whole table (`job`: neither hours nor a model) is at
     // its header, `[job]` or `[[run]]`.
-    first.or_else(|| table_header_at(text, field))
+    first
+        .or_else(|| table_header_at(text, field))
+        .or_else(|| table_header_at(text, field.rsplit_once('.')?.0))
 }
 
 /// Where the header of table `field` (`[job]`, `[[run]]`) starts.
@@ -735,6 +738,12 @@ mod tests {
                 "",
                 None,
                 "a table the file does not write is given back",
+            ),
+            (
+                "job.dataset_samples",
+                "",
+                Some((3, "job.dataset_samples")),
+                "a key the file leaves out of its table: at the table's header, the key named",
             ),
         ];
         for (field, value, want, why) in cases {

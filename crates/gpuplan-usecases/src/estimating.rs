@@ -224,7 +224,10 @@ fn model_of<'a>(job: &'a JobSpec, config: Option<CustomConfig<'_>>) -> Result<Ch
             }
             Ok(Chosen::Custom(Box::new(ZooEntry {
                 id: "custom".into(),
-                model: Model::Transformer(from_hf_config_named(c.text, &config_name(c.name))?),
+                model: Model::Transformer(
+                    from_hf_config_named(c.text, &config_name(c.name))
+                        .map_err(|e| AppError::from(e).in_file(c.name))?,
+                ),
             })))
         }
         (Some(_), Some(other)) => Err(AppError::input(

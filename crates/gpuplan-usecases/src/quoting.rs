@@ -33,7 +33,8 @@ impl Planner {
             Ok(q) => Ok((plan, q)),
             Err(e) => Err(match gpuplan_core::DataError::at_value(&file, &text, e) {
                 Ok(located) => located.into(),
-                Err(e) => e.into(),
+                // Nowhere in the file (no `[job]` at all): the file is named.
+                Err(e) => crate::AppError::from(e).in_file(&file),
             }),
         }
     }

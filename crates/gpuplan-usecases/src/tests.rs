@@ -84,7 +84,10 @@ fn a_note_too_long_is_refused_never_cut_short_under_saved() {
     let whole = "y".repeat(crate::userdata::MAX_PROBLEMS_CHARS);
     p.add_ledger(&bill(whole.clone())).expect("at the limit");
     let page = p.ledger().expect("the ledger");
-    assert!(page.entries.iter().any(|r| r.problems == whole), "kept whole");
+    assert!(
+        page.entries.iter().any(|r| r.problems == whole),
+        "kept whole"
+    );
 }
 
 #[test]

@@ -862,3 +862,30 @@ fn a_plan_imported_twice_is_saved_once() {
     );
     let _ = std::fs::remove_dir_all(&h);
 }
+
+#[test]
+fn recommend_refuses_a_model_without_its_dataset_size_once() {
+    // `estimate` and `quote` refuse it with exit 2; `recommend` ruled out
+    // every offer with the same sentence (about 30 times) and exited 0.
+    let h = home("rec-nosamples");
+    for (lang, said) in [("en", "dataset size"), ("zh", "数据集的样本数")] {
+        let out = run(
+            &h,
+            &[
+                "--lang",
+                lang,
+                "recommend",
+                "--stage",
+                "course-project",
+                "--model",
+                "resnet50",
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{lang}: refused, exit 2: {err}");
+        assert!(
+            err.contains("dataset_samples") && err.matches(said).count() == 1,
+            "{lang}: the field named, once: {err}"
+        );
+    }
+}

@@ -644,8 +644,10 @@ pub fn visible(c: char) -> String {
     format!("[U+{:04X}]", c as u32)
 }
 
-/// Longest run of digits kept in an error text.
-const MAX_DIGITS: usize = 16;
+/// Longest run of digits kept in an error text: a number a person types
+/// in full (a 20-digit batch, u64's 18446744073709551615) is echoed as
+/// typed; only longer runs (1e300 printed in full) are cut.
+const MAX_DIGITS: usize = 24;
 
 /// An error text that cannot flood or attack a terminal: control characters
 /// become visible escapes, a long run of digits (a value such as 1e300
@@ -763,8 +765,14 @@ mod tests {
         let flood = "a".repeat(100_000);
         let escape = "name \u{1b}[2J\u{1b}]0;owned\u{7}";
         // (input, must contain, must not contain, why)
-        let cases: [(&str, &str, &str, &str); 4] = [
+        let cases: [(&str, &str, &str, &str); 5] = [
             (&long, "1.11111…e299", "1111111", "a huge number is cut"),
+            (
+                "99999999999999999999 is out of range",
+                "99999999999999999999 is",
+                "e19",
+                "a number as long as people type is echoed as typed",
+            ),
             (&flood, "…", &flood[..300], "a flood of text is cut"),
             (
                 escape,

@@ -797,3 +797,63 @@ fn printed_time_parts_add_up_and_a_spot_plan_says_its_bad_case() {
         );
     }
 }
+
+#[test]
+fn script_hours_read_as_typed_and_chinese_errors_stay_chinese() {
+    // `--max-hours 6h` and `--max-hours 6 小时` as every hours field reads them.
+    for typed in ["6h", "6 小时", "６"] {
+        let out = run(&[
+            "script",
+            "shutdown",
+            "--platform",
+            "autodl",
+            "--command",
+            "python train.py",
+            "--max-hours",
+            typed,
+        ]);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("MAX_RUNTIME_SECONDS=21600"),
+            "{typed}: six hours: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Errors in Chinese name the field in Chinese and carry no English
+    // allowed-text (an error without catalog words for its range omits it).
+    for (args, field) in [
+        (
+            &[
+                "script",
+                "slurm",
+                "--job-name",
+                "a",
+                "--command",
+                "b",
+                "--gpus",
+                "0",
+                "--hours",
+                "2",
+            ][..],
+            "GPU 数量（gpus）",
+        ),
+        (
+            &["script", "slurm", "--job-name", "a", "--command", "b"][..],
+            "每次运行小时数（hours）",
+        ),
+        (
+            &["estimate", "--model", "llama-2-7b", "--engine", "foo"][..],
+            "并行方式（engine）",
+        ),
+    ] {
+        let mut full = vec!["--lang", "zh"];
+        full.extend_from_slice(args);
+        let out = run(&full);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: refused: {err}");
+        assert!(err.contains(field), "{args:?}: the field in Chinese: {err}");
+        assert!(
+            !err.contains("of one run") && !err.contains("out of range"),
+            "{args:?}: no English: {err}"
+        );
+    }
+}

@@ -181,6 +181,15 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "gpu_name",
                 // The file an export writes.
                 "out",
+                // The script flags' fields (`hours` is also the estimate's
+                // `--hours`), the multi-GPU engine, the files of measured
+                // runs a pack export reads.
+                "hours",
+                "max_hours",
+                "cpus",
+                "mem_gb",
+                "engine",
+                "measured_runs",
             ]));
             v
         }),

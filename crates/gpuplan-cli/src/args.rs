@@ -508,6 +508,12 @@ pub struct RecommendArgs {
 /// The most options `--top` lists.
 pub const MAX_TOP: u64 = 10_000;
 
+/// An hours flag of a script (`--max-hours 6h`, `--hours 2 小时`): read
+/// as people type it, as every other hours field is.
+fn typed_hours(s: &str) -> Result<f64, std::num::ParseFloatError> {
+    typed("hours", s).parse()
+}
+
 /// `--top`: a whole number from 1 to [`MAX_TOP`]; a value outside says
 /// the range ([`crate::usage::Range`]).
 fn top(s: &str) -> Result<u64, crate::usage::Range> {
@@ -749,7 +755,7 @@ pub enum ScriptKind {
         #[arg(long)]
         command: String,
         /// Hard maximum runtime in hours (default: from --plan with margin, else 12).
-        #[arg(long, allow_hyphen_values = true)]
+        #[arg(long, allow_hyphen_values = true, value_parser = typed_hours)]
         max_hours: Option<f64>,
         /// A plan file whose longest run sets the maximum runtime (with 50% + 30 min margin).
         #[arg(long)]
@@ -820,13 +826,13 @@ pub struct SlurmArgs {
     #[arg(long)]
     pub mem_gb: Option<u32>,
     /// Estimated hours of the run (walltime adds margin); or --plan.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = typed_hours)]
     pub hours: Option<f64>,
     /// A plan file whose longest run sets the walltime.
     #[arg(long)]
     pub plan: Option<PathBuf>,
     /// The cluster's walltime cap in hours (default: the campus profile's).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = typed_hours)]
     pub cap_hours: Option<f64>,
     /// Log path (default: %x-%j.out, in the folder sbatch runs from; Slurm creates no folders).
     #[arg(long)]

@@ -260,7 +260,7 @@ fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String
                 .collect::<Result<Vec<_>, _>>()?;
             let mut measured_runs = Vec::new();
             for p in runs {
-                let text = files::read_text(p, "runs", files::MAX_USER_FILE_BYTES)?;
+                let text = files::read_text(p, "measured_runs", files::MAX_USER_FILE_BYTES)?;
                 measured_runs.extend(planner.parse_measured_runs(&p.display().to_string(), &text)?);
             }
             let text = planner.export_pack(&PackExport {

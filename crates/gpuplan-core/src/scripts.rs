@@ -443,19 +443,27 @@ fn check_slurm(s: &SlurmSpec) -> Result<(), InputError> {
             ),
         );
     }
-    if !(1..=16).contains(&s.gpus)
-        || !(1..=256).contains(&s.cpus)
-        || !(1..=4096).contains(&s.mem_gb)
-    {
-        return Err(InputError::new(
-            "resources",
-            "GPUs, CPUs or memory out of range",
-            "gpus 1-16, cpus 1-256, mem 1-4096 GB",
-        )
-        .said(
-            Message::new("error.slurmResources"),
-            Some(Message::new("allowed.slurmResources")),
-        ));
+    // Each resource named on its own: `--gpus 0` is about the GPUs.
+    for (field, value, max) in [
+        ("gpus", s.gpus, 16u32),
+        ("cpus", s.cpus, 256),
+        ("mem_gb", s.mem_gb, 4096),
+    ] {
+        if !(1..=max).contains(&value) {
+            return Err(InputError::new(
+                field,
+                format!("{value} is out of range"),
+                format!("a number from 1 to {max}"),
+            )
+            .said(
+                Message::new("error.outOfRange").with("value", value),
+                Some(
+                    Message::new("allowed.between")
+                        .with("min", 1)
+                        .with("max", max),
+                ),
+            ));
+        }
     }
     check_text("plan", &s.plan, 200)?;
     sbatch_word("platform", &s.platform)

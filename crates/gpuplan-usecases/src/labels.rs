@@ -240,10 +240,14 @@ impl Catalog {
                 let (message, allowed) = match said {
                     Some(s) => (
                         self.said(lang, &s.message),
-                        s.allowed
-                            .as_ref()
-                            .map(|a| self.message(lang, a))
-                            .unwrap_or_else(|| allowed.clone()),
+                        // An allowed range with no catalog words is English
+                        // text: said in English only, never leaked into the
+                        // Chinese sentence.
+                        match (&s.allowed, lang) {
+                            (Some(a), _) => self.message(lang, a),
+                            (None, Lang::En) => allowed.clone(),
+                            (None, _) => String::new(),
+                        },
                     ),
                     None => (message.clone(), allowed.clone()),
                 };

@@ -357,7 +357,7 @@ impl CoursePack {
             {
                 rejected.push(DataError {
                     file: file.into(),
-                    line: locate_id(text, &p.id),
+                    line: locate_in_platform(text, &p.id, &e.field),
                     column: 0,
                     field: format!("platform.{}.{}", p.id, e.field),
                     message: e.message,
@@ -461,6 +461,66 @@ impl CoursePack {
     }
 }
 
+/// The line (from 1) of `field` (`offer[0].price_per_hour`, as a
+/// platform's own check names it) inside the pack's platform `id`: the
+/// key's line, or the header of the table it names, or as near as the
+/// path gets (the offer, else the platform's `id` line). The platform was
+/// checked re-serialised, whose lines are not the pack's.
+fn locate_in_platform(text: &str, id: &str, field: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let at_id = locate_id(text, id);
+    if at_id == 0 {
+        return 0;
+    }
+    let header = |l: &str| l.trim_start().starts_with('[');
+    let name = |l: &str| {
+        l.trim()
+            .trim_start_matches('[')
+            .split(']')
+            .next()
+            .unwrap_or("")
+            .replace('"', "")
+    };
+    // The platform's block: from its `[[platform]]` to the next one.
+    let start = lines[..at_id]
+        .iter()
+        .rposition(|l| name(l) == "platform" && l.trim_start().starts_with("[["))
+        .unwrap_or(0);
+    let end = lines[start.saturating_add(1)..]
+        .iter()
+        .position(|l| name(l) == "platform" && l.trim_start().starts_with("[["))
+        .map_or(lines.len(), |i| i.saturating_add(start).saturating_add(1));
+    let (mut from, mut to, mut found) = (start, end, at_id);
+    for segment in field.split('.').filter(|s| !s.is_empty()) {
+        let (seg, nth) = match segment.split_once('[') {
+            Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().unwrap_or(0)),
+            None => (segment, 0),
+        };
+        let is_seg = |l: &str| header(l) && name(l).rsplit('.').next() == Some(seg);
+        if let Some(h) = (from..to).filter(|&i| is_seg(lines[i])).nth(nth) {
+            // Its table runs to the next header of the same name (an array's
+            // next element) or the block's end.
+            let next = (h.saturating_add(1)..to)
+                .find(|&i| is_seg(lines[i]))
+                .unwrap_or(to);
+            (from, to, found) = (h, next, h.saturating_add(1));
+            continue;
+        }
+        // A key in the table reached so far (before any sub-table).
+        let key = (from..to).find(|&i| {
+            !header(lines[i])
+                && lines[i]
+                    .split_once('=')
+                    .is_some_and(|(k, _)| k.trim().trim_matches('"') == seg)
+        });
+        if let Some(k) = key {
+            found = k.saturating_add(1);
+        }
+        break;
+    }
+    found
+}
+
 fn locate_id(text: &str, id: &str) -> usize {
     text.lines()
         .position(|l| l.trim_start().starts_with("id") && l.contains(&format!("\"{id}\"")))
@@ -541,5 +601,41 @@ mod dated_tests {
             Some("price.observed"),
             "a month after the latest month is found"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate_in_platform;
+
+    #[test]
+    fn a_platform_refusal_is_found_in_its_own_block() {
+        let text = "[pack]\nname = \"c\"\n\
+[[platform]]\nid = \"a\"\n[[platform.offer]]\ngpu = \"t4\"\n[platform.offer.price_per_hour]\ntypical = \"1\"\n\
+[[platform]]\nid = \"b\"\nkind = \"x\"\n[[platform.offer]]\ngpu = \"t4\"\n[platform.offer.price_per_hour]\ntypical = \"1\"\n\
+[[platform.offer]]\ngpu = \"a10\"\n[platform.offer.price_per_hour]\ntypical = \"9\"\n";
+        // (platform, field, line, why)
+        let cases = [
+            (
+                "b",
+                "offer[0].price_per_hour",
+                14,
+                "the first offer's price table of b, not a's",
+            ),
+            ("b", "offer[1].price_per_hour", 18, "the second offer's"),
+            ("b", "offer[1].gpu", 17, "a key of the second offer"),
+            ("b", "kind", 11, "a key of the platform itself"),
+            (
+                "b",
+                "offer[5].gpu",
+                10,
+                "an offer the pack lacks: the platform's id line",
+            ),
+            ("a", "offer[0].gpu", 6, "the first platform"),
+            ("zz", "kind", 0, "a platform the pack lacks: no line"),
+        ];
+        for (id, field, line, why) in cases {
+            assert_eq!(locate_in_platform(text, id, field), line, "{why}");
+        }
     }
 }

@@ -857,3 +857,69 @@ fn script_hours_read_as_typed_and_chinese_errors_stay_chinese() {
         );
     }
 }
+
+#[test]
+fn chinese_output_takes_chinese_punctuation_and_help_lists_help_last() {
+    // Help headings end in "：" in Chinese, as 用法： does; -h, --help is
+    // the last flag, not among a command's own.
+    for (lang, heading) in [("zh", "选项："), ("en", "Options:")] {
+        let out = run(&["--lang", lang, "estimate", "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines().any(|l| l == heading),
+            "{lang}: the heading {heading}: {text}"
+        );
+        let flags: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  -") || l.starts_with("      --"))
+            .collect();
+        assert!(
+            flags.last().is_some_and(|l| l.contains("--help")),
+            "{lang}: help is the last flag: {flags:?}"
+        );
+    }
+    // What recommend ruled out, in Chinese: "：" and "；".
+    let out = run(&[
+        "--lang",
+        "zh",
+        "recommend",
+        "--stage",
+        "course-project",
+        "--hours",
+        "10",
+        "--top",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ruled: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("已排除"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  - "))
+        .collect();
+    assert!(!ruled.is_empty(), "something is ruled out: {text}");
+    for l in ruled {
+        assert!(
+            !l.contains(": ") && !l.contains("; "),
+            "Chinese punctuation in what was ruled out: {l}"
+        );
+    }
+    // A plan without a name starts its bill with the platform.
+    let dir = tempfile::tempdir().expect("tmp");
+    let plan = dir.path().join("noname.toml");
+    std::fs::write(
+        &plan,
+        "name = \"\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n",
+    )
+    .expect("plan");
+    let out = run(&["--lang", "en", "quote", plan.to_str().expect("utf-8")]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        first.starts_with("AutoDL · "),
+        "no empty name before the platform: {first}"
+    );
+}

@@ -88,6 +88,8 @@ pub fn localized(cmd: Command, c: &Catalog, lang: Lang) -> Command {
                 .action(clap::ArgAction::Help)
                 .help(c.text(lang, "help.flag.help"))
                 .help_heading(heading.clone())
+                // Last in every list, not among a command's own flags.
+                .display_order(usize::MAX)
                 .global(true),
         )
         .arg(
@@ -96,7 +98,8 @@ pub fn localized(cmd: Command, c: &Catalog, lang: Lang) -> Command {
                 .long("version")
                 .action(clap::ArgAction::Version)
                 .help(c.text(lang, "help.flag.version"))
-                .help_heading(heading),
+                .help_heading(heading)
+                .display_order(usize::MAX),
         )
 }
 

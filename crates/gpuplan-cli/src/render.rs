@@ -122,9 +122,11 @@ fn run_split(c: &Catalog, lang: Lang, gpu: &str, r: &RunParts, host: Option<&Hos
     let _ = write!(o, "{}", c.fill(lang, "run.title", [("gpu", gpu)]));
     if let Some(h) = host {
         let disk = t(&format!("enum.disk.{}", key_of(&h.disk)));
+        // No space before a full-width parenthesis.
+        let space = if lang == Lang::Zh { "" } else { " " };
         let _ = write!(
             o,
-            " {}",
+            "{space}{}",
             c.fill(
                 lang,
                 "run.host",
@@ -863,9 +865,15 @@ fn quote_head(c: &Catalog, lang: Lang, q: &Quote, names: &QuoteNames) -> String 
             )
         })
         .unwrap_or_default();
+    // A plan without a name (name = "") starts with its platform.
+    let name = clean(&one_line(&q.plan));
+    let name = if name.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{name} · ")
+    };
     format!(
-        "{} · {} · {} · {} {}{discount}\n\n",
-        clean(&one_line(&q.plan)),
+        "{name}{} · {} · {} {}{discount}\n\n",
         clean(&one_line(&names.platform)),
         names.card,
         q.price_per_hour.normalize(),
@@ -1158,11 +1166,14 @@ fn ruled_out(c: &Catalog, lang: Lang, ruled: &[gpuplan_core::recommend::RuledOut
                 .first()
                 .map(|x| lz(lang, &x.platform_name))
                 .unwrap_or_default();
+            // The reader's punctuation: "：" and "；" in Chinese.
+            let colon = lang.colon();
             let cards: Vec<String> = rows
                 .iter()
-                .map(|x| format!("{}: {}", clean(&x.gpu_name), msg(c, lang, &x.reason)))
+                .map(|x| format!("{}{colon}{}", clean(&x.gpu_name), msg(c, lang, &x.reason)))
                 .collect();
-            let _ = writeln!(o, "  - {name}: {}", cards.join("; "));
+            let sep = c.text(lang, "options.ruledOutSep");
+            let _ = writeln!(o, "  - {name}{colon}{}", cards.join(&sep));
         }
     }
     o
@@ -1196,7 +1207,8 @@ pub fn overrides(c: &Catalog, lang: Lang, rows: &[OverrideRow]) -> String {
                 ],
             );
             if !r.note.is_empty() {
-                line.push_str(&format!(" ({})", one_line(&r.note)));
+                let (open, close) = lang.parens();
+                line.push_str(&format!("{open}{}{close}", one_line(&r.note)));
             }
             clean(&line)
         })

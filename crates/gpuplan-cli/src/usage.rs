@@ -49,6 +49,28 @@ fn scanned(args: &[OsString]) -> Option<Lang> {
     found
 }
 
+/// clap ends each heading of the help ("选项", "命令", "参数") with an
+/// ASCII colon; Chinese text takes the full-width one, as `用法：` has.
+fn headings_punctuated(help: &str, c: &Catalog, lang: Lang) -> String {
+    if lang != Lang::Zh {
+        return help.to_owned();
+    }
+    let headings: Vec<String> = ["options", "commands", "arguments"]
+        .iter()
+        .map(|h| format!("{}:", c.text(lang, &format!("help.heading.{h}"))))
+        .collect();
+    help.lines()
+        .map(
+            |l| match headings.iter().find(|h| l.trim_end() == h.as_str()) {
+                Some(h) => format!("{}{}", h.trim_end_matches(':'), lang.colon()),
+                None => l.to_owned(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("\n")
+        + if help.ends_with('\n') { "\n" } else { "" }
+}
+
 /// Ends a command line clap refused. Help and the version are not errors:
 /// help prints in the reader's language (`help`: the catalog's text for
 /// every command and flag) and the version as clap writes it; both exit 0. Every other refusal, a command
@@ -76,7 +98,10 @@ pub fn refuse(e: &clap::Error, args: &[OsString], lang: Lang) -> ExitCode {
         };
         if let Err(help) = localized.try_get_matches_from(&line) {
             if help.kind() == ErrorKind::DisplayHelp {
-                let _ = help.print();
+                print!(
+                    "{}",
+                    headings_punctuated(&help.render().to_string(), c, lang)
+                );
                 return ExitCode::SUCCESS;
             }
         }

@@ -115,6 +115,21 @@ fn bad_plans_exit_2_naming_file_line_and_field() {
             "plan.toml",
             "no [job] at all: nowhere to point at, but the file is named",
         ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\npayment = { package = \"year\" }\n[job]\nhours = 2\n",
+            "day, week, month",
+            "a choice that is not one: the choices listed",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\nstart_date = \"2026-02-30\"\n[job]\nhours = 2\n",
+            "YYYY-MM-DD",
+            "a date that is not one: what a date looks like",
+        ),
+        (
+            "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n[prices]\ngpu_per_hour = \"¥2.5\"\n",
+            "a number such as 12.5",
+            "a price that is not a number: what it takes",
+        ),
     ];
     for (text, fragment, why) in cases {
         let f = h.join("plan.toml");

@@ -122,8 +122,8 @@ impl DataError {
             column,
             field: short(&field),
             message: short(err.message().trim()),
+            allowed: choices(err.message(), &said),
             said: Some(Box::new(said.with("line", line).with("column", column))),
-            allowed: None,
         }
     }
 
@@ -288,6 +288,19 @@ pub fn json_said(err: &serde_json::Error) -> Message {
         Category::Data | Category::Io => refused(what),
     };
     said.with("line", err.line()).with("column", err.column())
+}
+
+/// The choices serde lists after a value that is not one of them
+/// ("unknown variant `year`, expected one of `day`, `week`, `month`"), as
+/// the allowed text, so the student sees what to write instead.
+fn choices(english: &str, said: &Message) -> Option<Box<Message>> {
+    if said.key != "error.parse.unknownVariant" {
+        return None;
+    }
+    let (_, expected) = english.split_once("expected")?;
+    let names: Vec<String> = expected.split('`').skip(1).step_by(2).map(short).collect();
+    (!names.is_empty())
+        .then(|| Box::new(Message::new("error.oneOf").with("list", names.join(", "))))
 }
 
 /// What a deserialiser refused in a file that parses, from serde's own

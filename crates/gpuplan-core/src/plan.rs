@@ -745,7 +745,22 @@ fn with_range(mut e: DataError) -> DataError {
         e.allowed = crate::limits::ALL
             .iter()
             .find(|l| l.field == f || f.strip_suffix(l.field).is_some_and(|h| h.ends_with('.')))
-            .map(|l| Box::new(l.allowed().1));
+            .map(|l| Box::new(l.allowed().1))
+            // Fields without a range still say what they take: a date, a
+            // price ("¥2.5" is read where typed, not in a file).
+            .or_else(|| {
+                let key = if f.ends_with("_date") {
+                    "allowed.dateFormat"
+                } else if f.starts_with("prices.")
+                    || f.ends_with("_per_hour")
+                    || f.ends_with("price")
+                {
+                    "allowed.number"
+                } else {
+                    return None;
+                };
+                Some(Box::new(Message::new(key)))
+            });
     }
     e
 }

@@ -923,3 +923,52 @@ fn chinese_output_takes_chinese_punctuation_and_help_lists_help_last() {
         "no empty name before the platform: {first}"
     );
 }
+
+#[test]
+fn a_recommended_total_after_a_credit_says_so() {
+    // 优云智算 gives students 5 CNY of credit: its options' totals are after
+    // it, which the list says beside them (the quote has the credit line).
+    let j = json(&[
+        "recommend",
+        "--stage",
+        "course-project",
+        "--hours",
+        "10",
+        "--top",
+        "20",
+        "--json",
+    ]);
+    let credited: Vec<&serde_json::Value> = j["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter(|o| {
+            o["quote"]["by_category"]["credit"]
+                .as_str()
+                .is_some_and(|c| c != "0.00")
+        })
+        .collect();
+    assert!(!credited.is_empty(), "some option is after a credit: {j}");
+    for (lang, said) in [
+        ("en", "after 5.00 CNY of free credit"),
+        ("zh", "已扣除 5.00 元赠送额度"),
+    ] {
+        let out = run(&[
+            "--lang",
+            lang,
+            "recommend",
+            "--stage",
+            "course-project",
+            "--hours",
+            "10",
+            "--top",
+            "20",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            text.matches(said).count(),
+            credited.len(),
+            "{lang}: each credited option says so, the others do not: {text}"
+        );
+    }
+}

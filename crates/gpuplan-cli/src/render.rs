@@ -1127,6 +1127,20 @@ fn option(
             c.fill(lang, "options.pricesAsOf", [("date", date.as_str())])
         );
     }
+    // A credit lowers the total shown above: say so, and by how much.
+    if let Some(credit) = opt
+        .quote
+        .by_category
+        .get(&gpuplan_core::quote::Category::Credit)
+        .filter(|c| !c.is_zero())
+    {
+        let amount = format!("{} {}", credit.abs(), c.text(lang, "unit.cny"));
+        let _ = writeln!(
+            o,
+            "     ~ {}",
+            c.fill(lang, "options.afterCredit", [("amount", amount.as_str())])
+        );
+    }
     if opt.quote.unverified.noted {
         let percent = opt.quote.unverified.percent.to_string();
         let _ = writeln!(

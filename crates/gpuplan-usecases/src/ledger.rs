@@ -349,6 +349,14 @@ pub(crate) fn stored_note(note: &[gpuplan_core::Message]) -> String {
 }
 
 /// The app's own note in a stored problems text, if it is one.
+/// Whether a stored bill's cost was estimated from the price (its note
+/// says so), not given: a re-import answers as the first import did.
+pub(crate) fn cost_was_estimated(stored: &str) -> bool {
+    shown_note(stored)
+        .iter()
+        .any(|m| m.key.starts_with("ledger.note.estimated"))
+}
+
 fn shown_note(stored: &str) -> Vec<gpuplan_core::Message> {
     stored
         .strip_prefix(NOTE_MARK)

@@ -1247,6 +1247,10 @@ fn a_report_bills_the_instances_gpus_and_is_one_bill_whatever_its_driver_says() 
         again.ledger_id, run.ledger_id,
         "it answers with the first bill"
     );
+    assert!(
+        run.cost_estimated && again.cost_estimated,
+        "priced from the platform's price, and the answer again says so"
+    );
     assert_eq!(p.ledger().expect("ledger").entries.len(), 1, "one bill");
 }
 

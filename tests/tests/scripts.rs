@@ -473,6 +473,32 @@ fn http_stop_reads_secrets_from_the_environment_only() {
             && calls.contains("Bearer secret-token"),
         "the stop call is made with the environment's values: {calls}"
     );
+    // Without them the job never starts: a wrapper that could not stop the
+    // instance would leave it billing after training.
+    let _ = std::fs::remove_file(&log);
+    let marker = dir.join("trained");
+    let job = scripts::shutdown_wrapper(&spec(
+        StopMechanism::HttpApi,
+        &format!("touch {}", marker.display()),
+        60,
+    ))
+    .expect("wrapper");
+    std::fs::write(&script, job).expect("write");
+    let out = Command::new("bash")
+        .arg(&script)
+        .env("GPUPLAN_CURL_BIN", &stub)
+        .env_remove("GPUPLAN_STOP_URL")
+        .env_remove("GPUPLAN_API_TOKEN")
+        .env("TMPDIR", &dir)
+        .current_dir(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "refused before the job");
+    assert!(!marker.exists(), "the training command did not run");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("GPUPLAN_STOP_URL"),
+        "it says what to set"
+    );
 }
 
 /// Every engine on one instance and across nodes, with and without offload

@@ -245,7 +245,21 @@ fn stop_bin(m: StopMechanism) -> &'static str {
     // Overridable so the wrapper can be tested with stand-ins.
     match m {
         StopMechanism::Shutdown => r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,
-        StopMechanism::HttpApi => r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
+        // Checked before the job starts: without the endpoint and token the
+        // wrapper could not stop the instance, which would bill on after
+        // training while the log said it was stopping.
+        StopMechanism::HttpApi => concat!(
+            r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
+            "\n",
+            r#"if [ -z "${GPUPLAN_STOP_URL:-}" ] || [ -z "${GPUPLAN_API_TOKEN:-}" ]; then"#,
+            "\n",
+            r#"  echo "gpuplan: set GPUPLAN_STOP_URL (the stop endpoint in the platform console) and GPUPLAN_API_TOKEN (in the environment, never in this file) first: without them this wrapper cannot stop the instance. Training was not started." >&2"#,
+            "\n",
+            r#"  echo "gpuplan：请先设置 GPUPLAN_STOP_URL（平台控制台里的关机接口地址）和 GPUPLAN_API_TOKEN（放在环境变量里，不要写进本文件）：否则本脚本无法关机。训练没有启动。" >&2"#,
+            "\n",
+            "  exit 2\n",
+            "fi",
+        ),
         StopMechanism::VastCli => r#"VASTAI_BIN="${GPUPLAN_VASTAI_BIN:-vastai}""#,
     }
 }

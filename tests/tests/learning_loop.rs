@@ -1151,7 +1151,7 @@ fn the_kit_launches_what_the_plan_bills() {
         precision: gpuplan_core::job::Precision::Bf16,
     };
     assert_eq!(
-        scripts::slurm_multigpu(&nine, "gpu", 2.0, 8)
+        scripts::slurm_multigpu(&nine, "gpu", 2.0, 8, None)
             .map_err(|e| e.field)
             .err()
             .as_deref(),
@@ -1168,7 +1168,7 @@ fn the_kit_launches_what_the_plan_bills() {
             batch: 4,
             precision: gpuplan_core::job::Precision::Bf16,
         };
-        let sbatch = scripts::slurm_multigpu(&spec, "gpu", 2.0, 8)
+        let sbatch = scripts::slurm_multigpu(&spec, "gpu", 2.0, 8, None)
             .expect("sbatch")
             .text;
         assert!(
@@ -1181,6 +1181,20 @@ fn the_kit_launches_what_the_plan_bills() {
             accelerate.contains(&format!("num_processes: {gpus}")),
             "{gpus} GPUs: as many processes as GPUs billed: {accelerate}"
         );
+        // A 57.4 h run on a cluster that caps jobs at 48 h: --time is the
+        // cap, and a note says so (Slurm refuses or holds a longer one).
+        let capped = scripts::slurm_multigpu(&spec, "gpu", 57.4, 8, Some(48.0)).expect("sbatch");
+        assert!(
+            capped.text.contains("#SBATCH --time=2-00:00:00")
+                && capped
+                    .notes
+                    .iter()
+                    .any(|n| n.key == "note.walltime-capped-multigpu"),
+            "{gpus} GPUs: the walltime is the cluster's cap, with its note: {}",
+            capped.text
+        );
+        let short = scripts::slurm_multigpu(&spec, "gpu", 2.0, 8, Some(48.0)).expect("sbatch");
+        assert!(short.notes.is_empty(), "a run within the cap needs no note");
     }
     // A 1000-hour plan gets its shutdown wrapper, the hard stop derived
     // from the plan.

@@ -78,7 +78,7 @@ fn all_scripts() -> Vec<(String, String)> {
         ));
         out.push((
             format!("multigpu-{tag}.sbatch"),
-            scripts::slurm_multigpu(&spec, "gpu", 12.0, 8)
+            scripts::slurm_multigpu(&spec, "gpu", 12.0, 8, Some(48.0))
                 .expect("slurm")
                 .text,
         ));

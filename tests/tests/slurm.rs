@@ -520,7 +520,7 @@ fn the_generated_slurm_scripts_run_on_a_real_slurm() {
             "sixteen GPUs need two nodes this cluster does not have",
         ),
     ] {
-        let script = scripts::slurm_multigpu(&launch(gpus), "gpu", 1.0, 1).expect("script");
+        let script = scripts::slurm_multigpu(&launch(gpus), "gpu", 1.0, 1, None).expect("script");
         let path = multi.join(format!("multi-{gpus}.sbatch"));
         std::fs::write(&path, &script.text).expect("write");
         let o = run(Command::new("sbatch")

@@ -303,6 +303,19 @@ fn pack(planner: &mut Planner, lang: Lang, action: &PackAction) -> Result<String
     }
 }
 
+/// A generated script's notes (a walltime cut to the cluster's cap), on
+/// stderr so the script itself can be redirected to a file.
+fn script_notes(planner: &Planner, lang: Lang, notes: &[gpuplan_core::Message]) {
+    for n in notes {
+        note(&format!(
+            "gpuplan{colon}{}{colon}{}",
+            planner.labels().text(lang, "cli.note"),
+            planner.labels().message(lang, n),
+            colon = lang.colon()
+        ));
+    }
+}
+
 /// `gpuplan script`.
 fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String, AppError> {
     match kind {
@@ -327,14 +340,7 @@ fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String
         ScriptKind::Slurm(a) => {
             let plan = read_plan(planner, &a.plan)?;
             let s = planner.slurm_script(&a.request(plan.as_ref()))?;
-            for n in &s.notes {
-                note(&format!(
-                    "gpuplan{colon}{}{colon}{}",
-                    planner.labels().text(lang, "cli.note"),
-                    planner.labels().message(lang, n),
-                    colon = lang.colon()
-                ));
-            }
+            script_notes(planner, lang, &s.notes);
             Ok(s.text)
         }
         ScriptKind::Probe => Ok(planner.probe_script().text),
@@ -356,7 +362,9 @@ fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String
                     Some(gpuplan_core::Message::new("allowed.planFile")),
                 )
             })?;
-            Ok(planner.launch_config(&plan, command, config)?.text)
+            let s = planner.launch_config(&plan, command, config)?;
+            script_notes(planner, lang, &s.notes);
+            Ok(s.text)
         }
         ScriptKind::Checklist { platform, plan } => {
             let plan = read_plan(planner, plan)?;

@@ -1003,8 +1003,25 @@ pub fn slurm_multigpu(
     partition: &str,
     hours: f64,
     cpus_per_gpu: u32,
+    cap_hours: Option<f64>,
 ) -> Result<Script, InputError> {
     check_launch(s)?;
+    // The cluster's walltime cap holds here as for one GPU: a longer
+    // --time is refused or held by Slurm.
+    let needed = with_margin(hours);
+    let mut notes = Vec::new();
+    let mut limit = needed;
+    if let Some(cap) = cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
+        let cap_s = (cap * 3600.0) as u64;
+        if needed > cap_s {
+            limit = cap_s;
+            notes.push(
+                Message::new("note.walltime-capped-multigpu")
+                    .with("needed", walltime(needed))
+                    .with("cap", cap),
+            );
+        }
+    }
     sbatch_word("partition", partition)?;
     let (per_node, nodes) = nodes(s.gpus);
     let cpus = per_node.saturating_mul(cpus_per_gpu.clamp(1, 32));
@@ -1016,7 +1033,7 @@ pub fn slurm_multigpu(
     let _ = writeln!(o, "#SBATCH --ntasks-per-node=1");
     let _ = writeln!(o, "#SBATCH --gres=gpu:{per_node}");
     let _ = writeln!(o, "#SBATCH --cpus-per-task={cpus}");
-    let _ = writeln!(o, "#SBATCH --time={}", walltime(with_margin(hours)));
+    let _ = writeln!(o, "#SBATCH --time={}", walltime(limit));
     let _ = writeln!(o, "#SBATCH --output=%x-%j.out");
     let _ = writeln!(
         o,
@@ -1047,6 +1064,6 @@ srun torchrun \
     Ok(Script {
         file_name: "gpuplan-multigpu.sbatch".into(),
         text: o,
-        notes: Vec::new(),
+        notes,
     })
 }

@@ -246,11 +246,7 @@ impl Planner {
         job_name: &str,
         command: &str,
     ) -> Result<Vec<ScriptView>> {
-        let cap = profile
-            .quota
-            .walltime_max_hours
-            .as_ref()
-            .and_then(|c| c.value.to_f64());
+        let cap = walltime_cap(profile);
         let mut out = Vec::new();
         for requeue in [false, true] {
             let s = self.slurm_script(&SlurmRequest {
@@ -305,6 +301,7 @@ impl Planner {
                     defaults::SLURM_PARTITION,
                     longest.clamp(0.01, 1440.0),
                     defaults::SLURM_CPUS,
+                    walltime_cap(profile),
                 )?,
             ));
         }
@@ -328,6 +325,7 @@ impl Planner {
                 )
             })?;
         let longest = self.quote(plan)?.longest_run_hours.to_f64().unwrap_or(1.0);
+        let cap = walltime_cap(self.platforms()?.get(&plan.platform)?);
         Ok(match which {
             "launch" => scripts::launch_script(&spec)?,
             "accelerate" => scripts::accelerate_config(&spec)?,
@@ -337,6 +335,7 @@ impl Planner {
                 defaults::SLURM_PARTITION,
                 longest.clamp(0.01, 1440.0),
                 defaults::SLURM_CPUS,
+                cap,
             )?,
             other => {
                 return Err(AppError::input(
@@ -426,4 +425,13 @@ fn kit_job_name(plan: &Plan) -> String {
     } else {
         name
     }
+}
+
+/// A platform's walltime cap, hours (a campus cluster's), if it has one.
+fn walltime_cap(profile: &gpuplan_core::platform::PlatformProfile) -> Option<f64> {
+    profile
+        .quota
+        .walltime_max_hours
+        .as_ref()
+        .and_then(|c| c.value.to_f64())
 }

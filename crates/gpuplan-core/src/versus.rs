@@ -18,10 +18,17 @@ pub enum RunGap {
     FailedRun,
     /// It ran on another card than the plan's.
     DifferentCard,
-    /// Slow because the data loader could not keep up.
+    /// Slow because the data loader could not keep up (the CPUs measured
+    /// nearly full).
     InputBound,
-    /// Slower than the estimate, for no cause the report shows.
+    /// Slow on a job the estimate found held back by data loading, the
+    /// report measuring no CPU use to confirm it.
+    InputBoundEstimated,
+    /// Slower than the estimate with the CPUs measured calm.
     SlowerThanEstimated,
+    /// Slower than the estimate; the report measured no CPU use, so the
+    /// cause is not known.
+    SlowerCpuUnknown,
     /// Faster than the estimate.
     FasterThanEstimated,
     /// A higher memory peak than estimated.
@@ -32,11 +39,13 @@ pub enum RunGap {
 
 impl RunGap {
     /// Every cause, in the order a ledger lists them.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 9] = [
         Self::FailedRun,
         Self::DifferentCard,
         Self::InputBound,
+        Self::InputBoundEstimated,
         Self::SlowerThanEstimated,
+        Self::SlowerCpuUnknown,
         Self::FasterThanEstimated,
         Self::MoreMemory,
         Self::DifferentBatch,
@@ -48,7 +57,9 @@ impl RunGap {
             Self::FailedRun => "failed-run",
             Self::DifferentCard => "different-card",
             Self::InputBound => "input-bound",
+            Self::InputBoundEstimated => "input-bound-estimated",
             Self::SlowerThanEstimated => "slower-than-estimated",
+            Self::SlowerCpuUnknown => "slower-cpu-unknown",
             Self::FasterThanEstimated => "faster-than-estimated",
             Self::MoreMemory => "more-memory",
             Self::DifferentBatch => "different-batch",
@@ -87,12 +98,14 @@ pub fn gaps(o: &Observed) -> Vec<RunGap> {
     let (planned, measured) = o.hours;
     if planned > 0.0 && o.succeeded {
         let ratio = measured / planned;
-        let cpu_bound = o.cpu_percent.is_some_and(|c| c >= VERSUS_CPU_BOUND_PERCENT);
         if ratio > VERSUS_SLOWER {
-            gaps.push(if o.input_bound || cpu_bound {
-                RunGap::InputBound
-            } else {
-                RunGap::SlowerThanEstimated
+            // Each cause says only what the report measured: "the CPUs
+            // were nearly full" needs a CPU figure that says so.
+            gaps.push(match o.cpu_percent {
+                Some(c) if c >= VERSUS_CPU_BOUND_PERCENT => RunGap::InputBound,
+                Some(_) => RunGap::SlowerThanEstimated,
+                None if o.input_bound => RunGap::InputBoundEstimated,
+                None => RunGap::SlowerCpuUnknown,
             });
         } else if ratio < VERSUS_FASTER {
             gaps.push(RunGap::FasterThanEstimated);
@@ -164,7 +177,7 @@ mod tests {
     fn each_cause_is_named_when_its_measure_is_off() {
         // (change to a run on plan, causes expected, why)
         type Change = fn(&mut Observed);
-        let cases: [(Change, &[RunGap], &str); 8] = [
+        let cases: [(Change, &[RunGap], &str); 11] = [
             (|_| {}, &[], "a run on plan names no cause"),
             (
                 |o| o.succeeded = false,
@@ -188,6 +201,31 @@ mod tests {
                 },
                 &[RunGap::InputBound],
                 "slow with the CPU flat out: the loader",
+            ),
+            (
+                |o| {
+                    o.hours.1 = 3.0;
+                    o.input_bound = true;
+                },
+                &[RunGap::SlowerThanEstimated],
+                "an input-bound estimate but the CPUs measured calm: not the loader",
+            ),
+            (
+                |o| {
+                    o.hours.1 = 3.0;
+                    o.input_bound = true;
+                    o.cpu_percent = None;
+                },
+                &[RunGap::InputBoundEstimated],
+                "no CPU figure: the estimate's own finding, not a measured one",
+            ),
+            (
+                |o| {
+                    o.hours.1 = 3.0;
+                    o.cpu_percent = None;
+                },
+                &[RunGap::SlowerCpuUnknown],
+                "no CPU figure and a GPU-bound estimate: cause unknown",
             ),
             (
                 |o| o.hours.1 = 1.0,

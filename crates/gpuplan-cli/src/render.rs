@@ -1469,8 +1469,8 @@ pub fn calibration_note(
             &m,
         ));
     }
-    // Nothing applied: what the runs suggest and why it was not applied (a
-    // range that still includes no change: few runs, or runs that agree).
+    // Nothing applied: what the runs suggest and why it was not applied
+    // (not yet 95% sure the estimate is off: few runs, or runs that disagree).
     let head = if changes.is_empty() {
         "calibration.noteNone"
     } else {
@@ -1620,7 +1620,7 @@ mod tests {
             ),
             (
                 Lang::En,
-                "still includes no change",
+                "not yet sure enough",
                 "+0%",
                 "why nothing was applied, not the 1 it applied",
             ),

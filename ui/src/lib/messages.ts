@@ -79,7 +79,7 @@ export function calibrationNote(c: Calibration, t: (k: string, o?: Record<string
         : t(key, { pct: factorPct(f.applied), low: factorPct(f.low), high: factorPct(f.high) }));
     }
   }
-  // Nothing applied: what the runs suggest, and that its range still includes no change.
+  // Nothing applied: what the runs suggest, and that they are not yet sure enough (95%) to move the estimate.
   const head = changes.length === 0 ? "calibration.noteNone" : "calibration.note";
   if (changes.length === 0) {
     for (const [key, f] of [["calibration.time", c.time], ["calibration.memory", c.memory]] as const) {

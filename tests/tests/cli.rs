@@ -972,3 +972,50 @@ fn a_recommended_total_after_a_credit_says_so() {
         );
     }
 }
+
+#[test]
+fn a_script_for_one_platform_refuses_a_plan_for_another() {
+    // Kaggle's time cap on an AutoDL checklist, a Kaggle plan's runtime in
+    // a Vast.ai wrapper: refused, naming both platforms.
+    let plan = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/kaggle-quota.toml"
+    );
+    for args in [
+        &[
+            "script",
+            "checklist",
+            "--platform",
+            "autodl",
+            "--plan",
+            plan,
+        ][..],
+        &[
+            "script",
+            "shutdown",
+            "--platform",
+            "vast",
+            "--command",
+            "python t.py",
+            "--plan",
+            plan,
+        ][..],
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: refused: {err}");
+        assert!(
+            err.contains("kaggle") && err.contains("platform"),
+            "{args:?}: names both: {err}"
+        );
+    }
+    let out = run(&[
+        "script",
+        "checklist",
+        "--platform",
+        "kaggle",
+        "--plan",
+        plan,
+    ]);
+    assert!(out.status.success(), "the plan's own platform is fine");
+}

@@ -16,6 +16,7 @@ use crate::{defaults, userdata, AppError, Planner, Result};
 impl Planner {
     /// The auto-shutdown wrapper.
     pub fn shutdown_script(&mut self, r: &ShutdownRequest<'_>) -> Result<String> {
+        same_platform(r.platform, r.plan)?;
         let platforms = self.platforms()?;
         let p = platforms.get(r.platform)?;
         let mechanism = StopMechanism::for_platform(p).ok_or_else(|| {
@@ -174,6 +175,7 @@ impl Planner {
 
     /// The checklist for a platform, tailored to a plan when one is given.
     pub fn checklist(&mut self, platform: &str, plan: Option<&Plan>) -> Result<Vec<Message>> {
+        same_platform(platform, plan)?;
         let platforms = self.platforms()?;
         let p = platforms.get(platform)?;
         let q = plan.map(|plan| self.quote(plan)).transpose()?;
@@ -434,4 +436,28 @@ fn walltime_cap(profile: &gpuplan_core::platform::PlatformProfile) -> Option<f64
         .walltime_max_hours
         .as_ref()
         .and_then(|c| c.value.to_f64())
+}
+
+/// A script or checklist for one platform with a plan for another would mix
+/// their rules (Kaggle's time cap on an AutoDL list, a Kaggle plan's runtime
+/// in a Vast.ai wrapper): refused, naming both.
+fn same_platform(platform: &str, plan: Option<&Plan>) -> Result<()> {
+    match plan {
+        Some(p) if !p.platform.eq_ignore_ascii_case(platform.trim()) => Err(AppError::input(
+            "platform",
+            format!(
+                "the plan is for {}, not {}",
+                userdata::excerpt(&p.platform),
+                userdata::excerpt(platform)
+            ),
+            "the plan's own platform, or no --platform",
+        )
+        .said(
+            Message::new("error.planPlatform")
+                .with("plan", userdata::excerpt(&p.platform))
+                .with("platform", userdata::excerpt(platform)),
+            None,
+        )),
+        _ => Ok(()),
+    }
 }

@@ -848,7 +848,12 @@ fn the_checklist_fits_the_kind_of_platform() {
             true,
             "a container cloud bills a balance: certify, top up, record the bill",
         ),
-        ("vast", true, true, "a marketplace bills a balance too"),
+        (
+            "vast",
+            false,
+            true,
+            "a marketplace bills a balance too, but Vast.ai records no student discount or coupon: top up only",
+        ),
         (
             "kaggle",
             false,
@@ -874,6 +879,11 @@ fn the_checklist_fits_the_kind_of_platform() {
             keys.iter().any(|k| k == "checklist.certify"),
             certify,
             "{why}: {keys:?}"
+        );
+        assert_eq!(
+            keys.iter().any(|k| k == "checklist.top-up-small"),
+            id == "vast",
+            "{why}: a balance without a student offer is topped up without certifying: {keys:?}"
         );
         assert_eq!(
             keys.iter().any(|k| k == "checklist.ledger"),

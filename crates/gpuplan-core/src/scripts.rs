@@ -669,9 +669,22 @@ pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
         p.kind,
         PlatformKind::ContainerCloud | PlatformKind::Marketplace
     );
+    // Certifying first pays only where the profile records a student
+    // discount or credit (or a newcomer coupon); elsewhere (Vast.ai) the
+    // advice is the small top-up alone.
+    let student_pays = p.student.discount.value < rust_decimal::Decimal::ONE
+        || !p.student.free_credit.value.is_zero()
+        || p.student
+            .newcomer_credit
+            .as_ref()
+            .is_some_and(|c| !c.value.is_zero());
     let mut items = Vec::new();
     if bills_a_balance {
-        items.push(Message::new("checklist.certify"));
+        items.push(Message::new(if student_pays {
+            "checklist.certify"
+        } else {
+            "checklist.top-up-small"
+        }));
     }
     match p.kind {
         PlatformKind::ContainerCloud | PlatformKind::Marketplace => {

@@ -1019,3 +1019,33 @@ fn a_script_for_one_platform_refuses_a_plan_for_another() {
     ]);
     assert!(out.status.success(), "the plan's own platform is fine");
 }
+
+#[test]
+fn the_resume_template_checkpoints_at_the_plans_spot_interval_in_hours_too() {
+    // 30 epochs in 6 h with a checkpoint every 2 h: every 10 epochs, the
+    // interval the spot quote assumed, and the plan's 30 epochs.
+    let dir = tempfile::tempdir().expect("tmp");
+    let plan = dir.path().join("spot.toml");
+    std::fs::write(
+        &plan,
+        "name = \"s\"\nplatform = \"vast\"\ngpu = \"rtx3090\"\npayment = \"spot\"\nsetup_hours = 0\n\
+         [job]\nhours = 6\nepochs = 30\n[spot]\ncheckpoint_every_hours = 2\npreemptions_per_day = 2\nrestart_minutes = 5\n",
+    )
+    .expect("plan");
+    let out = run(&["script", "resume", "--plan", plan.to_str().expect("utf-8")]);
+    let py = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        py.contains("CHECKPOINT_EVERY = 10") && py.contains("\"EPOCHS\", \"30\""),
+        "2 h of a 30-epoch 6 h run is 10 epochs; the plan's epochs: {py}"
+    );
+    assert!(
+        py.contains("the plan's spot quote assumed"),
+        "says where the interval came from"
+    );
+    let plain = run(&["script", "resume"]);
+    let py = String::from_utf8_lossy(&plain.stdout);
+    assert!(
+        py.contains("CHECKPOINT_EVERY = 5") && !py.contains("spot quote assumed"),
+        "without a plan: the default, not claimed as the quote's: {py}"
+    );
+}

@@ -125,7 +125,9 @@ fn every_script_passes_bash_n_and_shellcheck() {
             );
         }
     }
-    let py = scripts::resume_template(5).expect("template").text;
+    let py = scripts::resume_template(5, 50, scripts::IntervalSource::Chosen)
+        .expect("template")
+        .text;
     let f = dir.join("train_resumable.py");
     std::fs::write(&f, py).expect("write");
     if let Ok(out) = Command::new("python3")
@@ -155,7 +157,7 @@ fn every_python_script_passes_pyflakes() {
     }
     let dir = tmp("pyflakes");
     let scripts = [
-        scripts::resume_template(5).expect("template"),
+        scripts::resume_template(5, 50, scripts::IntervalSource::Chosen).expect("template"),
         scripts::notebook_report("autodl", "a plan").expect("report"),
     ];
     for s in scripts {

@@ -633,7 +633,23 @@ pub fn offline_install(python_version: &str) -> Result<Script, InputError> {
 /// `every_epochs` epochs atomically and resumes from the last one; on SIGUSR1
 /// or SIGTERM (spot preemption notice, Slurm's pre-timeout signal) it saves and
 /// exits so the job can be requeued.
-pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
+/// Where a resumable template's checkpoint interval came from, which its
+/// header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalSource {
+    /// The default (or `--every`).
+    Chosen,
+    /// The plan's spot checkpoint interval, as its quote assumed it.
+    SpotPlan,
+}
+
+/// The resumable training template: a checkpoint every `every_epochs` of
+/// `epochs`.
+pub fn resume_template(
+    every_epochs: u32,
+    epochs: u32,
+    source: IntervalSource,
+) -> Result<Script, InputError> {
     if !(1..=1000).contains(&every_epochs) {
         return Err(InputError::new(
             "checkpoint_every",
@@ -649,9 +665,24 @@ pub fn resume_template(every_epochs: u32) -> Result<Script, InputError> {
             ),
         ));
     }
+    let (why_zh, why_en) = match source {
+        IntervalSource::SpotPlan => (
+            "与计划的抢占式报价假设的间隔相同",
+            "the interval the plan's spot quote assumed",
+        ),
+        IntervalSource::Chosen => (
+            "默认间隔，可用 --every 修改",
+            "the default; --every sets another",
+        ),
+    };
     let text = render(
         include_str!("../templates/train_resumable.py"),
-        &[("EVERY", &every_epochs.to_string())],
+        &[
+            ("EVERY", &every_epochs.to_string()),
+            ("EPOCHS", &epochs.clamp(1, 100_000).to_string()),
+            ("WHY_ZH", why_zh),
+            ("WHY_EN", why_en),
+        ],
     );
     Ok(Script {
         file_name: "train_resumable.py".into(),

@@ -1,12 +1,12 @@
 """gpuplan 断点续跑训练模板 / resumable training template.
 
-每 @EVERY@ 轮存一次 checkpoint（与抢占式报价假设的间隔相同），启动时自动从最新的
+每 @EVERY@ 轮存一次 checkpoint（@WHY_ZH@），启动时自动从最新的
 checkpoint 续跑；中途停下的那一轮续跑时从头再训一遍，不会跳过。收到 SIGUSR1（Slurm
 在时限前发出，作业会重新排队）时保存并以状态 0 退出；收到 SIGTERM（实例被回收或
 关机）时保存并以状态 143 退出，运行报告据此记为“被中断”而不是“完成”。
 把 build_model/build_data/train_one_epoch 换成你的代码。
 
-Checkpoints every @EVERY@ epochs (the same interval the spot quote assumed) and
+Checkpoints every @EVERY@ epochs (@WHY_EN@) and
 resumes automatically from the newest checkpoint; an epoch cut short is
 trained again from its start on resume, never skipped. On SIGUSR1 (Slurm's
 warning before the walltime; the job is requeued) it saves and exits with
@@ -24,7 +24,7 @@ import torch
 CHECKPOINT_EVERY = @EVERY@
 CKPT_DIR = os.environ.get("GPUPLAN_CKPT_DIR", "checkpoints")
 CKPT = os.path.join(CKPT_DIR, "last.pt")
-EPOCHS = int(os.environ.get("EPOCHS", "50"))
+EPOCHS = int(os.environ.get("EPOCHS", "@EPOCHS@"))
 stop_requested = False
 stop_signal = None
 

@@ -33,6 +33,8 @@ pub const BATCH_SLIDER_MAX: u32 = 512;
 /// Epochs between checkpoints of the resumable template when the plan names
 /// no spot interval.
 pub const CHECKPOINT_EVERY_EPOCHS: u32 = 5;
+/// Epochs the resumable template trains when no plan gives them.
+pub const RESUME_EPOCHS: u32 = 50;
 /// The setting that turns calibration from measured runs off (`off`).
 pub const CALIBRATION_SETTING: &str = "calibration";
 

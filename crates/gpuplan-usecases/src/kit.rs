@@ -140,7 +140,7 @@ impl Planner {
 
     /// The resumable training template: every `every` epochs, or the plan's
     /// spot checkpoint interval (so the quote and the script agree).
-    pub fn resume_script(&self, every: Option<u32>, plan: Option<&Plan>) -> Result<Script> {
+    pub fn resume_script(&mut self, every: Option<u32>, plan: Option<&Plan>) -> Result<Script> {
         if every.is_some() && plan.is_some() {
             return Err(AppError::input(
                 "every",
@@ -154,11 +154,32 @@ impl Planner {
                 None,
             ));
         }
-        let n = match every {
-            Some(n) => n,
-            None => checkpoint_every(plan)?,
+        use scripts::IntervalSource;
+        let spot = plan.and_then(|p| p.spot.as_ref());
+        let (n, source) = match (every, spot, plan) {
+            (Some(n), ..) => (n, IntervalSource::Chosen),
+            (None, Some(s), _) if s.checkpoint_every_epochs.is_some() => {
+                (checkpoint_every(plan)?, IntervalSource::SpotPlan)
+            }
+            (None, Some(s), Some(p)) => match (s.checkpoint_every_hours, p.job.epochs) {
+                // Hours between checkpoints as epochs of this job's run.
+                (Some(h), Some(epochs)) => {
+                    let run = self.longest_run_hours(p)?.max(1e-6);
+                    let per_hour = epochs.to_f64().unwrap_or(0.0) / run;
+                    let n = (h.to_f64().unwrap_or(0.0) * per_hour)
+                        .floor()
+                        .clamp(1.0, 1000.0);
+                    (n as u32, IntervalSource::SpotPlan)
+                }
+                _ => (defaults::CHECKPOINT_EVERY_EPOCHS, IntervalSource::Chosen),
+            },
+            _ => (defaults::CHECKPOINT_EVERY_EPOCHS, IntervalSource::Chosen),
         };
-        Ok(scripts::resume_template(n)?)
+        let epochs = plan
+            .and_then(|p| p.job.epochs)
+            .and_then(|e| e.round().to_u32())
+            .unwrap_or(defaults::RESUME_EPOCHS);
+        Ok(scripts::resume_template(n, epochs, source)?)
     }
 
     /// The environment probe.

@@ -415,6 +415,19 @@ fn peaks(
     }
 }
 
+/// The epoch number a progress line names ("Epoch 50", "epoch: 7/30").
+fn last_epoch(line: &str) -> Option<u64> {
+    let lower = line.to_ascii_lowercase();
+    let after = &lower[lower.find("epoch")?.saturating_add(5)..];
+    let digits: String = after
+        .trim_start_matches(|c: char| c == ' ' || c == ':' || c == '=' || c == '#')
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    // A run has at most a million epochs; a longer number is something else.
+    digits.parse().ok().filter(|n: &u64| *n <= 1_000_000)
+}
+
 /// Seconds per step, planned and measured: an epoch of the estimate
 /// (without the one-off warm-up and cold cache) over its steps; measured
 /// from the epoch lines after the first, whose spacing is one epoch each.
@@ -431,15 +444,47 @@ fn step_times(
         }
         _ => None,
     };
+    // The lines are one per epoch only when the last one's epoch number
+    // is about their count ("Epoch 50" on the 50th line); per-batch lines
+    // ("Epoch 50 [300/391]", 200 of them) are not, and give no step time
+    // rather than a wrong one.
+    let one_per_epoch =
+        last_epoch(&report.last_progress).is_some_and(|n| n.abs_diff(report.progress_lines) <= 1);
     let measured = match (report.first_progress_seconds, steps) {
-        (Some(first), Some(k))
-            if report.progress_lines >= 2
-                && report.last_progress.to_ascii_lowercase().contains("epoch") =>
-        {
+        (Some(first), Some(k)) if report.progress_lines >= 2 && one_per_epoch => {
             let span = report.wall_seconds.saturating_sub(first) as f64;
             Some(span / report.progress_lines.saturating_sub(1) as f64 / k as f64)
         }
         _ => None,
     };
     (planned, measured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_epoch;
+
+    #[test]
+    fn the_epoch_a_progress_line_names() {
+        // (line, epoch, why)
+        let cases = [
+            ("Epoch 50", Some(50), "the wrapper's own sample"),
+            ("epoch: 7/30 loss 0.3", Some(7), "a colon and a total"),
+            (
+                "Epoch 50 [300/391] loss 0.12",
+                Some(50),
+                "a per-batch line still names its epoch",
+            ),
+            ("Step 1200", None, "a step line names no epoch"),
+            ("epoch", None, "no number"),
+            (
+                "Epoch 99999999999999999999",
+                None,
+                "too long to be an epoch",
+            ),
+        ];
+        for (line, want, why) in cases {
+            assert_eq!(last_epoch(line), want, "{why}");
+        }
+    }
 }

@@ -420,7 +420,7 @@ fn last_epoch(line: &str) -> Option<u64> {
     let lower = line.to_ascii_lowercase();
     let after = &lower[lower.find("epoch")?.saturating_add(5)..];
     let digits: String = after
-        .trim_start_matches(|c: char| c == ' ' || c == ':' || c == '=' || c == '#')
+        .trim_start_matches([' ', ':', '=', '#'])
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();

@@ -262,7 +262,19 @@ impl CoursePack {
         if let Err(e) =
             crate::correction::check_runs("measured_run", &pack.measured_runs, catalog, zoo)
         {
-            return Err(DataError::from_input(file, text, "measured_run", e));
+            // Its field is the run's own path (`measured_run[2].job.model`),
+            // told at the line of the pack that writes it.
+            let lines: Vec<&str> = text.lines().collect();
+            let line = locate_path(&lines, (0, lines.len()), 0, &e.field);
+            return Err(DataError {
+                file: crate::error::short(file),
+                line,
+                column: 0,
+                field: crate::error::short(&e.field),
+                message: crate::error::short(&format!("{} ({})", e.message, e.allowed)),
+                said: e.said.as_ref().map(|s| Box::new(s.message.clone())),
+                allowed: e.said.and_then(|s| s.allowed).map(Box::new),
+            });
         }
         pack.check_presets(file, text, zoo)?;
         Ok(pack)
@@ -472,31 +484,43 @@ fn locate_in_platform(text: &str, id: &str, field: &str) -> usize {
     if at_id == 0 {
         return 0;
     }
-    let header = |l: &str| l.trim_start().starts_with('[');
-    let name = |l: &str| {
-        l.trim()
-            .trim_start_matches('[')
-            .split(']')
-            .next()
-            .unwrap_or("")
-            .replace('"', "")
-    };
+    let platform = |l: &&str| header_name(l) == "platform" && l.trim_start().starts_with("[[");
     // The platform's block: from its `[[platform]]` to the next one.
-    let start = lines[..at_id]
-        .iter()
-        .rposition(|l| name(l) == "platform" && l.trim_start().starts_with("[["))
-        .unwrap_or(0);
+    let start = lines[..at_id].iter().rposition(platform).unwrap_or(0);
     let end = lines[start.saturating_add(1)..]
         .iter()
-        .position(|l| name(l) == "platform" && l.trim_start().starts_with("[["))
+        .position(platform)
         .map_or(lines.len(), |i| i.saturating_add(start).saturating_add(1));
-    let (mut from, mut to, mut found) = (start, end, at_id);
+    locate_path(&lines, (start, end), at_id, field)
+}
+
+/// The table a header line names (`[[platform.offer]]` is `platform.offer`).
+fn header_name(l: &str) -> String {
+    l.trim()
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap_or("")
+        .replace('"', "")
+}
+
+/// The line (from 1) of a dotted `field` (`offer[0].price_per_hour`,
+/// `measured_run[2].job.model`) within `lines[from..to]`: each segment
+/// narrows to its table (the nth of an array), the last may be a key;
+/// `found` when nothing of it is written there.
+fn locate_path(
+    lines: &[&str],
+    (mut from, mut to): (usize, usize),
+    mut found: usize,
+    field: &str,
+) -> usize {
+    let header = |l: &str| l.trim_start().starts_with('[');
     for segment in field.split('.').filter(|s| !s.is_empty()) {
         let (seg, nth) = match segment.split_once('[') {
             Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().unwrap_or(0)),
             None => (segment, 0),
         };
-        let is_seg = |l: &str| header(l) && name(l).rsplit('.').next() == Some(seg);
+        let is_seg = |l: &str| header(l) && header_name(l).rsplit('.').next() == Some(seg);
         if let Some(h) = (from..to).filter(|&i| is_seg(lines[i])).nth(nth) {
             // Its table runs to the next header of the same name (an array's
             // next element) or the block's end.
@@ -506,7 +530,7 @@ fn locate_in_platform(text: &str, id: &str, field: &str) -> usize {
             (from, to, found) = (h, next, h.saturating_add(1));
             continue;
         }
-        // A key in the table reached so far (before any sub-table).
+        // A key in the table reached so far.
         let key = (from..to).find(|&i| {
             !header(lines[i])
                 && lines[i]
@@ -606,7 +630,7 @@ mod dated_tests {
 
 #[cfg(test)]
 mod tests {
-    use super::locate_in_platform;
+    use super::{locate_in_platform, locate_path};
 
     #[test]
     fn a_platform_refusal_is_found_in_its_own_block() {
@@ -636,6 +660,25 @@ mod tests {
         ];
         for (id, field, line, why) in cases {
             assert_eq!(locate_in_platform(text, id, field), line, "{why}");
+        }
+        let runs = "[pack]\nname = \"c\"\n[[measured_run]]\ngpu = \"t4\"\n[measured_run.job]\nmodel = \"a\"\n\
+[[measured_run]]\ngpu = \"t4\"\n[measured_run.job]\nmodel = \"zz\"\n";
+        let lines: Vec<&str> = runs.lines().collect();
+        // (field, line, why)
+        for (field, line, why) in [
+            (
+                "measured_run[1].job.model",
+                10,
+                "the second run's model, not the first's",
+            ),
+            ("measured_run[1]", 7, "a run refused whole: its header"),
+            ("measured_run[0].gpu", 4, "a key of the first run"),
+        ] {
+            assert_eq!(
+                locate_path(&lines, (0, lines.len()), 0, field),
+                line,
+                "{why}"
+            );
         }
     }
 }

@@ -20,6 +20,13 @@ fn run(args: &[&str]) -> Output {
         .expect("gpuplan runs")
 }
 
+/// `run` in `lang` (`--lang` before the command).
+fn run_in(lang: &str, args: &[&str]) -> Output {
+    let mut full = vec!["--lang", lang];
+    full.extend_from_slice(args);
+    run(&full)
+}
+
 fn json(args: &[&str]) -> serde_json::Value {
     let out = run(args);
     assert!(
@@ -725,9 +732,7 @@ fn tables_stay_in_line_with_the_longest_card_and_family_names() {
         ("en", &["models"][..], "Parameters"),
         ("zh", &["models"][..], "参数量"),
     ] {
-        let mut full = vec!["--lang", lang];
-        full.extend_from_slice(args);
-        let out = run(&full);
+        let out = run_in(lang, args);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         let mut lines = text.lines().skip_while(|l| !l.contains(head));
         let header = lines
@@ -845,9 +850,7 @@ fn script_hours_read_as_typed_and_chinese_errors_stay_chinese() {
             "并行方式（engine）",
         ),
     ] {
-        let mut full = vec!["--lang", "zh"];
-        full.extend_from_slice(args);
-        let out = run(&full);
+        let out = run_in("zh", args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: refused: {err}");
         assert!(err.contains(field), "{args:?}: the field in Chinese: {err}");

@@ -65,20 +65,32 @@ impl DataError {
             return Err(e);
         };
         let (line, column) = line_col(text, start);
-        Ok(Self {
-            file: file.to_owned(),
+        let field = match enclosing_key(text, start) {
+            // Found at its table's header (the key is not written): the key
+            // the refusal names, not just its table.
+            k if fields.len() == 1 && !e.field.starts_with(&format!("{k}.")) => k,
+            _ => e.field.clone(),
+        };
+        Ok(Self::input_at(file, (line, column), &field, e))
+    }
+
+    /// An input check's refusal told at `(line, column)` of `file` under
+    /// `field`, with its catalog words.
+    pub fn input_at(
+        file: &str,
+        (line, column): (usize, usize),
+        field: &str,
+        e: InputError,
+    ) -> Self {
+        Self {
+            file: short(file),
             line,
             column,
-            field: match enclosing_key(text, start) {
-                // Found at its table's header (the key is not written):
-                // the key the refusal names, not just its table.
-                k if fields.len() == 1 && !e.field.starts_with(&format!("{k}.")) => k,
-                _ => e.field.clone(),
-            },
-            message: format!("{} ({})", e.message, e.allowed),
+            field: short(field),
+            message: short(&format!("{} ({})", e.message, e.allowed)),
             said: e.said.as_ref().map(|s| Box::new(s.message.clone())),
             allowed: e.said.and_then(|s| s.allowed).map(Box::new),
-        })
+        }
     }
 
     /// Builds an error from a TOML deserialisation failure, locating its span.
@@ -512,6 +524,20 @@ impl InputError {
         Self::new(field, format!("{value} is not a whole number"), allowed.0).said(
             Message::new("error.notWhole").with("value", value),
             Some(allowed.1),
+        )
+    }
+
+    /// A job named by its model but not its dataset size: no epoch, so no
+    /// run, can be timed (`quote` and `recommend` refuse it alike).
+    pub fn needs_dataset_samples() -> Self {
+        Self::new(
+            "job.dataset_samples",
+            "an estimated job needs the dataset size to time an epoch",
+            "a whole number of samples",
+        )
+        .said(
+            Message::new("error.needsSamples"),
+            Some(Message::new("allowed.positiveWhole")),
         )
     }
 

@@ -266,15 +266,8 @@ impl CoursePack {
             // told at the line of the pack that writes it.
             let lines: Vec<&str> = text.lines().collect();
             let line = locate_path(&lines, (0, lines.len()), 0, &e.field);
-            return Err(DataError {
-                file: crate::error::short(file),
-                line,
-                column: 0,
-                field: crate::error::short(&e.field),
-                message: crate::error::short(&format!("{} ({})", e.message, e.allowed)),
-                said: e.said.as_ref().map(|s| Box::new(s.message.clone())),
-                allowed: e.said.and_then(|s| s.allowed).map(Box::new),
-            });
+            let field = e.field.clone();
+            return Err(DataError::input_at(file, (line, 0), &field, e));
         }
         pack.check_presets(file, text, zoo)?;
         Ok(pack)

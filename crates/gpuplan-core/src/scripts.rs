@@ -393,31 +393,34 @@ fn sbatch_word(field: &str, s: &str) -> Result<(), InputError> {
     Ok(())
 }
 
+/// The walltime of a run of `hours` (with the margin), held to the
+/// cluster's cap (a longer --time is refused or held by Slurm), and the
+/// note `key` saying so when the cap cut it.
+fn capped_walltime(hours: f64, cap_hours: Option<f64>, key: &str) -> (u64, Vec<Message>) {
+    let needed = with_margin(hours);
+    match cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
+        Some(cap) if needed > (cap * 3600.0) as u64 => (
+            (cap * 3600.0) as u64,
+            vec![Message::new(key)
+                .with("needed", walltime(needed))
+                .with("cap", cap)],
+        ),
+        _ => (needed, Vec::new()),
+    }
+}
+
 /// A Slurm sbatch script; with `requeue`, Slurm signals the job before the
 /// walltime, the handler only sets a flag, the training saves a checkpoint and
 /// exits, and the job requeues itself to resume.
 pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
     check_slurm(s)?;
-    let seconds = with_margin(s.hours);
-    let mut notes = Vec::new();
-    let mut limit = seconds;
-    if let Some(cap) = s.cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
-        let cap_s = (cap * 3600.0) as u64;
-        if seconds > cap_s {
-            limit = cap_s;
-            // With --requeue this script is already the variant that goes on.
-            let key = if s.requeue {
-                "note.walltime-capped-requeue"
-            } else {
-                "note.walltime-capped"
-            };
-            notes.push(
-                Message::new(key)
-                    .with("needed", walltime(seconds))
-                    .with("cap", cap),
-            );
-        }
-    }
+    // With --requeue this script is already the variant that goes on.
+    let key = if s.requeue {
+        "note.walltime-capped-requeue"
+    } else {
+        "note.walltime-capped"
+    };
+    let (limit, notes) = capped_walltime(s.hours, s.cap_hours, key);
     let mut o = sbatch_header(s, limit);
     o.push_str(&activate(&s.activate)?);
     let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
@@ -1050,22 +1053,8 @@ pub fn slurm_multigpu(
     cap_hours: Option<f64>,
 ) -> Result<Script, InputError> {
     check_launch(s)?;
-    // The cluster's walltime cap holds here as for one GPU: a longer
-    // --time is refused or held by Slurm.
-    let needed = with_margin(hours);
-    let mut notes = Vec::new();
-    let mut limit = needed;
-    if let Some(cap) = cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
-        let cap_s = (cap * 3600.0) as u64;
-        if needed > cap_s {
-            limit = cap_s;
-            notes.push(
-                Message::new("note.walltime-capped-multigpu")
-                    .with("needed", walltime(needed))
-                    .with("cap", cap),
-            );
-        }
-    }
+    // The cluster's walltime cap holds here as for one GPU.
+    let (limit, notes) = capped_walltime(hours, cap_hours, "note.walltime-capped-multigpu");
     sbatch_word("partition", partition)?;
     let (per_node, nodes) = nodes(s.gpus);
     let cpus = per_node.saturating_mul(cpus_per_gpu.clamp(1, 32));

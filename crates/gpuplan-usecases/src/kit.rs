@@ -80,8 +80,7 @@ impl Planner {
             .platforms
             .iter()
             .find(|p| p.kind == PlatformKind::CampusHpc)
-            .and_then(|p| p.quota.walltime_max_hours.as_ref())
-            .and_then(|c| c.value.to_f64())
+            .and_then(walltime_cap)
     }
 
     /// A Slurm sbatch script.

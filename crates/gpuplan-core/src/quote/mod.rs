@@ -1001,17 +1001,10 @@ fn job_hours(
     let est = estimate::estimate_with(entry, &job, catalog, Some(card), host, corrections);
     // The whole run: steps with the input pipeline, evaluation, checkpoints
     // and warm-up, as the platform's host runs them.
-    let run_s = est.target_run.map(|r| r.total_s).ok_or_else(|| {
-        InputError::new(
-            "job.dataset_samples",
-            "an estimated job needs the dataset size to time an epoch",
-            "a whole number of samples",
-        )
-        .said(
-            Message::new("error.needsSamples"),
-            Some(Message::new("allowed.positiveWhole")),
-        )
-    })?;
+    let run_s = est
+        .target_run
+        .map(|r| r.total_s)
+        .ok_or_else(InputError::needs_dataset_samples)?;
     if !(run_s.is_finite() && run_s <= MAX_HOURS as f64 * 3600.0) {
         return Err(InputError::new(
             "job.epochs",

@@ -173,15 +173,7 @@ pub fn recommend_with(
     // A model without the dataset size times no run on any card: refused
     // once, as `estimate` and `quote` refuse it, not once per offer.
     if s.job.hours.is_none() && s.job.model.is_some() && s.job.dataset_samples.is_none() {
-        return Err(InputError::new(
-            "job.dataset_samples",
-            "an estimated job needs the dataset size to time an epoch",
-            "a whole number of samples",
-        )
-        .said(
-            Message::new("error.needsSamples"),
-            Some(Message::new("allowed.positiveWhole")),
-        ));
+        return Err(InputError::needs_dataset_samples());
     }
     let estimated = candidates::estimated(s, catalog, zoo, corrections)?;
     let mut options = Vec::new();

@@ -107,6 +107,8 @@ impl Figure {
     /// Whether a plan's own price (`[prices]`, `gpuplan override set`, the
     /// price box) can stand in for this figure: the advice for an old one
     /// is then "check it and set yours", else "check it, or a newer pack".
+    /// These are the figures `billing` and `storage` pass through `own`
+    /// (a `PriceOverrides` field each); a new override adds its figure here.
     pub fn own_price_replaces(self) -> bool {
         matches!(
             self,

@@ -1052,3 +1052,56 @@ fn the_resume_template_checkpoints_at_the_plans_spot_interval_in_hours_too() {
         "without a plan: the default, not claimed as the quote's: {py}"
     );
 }
+
+#[test]
+fn a_handed_in_runs_file_that_does_not_parse_names_its_key_or_the_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("pack.toml");
+    let preset = common::root().join("examples/seed000-weekly-budget.toml");
+    // (text, what the English error names, what the Chinese one names, why)
+    let cases = [
+        (
+            r#"{"schema": "gpuplan-measured-runs/2", "runs": [
+  {"job": {"model": "resnet18-cifar", "batch": 128, "dataset_samples": 50000, "epochs": 10},
+   "gpu": "rtx3090", "platform": "autodl", "wall_seconds": -5, "peak_memory_mib": 4000, "completed": true}]}"#,
+            "wall_seconds:",
+            "wall_seconds：",
+            "a negative time is refused at its key, not as the whole file",
+        ),
+        (
+            "{not json",
+            "measured-run file",
+            "实测记录文件",
+            "a file that is not JSON is named as the runs file, not as a count of runs",
+        ),
+    ];
+    for (i, (text, en, zh, why)) in cases.into_iter().enumerate() {
+        let runs = dir.path().join(format!("runs{i}.json"));
+        std::fs::write(&runs, text).expect("write runs");
+        let args = [
+            "pack",
+            "export",
+            "--name",
+            "X",
+            "--platform",
+            "autodl",
+            "--preset",
+            preset.to_str().expect("utf-8 path"),
+            "--runs",
+            runs.to_str().expect("utf-8 path"),
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ];
+        for (lang, want) in [("en", en), ("zh", zh)] {
+            let o = run_in(lang, &args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{why} ({lang}): refused: {err}");
+            assert!(err.contains(want), "{why} ({lang}): names `{want}`: {err}");
+            assert!(
+                !err.contains("运行次数"),
+                "{why} ({lang}): not 'number of runs': {err}"
+            );
+        }
+        assert!(!out.exists(), "{why}: no pack is written");
+    }
+}

@@ -505,7 +505,7 @@ impl MeasuredRunFile {
                 format!("a {MEASURED_RUNS_SCHEMA} file from `gpuplan ledger runs`"),
                 Message::new("allowed.measuredRuns").with("schema", MEASURED_RUNS_SCHEMA),
             );
-            let e = InputError::not_json("runs", &e, allowed);
+            let e = InputError::not_json_text("measured_runs", text, &e, allowed);
             // The file it came from, before the message (the catalog's
             // `error.inFile`) and in the English text for logs.
             let said = e.said.map(|s| {

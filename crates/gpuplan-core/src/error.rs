@@ -174,21 +174,7 @@ impl DataError {
     /// else `field`: serde_json says where, not which field.
     pub fn from_json_text(file: &str, text: &str, field: &str, err: &serde_json::Error) -> Self {
         let mut e = Self::from_json(file, field, err);
-        // A key the schema does not know, or one it needs and did not get,
-        // is that key, which serde names (a missing key is reported at the
-        // object's end, after the last key written); any other error is at
-        // the value of the key written before it.
-        let said = err.to_string();
-        let unknown = ["unknown field `", "missing field `"]
-            .iter()
-            .find_map(|p| said.strip_prefix(p))
-            .and_then(|rest| rest.split_once('`'))
-            .map(|(key, _)| key.to_owned());
-        // An empty key (`"": 1`) names nothing: the error keeps its field.
-        if let Some(key) = unknown
-            .or_else(|| json_key_before(text, err.line(), err.column()))
-            .filter(|k| !k.is_empty())
-        {
+        if let Some(key) = json_field(text, err) {
             e.field = short(&key);
         }
         e
@@ -576,6 +562,23 @@ impl InputError {
             .said(json_said(err), Some(allowed.1))
     }
 
+    /// [`InputError::not_json`] for the JSON `text` itself (a file the
+    /// student handed in), naming the key the error is about
+    /// (`wall_seconds` for `"wall_seconds": -5`) rather than the whole file
+    /// (`field`), as a run report's errors do.
+    pub fn not_json_text(
+        field: &str,
+        text: &str,
+        err: &serde_json::Error,
+        allowed: (String, Message),
+    ) -> Self {
+        let e = Self::not_json(field, err, allowed);
+        match json_field(text, err) {
+            Some(key) => e.for_field(&key),
+            None => e,
+        }
+    }
+
     /// The same error with its catalog keys.
     #[must_use]
     pub fn said(mut self, message: Message, allowed: Option<Message>) -> Self {
@@ -864,6 +867,22 @@ mod tests {
             "validation errors point at the key inside its table"
         );
     }
+}
+
+/// The field a JSON error is about: a key the schema does not know, or one
+/// it needs and did not get, is that key, which serde names (a missing key
+/// is reported at the object's end, after the last key written); any other
+/// error is at the value of the key written before it. `None` for an empty
+/// key (`"": 1`), which names nothing.
+fn json_field(text: &str, err: &serde_json::Error) -> Option<String> {
+    let said = err.to_string();
+    ["unknown field `", "missing field `"]
+        .iter()
+        .find_map(|p| said.strip_prefix(p))
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(key, _)| key.to_owned())
+        .or_else(|| json_key_before(text, err.line(), err.column()))
+        .filter(|k| !k.is_empty())
 }
 
 /// The last object key (`"name":`) written before `line`:`column` of `text`

@@ -875,8 +875,8 @@ fn a_bad_file_of_measured_runs_names_the_field() {
         ),
         (
             r#"{"schema": "gpuplan-measured-runs/1", "runs": [], "host": "lab-pc"}"#,
-            "runs",
-            "an unknown field (a host name) is refused",
+            "host",
+            "an unknown field (a host name) is refused, by its name",
         ),
     ];
     for (text, field, why) in cases {

@@ -8,7 +8,7 @@ import PlanStep from "./PlanStep.svelte";
 import SituationStep from "./SituationStep.svelte";
 import Question from "../lib/Question.svelte";
 import Toast from "../lib/Toast.svelte";
-import { startedStore } from "../test/fake";
+import { startedStore, fakeOption, plan0 } from "../test/fake";
 
 const type = (el: HTMLElement, value: string) => fireEvent.input(el, { target: { value } });
 const total = () => document.getElementById("cash-total")?.getAttribute("data-value");
@@ -149,4 +149,42 @@ describe("saving", () => {
     await waitFor(() => expect(backend.plans.size).toBe(1));
     expect(app.plans.openId, "the editor shows the plan put back, under its own id").toBe(1);
   });
+
+  it("choosing an option for another job starts a new plan: the saved one is not written over", async () => {
+    const { app, backend, name, save } = await setup();
+    await type(name, "homework 1");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    app.applyPreset("llama7b-lora");
+    app.choose(fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: "llama-2-7b", mode: "lora" } } }));
+    expect(app.plans.openId, "the editor no longer points at the saved plan").toBeNull();
+    expect(app.plan?.name, "the name follows the choice, not the saved plan's").not.toBe("homework 1");
+    await save();
+    await waitFor(() => expect(backend.plans.size, "a second plan").toBe(2));
+    expect(backend.plans.get(1)?.plan?.job.model, "the first plan keeps its own job").toBe("resnet18-cifar");
+  });
+
+  it("refuses to save while a field holds a value the core would refuse, and says which", async () => {
+    const { app, backend, save } = await setup();
+    await type(document.getElementById("plan-runs")!, "-5");
+    expect(app.blocking, "the field is refused").not.toBeNull();
+    await save();
+    expect(backend.count("save_plan"), "nothing is written").toBe(0);
+    expect(app.toast?.text ?? "", "and nothing says saved").not.toMatch(/Saved/);
+    expect(app.error).toMatch(/^Not saved: Runs/);
+  });
+
+  it("opens the plan as saved now: one deleted by the CLI is said to be gone, not brought back", async () => {
+    const { app, backend, name, save } = await setup();
+    await type(name, "mine");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    const stale = app.plans.rows[0];
+    backend.plans.delete(1); // as `gpuplan plans delete 1` would
+    await app.plans.open(stale);
+    expect(app.error).toMatch(/“mine” is no longer saved/);
+    expect(app.plans.openId, "the editor is detached").toBeNull();
+    expect(app.plans.rows).toHaveLength(0);
+  });
 });
+

@@ -87,3 +87,27 @@ describe("ledger", () => {
     await waitFor(() => expect(document.querySelectorAll(".ledger-row").length).toBe(1));
   });
 });
+
+describe("a dropped run report", () => {
+  it("dropped twice says the second time that it is already in the ledger, not that it was added", async () => {
+    const { app, backend } = await startedStore();
+    let imports = 0;
+    const fallback = backend.invoke.getMockImplementation()!;
+    backend.invoke.mockImplementation(async (cmd: string, args: Record<string, unknown> = {}) => {
+      if (cmd !== "import_report_text") return fallback(cmd, args);
+      imports += 1;
+      // As Rust answers: the same run is the same bill, said as already imported.
+      return {
+        run: { ledger_id: 7, already_imported: imports > 1, identity: "x", plan_id: null, date: "2026-11-30", platform: "autodl", gpu: "rtx3090", gpu_in_catalog: true, teaches_calibration: false, hours: "0.49", cost: "0.65", cost_estimated: true, peak_memory_mib: 2746, exit_status: 0, versus: null },
+        versus: null,
+      };
+    });
+    // (jsdom's File has no text(): a stand-in with what the drop reads.)
+    const body = '{"schema": "gpuplan-run-report/2"}';
+    const report = () => ({ name: "gpuplan-run-1.json", size: body.length, type: "application/json", text: async () => body }) as unknown as File;
+    await app.ledger.drop([report()]);
+    expect(app.toast?.text).toMatch(/^Added to the ledger/);
+    await app.ledger.drop([report()]);
+    expect(app.toast?.text, "the second drop adds nothing, and says so").toMatch(/^Already in the ledger as bill 7/);
+  });
+});

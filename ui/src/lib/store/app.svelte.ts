@@ -189,11 +189,14 @@ export class AppStore extends Feedback {
 
   showView(v: View) {
     this.view = v;
-    if (v === "saved") void this.plans.load();
-    if (v === "ledger") {
-      void this.plans.load();
-      void this.ledger.load();
-    }
+    this.refreshView();
+  }
+
+  /** Reads again what the open view lists (saved plans, the ledger), which the CLI may have changed. */
+  refreshView() {
+    // The plan open in the editor, deleted elsewhere, detaches it (`PlansState.load`).
+    if (this.view !== "flow" || this.plans.openId !== null) void this.plans.load();
+    if (this.view === "ledger") void this.ledger.load();
   }
 
   /** The estimate of the current job (the memory screen; quietly, the job screen's defaults). */
@@ -259,10 +262,16 @@ export class AppStore extends Feedback {
   /**
    * Choosing an option opens the very plan its quote priced, so the plan
    * screen shows the same bill and time; the name follows the choice unless
-   * the student named the plan.
+   * the student named the plan. It is a new plan: a saved plan open in the
+   * editor is left as saved (Save would otherwise write another job over
+   * it), and the name it brought follows the choice.
    */
   choose(o: RankedOption) {
     if (!this.plan || !this.situation || !this.form) return;
+    if (this.plans.openId !== null) {
+      this.plans.openId = null;
+      this.autoName = true;
+    }
     const name = this.autoName || !this.plan.name ? `${this.modelName(this.job?.model ?? null)} · ${this.loc(o.platform_name)} · ${this.gpuName(o.gpu)}` : this.plan.name;
     if (o.plan) {
       const chosen = plain(o.plan);

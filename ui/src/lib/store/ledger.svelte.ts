@@ -88,7 +88,9 @@ export class LedgerState {
   private async showImported(r: ImportedRunView) {
     const { app } = this;
     const i = r.run;
-    app.notify(app.t("ledger.reportImported", { date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) }));
+    // A report imported before adds nothing: the toast says so, with the bill it already is.
+    const key = i.already_imported ? "ledger.reportAlready" : "ledger.reportImported";
+    app.notify(app.t(key, { id: i.ledger_id, date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) }));
     this.versus = r.versus;
     this.versusId = r.versus ? i.ledger_id : null;
     await this.load();

@@ -50,6 +50,13 @@ export class PlansState {
    */
   async save(asNew = false): Promise<boolean> {
     const { app } = this;
+    // A field the core would refuse is not in the plan on screen: saving
+    // now would store the last value it accepted and say "saved".
+    const refused = app.blocking;
+    if (refused) {
+      app.error = app.t("plan.saveRefused", { field: refused.label, problem: refused.text });
+      return false;
+    }
     const plan = app.planNow();
     if (!plan) return false;
     const situation = app.situationNow();
@@ -75,8 +82,16 @@ export class PlansState {
   }
 
   /** Opens a saved plan in the editor (step 5): its runs and budget become the student's. */
-  async open(s: SavedPlanRow) {
+  async open(row: SavedPlanRow) {
     const { app } = this;
+    // The copy on screen may be stale (the CLI or another window changed or
+    // deleted it): the plan opened is the one saved now.
+    await this.load();
+    const s = this.rows.find((r) => r.id === row.id);
+    if (!s) {
+      app.error = app.t("saved.goneElsewhere", { name: row.name });
+      return;
+    }
     if (!s.plan) return;
     const plan = plain(s.plan);
     app.plan = plan;

@@ -568,6 +568,17 @@ fn short_durations_are_seconds_and_rates_are_the_digits_billed() {
             "time.{field} to two places as the text: {v}"
         );
     }
+    let ts = &q.time_seconds;
+    assert_eq!(
+        ts.running,
+        d("30"),
+        "the run in whole seconds, the bill line's 30 s (0.01 h read back is 36 s)"
+    );
+    assert_eq!(
+        ts.total,
+        ts.waiting + ts.setup + ts.running + ts.reruns + ts.gaps,
+        "the total in seconds is the sum of its parts"
+    );
 }
 
 #[test]

@@ -77,6 +77,12 @@ time_to_result_hours: string,
  */
 time: TimeToResult, 
 /**
+ * The same, each part in whole seconds and the total their sum: for a
+ * shell that shows short plans in minutes (0.14 h is 8.4 min where
+ * the run is 8.2), so parts, total and the bill's run lines agree.
+ */
+time_seconds: TimeToResult, 
+/**
  * Where one estimated run's seconds go on the platform's host (GPU
  * compute, input pipeline, evaluation, checkpoints, warm-up); absent
  * when the plan gives hours.

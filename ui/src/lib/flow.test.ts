@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote, timeSplit } from "./flow";
 import { billCsv, billHtml } from "./exports";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
@@ -322,5 +322,25 @@ describe("figures nobody checked", () => {
     const rows = [{ category: "GPU", text: "runs", amount: "¥10.00", value: "10.00" }];
     expect(billCsv(rows, "10.00", ["a", "b", "c"], "Total", "3 figures <unverified>"), "a last row with the note").toContain('"3 figures <unverified>"');
     expect(billHtml("T", "s", rows, "Total", "10.00", [], "en", { note: "<b>note</b>" }), "escaped, after the table").toContain('<p class="note">&lt;b&gt;note&lt;/b&gt;</p>');
+  });
+});
+
+describe("timeSplit", () => {
+  const ts = (waiting: number, setup: number, running: number, reruns = 0, gaps = 0) => ({
+    waiting: String(waiting), setup: String(setup), running: String(running), reruns: String(reruns), gaps: String(gaps), total: String(waiting + setup + running + reruns + gaps),
+  });
+  it("shows every part in the total's unit, the total the sum of the parts as shown", () => {
+    // (seconds, language, total, running, why)
+    const cases: [ReturnType<typeof ts>, string, string, string, string][] = [
+      [ts(900, 720, 492), "zh", "35.2 分钟", "8.2 分钟", "the run is the bill's 8.2 min, not 0.14 h read back as 8.4"],
+      [ts(900, 720, 492), "en", "35.2 min", "8.2 min", "the same in English"],
+      [ts(0, 0, 20), "en", "20.0 s", "20.0 s", "a short run in seconds"],
+      [ts(0, 1530, 1530, 1530), "en", "1.2 h", "0.4 h", "0.425 h three times is shown 0.4 each and 1.2 in all, not 1.3"],
+    ];
+    for (const [t, lang, total, running, why] of cases) {
+      const s = timeSplit(t, lang);
+      expect(s.total, why).toBe(total);
+      expect(s.parts.running, why).toBe(running);
+    }
   });
 });

@@ -109,6 +109,27 @@ export function formatDuration(seconds: number | null, lang: string): string {
   return `${(seconds / 3600).toFixed(1)} ${zh ? "小时" : "h"}`;
 }
 
+/** Where the time to the last result goes, as Rust counts it to the second. */
+export type TimeSeconds = { waiting: string; setup: string; running: string; reruns: string; gaps: string; total: string };
+export type TimePart = Exclude<keyof TimeSeconds, "total">;
+
+/**
+ * The time to result and its parts in one unit (the total's: seconds,
+ * minutes or hours), each to one decimal, the total the sum of the parts as
+ * shown: 12 + 15 + 8.2 is 35.2 min, as a bill's total is of its lines.
+ */
+export function timeSplit(ts: TimeSeconds, lang: string): { total: string; parts: Record<TimePart, string> } {
+  const zh = lang === "zh";
+  const all = Number(ts.total);
+  const [size, unit] = all < 60 ? [1, zh ? "秒" : "s"] : all < 3600 ? [60, zh ? "分钟" : "min"] : [3600, zh ? "小时" : "h"];
+  // Tenths of the unit as whole numbers: sums without floating-point drift.
+  const tenths = (s: string) => Math.round((Number(s) / size) * 10);
+  const shown = (n: number) => `${(n / 10).toFixed(1)} ${unit}`;
+  const keys: TimePart[] = ["waiting", "setup", "running", "reruns", "gaps"];
+  const parts = Object.fromEntries(keys.map((k) => [k, shown(tenths(ts[k]))])) as Record<TimePart, string>;
+  return { total: shown(keys.reduce((n, k) => n + tenths(ts[k]), 0)), parts };
+}
+
 /** A chart in the UI language, as an <img> source: shown as an image, never as markup. */
 export function chartUrl(chart: Chart, lang: string): string {
   return svgDataUrl(lang === "zh" ? chart.zh : chart.en);

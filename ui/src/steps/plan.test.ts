@@ -63,6 +63,28 @@ describe("the bill", () => {
   });
 });
 
+describe("a bill Rust cannot price", () => {
+  it("says so instead of updating forever, and prices again once the input changes", async () => {
+    const { app, backend } = await startedStore();
+    const fallback = backend.invoke.getMockImplementation()!;
+    backend.invoke.mockImplementation(async (cmd: string, args: Record<string, unknown> = {}) => {
+      if (cmd === "quote" && (args.plan as { budget: string | null }).budget === "7") {
+        throw { kind: "input", detail: { field: "job.epochs", message: "a run of more than ten years", allowed: "", said: { message: { key: "error.runTooLong", params: { hours: "99999", years: "11" } }, allowed: null } } };
+      }
+      return fallback(cmd, args);
+    });
+    render(PlanStep, { app });
+    await waitFor(() => expect(total()).toBe("10.00"));
+    await type(document.getElementById("plan-budget")!, "7");
+    await waitFor(() => expect(document.getElementById("bill-state")?.textContent).toBe("The bill cannot be priced until the problem above is fixed."));
+    expect(app.error, "the banner says why").not.toBe("");
+    expect(total(), "no stale bill stays on screen").toBeUndefined();
+    await type(document.getElementById("plan-budget")!, "70");
+    await waitFor(() => expect(total(), "a change prices again").toBe("10.00"));
+    expect(document.getElementById("bill-state")?.textContent).toBe("");
+  });
+});
+
 describe("the plan's fields", () => {
   it("take hours and gigabytes with their units, refuse other units, and hold Next", async () => {
     const { app, backend } = await startedStore();

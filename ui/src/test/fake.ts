@@ -82,6 +82,7 @@ export function fakeQuote(plan: Plan): QuoteView {
       lines: [{ category: "gpu-compute", kind: "runs", params: { count: String(runs), name: "run", time_s: "3600", gpu: plan.gpu }, hours: "1", amount: total }],
       by_category: { "gpu-compute": total }, cash_total: total, total, run_hours: "1", longest_run_hours: "1", longest_run_seconds: "3600",
       time_to_result_hours: "1", time: { waiting: "0", setup: "0.25", running: "1", reruns: "0", gaps: "0", total: "1.25" },
+      time_seconds: { waiting: "0", setup: "900", running: "3600", reruns: "0", gaps: "0", total: "4500" },
       run_parts: null, calibration: null, spot: null, packages: null, timeline: [], warnings: [], unverified: { amount: "0", percent: 0, figures: [], noted: false },
       prices_observed: "2026-01-01",
       prices_oldest: "price-per-hour",

@@ -626,6 +626,25 @@ pub struct TimeToResult {
 }
 
 impl TimeToResult {
+    /// Every part in whole seconds, the total their sum.
+    fn in_seconds(&self) -> Self {
+        let (waiting, setup, running, reruns, gaps) = (
+            whole_seconds(self.waiting),
+            whole_seconds(self.setup),
+            whole_seconds(self.running),
+            whole_seconds(self.reruns),
+            whole_seconds(self.gaps),
+        );
+        Self {
+            waiting,
+            setup,
+            running,
+            reruns,
+            gaps,
+            total: waiting + setup + running + reruns + gaps,
+        }
+    }
+
     /// Every duration to two places, as the text shows it, and the total
     /// the sum of the parts as shown (as a bill's total is of its lines):
     /// 0.53 + 1.23 + 2.70 is 4.46, not the 4.47 the unrounded sum rounds to.
@@ -721,6 +740,10 @@ pub struct Quote {
     pub time_to_result_hours: Decimal,
     /// Where those hours go.
     pub time: TimeToResult,
+    /// The same, each part in whole seconds and the total their sum: for a
+    /// shell that shows short plans in minutes (0.14 h is 8.4 min where
+    /// the run is 8.2), so parts, total and the bill's run lines agree.
+    pub time_seconds: TimeToResult,
     /// Where one estimated run's seconds go on the platform's host (GPU
     /// compute, input pipeline, evaluation, checkpoints, warm-up); absent
     /// when the plan gives hours.
@@ -1218,6 +1241,7 @@ fn quote_once(
         longest_run_seconds: whole_seconds(gpu.longest),
         time_to_result_hours: time.rounded().total,
         time: time.rounded(),
+        time_seconds: time.in_seconds(),
         run_parts: work.run_parts,
         calibration: work.calibration,
         spot,

@@ -24,6 +24,10 @@ export class BillState {
   });
   /** The bill is not (yet) the current inputs'. */
   stale = $derived.by(() => this.pricedKey !== this.app.planKey);
+  /** The inputs Rust last refused to price (the banner says why). */
+  failedKey = $state<string | null>(null);
+  /** The current inputs cannot be priced: nothing is being updated until they change. */
+  failed = $derived.by(() => this.failedKey !== null && this.failedKey === this.app.planKey);
 
   private timer: ReturnType<typeof setTimeout> | undefined;
   private latest = new Latest();
@@ -60,6 +64,7 @@ export class BillState {
       // A failed quote clears the old bill: no stale figure stays on screen.
       this.quote = r ?? null;
       this.pricedKey = r ? key : null;
+      this.failedKey = r ? null : key;
       this.busy = false;
     })();
     return this.inflight;

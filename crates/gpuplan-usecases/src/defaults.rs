@@ -95,7 +95,7 @@ pub fn plan(job: JobSpec) -> Plan {
         payment: Payment::OnDemand,
         setup_hours: default_setup(),
         job,
-        runs: vec![RunGroup::of_job("run", 1)],
+        runs: vec![RunGroup::of_job(gpuplan_core::quote::DEFAULT_GROUP, 1)],
         data: Some(DataSpec {
             size_gb: Decimal::from(DATA_GB),
             upload_mbps: Decimal::from(UPLOAD_MBPS),

@@ -294,7 +294,7 @@ fn plan_for(
             default_setup()
         },
         job: c.job.clone(),
-        runs: vec![RunGroup::of_job("run", s.runs)],
+        runs: vec![RunGroup::of_job(crate::quote::DEFAULT_GROUP, s.runs)],
         storage: (s.storage_gb > Decimal::ZERO).then(|| StorageSpec {
             gb: s.storage_gb,
             days: Some(Decimal::from(7)),

@@ -111,3 +111,18 @@ describe("a dropped run report", () => {
     expect(app.toast?.text, "the second drop adds nothing, and says so").toMatch(/^Already in the ledger as bill 7/);
   });
 });
+
+describe("removing a course pack", () => {
+  it("prices the bill on screen again at once, without the pack", async () => {
+    const { app, backend } = await startedStore();
+    app.view = "flow";
+    app.step = "plan";
+    await app.bill.now();
+    const before = backend.count("quote");
+    const fallback = backend.invoke.getMockImplementation()!;
+    backend.invoke.mockImplementation(async (cmd: string, args: Record<string, unknown> = {}) => (cmd === "remove_pack" ? null : fallback(cmd, args)));
+    await app.plans.removePack("CV 101");
+    await vi.waitFor(() => expect(backend.count("quote"), "the bill is asked for again").toBe(before + 1));
+    expect(app.bill.stale, "and is the current inputs' again").toBe(false);
+  });
+});

@@ -242,6 +242,17 @@ export class AppStore extends Feedback {
     if (r !== Latest.STALE && r) this.kit = r;
   }
 
+  /**
+   * The platforms, prices or rules changed (a course pack imported or
+   * removed): the options and the bill on screen are asked for again, the
+   * ones not showing dropped so they are asked for when they are.
+   */
+  offersChanged() {
+    if (this.view === "flow" && this.step === "options") void this.loadOptions();
+    else this.rec = null;
+    this.bill.pricesChanged();
+  }
+
   /** Runs as the student types them, on step 1 or 5: a preset keeps them from then on. */
   setRuns(n: number) {
     if (!this.situation) return;

@@ -77,6 +77,17 @@ export class BillState {
     return this.stale ? null : this.quote;
   }
 
+  /**
+   * Prices and rules changed under the same inputs (a course pack imported
+   * or removed): the bill on screen is no longer theirs, and is priced again
+   * at once when it is showing.
+   */
+  pricesChanged() {
+    this.pricedKey = null;
+    this.failedKey = null;
+    if (this.app.view === "flow" && this.app.step === "plan") void this.now();
+  }
+
   /** Leaving the screen: nothing waits to be asked. */
   stop() {
     clearTimeout(this.timer);

@@ -163,6 +163,7 @@ export class PlansState {
     const r = await app.run(() => app.api.importPack());
     if (!r) return;
     app.start(r);
+    app.offersChanged();
     const c = r.course;
     app.notify(
       app.t("pack.imported", {
@@ -182,6 +183,8 @@ export class PlansState {
     app.notify(app.t("pack.removed", { name }));
     const r = await app.run(() => app.api.appInfo());
     if (r) app.info = r;
+    // The pack's prices and options are gone with it.
+    app.offersChanged();
     await this.load();
   }
 }

@@ -2,7 +2,7 @@
 //! as core and use-case types; errors leave as [`AppError`].
 
 use gpuplan_core::job::JobSpec;
-use gpuplan_core::plan::Plan;
+use gpuplan_core::plan::{Payment, Plan};
 use gpuplan_core::recommend::Situation;
 use gpuplan_core::report::MAX_REPORT_BYTES;
 use gpuplan_usecases::calibration::CalibrationView;
@@ -41,6 +41,21 @@ pub async fn recommend(
     situation: Situation,
 ) -> Res<RecommendationView> {
     state.snapshot()?.recommend_view(&situation)
+}
+
+/// The situation's option on one offer: the plan screen's card, platform
+/// or payment changed after an option was chosen (step 5).
+#[tauri::command]
+pub async fn offer_option(
+    state: State<'_, AppState>,
+    situation: Situation,
+    platform: String,
+    gpu: String,
+    payment: Payment,
+) -> Res<OfferOption> {
+    state
+        .snapshot()?
+        .offer_option(&situation, (&platform, &gpu, payment))
 }
 
 /// Prices a plan (step 5).

@@ -60,6 +60,7 @@ pub fn run() {
             commands::app_info,
             commands::estimate,
             commands::recommend,
+            commands::offer_option,
             commands::quote,
             commands::save_plan,
             commands::list_plans,

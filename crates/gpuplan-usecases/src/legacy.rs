@@ -133,7 +133,10 @@ pub(crate) fn plan_from_app_json(body: &str) -> Result<Plan, AppError> {
             epochs: j.epochs,
             ..JobSpec::default()
         },
-        runs: vec![RunGroup::of_job(gpuplan_core::quote::DEFAULT_GROUP, p.runs.max(1))],
+        runs: vec![RunGroup::of_job(
+            gpuplan_core::quote::DEFAULT_GROUP,
+            p.runs.max(1),
+        )],
         data: (p.data_gb > 0.0)
             .then(|| {
                 Ok::<_, AppError>(DataSpec {

@@ -1,10 +1,11 @@
 //! Use case: the ranked options for a situation.
 
+use gpuplan_core::plan::Payment;
 use gpuplan_core::recommend::{recommend_with, Recommendation, RuledOut, Situation};
 use gpuplan_core::Message;
 
 use crate::planning::APP_OPTIONS;
-use crate::views::RecommendationView;
+use crate::views::{OfferOption, RecommendationView};
 use crate::{Planner, Result, Snapshot};
 
 impl Planner {
@@ -20,6 +21,27 @@ impl Planner {
 }
 
 impl Snapshot {
+    /// The situation's best option on the offer `(platform, gpu, payment)`,
+    /// as the options screen ranks it (every option, not only the first
+    /// ten), or why that offer is ruled out.
+    pub fn offer_option(&self, s: &Situation, offer: (&str, &str, Payment)) -> Result<OfferOption> {
+        let (platform, gpu, payment) = offer;
+        let r = self.recommend(s)?;
+        let option = r
+            .options
+            .into_iter()
+            .find(|o| o.platform == platform && o.gpu == gpu && o.payment == payment);
+        let ruled_out = match option {
+            Some(_) => None,
+            None => r
+                .ruled_out
+                .into_iter()
+                .find(|x| x.platform == platform && x.gpu == gpu)
+                .map(|x| x.reason),
+        };
+        Ok(OfferOption { option, ruled_out })
+    }
+
     /// Ranked platform x GPU options for a situation, on the course's
     /// platforms.
     pub fn recommend(&self, s: &Situation) -> Result<Recommendation> {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use chrono::NaiveDateTime;
 use gpuplan_core::job::JobSpec;
-use gpuplan_core::plan::{default_setup, Plan};
+use gpuplan_core::plan::{default_setup, Payment, Plan};
 use gpuplan_store::Store;
 use rust_decimal::Decimal;
 
@@ -1509,4 +1509,51 @@ fn a_multi_gpu_estimate_quotes_the_multi_gpu_figures_not_the_cards() {
             "{why}: the class is quoted only for one GPU"
         );
     }
+}
+
+#[test]
+fn an_offer_option_carries_hours_to_that_card_as_the_options_do() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let mut situation = defaults::situation();
+    situation.job = JobSpec {
+        hours: Some(Decimal::from(6)),
+        ..JobSpec::default()
+    };
+    let snap = p.snapshot().expect("snapshot");
+    let hours_on = |gpu: &str| {
+        let o = snap
+            .offer_option(&situation, ("autodl", gpu, Payment::OnDemand))
+            .expect("answers");
+        o.option
+            .and_then(|o| o.plan)
+            .and_then(|plan| plan.job.hours)
+    };
+    // (card, what its hours must be, why)
+    let on_3090 = hours_on("rtx3090").expect("the 3090 is an option");
+    assert_eq!(on_3090, Decimal::from(6), "hours are given for an RTX 3090");
+    let on_4090 = hours_on("rtx4090").expect("the 4090 is an option");
+    assert!(
+        on_4090 < on_3090,
+        "a faster card takes fewer hours: {on_4090} against {on_3090}"
+    );
+    let ranked = p.recommend(&situation).expect("recommends");
+    let listed = ranked
+        .options
+        .iter()
+        .find(|o| o.platform == "autodl" && o.gpu == "rtx4090" && o.payment == Payment::OnDemand)
+        .and_then(|o| o.plan.as_ref())
+        .and_then(|plan| plan.job.hours);
+    assert_eq!(
+        listed,
+        Some(on_4090),
+        "the same hours as the options screen's option"
+    );
+    let none = snap
+        .offer_option(&situation, ("autodl", "no-such-card", Payment::OnDemand))
+        .expect("answers");
+    assert!(
+        none.option.is_none() && none.ruled_out.is_none(),
+        "a card the platform does not rent is neither an option nor ruled out"
+    );
 }

@@ -243,6 +243,21 @@ pub struct RecommendationView {
     pub chart: Chart,
 }
 
+/// What the situation's job comes to on one offer: its option (the plan an
+/// option on the options screen would open), or why it is ruled out. For a
+/// plan screen whose card, platform or payment changed after an option was
+/// chosen: hours given for an RTX 3090 and a fix that made the job fit are
+/// the new card's, not the card chosen first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct OfferOption {
+    /// The best-ranked option on that offer, when it is one.
+    pub option: Option<gpuplan_core::recommend::RankedOption>,
+    /// Why the offer is not an option (none when it is, or when the
+    /// platform does not rent that card that way).
+    pub ruled_out: Option<Message>,
+}
+
 /// The plan and budget screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

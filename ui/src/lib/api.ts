@@ -8,6 +8,8 @@ import type { JobSpec } from "../bindings/JobSpec";
 import type { Situation } from "../bindings/Situation";
 import type { Plan } from "../bindings/Plan";
 import type { RecommendationView } from "../bindings/RecommendationView";
+import type { OfferOption } from "../bindings/OfferOption";
+import type { Payment } from "../bindings/Payment";
 import type { QuoteView } from "../bindings/QuoteView";
 import type { SavedPlanRow } from "../bindings/SavedPlanRow";
 import type { DeletedPlan } from "../bindings/DeletedPlan";
@@ -30,6 +32,8 @@ export function makeApi(call: Invoke = invoke) {
     appInfo: () => call("app_info") as Promise<AppInfo>,
     estimate: (job: JobSpec, gpu: string | null, platform: string | null) => call("estimate", { job, gpu, platform }) as Promise<EstimateView>,
     recommend: (situation: Situation) => call("recommend", { situation }) as Promise<RecommendationView>,
+    /** The situation's option on one offer (the plan screen's card changed after an option was chosen). */
+    offerOption: (situation: Situation, platform: string, gpu: string, payment: Payment) => call("offer_option", { situation, platform, gpu, payment }) as Promise<OfferOption>,
     quote: (plan: Plan) => call("quote", { plan }) as Promise<QuoteView>,
     kit: (plan: Plan, command: string) => call("kit", { plan, command }) as Promise<KitView>,
     savePlan: (id: number | null, plan: Plan, situation: Situation | null) => call("save_plan", { id, plan, situation }) as Promise<number>,

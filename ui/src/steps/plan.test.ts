@@ -208,5 +208,43 @@ describe("saving", () => {
     expect(app.plans.openId, "the editor is detached").toBeNull();
     expect(app.plans.rows).toHaveLength(0);
   });
+
+  it("a card switched after choosing an option carries the hours to that card, as its option would", async () => {
+    const { app, backend } = await startedStore();
+    // Hours given for an RTX 3090 (6 h), carried by the options to each card.
+    app.job = { ...app.job!, model: null, hours: "6" };
+    const hoursOn = (gpu: string, hours: string) =>
+      fakeOption({ gpu, plan: { ...plan0, gpu, job: { ...plan0.job, model: null, hours } } });
+    backend.setOptions([hoursOn("rtx4090", "3.7014"), hoursOn("rtx3090", "6")]);
+    render(PlanStep, { app });
+    render(Toast, { app });
+    app.choose(hoursOn("rtx4090", "3.7014"));
+    await waitFor(() => expect((document.getElementById("plan-hours") as HTMLInputElement).value).toBe("3.7014"));
+    await fireEvent.change(document.getElementById("plan-gpu")!, { target: { value: "rtx3090" } });
+    await waitFor(() => expect(app.plan?.gpu).toBe("rtx3090"));
+    expect(app.form?.hours, "the 3090's own hours, not the 4090's").toBe("6");
+    await waitFor(() => expect(backend.last("quote")?.plan).toMatchObject({ gpu: "rtx3090", job: { hours: "6" } }));
+    // An offer that is not an option is not switched to, and the toast says why.
+    backend.setOptions([hoursOn("rtx3090", "6")]);
+    await fireEvent.change(document.getElementById("plan-gpu")!, { target: { value: "rtx4090" } });
+    await waitFor(() => expect(app.toast?.text).toMatch(/RTX 4090 24 GB on AutoDL is not an option for this job/));
+    expect(app.plan?.gpu, "the plan keeps its card").toBe("rtx3090");
+    expect((document.getElementById("plan-gpu") as HTMLSelectElement).value, "and the select shows it").toBe("rtx3090");
+  });
+
+  it("hours the student typed after choosing are theirs: a card switch leaves them", async () => {
+    const { app, backend } = await startedStore();
+    app.job = { ...app.job!, model: null, hours: "6" };
+    const o = fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: null, hours: "3.7014" } } });
+    backend.setOptions([o]);
+    render(PlanStep, { app });
+    app.choose(o);
+    await waitFor(() => expect((document.getElementById("plan-hours") as HTMLInputElement).value).toBe("3.7014"));
+    await type(document.getElementById("plan-hours")!, "5");
+    await fireEvent.change(document.getElementById("plan-gpu")!, { target: { value: "rtx3090" } });
+    await waitFor(() => expect(app.plan?.gpu).toBe("rtx3090"));
+    expect(app.form?.hours).toBe("5");
+    expect(backend.count("offer_option"), "no option asked for").toBe(0);
+  });
 });
 

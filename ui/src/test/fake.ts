@@ -134,6 +134,11 @@ export function fakeBackend() {
       return estimate();
     },
     recommend: () => ({ recommendation: { options, ruled_out: [], fixes: [], fixes_for: null }, chart }),
+    // Like Rust: the best option on that offer, else why it is ruled out.
+    offer_option: (a) => {
+      const option = options.find((o) => o.platform === a.platform && o.gpu === a.gpu && o.payment === a.payment) ?? null;
+      return { option, ruled_out: option ? null : { key: "ruled.does-not-fit", params: {} } };
+    },
     quote: (a) => fakeQuote(a.plan as Plan),
     kit: () => ({ checklist: [{ key: "checklist.release", params: {} }, { key: "checklist.certify", params: {} }], scripts: [] }),
     save_plan: (a) => {

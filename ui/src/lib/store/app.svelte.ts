@@ -52,6 +52,12 @@ export class AppStore extends Feedback {
   form = $state<PlanForm | null>(null);
   /** The plan's name follows the chosen option until the student names it. */
   autoName = $state(true);
+  /**
+   * The situation an option was chosen for, and what the choice set
+   * (`chosenKey`): a card switch on the plan screen redoes the choice for
+   * the new card while nothing else changed.
+   */
+  chosen = $state.raw<{ situation: Situation; key: string } | null>(null);
   /** Runs typed by the student: a preset then keeps them. */
   runsTouched = $state(false);
   trainCommand = $state("");
@@ -283,20 +289,70 @@ export class AppStore extends Feedback {
       this.plans.openId = null;
       this.autoName = true;
     }
-    const name = this.autoName || !this.plan.name ? `${this.modelName(this.job?.model ?? null)} · ${this.loc(o.platform_name)} · ${this.gpuName(o.gpu)}` : this.plan.name;
+    const from = this.situationNow();
+    const name = this.optionName(o);
     if (o.plan) {
       const chosen = plain(o.plan);
       this.plan = { ...chosen, name };
       this.form = formOf(chosen);
       // Hours carried to this card replace the model in the option's job.
       if (chosen.job.model) this.job = { ...chosen.job };
+      this.chosen = from ? { situation: from, key: this.chosenKey() } : null;
     } else {
       this.plan.platform = o.platform;
       this.plan.gpu = o.gpu;
       this.plan.payment = o.payment;
       this.plan.name = name;
+      this.chosen = null;
     }
     void this.go("plan");
+  }
+
+  /** An option's plan name: the student's, or one that follows the choice. */
+  private optionName(o: RankedOption): string {
+    if (!this.plan) return "";
+    return this.autoName || !this.plan.name ? `${this.modelName(this.job?.model ?? null)} · ${this.loc(o.platform_name)} · ${this.gpuName(o.gpu)}` : this.plan.name;
+  }
+
+  /** What `choose` set that a card switch may redo: the job and the hours it carried. */
+  private chosenKey(): string {
+    return JSON.stringify([this.job, this.form?.hours ?? ""]);
+  }
+
+  /**
+   * The plan screen's card, platform or payment changed after an option was
+   * chosen: the job becomes that offer's (hours given for an RTX 3090
+   * carried to the new card, a fix that made the job fit redone for it), as
+   * its option on the options screen would open it; the student's other
+   * plan fields stay. An offer that is not an option for the job is not
+   * switched to (false: the select shows the plan's card again), and the
+   * student is told why. Hours or a job the student
+   * changed since are theirs: the switch leaves them alone.
+   */
+  async switchOffer(platform: string, gpu: string, payment: Plan["payment"]): Promise<boolean> {
+    const plan = this.plan;
+    if (!plan || !this.form) return false;
+    const chosen = this.chosen;
+    if (!chosen || chosen.key !== this.chosenKey()) {
+      this.chosen = null;
+      Object.assign(plan, { platform, gpu, payment });
+      return true;
+    }
+    const r = await this.run(() => this.api.offerOption(chosen.situation, platform, gpu, payment));
+    if (!r) return false;
+    const o = r.option;
+    if (!o?.plan) {
+      const reason = r.ruled_out ? this.tm(r.ruled_out) : this.t("plan.offerNotRented");
+      this.notify(this.t("plan.offerNotOption", { gpu: this.gpuName(gpu), platform: this.platformName(platform), reason }));
+      return false;
+    }
+    const next = plain(o.plan);
+    plan.name = this.optionName(o);
+    Object.assign(plan, { platform, gpu, payment, setup_hours: next.setup_hours });
+    this.form.hours = formOf(next).hours;
+    if (next.job.model) this.job = { ...next.job };
+    this.chosen = { situation: chosen.situation, key: this.chosenKey() };
+    return true;
   }
 
   /** The option's fix (already in its plan's job) becomes the student's job; the options follow. */

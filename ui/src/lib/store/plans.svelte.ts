@@ -98,6 +98,7 @@ export class PlansState {
     app.form = formOf(plan);
     app.job = { ...plan.job };
     app.autoName = false;
+    app.chosen = null;
     if (s.situation) app.situation = plain(s.situation);
     if (app.situation) {
       app.situation.runs = Number(app.form.runs) || app.situation.runs;

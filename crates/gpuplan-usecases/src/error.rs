@@ -162,6 +162,25 @@ impl From<gpuplan_core::InputError> for AppError {
     }
 }
 
+impl AppError {
+    /// A refusal of a plan the app itself wrote out (its TOML is no file
+    /// the student has, so no file and line to point at): the field's
+    /// input error, as the form would have said it.
+    pub fn of_own_plan(e: gpuplan_core::DataError) -> Self {
+        Self::Input {
+            field: e.field,
+            message: e.message,
+            allowed: String::new(),
+            said: e.said.map(|m| {
+                Box::new(gpuplan_core::error::Said {
+                    message: *m,
+                    allowed: e.allowed.map(|a| *a),
+                })
+            }),
+        }
+    }
+}
+
 impl From<gpuplan_core::DataError> for AppError {
     fn from(e: gpuplan_core::DataError) -> Self {
         Self::Data {

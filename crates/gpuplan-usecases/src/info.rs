@@ -105,7 +105,11 @@ impl Planner {
                 attention: gpuplan_core::zoo::AttentionImpl::VALUES.to_vec(),
                 engine: gpuplan_core::parallel::Engine::VALUES.to_vec(),
             },
-            limits: gpuplan_core::limits::ALL.to_vec(),
+            limits: gpuplan_core::limits::ALL
+                .iter()
+                .copied()
+                .chain(Planner::bill_limits())
+                .collect(),
             notices: self.notices.clone(),
             read_only: self.read_only().map(str::to_owned),
             accuracy: self.bundled.held_out()?.clone(),

@@ -3,6 +3,7 @@
 
 use std::str::FromStr;
 
+use gpuplan_core::limits::FieldLimit;
 use gpuplan_core::plan::Plan;
 use gpuplan_store::LedgerEntry;
 use rust_decimal::Decimal;
@@ -13,6 +14,11 @@ use crate::userdata::{
 };
 use crate::views::{DeletedBill, LedgerInput, LedgerPage, LedgerRow, PlanVersusActual, VersusView};
 use crate::{AppError, Planner, Result};
+
+/// A typed bill's hours, as its errors and the app's form name them.
+pub const BILL_HOURS: &str = "bill.hours";
+/// A typed bill's amount paid, CNY.
+pub const BILL_COST: &str = "bill.cost";
 
 impl Planner {
     /// Deletes a ledger entry (the app offers to undo by adding it again).
@@ -92,6 +98,17 @@ impl Planner {
             .ok_or_else(|| AppError::internal("the restored bill was not added"))
     }
 
+    /// The range of a typed bill's hours and amount, for the app's form.
+    pub fn bill_limits() -> [FieldLimit; 2] {
+        [BILL_HOURS, BILL_COST].map(|field| FieldLimit {
+            field,
+            min: 0.0,
+            max: f64::from(MAX_LEDGER_AMOUNT),
+            min_exclusive: false,
+            integer: false,
+        })
+    }
+
     /// Adds a real bill to the ledger, with the linked plan's quoted total
     /// for plan-versus-actual; returns its id.
     pub fn add_ledger(&mut self, entry: &LedgerInput) -> Result<i64> {
@@ -153,11 +170,11 @@ impl Planner {
         // Stored as they are shown, to the fen and the hundredth of an hour
         // ("1.2元" is 1.20, "0" is 0.00).
         let hours = to_places(
-            parse_amount("hours", &entry.hours, MAX_LEDGER_AMOUNT, HOURS_PLACES)?,
+            parse_amount(BILL_HOURS, &entry.hours, MAX_LEDGER_AMOUNT, HOURS_PLACES)?,
             HOURS_PLACES,
         );
         let cost = to_places(
-            parse_amount("cost", &entry.cost, MAX_LEDGER_AMOUNT, MONEY_PLACES)?,
+            parse_amount(BILL_COST, &entry.cost, MAX_LEDGER_AMOUNT, MONEY_PLACES)?,
             MONEY_PLACES,
         );
         // What went wrong is kept whole or refused, never cut short.

@@ -18,7 +18,7 @@ impl Planner {
     ) -> Result<i64> {
         let body = plan_toml(plan)?;
         // What is stored must read back as the same plan, validated.
-        let back = Plan::from_toml("plan", &body)?;
+        let back = Plan::from_toml("plan", &body).map_err(AppError::of_own_plan)?;
         if &back != plan {
             return Err(AppError::io(
                 "the plan does not survive a round trip through TOML",

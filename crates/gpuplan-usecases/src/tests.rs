@@ -1557,3 +1557,63 @@ fn an_offer_option_carries_hours_to_that_card_as_the_options_do() {
         "a card the platform does not rent is neither an option nor ruled out"
     );
 }
+
+#[test]
+fn a_plan_the_app_cannot_save_is_refused_by_its_field_not_a_file_and_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let mut plan = hours_plan("autodl", "rtx3090", 1);
+    plan.name = "x".repeat(300);
+    match p.save_plan(None, &plan, None) {
+        Err(AppError::Input { field, said, .. }) => {
+            assert_eq!(field, "name", "the plan's name is named");
+            assert_eq!(
+                said.map(|s| s.message.key),
+                Some("error.tooLong".to_owned()),
+                "in the catalog's words"
+            );
+        }
+        other => panic!("a 300-character name is refused as an input: {other:?}"),
+    }
+    assert!(
+        p.plans().expect("lists").is_empty(),
+        "nothing is saved"
+    );
+}
+
+#[test]
+fn a_typed_bill_left_empty_is_required_and_its_fields_have_the_forms_limits() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let entry = crate::views::LedgerInput {
+        date: "2026-11-30".into(),
+        platform: "autodl".into(),
+        gpu: "rtx3090".into(),
+        hours: " ".into(),
+        cost: "16.5".into(),
+        problems: String::new(),
+        plan_id: None,
+    };
+    match p.add_ledger(&entry) {
+        Err(AppError::Input { field, said, .. }) => {
+            assert_eq!(
+                field,
+                crate::ledger::BILL_HOURS,
+                "the bill's hours, not a plan's hours per run"
+            );
+            assert_eq!(
+                said.map(|s| s.message.key),
+                Some("error.required".to_owned()),
+                "said to be required, not 'not a number'"
+            );
+        }
+        other => panic!("empty hours are refused: {other:?}"),
+    }
+    let limits = Planner::bill_limits();
+    assert!(
+        limits
+            .iter()
+            .any(|l| l.field == crate::ledger::BILL_COST && !l.allows(-10.0)),
+        "the form refuses a negative amount as Rust does"
+    );
+}

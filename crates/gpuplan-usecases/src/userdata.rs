@@ -130,6 +130,11 @@ pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<De
                 .with("places", places),
         )
     };
+    if text.trim().is_empty() {
+        let (english, said) = allowed();
+        return Err(AppError::input(field, "nothing was given", english)
+            .said(gpuplan_core::Message::new("error.required"), Some(said)));
+    }
     let d = Decimal::from_str(&as_typed(text, units_of(field)))
         .map_err(|_| AppError::not_a_number(field, text, allowed()))?;
     if d < Decimal::ZERO || d > Decimal::from(max) {

@@ -126,3 +126,18 @@ describe("removing a course pack", () => {
     expect(app.bill.stale, "and is the current inputs' again").toBe(false);
   });
 });
+
+describe("the bill form", () => {
+  it("says beside a field what is wrong with it and holds Add, without holding the plan flow", async () => {
+    const { app, backend } = await startedStore();
+    app.info = { ...app.info!, limits: [...app.info!.limits, { field: "bill.cost", min: 0, max: 10000000, integer: false, min_exclusive: false }] };
+    render(LedgerView, { app });
+    await fireEvent.input(document.getElementById("ledger-cost")!, { target: { value: "-10" } });
+    expect(document.getElementById("ledger-cost-problem")?.textContent, "the problem beside the field").toMatch(/0/);
+    expect((document.getElementById("ledger-add") as HTMLButtonElement).disabled, "Add waits").toBe(true);
+    expect(app.blocking, "the plan flow's Next is not held by the ledger").toBeNull();
+    await fireEvent.input(document.getElementById("ledger-cost")!, { target: { value: "16.5" } });
+    expect((document.getElementById("ledger-add") as HTMLButtonElement).disabled).toBe(false);
+    expect(backend.count("add_ledger")).toBe(0);
+  });
+});

@@ -23,6 +23,12 @@ export class LedgerState {
   versusId = $state<number | null>(null);
   calibration = $state.raw<CalibrationView | null>(null);
   dropping = $state(false);
+  /** The bill form's fields whose text Rust would refuse: Add waits (never the flow's Next). */
+  problems = $state<Record<string, string>>({});
+  onproblem = (id: string, _label: string, text: string | null) => {
+    if (text) this.problems[id] = text;
+    else delete this.problems[id];
+  };
 
   private app: AppStore;
 

@@ -742,6 +742,18 @@ async function unreachable() {
       if (!top || !el.contains(top)) out.push(`${el.id || el.textContent.trim()} at ${Math.round(r.left)},${Math.round(r.top)} in ${window.innerWidth}x${window.innerHeight}`);
     }
     if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push(`page ${document.documentElement.scrollWidth} px wide in a ${window.innerWidth} px window`);
+    // Every button in the page within the window's width (a row's Delete not cut off).
+    for (const el of document.querySelectorAll("main button")) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > window.innerWidth + 1) out.push(`${el.id || el.className || el.textContent.trim()} ends at ${Math.round(r.right)} in a ${window.innerWidth} px window`);
+    }
+    // Nor a table within its scrolling box: at these sizes every column shows.
+    for (const box of document.querySelectorAll("main .table-scroll")) {
+      if (box.scrollWidth > box.clientWidth + 1) out.push(`${box.querySelector("table")?.id} ${box.scrollWidth} px wide in ${box.clientWidth} px`);
+    }
+    // The page body scrolls on its own (main): it must not scroll sideways either.
+    const main = document.querySelector("main");
+    if (main && main.scrollWidth > main.clientWidth + 1) out.push(`${document.querySelector(".step.active, main section, main h2")?.id || "main"} ${main.scrollWidth} px wide in ${main.clientWidth} px`);
     for (const u of document.querySelectorAll(".field .unit")) {
       const f = u.closest(".field").getBoundingClientRect();
       if (u.getBoundingClientRect().right > f.right + 1) out.push(`the unit of ${u.closest(".field").querySelector("input").id} overflows its column`);
@@ -760,6 +772,12 @@ async function snapWindow(name) {
 
 const SIZES = [[1024, 640], [1366, 768], [1920, 1080]];
 e2e("layout: every control reachable from 1024×640 to 1920×1080, in both languages", async () => {
+  // A bill with its report, its plan and both buttons: the widest ledger row.
+  cliText(["plans", "import", path.join(ROOT, "examples/seed003-autodl-resnet50.toml")]);
+  const example = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/run-report-example.json"), "utf8"));
+  const report = path.join(DATA, "gpuplan-run-layout.json");
+  fs.writeFileSync(report, JSON.stringify({ ...example, plan: "ResNet-50, 10% ImageNet, 30 epochs (seed 003, AutoDL)" }));
+  cliText(["ledger", "import", report, "--cost", "16.50"]);
   await chooseResnetOption();
   for (const [w, h] of SIZES) {
     await browser.setWindowSize(w, h);
@@ -787,6 +805,10 @@ e2e("layout: every control reachable from 1024×640 to 1920×1080, in both langu
         await click(`#tab-${view}`);
         await new Promise((r) => setTimeout(r, 300));
         assert.deepEqual(await unreachable(), [], `${w}x${h} ${lang} ${view}`);
+        if (view === "ledger" && w === 1024) {
+          await browser.execute(() => document.querySelector("#ledger-table")?.scrollIntoView());
+          await snapWindow(`layout-${w}x${h}-${lang}-ledger`);
+        }
       }
     }
   }

@@ -186,6 +186,11 @@ export function formatDate(iso: string, lang: string, withTime = false): string 
   return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-US", opts).format(d);
 }
 
+/** A bill's hours as the ledger keeps them, to the hundredth: 1.25 h stays 1.25 h (as the CLI prints it). */
+export function formatBillHours(hours: string | number, lang: string): string {
+  return `${Number(hours).toFixed(2)} ${lang === "zh" ? "小时" : "h"}`;
+}
+
 /** Hours (as Rust sends them, text) as a duration in the locale. */
 export function formatHours(hours: string | number, lang: string): string {
   return formatDuration(Number(hours) * 3600, lang);

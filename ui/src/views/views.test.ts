@@ -80,6 +80,7 @@ describe("ledger", () => {
     const row = document.querySelector(".ledger-row")!;
     expect(row.querySelector(".plan-name")?.textContent, "the plan column names the plan").toBe("weekly");
     expect(row.textContent).toContain("CN¥16.50");
+    expect(row.textContent, "a bill's hours to the hundredth, as typed and as the CLI prints them").toContain("6.00 h");
     expect(document.getElementById("ledger-total")?.textContent).toMatch(/16\.50/);
     await fireEvent.click(row.querySelector(".delete-bill")!);
     await waitFor(() => expect(document.querySelectorAll(".ledger-row").length).toBe(0));

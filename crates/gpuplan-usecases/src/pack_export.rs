@@ -64,6 +64,18 @@ impl Planner {
                     })
                 });
             }
+            // A preset's hours are an RTX 3090's, as any situation's are;
+            // the plan's are its own card's.
+            if job.model.is_none() {
+                if let Some(h) = job.hours {
+                    let gpu = self.bundled.catalog.get(&plan.gpu)?;
+                    job.hours = Some(gpuplan_core::recommend::hours_on_reference(
+                        h,
+                        gpu,
+                        &self.bundled.catalog,
+                    )?);
+                }
+            }
             presets.push(Preset {
                 id: None,
                 name: PresetName::Text(plan.name.clone()),

@@ -1575,10 +1575,7 @@ fn a_plan_the_app_cannot_save_is_refused_by_its_field_not_a_file_and_line() {
         }
         other => panic!("a 300-character name is refused as an input: {other:?}"),
     }
-    assert!(
-        p.plans().expect("lists").is_empty(),
-        "nothing is saved"
-    );
+    assert!(p.plans().expect("lists").is_empty(), "nothing is saved");
 }
 
 #[test]
@@ -1615,5 +1612,52 @@ fn a_typed_bill_left_empty_is_required_and_its_fields_have_the_forms_limits() {
             .iter()
             .any(|l| l.field == crate::ledger::BILL_COST && !l.allows(-10.0)),
         "the form refuses a negative amount as Rust does"
+    );
+}
+
+#[test]
+fn a_pack_preset_from_a_plan_on_another_card_gives_that_plans_hours_back_on_its_card() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut t = planner(dir.path());
+    // Six hours on an A100 80GB SXM (seed 003's lanrui plan).
+    let plan = hours_plan("lanrui", "a100-80g-sxm", 6);
+    let pack = t
+        .export_pack(&crate::planning::PackExport {
+            name: "NLP 201",
+            instructor: "TA",
+            platforms: &["lanrui".to_owned(), "autodl".to_owned()],
+            presets: vec![plan],
+            budget_cap: None,
+            measured_runs: Vec::new(),
+        })
+        .expect("exports");
+    let student = tempfile::tempdir().expect("tmp");
+    let mut s = planner(student.path());
+    s.import_pack("nlp201.toml", &pack).expect("imports");
+    let info = s.info().expect("info");
+    let preset = info
+        .presets
+        .iter()
+        .find(|p| p.job.hours.is_some())
+        .expect("the plan's preset");
+    let on_3090 = preset.job.hours.expect("hours");
+    assert!(
+        on_3090 > Decimal::from(6),
+        "the preset's hours are an RTX 3090's, slower than the A100's 6: {on_3090}"
+    );
+    let mut situation = defaults::situation();
+    situation.job = preset.job.clone();
+    let back = s
+        .snapshot()
+        .expect("snapshot")
+        .offer_option(&situation, ("lanrui", "a100-80g-sxm", Payment::OnDemand))
+        .expect("answers")
+        .option
+        .and_then(|o| o.plan)
+        .and_then(|p| p.job.hours)
+        .expect("the A100 is an option");
+    assert!(
+        (back - Decimal::from(6)).abs() <= Decimal::new(1, 2),
+        "the A100's option gives the plan's 6 hours back (to a hundredth): {back}"
     );
 }

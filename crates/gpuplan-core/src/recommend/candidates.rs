@@ -240,9 +240,31 @@ fn carry_hours(
         (Some(base), Some(here)) => here / base.step_seconds.max(1e-12),
         _ => steptime::typical_seconds(gpu) / steptime::typical_seconds(reference).max(1e-12),
     };
-    // The ratio of two cards' speeds is bounded (no card is a thousand times
-    // slower than another), and `h` was checked, so the product is too; it
-    // is checked all the same.
+    scaled_hours(h, ratio, gpu)
+}
+
+/// Hours a plan gives for a run on its own `gpu`, as the hours for an RTX
+/// 3090 that a situation's job gives (what [`carry_hours`] takes): a course
+/// pack's preset made from a plan on an A100 carries the A100's 6 hours
+/// back to the 3090's, not 6. By the cards' times for typical training
+/// steps, as for any job without a model.
+pub fn hours_on_reference(
+    h: Decimal,
+    gpu: &Gpu,
+    catalog: &GpuCatalog,
+) -> Result<Decimal, InputError> {
+    let reference = catalog.get("rtx3090")?;
+    if gpu.id == reference.id {
+        return Ok(h);
+    }
+    let ratio = steptime::typical_seconds(reference) / steptime::typical_seconds(gpu).max(1e-12);
+    scaled_hours(h, ratio, reference)
+}
+
+/// `h` hours times a ratio of two cards' speeds (bounded: no card is a
+/// thousand times slower than another), to four places in the ratio and at
+/// least 0.01 h; `gpu` names the card in the error.
+fn scaled_hours(h: Decimal, ratio: f64, gpu: &Gpu) -> Result<Decimal, InputError> {
     let ratio = Decimal::try_from(ratio.clamp(1e-3, 1e3))
         .unwrap_or(Decimal::ONE)
         .round_dp(4);

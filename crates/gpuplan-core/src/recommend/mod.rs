@@ -10,6 +10,7 @@
 //! the student's stage (seed 000 §6) and budget.
 
 mod candidates;
+pub use candidates::hours_on_reference;
 pub mod rank;
 mod situation;
 

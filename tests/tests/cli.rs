@@ -1105,3 +1105,49 @@ fn a_handed_in_runs_file_that_does_not_parse_names_its_key_or_the_file() {
         assert!(!out.exists(), "{why}: no pack is written");
     }
 }
+
+#[test]
+fn the_cli_shutdown_wrapper_names_a_plans_job_as_the_apps_kit_does() {
+    let plan_path = common::root().join("examples/resnet18-cifar-estimated.toml");
+    let out = run(&[
+        "script",
+        "shutdown",
+        "--platform",
+        "autodl",
+        "--command",
+        "python train.py",
+        "--plan",
+        plan_path.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli = String::from_utf8_lossy(&out.stdout).into_owned();
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut planner = gpuplan_usecases::Planner::new(
+        common::bundled(),
+        gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
+        || chrono::NaiveDateTime::default(),
+    );
+    let text = std::fs::read_to_string(&plan_path).expect("plan");
+    let plan = gpuplan_core::plan::Plan::from_toml("plan", &text).expect("plan parses");
+    let kit = planner.kit(&plan, "python train.py").expect("kit");
+    let line = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("JOB_NAME="))
+            .map(str::to_owned)
+    };
+    let app = kit
+        .scripts
+        .iter()
+        .find_map(|s| line(&s.text))
+        .expect("the app's wrapper names its job");
+    assert_eq!(
+        line(&cli),
+        Some(app.clone()),
+        "one name for the plan's job in both shells"
+    );
+    assert!(app.contains("resnet18-cifar"), "the plan's model: {app}");
+}

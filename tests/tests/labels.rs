@@ -190,7 +190,19 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "mem_gb",
                 "engine",
                 "measured_runs",
+                // A plan the app saves refused by its own fields (its name,
+                // its start date) and a quote whose runs add up past ten
+                // years (`job.epochs`).
+                "name",
+                "start_date",
+                "job-epochs",
             ]));
+            // A typed bill's hours and amount (the ledger form's limits).
+            v.extend(
+                gpuplan_usecases::Planner::bill_limits()
+                    .iter()
+                    .map(|l| l.field.replace('.', "-")),
+            );
             v
         }),
         ("ledger.gap.", s(&gpuplan_usecases::views::GAP_KEYS)),

@@ -748,7 +748,7 @@ pub enum ScriptKind {
         /// Platform id (decides the stop mechanism).
         #[arg(long)]
         platform: String,
-        /// Job name (default: train).
+        /// Job name (default: the --plan's model, else train).
         #[arg(long)]
         job_name: Option<String>,
         /// The training command.

@@ -65,7 +65,12 @@ impl Planner {
         Ok(scripts::shutdown_wrapper(&ShutdownSpec {
             platform: p.id.clone(),
             mechanism,
-            job_name: r.job_name.unwrap_or(defaults::JOB_NAME).to_owned(),
+            // The app's kit names the job as a plan's own does (its model).
+            job_name: match (r.job_name, r.plan) {
+                (Some(name), _) => name.to_owned(),
+                (None, Some(plan)) => kit_job_name(plan),
+                (None, None) => defaults::JOB_NAME.to_owned(),
+            },
             command: r.command.to_owned(),
             max_runtime_seconds,
             destroy: r.destroy,

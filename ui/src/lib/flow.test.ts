@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote, timeSplit } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote, timeSplit, shown } from "./flow";
 import { billCsv, billHtml } from "./exports";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
@@ -342,5 +342,19 @@ describe("timeSplit", () => {
       expect(s.total, why).toBe(total);
       expect(s.parts.running, why).toBe(running);
     }
+  });
+});
+
+describe("shown", () => {
+  it("writes what would act rather than show as its code point, as the CLI does", () => {
+    // (typed, shown, why)
+    const cases: [string, string, string][] = [
+      ["\u202Eevil", "[U+202E]evil", "a right-to-left override cannot make “evil” read “live”"],
+      ["a\u200Bb", "a[U+200B]b", "a zero-width space is seen"],
+      ["\u001b[31mred", "[U+001B][31mred", "an escape sequence is inert"],
+      ["作业一 ResNet18 🎓", "作业一 ResNet18 🎓", "Chinese and emoji are shown as they are"],
+      ["two\tcolumns", "two\tcolumns", "a tab stays"],
+    ];
+    for (const [typed, want, why] of cases) expect(shown(typed), why).toBe(want);
   });
 });

@@ -186,6 +186,16 @@ export function formatDate(iso: string, lang: string, withTime = false): string 
   return new Intl.DateTimeFormat(lang === "zh" ? "zh-CN" : "en-US", opts).format(d);
 }
 
+/**
+ * Text a person typed or a file gave, as shown: the characters that would
+ * act rather than show (controls, zero-width marks, the bidirectional
+ * overrides that make "evil" read "live") written as their code point, as
+ * the CLI writes them (`gpuplan_core::error::is_hidden`).
+ */
+export function shown(s: string): string {
+  return s.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`);
+}
+
 /** A bill's hours as the ledger keeps them, to the hundredth: 1.25 h stays 1.25 h (as the CLI prints it). */
 export function formatBillHours(hours: string | number, lang: string): string {
   return `${Number(hours).toFixed(2)} ${lang === "zh" ? "小时" : "h"}`;

@@ -246,5 +246,16 @@ describe("saving", () => {
     expect(app.form?.hours).toBe("5");
     expect(backend.count("offer_option"), "no option asked for").toBe(0);
   });
+
+  it("a plan saved without a name is named by its model, platform and card, never 'plan'", async () => {
+    const { app, backend } = await startedStore("zh");
+    render(PlanStep, { app });
+    app.plan!.name = "";
+    await app.plans.save();
+    await waitFor(() => expect(backend.plans.size).toBe(1));
+    const name = backend.plans.get(1)?.name ?? "";
+    expect(name, "not the English default").not.toBe("plan");
+    expect(name).toMatch(/^ResNet-18 \(CIFAR\) · AutoDL · RTX 3090 24 GB$/);
+  });
 });
 

@@ -311,7 +311,12 @@ export class AppStore extends Feedback {
   /** An option's plan name: the student's, or one that follows the choice. */
   private optionName(o: RankedOption): string {
     if (!this.plan) return "";
-    return this.autoName || !this.plan.name ? `${this.modelName(this.job?.model ?? null)} · ${this.loc(o.platform_name)} · ${this.gpuName(o.gpu)}` : this.plan.name;
+    return this.autoName || !this.plan.name ? this.nameFor(o.platform, o.gpu) : this.plan.name;
+  }
+
+  /** The name a plan gets when the student gives none: its model, platform and card, in the UI's words. */
+  nameFor(platform: string, gpu: string): string {
+    return [this.modelName(this.job?.model ?? null), this.platformName(platform), this.gpuName(gpu)].filter((x) => x).join(" · ");
   }
 
   /** What `choose` set that a card switch may redo: the job and the hours it carried. */

@@ -57,12 +57,15 @@ export class PlansState {
       app.error = app.t("plan.saveRefused", { field: refused.label, problem: refused.text });
       return false;
     }
+    // A plan saved without a name is named as a chosen option is (model ·
+    // platform · card), in the student's language, never an English "plan".
+    if (app.plan && !app.plan.name.trim()) app.plan.name = app.nameFor(app.plan.platform, app.plan.gpu);
     const plan = app.planNow();
     if (!plan) return false;
     const situation = app.situationNow();
     await this.load();
     let id = asNew ? null : this.openId;
-    const name = plan.name.trim() || "plan";
+    const name = plan.name.trim();
     const clash = this.rows.find((r) => r.id !== id && r.name.trim() === name);
     if (clash) {
       const choice = await app.ask(app.t("saved.clash", { name }), [

@@ -1129,7 +1129,7 @@ fn the_cli_shutdown_wrapper_names_a_plans_job_as_the_apps_kit_does() {
     let mut planner = gpuplan_usecases::Planner::new(
         common::bundled(),
         gpuplan_usecases::Home::Folder(dir.path().to_path_buf()),
-        || chrono::NaiveDateTime::default(),
+        chrono::NaiveDateTime::default,
     );
     let text = std::fs::read_to_string(&plan_path).expect("plan");
     let plan = gpuplan_core::plan::Plan::from_toml("plan", &text).expect("plan parses");

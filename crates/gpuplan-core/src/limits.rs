@@ -216,6 +216,10 @@ pub const CHECKPOINT_HOURS: FieldLimit = positive("spot.checkpoint_every_hours",
 /// Epochs between checkpoints on spot instances.
 pub const CHECKPOINT_EPOCHS: FieldLimit = positive("spot.checkpoint_every_epochs", MAX_EPOCHS);
 
+/// Years a date a person gives may fall in (a plan's start, a bill's day, a
+/// run report's window): from 2000 on; a year past 2100 is a typo.
+pub const YEAR: FieldLimit = whole("year", 2000, 2100);
+
 /// Every limit the forms check, in one list for the app.
 pub const ALL: &[FieldLimit] = &[
     BATCH,
@@ -245,6 +249,7 @@ pub const ALL: &[FieldLimit] = &[
     FORGOTTEN_HOURS,
     CHECKPOINT_HOURS,
     CHECKPOINT_EPOCHS,
+    YEAR,
 ];
 
 impl FieldLimit {

@@ -506,13 +506,13 @@ impl Plan {
         hours("", "setup_hours", self.setup_hours, false)?;
         if let Some(d) = self.start_date {
             use chrono::Datelike;
-            if !(2000..=2100).contains(&d.year()) {
+            if !crate::report::YEARS.contains(&d.year()) {
                 return Err(Refusal::range(
                     "",
                     "start_date",
                     d,
-                    "2000-01-01",
-                    "2100-12-31",
+                    format!("{}-01-01", crate::report::YEARS.start()),
+                    format!("{}-12-31", crate::report::YEARS.end()),
                     false,
                 ));
             }

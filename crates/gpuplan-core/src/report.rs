@@ -35,7 +35,8 @@ pub const MAX_PARTS: u32 = 10_000;
 /// from the same clock, read a moment apart.
 const WINDOW_SLACK_SECONDS: i64 = 60;
 /// Years a report's billing window may fall in (as the ledger's dates).
-pub const YEARS: std::ops::RangeInclusive<i32> = 2000..=2100;
+pub const YEARS: std::ops::RangeInclusive<i32> =
+    (crate::limits::YEAR.min as i32)..=(crate::limits::YEAR.max as i32);
 /// UTC offsets a clock can be set to, seconds: UTC-12:00 (Baker Island) to
 /// UTC+14:00 (Line Islands), the range of the IANA time-zone database.
 const OFFSETS: std::ops::RangeInclusive<i32> = -12 * 3600..=14 * 3600;

@@ -239,6 +239,12 @@ describe("dates typed as YYYY-MM-DD", () => {
   for (const [text, required, key, why] of cases) {
     it(why, () => expect(checkDate(text, required)?.key ?? null, why).toBe(key));
   }
+  it("a year outside the years Rust takes says the range", () => {
+    const years: FieldLimit = { field: "year", min: 2000, max: 2100, integer: true, min_exclusive: false };
+    expect(checkDate("9999-12-31", false, years), "a typo'd year").toEqual({ key: "form.dateRange", params: { min: "2000-01-01", max: "2100-12-31" } });
+    expect(checkDate("2100-12-31", false, years), "the last day allowed").toBeNull();
+    expect(checkDate("1999-12-31", false, years)?.key).toBe("form.dateRange");
+  });
 });
 
 describe("words a student knows", () => {

@@ -165,15 +165,17 @@ export function checkNumber(text: string, limit: FieldLimit | undefined, lang: s
   return null;
 }
 
-/** A date as typed: empty (when optional) or a real calendar day as YYYY-MM-DD. */
-export function checkDate(text: string, required = false): FieldProblem {
+/** A date as typed: empty (when optional) or a real calendar day as YYYY-MM-DD, in the years Rust takes (`years`). */
+export function checkDate(text: string, required = false, years?: FieldLimit): FieldProblem {
   const s = text.trim();
   if (s === "") return required ? { key: "form.required", params: {} } : null;
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
   if (!m) return { key: "form.date", params: {} };
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   const real = d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
-  return real ? null : { key: "form.date", params: {} };
+  if (!real) return { key: "form.date", params: {} };
+  if (years && (d.getUTCFullYear() < years.min || d.getUTCFullYear() > years.max)) return { key: "form.dateRange", params: { min: `${years.min}-01-01`, max: `${years.max}-12-31` } };
+  return null;
 }
 
 /** A date (`2026-11-30` or an RFC 3339 time) in the locale: 2026年11月30日, Nov 30, 2026. */

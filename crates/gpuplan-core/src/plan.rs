@@ -26,12 +26,23 @@ pub enum Payment {
     Package(PackagePeriod),
 }
 
+/// The name of a run group nobody named (the one group of a plan that
+/// lists none, the runs recommend and the app's defaults make): a catalog
+/// key, so the bill says it in the reader's language ("运行" / "run"). A
+/// plan file leaves it out, and a group written without a name is this one.
+pub const DEFAULT_GROUP: &str = "enum.group.run";
+
+fn default_group() -> String {
+    DEFAULT_GROUP.to_owned()
+}
+
 /// A group of identical runs in the experiment matrix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RunGroup {
-    /// What the runs are (e.g. "lr sweep").
+    /// What the runs are (e.g. "lr sweep"); [`DEFAULT_GROUP`] when unnamed.
+    #[serde(default = "default_group")]
     pub name: String,
     /// How many runs.
     #[serde(default = "one")]

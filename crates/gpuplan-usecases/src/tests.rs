@@ -1661,3 +1661,39 @@ fn a_pack_preset_from_a_plan_on_another_card_gives_that_plans_hours_back_on_its_
         "the A100's option gives the plan's 6 hours back (to a hundredth): {back}"
     );
 }
+
+#[test]
+fn a_saved_plans_file_names_no_catalog_key_and_writes_whole_numbers_as_integers() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let mut plan = defaults::plan(JobSpec {
+        model: Some("resnet18-cifar".into()),
+        batch: Some(128.0),
+        epochs: Some(50.0),
+        dataset_samples: Some(50_000.0),
+        ..JobSpec::default()
+    });
+    plan.runs = vec![gpuplan_core::plan::RunGroup::of_job(
+        gpuplan_core::plan::DEFAULT_GROUP,
+        3,
+    )];
+    let text = crate::userdata::plan_toml(&plan).expect("writes");
+    // (fragment, present, why)
+    let cases = [
+        (
+            "enum.group.run",
+            false,
+            "the catalog key is the reader's words, not the file's",
+        ),
+        ("count = 3", true, "the group's runs"),
+        ("batch = 128\n", true, "a whole batch as an integer"),
+        ("128.0", false, "not as a float"),
+        ("epochs = 50\n", true, "whole epochs as an integer"),
+    ];
+    for (fragment, present, why) in cases {
+        assert_eq!(text.contains(fragment), present, "{why}: {text}");
+    }
+    let back = Plan::from_toml("plan", &text).expect("reads back");
+    assert_eq!(back, plan, "the file reads back as the same plan");
+    p.save_plan(None, &plan, None).expect("saves");
+}

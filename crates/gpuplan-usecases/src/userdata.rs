@@ -181,7 +181,35 @@ pub fn excerpt(text: &str) -> String {
 
 /// A plan as the plan file text this build writes.
 pub fn plan_toml(plan: &Plan) -> Result<String> {
-    toml::to_string_pretty(plan).map_err(|e| AppError::io(format!("plan: {e}")))
+    let mut v = toml::Value::try_from(plan).map_err(|e| AppError::io(format!("plan: {e}")))?;
+    tidy_plan(&mut v);
+    toml::to_string_pretty(&v).map_err(|e| AppError::io(format!("plan: {e}")))
+}
+
+/// A plan file as a person writes one: an unnamed run group with no name
+/// (the catalog key is the reader's, not the file's) and the job's whole
+/// numbers as integers (`batch = 256`, not `256.0`). Both read back as the
+/// same plan.
+fn tidy_plan(v: &mut toml::Value) {
+    if let Some(runs) = v.get_mut("run").and_then(toml::Value::as_array_mut) {
+        for group in runs.iter_mut().filter_map(toml::Value::as_table_mut) {
+            if group.get("name").and_then(toml::Value::as_str)
+                == Some(gpuplan_core::plan::DEFAULT_GROUP)
+            {
+                group.remove("name");
+            }
+        }
+    }
+    if let Some(job) = v.get_mut("job").and_then(toml::Value::as_table_mut) {
+        for (_, x) in job.iter_mut() {
+            // Exact as an integer: below 2^53 every whole f64 is.
+            if let toml::Value::Float(f) = *x {
+                if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+                    *x = toml::Value::Integer(f as i64);
+                }
+            }
+        }
+    }
 }
 
 pub(crate) fn plan_error(e: &AppError) -> String {

@@ -5,7 +5,7 @@
  */
 export type RunGroup = { 
 /**
- * What the runs are (e.g. "lr sweep").
+ * What the runs are (e.g. "lr sweep"); [`DEFAULT_GROUP`] when unnamed.
  */
 name: string, 
 /**

@@ -37,9 +37,7 @@ pub struct Group {
     pub hours: Decimal,
 }
 
-/// The name of the one run group of a plan that lists none: a catalog key,
-/// so the bill says it in the reader's language.
-pub const DEFAULT_GROUP: &str = "enum.group.run";
+pub use crate::plan::DEFAULT_GROUP;
 
 /// The plan's run groups with their hours. `per_epoch`: the hours each
 /// epoch adds and those a run spends once, for runs given in epochs.

@@ -445,6 +445,7 @@ pub fn estimate_with(
         single: vram::estimate(model, job),
         vram: &vram,
         host,
+        target: target.map(|g| g.id.as_str()),
         memory,
     };
     let gpus = catalog
@@ -462,7 +463,13 @@ pub fn estimate_with(
     let (target_gpu, fixes) = match target {
         Some(g) => (
             g.id.clone(),
-            fixes_under(model, job, &vram, g, on_card.limit(g)),
+            fixes_under(
+                model,
+                job,
+                &vram,
+                (g, &on_card.host_on(g)),
+                on_card.limit(g),
+            ),
         ),
         None => (String::new(), Vec::new()),
     };
@@ -528,10 +535,23 @@ struct OnCard<'a> {
     single: VramEstimate,
     vram: &'a VramEstimate,
     host: &'a Host,
+    /// The card `host`'s offer links are for; every other card is timed on
+    /// its own usual links ([`Host::without_offer`]).
+    target: Option<&'a str>,
     memory: MemoryFactor,
 }
 
 impl OnCard<'_> {
+    /// The machine `g` is timed on: the target offer's, or the platform's
+    /// without that offer's links.
+    fn host_on(&self, g: &Gpu) -> Host {
+        if self.target == Some(g.id.as_str()) {
+            *self.host
+        } else {
+            self.host.without_offer()
+        }
+    }
+
     /// Bytes of the model's peak that fit `g` under the memory correction.
     fn limit(&self, g: &Gpu) -> f64 {
         usable_bytes(g) / self.memory.on(g)
@@ -541,8 +561,9 @@ impl OnCard<'_> {
     /// model's own step, then the whole of it (and the step) scaled once by
     /// the card's time factor.
     fn timed(&self, g: &Gpu, time_factor: f64) -> (StepTime, Option<RunParts>) {
-        let raw = step_on(self.model, self.job, &self.single, g, self.host);
-        let run = pipeline::run(self.job, self.model, &self.single, &raw, self.host)
+        let host = self.host_on(g);
+        let raw = step_on(self.model, self.job, &self.single, g, &host);
+        let run = pipeline::run(self.job, self.model, &self.single, &raw, &host)
             .map(|r| r.scaled(time_factor));
         (raw.scaled(time_factor), run)
     }
@@ -583,7 +604,7 @@ impl OnCard<'_> {
             &vram::live(self.model, self.job),
             &step,
             card,
-            &layout(self.job, card, self.host),
+            &layout(self.job, card, &self.host_on(card)),
             units(self.model),
         )
         .ok()
@@ -605,9 +626,10 @@ pub fn expected_on(model: &Model, job: &Job, card: &Gpu, host: &Host) -> Expecte
     }
 }
 
-/// Concrete changes that make `job` fit `gpu`, cheapest in accuracy first.
-pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu) -> Vec<Fix> {
-    fixes_under(model, job, current, gpu, usable_bytes(gpu))
+/// Concrete changes that make `job` fit `gpu` in an instance like `host`,
+/// cheapest in accuracy first.
+pub fn fixes(model: &Model, job: &Job, current: &VramEstimate, gpu: &Gpu, host: &Host) -> Vec<Fix> {
+    fixes_under(model, job, current, (gpu, host), usable_bytes(gpu))
 }
 
 /// [`fixes`] against `limit` bytes of the model's peak (the card's usable
@@ -616,7 +638,7 @@ fn fixes_under(
     model: &Model,
     job: &Job,
     current: &VramEstimate,
-    gpu: &Gpu,
+    (gpu, host): (&Gpu, &Host),
     limit: f64,
 ) -> Vec<Fix> {
     if (gpu.supports_bf16() || !job.precision.needs_bf16()) && current.peak_bytes <= limit {
@@ -626,11 +648,14 @@ fn fixes_under(
         if j.precision.needs_bf16() && !gpu.supports_bf16() {
             return None;
         }
-        let v = vram::estimate(model, &j);
+        // On several GPUs, the layout's per-GPU peak and step (its engine,
+        // offload and links), as the job itself is judged.
+        let v = job_peak(model, &j);
+        let single = vram::estimate(model, &j);
         // Per effective step: accumulation runs the micro-batch several times.
         (v.peak_bytes <= limit).then(|| Fix {
             kind,
-            step_seconds: steptime::estimate(model, &j, &v, gpu).seconds
+            step_seconds: step_on(model, &j, &single, gpu, host).seconds
                 * f64::from(accumulation.unwrap_or(1)),
             job: j,
             peak_gib: v.peak_bytes / GIB,

@@ -102,6 +102,19 @@ pub struct Host {
 }
 
 impl Host {
+    /// The same machine without what one offer of one card says (how its
+    /// GPUs talk, its nodes, its board's PCIe link): another card's row is
+    /// timed on its own usual links, not the target offer's.
+    pub fn without_offer(&self) -> Host {
+        Host {
+            interconnect: None,
+            inter_node_gbps: None,
+            gpus_per_node: None,
+            pcie_gbps: None,
+            ..*self
+        }
+    }
+
     /// A typical rented single-GPU instance when no platform is named: eight
     /// vCPUs, 32 GB and a local SSD.
     pub const TYPICAL: Host = Host {

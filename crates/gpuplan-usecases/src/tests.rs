@@ -1697,3 +1697,64 @@ fn a_saved_plans_file_names_no_catalog_key_and_writes_whole_numbers_as_integers(
     assert_eq!(back, plan, "the file reads back as the same plan");
     p.save_plan(None, &plan, None).expect("saves");
 }
+
+#[test]
+fn several_gpus_every_card_is_timed_on_its_own_links_and_fixes_keep_the_layout() {
+    use gpuplan_core::job::{Mode, Precision};
+    use gpuplan_core::parallel::Engine;
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let job = JobSpec {
+        model: Some("llama-2-7b".into()),
+        mode: Some(Mode::Lora),
+        seq_len: Some(1024.0),
+        batch: Some(4.0),
+        lora_rank: Some(16.0),
+        precision: Some(Precision::Bf16),
+        dataset_samples: Some(20_000.0),
+        epochs: Some(1.0),
+        gpus: Some(4.0),
+        engine: Some(Engine::Zero3),
+        offload: Some(true),
+        ..JobSpec::default()
+    };
+    let step = |r: &gpuplan_core::estimate::EstimateReport, id: &str| {
+        r.gpus.iter().find(|g| g.id == id).map(|g| g.step_seconds)
+    };
+    let plain = p.estimate(&job, None, None, Some("autodl")).expect("estimates");
+    let on_3090 = p
+        .estimate(&job, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimates");
+    for card in ["a800", "h200", "a100-80g-sxm"] {
+        assert_eq!(
+            step(&on_3090, card),
+            step(&plain, card),
+            "{card}'s row is timed on its own links, not the RTX 3090 offer's"
+        );
+    }
+    // The fix promised under ZeRO-3 with offload is what applying it gives.
+    let fix = on_3090
+        .fixes
+        .iter()
+        .find(|f| f.kind == gpuplan_core::estimate::FixKind::GradCheckpointing)
+        .expect("checkpointing is offered");
+    let applied = JobSpec {
+        grad_checkpointing: Some(true),
+        ..job.clone()
+    };
+    let after = p
+        .estimate(&applied, Some("rtx3090"), None, Some("autodl"))
+        .expect("estimates");
+    assert!(
+        (fix.peak_gib - after.peak_gib).abs() < 0.01,
+        "the fix's peak is the layout's per-GPU peak once applied: {} against {}",
+        fix.peak_gib,
+        after.peak_gib
+    );
+    let applied_step = step(&after, "rtx3090").expect("timed once it fits");
+    assert!(
+        (fix.step_seconds - applied_step).abs() < 1e-6 * applied_step.max(1.0),
+        "and its step the layout's step: {} against {applied_step}",
+        fix.step_seconds
+    );
+}

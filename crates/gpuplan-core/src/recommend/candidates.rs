@@ -180,7 +180,7 @@ fn make_fit(
             .min_by(|a, b| a.step_seconds.total_cmp(&b.step_seconds))
     };
     let (changing, keeping): (Vec<Fix>, Vec<Fix>) =
-        estimate::fixes(&e.entry.model, &e.job, &e.est.vram, gpu)
+        estimate::fixes(&e.entry.model, &e.job, &e.est.vram, gpu, &p.host_for(offer))
             .into_iter()
             .partition(|f| f.kind.changes_the_task());
     let fixed = |fix: Fix| Candidate {
@@ -303,7 +303,13 @@ pub fn fixes_for_largest(
         .max_by(|a, b| a.vram_gib().total_cmp(&b.vram_gib()));
     match largest {
         Some(card) => (
-            estimate::fixes(&e.entry.model, &e.job, &e.est.vram, card),
+            estimate::fixes(
+                &e.entry.model,
+                &e.job,
+                &e.est.vram,
+                card,
+                &crate::pipeline::Host::TYPICAL,
+            ),
             Some(card.id.clone()),
         ),
         None => (Vec::new(), None),

@@ -954,7 +954,7 @@ fn a_recommended_total_after_a_credit_says_so() {
     assert!(!credited.is_empty(), "some option is after a credit: {j}");
     for (lang, said) in [
         ("en", "after 5.00 CNY of free credit"),
-        ("zh", "已扣除 5.00 元赠送额度"),
+        ("zh", "已扣除赠送额度 5.00 元"),
     ] {
         let out = run(&[
             "--lang",

@@ -124,7 +124,7 @@ fn costs(
         .iter()
         .map(|c| {
             (
-                labels.text(lang, &format!("bill.category.{}", category_key(*c))),
+                legend_entry(&labels.text(lang, &format!("bill.category.{}", category_key(*c)))),
                 Category::ALL.iter().position(|x| x == c).unwrap_or(0),
             )
         })
@@ -272,5 +272,32 @@ impl Planner {
                 &self.bundled.labels.text(lang, "chart.currency"),
             )?)
         })
+    }
+}
+
+/// A category as a legend entry: capitalised where the language has capitals
+/// (the catalog's words are mid-sentence ones: "setup and data").
+fn legend_entry(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_legend_entry_starts_with_a_capital_where_the_language_has_one() {
+        // (catalog words, legend entry, why)
+        let cases = [
+            ("setup and data", "Setup and data", "English mid-sentence words"),
+            ("GPU compute", "GPU compute", "already capitalised"),
+            ("准备与数据", "准备与数据", "Chinese has no capitals"),
+            ("", "", "nothing stays nothing"),
+        ];
+        for (words, want, why) in cases {
+            assert_eq!(super::legend_entry(words), want, "{why}");
+        }
     }
 }

@@ -1721,7 +1721,9 @@ fn several_gpus_every_card_is_timed_on_its_own_links_and_fixes_keep_the_layout()
     let step = |r: &gpuplan_core::estimate::EstimateReport, id: &str| {
         r.gpus.iter().find(|g| g.id == id).map(|g| g.step_seconds)
     };
-    let plain = p.estimate(&job, None, None, Some("autodl")).expect("estimates");
+    let plain = p
+        .estimate(&job, None, None, Some("autodl"))
+        .expect("estimates");
     let on_3090 = p
         .estimate(&job, Some("rtx3090"), None, Some("autodl"))
         .expect("estimates");

@@ -101,8 +101,9 @@ export function formatCny(amount: string | number, lang: string): string {
 
 export function formatDuration(seconds: number | null, lang: string): string {
   if (seconds === null || !Number.isFinite(seconds)) return "-";
-  if (seconds === 0) return "0";
   const zh = lang === "zh";
+  // Nothing at all still has its unit, as the CLI says it ("0 s", "0 秒").
+  if (seconds === 0) return `0 ${zh ? "秒" : "s"}`;
   if (seconds < 1) return `${(seconds * 1000).toFixed(0)} ${zh ? "毫秒" : "ms"}`;
   if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} ${zh ? "秒" : "s"}`;
   if (seconds < 3600) return `${(seconds / 60).toFixed(1)} ${zh ? "分钟" : "min"}`;

@@ -187,6 +187,17 @@ describe("step 4, options", () => {
     expect(app.job!.grad_checkpointing).toBe(true);
     await waitFor(() => expect(backend.count("recommend")).toBeGreaterThan(before));
   });
+
+  it("says how many GPUs an option rents when the student's job asks for several", async () => {
+    const { app, backend } = await startedStore();
+    const four = { ...plan0, job: { ...plan0.job, gpus: 4, engine: "zero3" as const, offload: true } };
+    backend.setOptions([fakeOption({ plan: four }), fakeOption({ gpu: "rtx4090", gpu_name: "RTX 4090 24 GB" })]);
+    render(OptionsStep, { app });
+    await waitFor(() => expect(document.querySelectorAll(".option").length).toBe(2));
+    const [multi, single] = [...document.querySelectorAll(".option .row")].map((r) => r.textContent ?? "");
+    expect(multi, "its quote bills four cards: the option says so").toMatch(/4 × RTX 3090 24 GB \(DeepSpeed ZeRO-3/);
+    expect(single, "one card is named alone").not.toMatch(/×/);
+  });
 });
 
 describe("step 6, before you rent", () => {

@@ -110,6 +110,7 @@ impl Planner {
                 .copied()
                 .chain(Planner::bill_limits())
                 .collect(),
+            memory_parts: gpuplan_core::vram::Components::KEYS.to_vec(),
             notices: self.notices.clone(),
             read_only: self.read_only().map(str::to_owned),
             accuracy: self.bundled.held_out()?.clone(),

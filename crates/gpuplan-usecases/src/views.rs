@@ -171,6 +171,9 @@ pub struct AppInfo {
     pub choices: Choices,
     /// The range of every number the forms take: the validators' own.
     pub limits: Vec<gpuplan_core::limits::FieldLimit>,
+    /// The parts of peak memory in the order every screen lists them (the
+    /// CLI's, the chart's): an estimate's `components` map has no order.
+    pub memory_parts: Vec<&'static str>,
     /// What to tell the user at start (a database set aside, a course pack
     /// replaced or not imported), in the catalog's words.
     pub notices: Vec<gpuplan_core::Message>,

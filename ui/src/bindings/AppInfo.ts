@@ -47,6 +47,11 @@ choices: Choices,
  */
 limits: Array<FieldLimit>, 
 /**
+ * The parts of peak memory in the order every screen lists them (the
+ * CLI's, the chart's): an estimate's `components` map has no order.
+ */
+memory_parts: Array<string>, 
+/**
  * What to tell the user at start (a database set aside, a course pack
  * replaced or not imported), in the catalog's words.
  */

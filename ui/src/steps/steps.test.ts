@@ -128,6 +128,20 @@ describe("step 2, the job", () => {
 });
 
 describe("step 3, memory", () => {
+  it("lists the parts of the peak in the order the chart and the CLI do, not by their keys", async () => {
+    const { app, backend } = await startedStore();
+    backend.setEstimate(() => {
+      const e = fakeEstimate();
+      (e.report as unknown as Record<string, unknown>).components = { activations: 2, allocator: 0.5, context: 0.8, gradients: 0.1, optimizer: 0.2, weights: 0.1 };
+      return e;
+    });
+    render(MemoryStep, { app });
+    await waitFor(() => expect(document.querySelectorAll("#components tr").length).toBe(6));
+    const parts = [...document.querySelectorAll("#components tr td:first-child")].map((td) => td.textContent);
+    expect(parts[0], "weights first, as in the legend").toMatch(/eights/);
+    expect(parts.at(-1), "the CUDA context last").toMatch(/context/i);
+  });
+
   it("gives times only to cards that hold the job", async () => {
     const { app } = await startedStore();
     render(MemoryStep, { app });

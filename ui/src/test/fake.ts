@@ -57,6 +57,7 @@ export const info: AppInfo = {
   limits: [limit("budget", 0, 10000000), limit("runs", 1, 1000, true), limit("deadline_hours", 0, 87600, false, true), limit("batch", 1, 65536, true), limit("job.hours", 0, 87600, false, true), limit("storage.gb", 0, 100000)],
   notices: [],
   read_only: null,
+  memory_parts: ["weights", "gradients", "optimizer", "activations", "logits", "kv_cache", "workspace", "allocator", "context"],
   accuracy: {
     classes: [{ class: "ampere-consumer", figures: { runs: 22, median_abs_error: 0.073, median_signed_error: -0.031, meets_bar: true } }],
     one_node: { runs: 39, median_abs_error: 0.133, median_signed_error: -0.042, meets_bar: false },

@@ -34,13 +34,14 @@ pub async fn estimate(
         .estimate_view(&job, gpu.as_deref(), platform.as_deref())
 }
 
-/// Ranked platform x GPU options (step 4).
+/// Ranked platform x GPU options (step 4): the first ten, or all.
 #[tauri::command]
 pub async fn recommend(
     state: State<'_, AppState>,
     situation: Situation,
+    all: bool,
 ) -> Res<RecommendationView> {
-    state.snapshot()?.recommend_view(&situation)
+    state.snapshot()?.recommend_view_of(&situation, all)
 }
 
 /// The situation's option on one offer: the plan screen's card, platform

@@ -291,7 +291,11 @@ mod tests {
     fn a_legend_entry_starts_with_a_capital_where_the_language_has_one() {
         // (catalog words, legend entry, why)
         let cases = [
-            ("setup and data", "Setup and data", "English mid-sentence words"),
+            (
+                "setup and data",
+                "Setup and data",
+                "English mid-sentence words",
+            ),
             ("GPU compute", "GPU compute", "already capitalised"),
             ("准备与数据", "准备与数据", "Chinese has no capitals"),
             ("", "", "nothing stays nothing"),

@@ -81,10 +81,22 @@ impl Snapshot {
 
     /// The options screen: the first options and their cost chart.
     pub fn recommend_view(&self, s: &Situation) -> Result<RecommendationView> {
+        self.recommend_view_of(s, false)
+    }
+
+    /// The options screen with every option when `all` (a campus cluster
+    /// ranked 16th is still one a student may want), else the first ten;
+    /// the chart draws the first ten either way.
+    pub fn recommend_view_of(&self, s: &Situation, all: bool) -> Result<RecommendationView> {
         let mut recommendation = self.recommend(s)?;
-        recommendation.options.truncate(APP_OPTIONS);
-        let chart = self.cost_chart(&recommendation.options)?;
+        let total = recommendation.options.len();
+        let first = &recommendation.options[..total.min(APP_OPTIONS)];
+        let chart = self.cost_chart(first)?;
+        if !all {
+            recommendation.options.truncate(APP_OPTIONS);
+        }
         Ok(RecommendationView {
+            more: u32::try_from(total - recommendation.options.len()).unwrap_or(u32::MAX),
             recommendation,
             chart,
         })

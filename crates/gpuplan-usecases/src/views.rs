@@ -240,8 +240,11 @@ pub struct RunPartRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RecommendationView {
-    /// Ranked options (the first ten) and what was ruled out.
+    /// Ranked options (the first ten, or all when asked) and what was
+    /// ruled out.
     pub recommendation: Recommendation,
+    /// Options ranked beyond those listed (none when all are).
+    pub more: u32,
     /// Cost breakdown of the top options.
     pub chart: Chart,
 }

@@ -7,9 +7,14 @@ import type { Recommendation } from "./Recommendation";
  */
 export type RecommendationView = { 
 /**
- * Ranked options (the first ten) and what was ruled out.
+ * Ranked options (the first ten, or all when asked) and what was
+ * ruled out.
  */
 recommendation: Recommendation, 
+/**
+ * Options ranked beyond those listed (none when all are).
+ */
+more: number, 
 /**
  * Cost breakdown of the top options.
  */

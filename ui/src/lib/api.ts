@@ -31,7 +31,8 @@ export function makeApi(call: Invoke = invoke) {
   return {
     appInfo: () => call("app_info") as Promise<AppInfo>,
     estimate: (job: JobSpec, gpu: string | null, platform: string | null) => call("estimate", { job, gpu, platform }) as Promise<EstimateView>,
-    recommend: (situation: Situation) => call("recommend", { situation }) as Promise<RecommendationView>,
+    /** Ranked options: the first ten, or every one when `all`. */
+    recommend: (situation: Situation, all = false) => call("recommend", { situation, all }) as Promise<RecommendationView>,
     /** The situation's option on one offer (the plan screen's card changed after an option was chosen). */
     offerOption: (situation: Situation, platform: string, gpu: string, payment: Payment) => call("offer_option", { situation, platform, gpu, payment }) as Promise<OfferOption>,
     quote: (plan: Plan) => call("quote", { plan }) as Promise<QuoteView>,

@@ -202,6 +202,18 @@ describe("step 4, options", () => {
     await waitFor(() => expect(backend.count("recommend")).toBeGreaterThan(before));
   });
 
+  it("lists the first ten options and every one on asking, for the situation on screen", async () => {
+    const { app, backend } = await startedStore();
+    backend.setOptions(Array.from({ length: 12 }, (_, i) => fakeOption({ gpu: i % 2 ? "rtx4090" : "rtx3090", score: -i })));
+    render(OptionsStep, { app });
+    await waitFor(() => expect(document.querySelectorAll(".option").length).toBe(10));
+    const more = await screen.findByText("Show 2 more options");
+    await fireEvent.click(more);
+    await waitFor(() => expect(document.querySelectorAll(".option").length, "all twelve").toBe(12));
+    expect(backend.last("recommend")?.all).toBe(true);
+    expect(document.getElementById("options-all"), "nothing more to show").toBeNull();
+  });
+
   it("says how many GPUs an option rents when the student's job asks for several", async () => {
     const { app, backend } = await startedStore();
     const four = { ...plan0, job: { ...plan0.job, gpus: 4, engine: "zero3" as const, offload: true } };

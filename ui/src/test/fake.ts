@@ -134,7 +134,7 @@ export function fakeBackend() {
       if (!j.model) throw { kind: "input", detail: { field: "model", message: "no model given", allowed: "", said: { message: { key: "error.noModel", params: {} }, allowed: null } } };
       return estimate();
     },
-    recommend: () => ({ recommendation: { options, ruled_out: [], fixes: [], fixes_for: null }, chart }),
+    recommend: (a) => ({ recommendation: { options: a.all ? options : options.slice(0, 10), ruled_out: [], fixes: [], fixes_for: null }, more: a.all ? 0 : Math.max(0, options.length - 10), chart }),
     // Like Rust: the best option on that offer, else why it is ruled out.
     offer_option: (a) => {
       const option = options.find((o) => o.platform === a.platform && o.gpu === a.gpu && o.payment === a.payment) ?? null;

@@ -232,11 +232,21 @@ export class AppStore extends Feedback {
     if (r !== Latest.STALE) this.hoursDefaults = r?.report.job ?? null;
   }
 
+  /** Every option, not only the first ten: for this situation until it changes. */
+  allOptions = $state<string | null>(null);
+
   async loadOptions() {
     const s = this.situationNow();
     if (!s) return;
-    const r = await this.recommends.take(this.run(() => this.api.recommend(s)));
+    const all = this.allOptions === this.situationKey;
+    const r = await this.recommends.take(this.run(() => this.api.recommend(s, all)));
     if (r !== Latest.STALE) this.rec = r ?? null;
+  }
+
+  /** The options screen's "show all": every option ranked for the situation on screen. */
+  async showAllOptions() {
+    this.allOptions = this.situationKey;
+    await this.loadOptions();
   }
 
   /** The kit for the plan; the checklist stays when the command is cleared (only the scripts need it). */

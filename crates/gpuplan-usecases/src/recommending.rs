@@ -96,7 +96,8 @@ impl Snapshot {
             recommendation.options.truncate(APP_OPTIONS);
         }
         Ok(RecommendationView {
-            more: u32::try_from(total - recommendation.options.len()).unwrap_or(u32::MAX),
+            more: u32::try_from(total.saturating_sub(recommendation.options.len()))
+                .unwrap_or(u32::MAX),
             recommendation,
             chart,
         })

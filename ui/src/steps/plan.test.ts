@@ -178,7 +178,7 @@ describe("saving", () => {
     await save();
     await waitFor(() => expect(app.plans.openId).toBe(1));
     app.applyPreset("llama7b-lora");
-    app.choose(fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: "llama-2-7b", mode: "lora" } } }));
+    app.options.choose(fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: "llama-2-7b", mode: "lora" } } }));
     expect(app.plans.openId, "the editor no longer points at the saved plan").toBeNull();
     expect(app.plan?.name, "the name follows the choice, not the saved plan's").not.toBe("homework 1");
     await save();
@@ -218,7 +218,7 @@ describe("saving", () => {
     backend.setOptions([hoursOn("rtx4090", "3.7014"), hoursOn("rtx3090", "6")]);
     render(PlanStep, { app });
     render(Toast, { app });
-    app.choose(hoursOn("rtx4090", "3.7014"));
+    app.options.choose(hoursOn("rtx4090", "3.7014"));
     await waitFor(() => expect((document.getElementById("plan-hours") as HTMLInputElement).value).toBe("3.7014"));
     await fireEvent.change(document.getElementById("plan-gpu")!, { target: { value: "rtx3090" } });
     await waitFor(() => expect(app.plan?.gpu).toBe("rtx3090"));
@@ -238,7 +238,7 @@ describe("saving", () => {
     const o = fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: null, hours: "3.7014" } } });
     backend.setOptions([o]);
     render(PlanStep, { app });
-    app.choose(o);
+    app.options.choose(o);
     await waitFor(() => expect((document.getElementById("plan-hours") as HTMLInputElement).value).toBe("3.7014"));
     await type(document.getElementById("plan-hours")!, "5");
     await fireEvent.change(document.getElementById("plan-gpu")!, { target: { value: "rtx3090" } });

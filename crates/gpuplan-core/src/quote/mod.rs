@@ -626,14 +626,15 @@ pub struct TimeToResult {
 }
 
 impl TimeToResult {
-    /// Every part in whole seconds, the total their sum.
-    fn in_seconds(&self) -> Self {
+    /// Every part through `each`, the total the sum of the parts so
+    /// changed (as a bill's total is of its lines).
+    fn parts_as(&self, each: impl Fn(Decimal) -> Decimal) -> Self {
         let (waiting, setup, running, reruns, gaps) = (
-            whole_seconds(self.waiting),
-            whole_seconds(self.setup),
-            whole_seconds(self.running),
-            whole_seconds(self.reruns),
-            whole_seconds(self.gaps),
+            each(self.waiting),
+            each(self.setup),
+            each(self.running),
+            each(self.reruns),
+            each(self.gaps),
         );
         Self {
             waiting,
@@ -645,25 +646,16 @@ impl TimeToResult {
         }
     }
 
+    /// Every part in whole seconds, the total their sum.
+    fn in_seconds(&self) -> Self {
+        self.parts_as(whole_seconds)
+    }
+
     /// Every duration to two places, as the text shows it, and the total
-    /// the sum of the parts as shown (as a bill's total is of its lines):
-    /// 0.53 + 1.23 + 2.70 is 4.46, not the 4.47 the unrounded sum rounds to.
+    /// the sum of the parts as shown: 0.53 + 1.23 + 2.70 is 4.46, not the
+    /// 4.47 the unrounded sum rounds to.
     fn rounded(&self) -> Self {
-        let (waiting, setup, running, reruns, gaps) = (
-            h2(self.waiting),
-            h2(self.setup),
-            h2(self.running),
-            h2(self.reruns),
-            h2(self.gaps),
-        );
-        Self {
-            waiting,
-            setup,
-            running,
-            reruns,
-            gaps,
-            total: waiting + setup + running + reruns + gaps,
-        }
+        self.parts_as(h2)
     }
 }
 

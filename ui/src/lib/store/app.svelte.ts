@@ -1,6 +1,6 @@
 // The app's shared state, in one typed place: what the student typed
 // (situation, job, plan form), where they are (view, step), what Rust
-// answered (estimate, options, kit; the bill in `bill`), saved plans and the
+// answered (estimate, kit; the bill in `bill`, the options in `options`), saved plans and the
 // ledger, and the one error (the toast, question and refused fields come from
 // `Feedback`, which it extends). Components read and change
 // it; derived values (the plan being priced, keys that say when an answer is
@@ -18,12 +18,11 @@ import type { KitView } from "../../bindings/KitView";
 import type { Localized } from "../../bindings/Localized";
 import type { Message } from "../../bindings/Message";
 import type { Plan } from "../../bindings/Plan";
-import type { RankedOption } from "../../bindings/RankedOption";
-import type { RecommendationView } from "../../bindings/RecommendationView";
 import type { Situation } from "../../bindings/Situation";
 import { BillState } from "./bill.svelte";
 import { PlansState } from "./plans.svelte";
 import { LedgerState } from "./ledger.svelte";
+import { OptionsState } from "./options.svelte";
 import { Latest } from "./latest";
 import { plain } from "./plain";
 import { Feedback } from "./feedback.svelte";
@@ -52,19 +51,12 @@ export class AppStore extends Feedback {
   form = $state<PlanForm | null>(null);
   /** The plan's name follows the chosen option until the student names it. */
   autoName = $state(true);
-  /**
-   * The situation an option was chosen for, and what the choice set
-   * (`chosenKey`): a card switch on the plan screen redoes the choice for
-   * the new card while nothing else changed.
-   */
-  chosen = $state.raw<{ situation: Situation; key: string } | null>(null);
   /** Runs typed by the student: a preset then keeps them. */
   runsTouched = $state(false);
   trainCommand = $state("");
   modelSearch = $state("");
 
   estimate = $state.raw<EstimateView | null>(null);
-  rec = $state.raw<RecommendationView | null>(null);
   kit = $state.raw<KitView | null>(null);
   /** Checklist items ticked, by their message: kept when the kit is made again. */
   ticked = $state<Record<string, boolean>>({});
@@ -94,9 +86,9 @@ export class AppStore extends Feedback {
   readonly bill: BillState;
   readonly plans: PlansState;
   readonly ledger: LedgerState;
+  readonly options: OptionsState;
   private estimates = new Latest();
   private hoursEstimates = new Latest();
-  private recommends = new Latest();
   private kits = new Latest();
 
   constructor(api: Api) {
@@ -105,6 +97,7 @@ export class AppStore extends Feedback {
     this.bill = new BillState(this);
     this.plans = new PlansState(this);
     this.ledger = new LedgerState(this);
+    this.options = new OptionsState(this);
   }
 
   t: Words = (key, opts) => {
@@ -232,23 +225,6 @@ export class AppStore extends Feedback {
     if (r !== Latest.STALE) this.hoursDefaults = r?.report.job ?? null;
   }
 
-  /** Every option, not only the first ten: for this situation until it changes. */
-  allOptions = $state<string | null>(null);
-
-  async loadOptions() {
-    const s = this.situationNow();
-    if (!s) return;
-    const all = this.allOptions === this.situationKey;
-    const r = await this.recommends.take(this.run(() => this.api.recommend(s, all)));
-    if (r !== Latest.STALE) this.rec = r ?? null;
-  }
-
-  /** The options screen's "show all": every option ranked for the situation on screen. */
-  async showAllOptions() {
-    this.allOptions = this.situationKey;
-    await this.loadOptions();
-  }
-
   /** The kit for the plan; the checklist stays when the command is cleared (only the scripts need it). */
   async loadKit() {
     const p = this.planNow();
@@ -256,17 +232,6 @@ export class AppStore extends Feedback {
     if (!p || !command) return;
     const r = await this.kits.take(this.run(() => this.api.kit(p, command)));
     if (r !== Latest.STALE && r) this.kit = r;
-  }
-
-  /**
-   * The platforms, prices or rules changed (a course pack imported or
-   * removed): the options and the bill on screen are asked for again, the
-   * ones not showing dropped so they are asked for when they are.
-   */
-  offersChanged() {
-    if (this.view === "flow" && this.step === "options") void this.loadOptions();
-    else this.rec = null;
-    this.bill.pricesChanged();
   }
 
   /** Runs as the student types them, on step 1 or 5: a preset keeps them from then on. */
@@ -286,94 +251,8 @@ export class AppStore extends Feedback {
     else if (p.runs !== this.situation.runs) this.notify(this.t("job.presetKeptRuns", { runs: this.situation.runs, suggested: p.runs }));
   }
 
-  /**
-   * Choosing an option opens the very plan its quote priced, so the plan
-   * screen shows the same bill and time; the name follows the choice unless
-   * the student named the plan. It is a new plan: a saved plan open in the
-   * editor is left as saved (Save would otherwise write another job over
-   * it), and the name it brought follows the choice.
-   */
-  choose(o: RankedOption) {
-    if (!this.plan || !this.situation || !this.form) return;
-    if (this.plans.openId !== null) {
-      this.plans.openId = null;
-      this.autoName = true;
-    }
-    const from = this.situationNow();
-    const name = this.optionName(o);
-    if (o.plan) {
-      const chosen = plain(o.plan);
-      this.plan = { ...chosen, name };
-      this.form = formOf(chosen);
-      // Hours carried to this card replace the model in the option's job.
-      if (chosen.job.model) this.job = { ...chosen.job };
-      this.chosen = from ? { situation: from, key: this.chosenKey() } : null;
-    } else {
-      this.plan.platform = o.platform;
-      this.plan.gpu = o.gpu;
-      this.plan.payment = o.payment;
-      this.plan.name = name;
-      this.chosen = null;
-    }
-    void this.go("plan");
-  }
-
-  /** An option's plan name: the student's, or one that follows the choice. */
-  private optionName(o: RankedOption): string {
-    if (!this.plan) return "";
-    return this.autoName || !this.plan.name ? this.nameFor(o.platform, o.gpu) : this.plan.name;
-  }
-
   /** The name a plan gets when the student gives none: its model, platform and card, in the UI's words. */
   nameFor(platform: string, gpu: string): string {
     return [this.modelName(this.job?.model ?? null), this.platformName(platform), this.gpuName(gpu)].filter((x) => x).join(" · ");
-  }
-
-  /** What `choose` set that a card switch may redo: the job and the hours it carried. */
-  private chosenKey(): string {
-    return JSON.stringify([this.job, this.form?.hours ?? ""]);
-  }
-
-  /**
-   * The plan screen's card, platform or payment changed after an option was
-   * chosen: the job becomes that offer's (hours given for an RTX 3090
-   * carried to the new card, a fix that made the job fit redone for it), as
-   * its option on the options screen would open it; the student's other
-   * plan fields stay. An offer that is not an option for the job is not
-   * switched to (false: the select shows the plan's card again), and the
-   * student is told why. Hours or a job the student
-   * changed since are theirs: the switch leaves them alone.
-   */
-  async switchOffer(platform: string, gpu: string, payment: Plan["payment"]): Promise<boolean> {
-    const plan = this.plan;
-    if (!plan || !this.form) return false;
-    const chosen = this.chosen;
-    if (!chosen || chosen.key !== this.chosenKey()) {
-      this.chosen = null;
-      Object.assign(plan, { platform, gpu, payment });
-      return true;
-    }
-    const r = await this.run(() => this.api.offerOption(chosen.situation, platform, gpu, payment));
-    if (!r) return false;
-    const o = r.option;
-    if (!o?.plan) {
-      const reason = r.ruled_out ? this.tm(r.ruled_out) : this.t("plan.offerNotRented");
-      this.notify(this.t("plan.offerNotOption", { gpu: this.gpuName(gpu), platform: this.platformName(platform), reason }));
-      return false;
-    }
-    const next = plain(o.plan);
-    plan.name = this.optionName(o);
-    Object.assign(plan, { platform, gpu, payment, setup_hours: next.setup_hours });
-    this.form.hours = formOf(next).hours;
-    if (next.job.model) this.job = { ...next.job };
-    this.chosen = { situation: chosen.situation, key: this.chosenKey() };
-    return true;
-  }
-
-  /** The option's fix (already in its plan's job) becomes the student's job; the options follow. */
-  applyFix(o: RankedOption) {
-    if (!o.plan || !o.fix) return;
-    this.job = plain(o.plan.job);
-    this.notify(this.t("options.fixApplied", { fix: this.t(`enum.fix.${o.fix.kind}`) }));
   }
 }

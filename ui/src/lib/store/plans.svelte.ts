@@ -101,7 +101,7 @@ export class PlansState {
     app.form = formOf(plan);
     app.job = { ...plan.job };
     app.autoName = false;
-    app.chosen = null;
+    app.options.chosen = null;
     if (s.situation) app.situation = plain(s.situation);
     if (app.situation) {
       app.situation.runs = Number(app.form.runs) || app.situation.runs;
@@ -167,7 +167,7 @@ export class PlansState {
     const r = await app.run(() => app.api.importPack());
     if (!r) return;
     app.start(r);
-    app.offersChanged();
+    app.options.changed();
     const c = r.course;
     app.notify(
       app.t("pack.imported", {
@@ -188,7 +188,7 @@ export class PlansState {
     const r = await app.run(() => app.api.appInfo());
     if (r) app.info = r;
     // The pack's prices and options are gone with it.
-    app.offersChanged();
+    app.options.changed();
     await this.load();
   }
 }

@@ -835,6 +835,64 @@ fn exports_never_overwrite_a_file_unless_forced() {
     let _ = std::fs::remove_dir_all(&h);
 }
 
+#[cfg(unix)]
+#[test]
+fn exports_never_replace_a_pipe_and_name_a_link_to_nothing_the_same_way_forced_or_not() {
+    use std::os::unix::fs::FileTypeExt as _;
+    let h = home("pipes");
+    let dir = tempfile::tempdir().expect("tmp");
+    let fifo = dir.path().join("pipe.toml");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let dangling = dir.path().join("gone.toml");
+    std::os::unix::fs::symlink(dir.path().join("nothing-here.toml"), &dangling).expect("link");
+    let to_fifo = dir.path().join("to-pipe.toml");
+    std::os::unix::fs::symlink(&fifo, &to_fifo).expect("link");
+    // (target, words the refusal must hold, why)
+    let mut targets = vec![(dangling.clone(), "does not exist", "a link to nothing")];
+    if made {
+        targets.push((fifo.clone(), "not a regular file", "a pipe"));
+        targets.push((to_fifo.clone(), "not a regular file", "a link to a pipe"));
+    }
+    for (target, words, why) in &targets {
+        let t = target.to_str().expect("utf-8");
+        for force in [false, true] {
+            let mut args = vec!["--lang", "en", "ledger", "runs", "--out", t];
+            if force {
+                args.push("--force");
+            }
+            let out = run(&h, &args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{why} (force {force}): refused: {err}"
+            );
+            assert!(
+                err.contains(words) && err.contains("(out)"),
+                "{why} (force {force}): one message naming the field and what the path is: {err}"
+            );
+        }
+    }
+    if made {
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .expect("meta")
+                .file_type()
+                .is_fifo(),
+            "the pipe is still a pipe after --force"
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(&dangling).is_ok()
+            && !dir.path().join("nothing-here.toml").exists(),
+        "the link is left as it was and nothing was created through it"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}
+
 #[test]
 fn a_plan_imported_twice_is_saved_once() {
     let h = home("twice");
@@ -874,6 +932,43 @@ fn a_plan_imported_twice_is_saved_once() {
             .map(Vec::len),
         Some(2),
         "a changed plan is saved as a new one"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}
+
+#[test]
+fn one_file_imported_by_eight_processes_at_once_is_saved_once() {
+    let h = home("parallel-import");
+    let plan = common::root().join("examples/seed003-autodl-resnet50.toml");
+    let plan_s = plan.to_str().expect("utf-8");
+    // The first import creates the database; the race is between the eight.
+    let first = run(&h, &["plans", "list", "--json"]);
+    assert!(first.status.success(), "the database is created");
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            Command::new(binary())
+                .args(["--lang", "en", "plans", "import", plan_s])
+                .env("GPUPLAN_HOME", &h)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "each import succeeds: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        ok_json(&h, &["plans", "list", "--json"])
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "eight imports of one file at once leave one saved plan"
     );
     let _ = std::fs::remove_dir_all(&h);
 }

@@ -624,6 +624,34 @@ impl Store {
         })
     }
 
+    /// Saves a new plan unless a saved one is the same (as `same` judges a
+    /// row, newest first); returns the id and whether it was there already.
+    /// The look and the insert are one write transaction, so two processes
+    /// importing one file at once save it once.
+    pub fn save_plan_once(
+        &mut self,
+        name: &str,
+        body: &str,
+        now: &str,
+        same: impl Fn(&SavedPlan) -> bool,
+    ) -> Result<(i64, bool), StoreError> {
+        self.write(|tx| {
+            let mut st = tx.prepare("SELECT id, name, body, format, situation, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
+            let rows = st.query_map([], saved_plan)?;
+            for row in rows {
+                let row = row?;
+                if same(&row) {
+                    return Ok((row.id, true));
+                }
+            }
+            tx.execute(
+                "INSERT INTO plans (name, body, format, situation, created_at, updated_at) VALUES (?1, ?2, ?3, NULL, ?4, ?4)",
+                params![name, body, PLAN_FORMAT_TOML, now],
+            )?;
+            Ok((tx.last_insert_rowid(), false))
+        })
+    }
+
     /// Replaces a saved plan's name, body and situation (the body in the plan
     /// TOML format).
     pub fn update_plan(
@@ -1688,6 +1716,29 @@ mod tests {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .expect("version");
         assert_eq!(v, 99, "the file is left as it was");
+    }
+
+    #[test]
+    fn a_plan_saved_once_is_found_by_the_callers_judgement_not_saved_again() {
+        let mut s = Store::open_in_memory().expect("open");
+        let same_body = |body: &'static str| move |row: &SavedPlan| row.body == body;
+        let first = s
+            .save_plan_once("a", "x = 1", "t1", same_body("x = 1"))
+            .expect("save");
+        assert_eq!(first, (1, false), "a new plan is saved");
+        let again = s
+            .save_plan_once("a", "x = 1", "t2", same_body("x = 1"))
+            .expect("save");
+        assert_eq!(again, (1, true), "the same plan names the saved one");
+        let other = s
+            .save_plan_once("b", "x = 2", "t3", same_body("x = 2"))
+            .expect("save");
+        assert_eq!(other, (2, false), "another plan is saved anew");
+        assert_eq!(
+            s.list_plans().expect("list").len(),
+            2,
+            "two rows, not three"
+        );
     }
 
     #[test]

@@ -115,14 +115,27 @@ enum Existing {
 }
 
 fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppError> {
+    let is_link = path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink());
+    // A link to nothing would read as "exists already" without --force and
+    // as "does not exist" with it: one answer, naming what it is.
+    if is_link && std::fs::metadata(path).is_err() {
+        let shown = path.display().to_string();
+        return Err(AppError::input(
+            "out",
+            format!("{shown} is a link to a file that does not exist"),
+            "a regular file",
+        )
+        .said(
+            Message::new("error.danglingLink").with("path", &shown),
+            Some(Message::new("allowed.regular")),
+        ));
+    }
     // A link is written through, as a shell's `>` would: the rename below
     // would replace the link itself, leaving the file it names as it was.
     let through;
-    let path = if existing == Existing::Replace
-        && path
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
-    {
+    let path = if existing == Existing::Replace && is_link {
         through = std::fs::canonicalize(path).map_err(|e| AppError::io_at(path, &e))?;
         through.as_path()
     } else {
@@ -157,6 +170,12 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
             Message::new("error.isFolder").with("path", &shown),
             Some(Message::new("allowed.fileNotFolder")),
         ));
+    }
+    // A device or pipe is never replaced by a file, --force or not: readers
+    // refuse them too, and renaming over `/dev/null` as root would break
+    // the system for everyone.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(not_regular("out", path));
     }
     // Created with the usual mode for a new file (0666 less the umask, as
     // any program writes one: tempfile's own 0600 would hide an exported

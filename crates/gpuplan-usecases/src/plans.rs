@@ -16,34 +16,29 @@ impl Planner {
         plan: &Plan,
         situation: Option<&Situation>,
     ) -> Result<i64> {
-        let body = plan_toml(plan)?;
-        // What is stored must read back as the same plan, validated.
-        let back = Plan::from_toml("plan", &body).map_err(AppError::of_own_plan)?;
-        if &back != plan {
-            return Err(AppError::io(
-                "the plan does not survive a round trip through TOML",
-            ));
-        }
-        let situation = situation
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(|e| AppError::io(format!("situation: {e}")))?;
-        let name: String = if plan.name.trim().is_empty() {
-            "plan".to_owned()
-        } else {
-            plan.name.chars().take(MAX_NAME_CHARS).collect()
-        };
+        let stored = StoredPlan::of(plan, situation)?;
         let now = self.now();
         let store = self.store()?;
         match id {
-            Some(id) => match store.update_plan(id, &name, &body, situation.as_deref(), &now) {
+            Some(id) => match store.update_plan(
+                id,
+                &stored.name,
+                &stored.body,
+                stored.situation.as_deref(),
+                &now,
+            ) {
                 Ok(()) => Ok(id),
                 // Deleted meanwhile (by the CLI, or another window): say so
                 // by field, so the app offers to save it as a new plan.
                 Err(gpuplan_store::StoreError::NotFound { .. }) => Err(no_such_plan(id)),
                 Err(e) => Err(e.into()),
             },
-            None => Ok(store.save_plan(&name, &body, situation.as_deref(), &now)?),
+            None => Ok(store.save_plan(
+                &stored.name,
+                &stored.body,
+                stored.situation.as_deref(),
+                &now,
+            )?),
         }
     }
 
@@ -51,17 +46,18 @@ impl Planner {
     /// already saved (imported twice, or exported and brought back) names
     /// the saved plan instead of adding a second copy. Only a plan that
     /// prices is kept, as the app keeps what it priced: one the quote
-    /// refuses would be a saved plan nobody can open.
+    /// refuses would be a saved plan nobody can open. The look for a copy
+    /// and the save are one transaction, so two imports of one file at once
+    /// still save it once.
     pub fn import_plan(&mut self, path: &std::path::Path) -> Result<ImportedPlan> {
         let plan = self.read_plan(path)?;
-        let same = self
-            .plans()?
-            .into_iter()
-            .find(|row| row.plan.as_ref() == Some(&plan));
-        let (id, already_saved) = match same {
-            Some(row) => (row.id, true),
-            None => (self.save_plan(None, &plan, None)?, false),
-        };
+        let stored = StoredPlan::of(&plan, None)?;
+        let now = self.now();
+        let (id, already_saved) =
+            self.store()?
+                .save_plan_once(&stored.name, &stored.body, &now, |row| {
+                    saved_as(row).is_some_and(|saved| saved == plan)
+                })?;
         Ok(ImportedPlan {
             id,
             name: plan.name,
@@ -152,4 +148,49 @@ fn no_such_plan(id: i64) -> AppError {
         gpuplan_core::Message::new("error.noSuchPlan").with("id", id),
         Some(gpuplan_core::Message::new("allowed.planId")),
     )
+}
+
+/// A plan as the store keeps it: its shown name, its TOML body (checked to
+/// read back as the same plan) and the situation it was recommended for.
+struct StoredPlan {
+    name: String,
+    body: String,
+    situation: Option<String>,
+}
+
+impl StoredPlan {
+    fn of(plan: &Plan, situation: Option<&Situation>) -> Result<Self> {
+        let body = plan_toml(plan)?;
+        // What is stored must read back as the same plan, validated.
+        let back = Plan::from_toml("plan", &body).map_err(AppError::of_own_plan)?;
+        if &back != plan {
+            return Err(AppError::io(
+                "the plan does not survive a round trip through TOML",
+            ));
+        }
+        let situation = situation
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| AppError::io(format!("situation: {e}")))?;
+        let name: String = if plan.name.trim().is_empty() {
+            "plan".to_owned()
+        } else {
+            plan.name.chars().take(MAX_NAME_CHARS).collect()
+        };
+        Ok(Self {
+            name,
+            body,
+            situation,
+        })
+    }
+}
+
+/// The plan a saved row holds, in either stored format; `None` when it no
+/// longer reads (such a row is never the copy of a valid plan).
+fn saved_as(row: &gpuplan_store::SavedPlan) -> Option<Plan> {
+    if row.format == PLAN_FORMAT_TOML {
+        Plan::from_toml("saved plan", &row.body).ok()
+    } else {
+        legacy::plan_from_app_json(&row.body).ok()
+    }
 }

@@ -668,6 +668,140 @@ fn contradicting_and_absurd_plans_are_refused_naming_the_field() {
 // ---- A half fen rounds up, whatever the hours' decimals -------------------
 
 #[test]
+fn a_newcomer_coupon_pays_only_for_what_its_terms_allow() {
+    // 共绩算力's 50 CNY coupon pays for cloud hosts only; its spot is a
+    // batch product. 10 h of RTX 4090: on demand 10 x 1.98 = 19.80, paid
+    // by the coupon; on spot (checkpoints every 2 h, no preemptions)
+    // 10 x 1.19 = 11.90, paid in cash.
+    let base = r#"name = "first time on 共绩"
+        platform = "gongji"
+        gpu = "rtx4090"
+        setup_hours = 0
+        newcomer = true
+        "#;
+    let tail = "[job]\nhours = 10\n[data]\nsize_gb = 0\n";
+    let on_demand = priced(&format!("{base}{tail}"));
+    assert_eq!(
+        line(&on_demand, LineKind::NewcomerCredit),
+        d("-19.80"),
+        "the coupon pays for a cloud host, up to the bill"
+    );
+    let spot = priced(&format!(
+        "{base}payment = \"spot\"\n{tail}[spot]\ncheckpoint_every_hours = 2\npreemptions_per_day = 0\n"
+    ));
+    assert_eq!(
+        line(&spot, LineKind::NewcomerCredit),
+        d("0"),
+        "the coupon does not pay for spot"
+    );
+    assert_eq!(spot.cash_total, d("11.90"), "spot is paid in cash");
+    assert!(
+        spot.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::NewcomerNotForSpot { coupon } if *coupon == d("50"))),
+        "the quote says why the coupon is missing: {:?}",
+        spot.warnings
+    );
+    assert!(
+        !on_demand
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::NewcomerNotForSpot { .. })),
+        "and says nothing when the coupon applies"
+    );
+    // 优云智算's newcomer coupon has no such term: spot uses it.
+    let youyun = priced(
+        r#"name = "first time on 优云"
+        platform = "youyun"
+        gpu = "rtx3090"
+        setup_hours = 0
+        newcomer = true
+        payment = "spot"
+        [job]
+        hours = 10
+        [data]
+        size_gb = 0
+        [spot]
+        checkpoint_every_hours = 2
+        preemptions_per_day = 0"#,
+    );
+    assert!(
+        line(&youyun, LineKind::NewcomerCredit) < Decimal::ZERO,
+        "a coupon without the term pays for spot"
+    );
+}
+
+#[test]
+fn one_charge_printed_as_two_lines_rounds_once() {
+    // Each plan is one charge of exactly 0.25 printed as two lines of
+    // 0.125: rounding each half up would bill 0.26.
+    // (plan, the second line's kind, the bill by hand, why)
+    let cases = [
+        (
+            r#"name = "half a minute on 矩池云"
+            platform = "matpool"
+            gpu = "rtx3090"
+            setup_hours = 0
+            [[run]]
+            name = "r"
+            count = 1
+            minutes = 0.5
+            [prices]
+            gpu_per_hour = 15"#,
+            LineKind::Rounding,
+            "0.25",
+            "30 s billed as one started minute at 15/h: 15 / 60",
+        ),
+        (
+            r#"name = "half an hour on 揽睿星舟"
+            platform = "lanrui"
+            gpu = "rtx3090"
+            setup_hours = 0
+            [[run]]
+            name = "r"
+            count = 1
+            minutes = 30
+            [prices]
+            gpu_per_hour = 0.25
+            [storage]
+            gb = 200"#,
+            LineKind::Waste,
+            "0.25",
+            "30 min under the one-hour minimum at 0.25/h",
+        ),
+        (
+            r#"name = "Saturday 18:00 on Vast"
+            platform = "vast"
+            gpu = "rtx3090"
+            setup_hours = 0
+            start_date = "2026-12-05"
+            start_hour = 18
+            [[run]]
+            name = "r"
+            count = 1
+            minutes = 30
+            [prices]
+            gpu_per_hour = 0.25
+            [data]
+            size_gb = 0"#,
+            LineKind::PeakSurcharge,
+            "0.25",
+            "30 peak minutes at twice 0.25/h",
+        ),
+    ];
+    for (toml, second, hand, why) in cases {
+        let q = priced(toml);
+        let both = line(&q, LineKind::Runs) + line(&q, second);
+        assert_eq!(both, d(hand), "{why}: runs + {second:?}");
+        assert_eq!(
+            line(&q, LineKind::Runs),
+            d("0.13"),
+            "{why}: the first line alone rounds half up"
+        );
+    }
+}
+
+#[test]
 fn a_half_fen_rounds_up_when_the_hours_are_not_whole() {
     // 20 min at 0.015 per hour: 1200 x 0.015 / 3600 = 0.005 exactly, half
     // a fen: 0.01. Hours held to six places (0.333333 h) made it 0.0049999.

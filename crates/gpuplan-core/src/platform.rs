@@ -367,6 +367,18 @@ pub struct Student {
     /// What the newcomer coupon may be spent on, when it is restricted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newcomer_terms: Option<Localized>,
+    /// Whether the newcomer coupon pays for spot (absent: it does). 共绩's
+    /// pays only for cloud hosts, and its spot is a batch product.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newcomer_pays_spot: Option<Fact<bool>>,
+}
+
+impl Student {
+    /// The newcomer coupon a plan on `spot` (or not) may spend, if any.
+    pub fn newcomer_for(&self, spot: bool) -> Option<&Fact<Decimal>> {
+        let pays = !spot || self.newcomer_pays_spot.as_ref().is_none_or(|f| f.value);
+        self.newcomer_credit.as_ref().filter(|_| pays)
+    }
 }
 
 /// A price range with provenance.

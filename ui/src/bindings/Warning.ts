@@ -201,7 +201,11 @@ days: string,
 /**
  * Days the work spans, billed instead.
  */
-work_days: string, } | { "kind": "schedule-too-tight", 
+work_days: string, } | { "kind": "newcomer-not-for-spot", 
+/**
+ * The coupon, CNY.
+ */
+coupon: string, } | { "kind": "schedule-too-tight", 
 /**
  * Days the schedule gives.
  */

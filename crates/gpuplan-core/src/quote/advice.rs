@@ -68,6 +68,16 @@ pub fn warnings(f: &Facts<'_>) -> Vec<Warning> {
     if f.prices.spot && f.checkpoint.is_none() {
         w.push(Warning::SpotWithoutCheckpoints);
     }
+    let student = &f.profile.student;
+    if let (true, Some(coupon), None) = (
+        f.plan.newcomer && f.prices.spot,
+        &student.newcomer_credit,
+        student.newcomer_for(true),
+    ) {
+        w.push(Warning::NewcomerNotForSpot {
+            coupon: coupon.value,
+        });
+    }
     w.sort_by_key(|w| !w.is_about_budget());
     // A job that cannot run on the card comes before any money.
     if let Some(fit) = f.fit {

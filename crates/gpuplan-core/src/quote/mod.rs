@@ -460,6 +460,13 @@ pub enum Warning {
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         work_days: Decimal,
     },
+    /// The plan counts on the newcomer coupon, whose terms do not let it
+    /// pay for spot: it is left off the bill.
+    NewcomerNotForSpot {
+        /// The coupon, CNY.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        coupon: Decimal,
+    },
     /// A schedule whose days cannot hold its runs: they ran back to back.
     ScheduleTooTight {
         /// Days the schedule gives.
@@ -473,7 +480,7 @@ pub enum Warning {
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 23] = [
+    pub const KINDS: [&'static str; 24] = [
         "job-does-not-fit",
         "precision-unsupported",
         "data-wiped",
@@ -497,6 +504,7 @@ impl Warning {
         "stop-between-runs",
         "schedule-too-tight",
         "storage-days-short",
+        "newcomer-not-for-spot",
     ];
 
     /// This warning's kind (one of [`Warning::KINDS`]).
@@ -525,6 +533,7 @@ impl Warning {
             Self::StopBetweenRuns { .. } => "stop-between-runs",
             Self::ScheduleTooTight { .. } => "schedule-too-tight",
             Self::StorageDaysShort { .. } => "storage-days-short",
+            Self::NewcomerNotForSpot { .. } => "newcomer-not-for-spot",
         }
     }
 
@@ -1323,7 +1332,7 @@ fn billed_states(
         _ => None,
     };
     stages::storage(&mut bill, plan, profile, prices, lanes, prepaid_disk_days);
-    let credit = stages::credit(&mut bill, plan, profile);
+    let credit = stages::credit(&mut bill, plan, profile, prices.spot);
     Billed {
         bill,
         gpu,

@@ -165,8 +165,17 @@ pub fn debug(bill: &mut Bill, plan: &Plan, prices: &Prices) {
         LineKind::DebugWaste,
         vec![("time_s", seconds_param(b - d.hours))],
         Some(b - d.hours),
-        (b - d.hours) * prices.debug_gpu,
+        rest_of(b * prices.debug_gpu, cny(d.hours * prices.debug_gpu)),
     );
+}
+
+/// The second line of one charge printed as two (the runs and the billing
+/// unit's rest; a base price and its peak surcharge): the whole charge
+/// rounded once, less the first line as printed. Rounding each half up on
+/// its own would bill 0.13 + 0.13 for a charge of 0.25. Never below zero
+/// (several run lines can each round up past a tiny rest).
+fn rest_of(whole: Decimal, printed: Decimal) -> Decimal {
+    (cny(whole) - printed).max(Decimal::ZERO)
 }
 
 /// The GPU's hours: what the runs used, what their starts billed, reruns,
@@ -214,8 +223,12 @@ pub fn pay_as_you_go(
     groups: &[Group],
     gpu: &GpuUse,
 ) {
+    let mut runs = Decimal::ZERO;
+    let mut printed = Decimal::ZERO;
     for g in groups {
         let hours = g.hours * Decimal::from(g.count);
+        runs += hours * prices.run;
+        printed += cny(hours * prices.run);
         bill.push(
             LineKind::Runs,
             vec![
@@ -243,7 +256,14 @@ pub fn pay_as_you_go(
     if !minimum.is_empty() {
         params.push(("minimum", minimum));
     }
-    bill.push(kind, params, Some(gpu.waste), gpu.waste * prices.run);
+    // The billing unit's rest is part of the runs' charge: the two lines
+    // add up to the whole charge rounded once.
+    let rest = if gpu.waste.is_zero() {
+        Decimal::ZERO
+    } else {
+        rest_of(runs + gpu.waste * prices.run, printed)
+    };
+    bill.push(kind, params, Some(gpu.waste), rest);
     if prices.spot {
         let rate = plan.spot.clone().unwrap_or_default().preemptions_per_day;
         bill.push(
@@ -334,7 +354,9 @@ pub fn peak(
             ("multiplier", pk.multiplier.value.normalize().to_string()),
         ],
         Some(hours),
-        base * (pk.multiplier.value - Decimal::ONE),
+        // The peak hours' charge is base × multiplier, rounded once; the
+        // base is already on the running lines.
+        rest_of(base * pk.multiplier.value, cny(base)),
     );
     true
 }
@@ -526,14 +548,15 @@ fn persistent(bill: &mut Bill, plan: &Plan, prices: &Prices, lanes: &[Lane], kep
 }
 
 /// Credit: the platform's student credit, its newcomer coupon (for a new
-/// account), then the plan's own coupon or credit, each as its own line,
-/// never more than the cash they cover. Returns the credit used.
-pub fn credit(bill: &mut Bill, plan: &Plan, profile: &PlatformProfile) -> Decimal {
+/// account, unless its terms exclude spot and the plan rents spot), then the
+/// plan's own coupon or credit, each as its own line, never more than the
+/// cash they cover. Returns the credit used.
+pub fn credit(bill: &mut Bill, plan: &Plan, profile: &PlatformProfile, spot: bool) -> Decimal {
     let mut left = bill
         .sum(|l| l.category != Category::OwnTime)
         .max(Decimal::ZERO);
     let st = &profile.student;
-    let newcomer = st.newcomer_credit.as_ref().filter(|_| plan.newcomer);
+    let newcomer = st.newcomer_for(spot).filter(|_| plan.newcomer);
     let mut used = Decimal::ZERO;
     for (kind, offered) in [
         (

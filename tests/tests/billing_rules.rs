@@ -1135,6 +1135,7 @@ fn a_disk_sold_in_sizes_bills_the_size_that_holds_it() {
     // 揽睿星舟 sells its data disk as 200 GB at 0.1/h or 500 GB at 0.2/h
     // (its manual). A 24 h run keeping (GB kept, billed, why):
     let cases = [
+        ("0", "0", "no data disk rented: it is optional, so nothing"),
         ("100", "2.40", "under 200 GB: the 200 GB size, 0.1 x 24"),
         ("200", "2.40", "exactly the small size"),
         (

@@ -205,8 +205,9 @@ pub struct Storage {
     /// Whether the instance disk keeps billing while the instance is stopped
     /// (false: it bills only while running).
     pub bills_while_stopped: Fact<bool>,
-    /// A disk size always billed, however little the plan keeps (a fixed
-    /// data-disk spec, such as 揽睿星舟's 200 GB).
+    /// The smallest data disk sold, billed however little the plan keeps
+    /// on it (揽睿星舟's 200 GB spec); a plan keeping `[storage] gb = 0`
+    /// rents no data disk, which such a platform makes optional.
     #[serde(default)]
     pub minimum_gb: Option<Fact<Decimal>>,
     /// The sizes the data disk is sold in, each at its own price (揽睿星舟:

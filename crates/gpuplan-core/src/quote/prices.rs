@@ -319,14 +319,19 @@ fn package(
 
 /// A plan keeping its data on persistent storage needs a platform with it.
 /// GB the instance disk holds: what the plan keeps there, at least the
-/// platform's smallest billed disk.
+/// platform's smallest billed disk; none where the plan says it keeps 0 GB
+/// on it (揽睿星舟's data disk is optional: a student who rents none pays
+/// for none).
 pub fn instance_disk_gb(plan: &Plan, profile: &PlatformProfile) -> Decimal {
     let kept = plan
         .storage
         .as_ref()
         .filter(|s| s.on == Disk::Instance)
-        .map(|s| s.gb)
-        .unwrap_or_default();
+        .map(|s| s.gb);
+    if kept.is_some_and(|gb| gb.is_zero()) {
+        return Decimal::ZERO;
+    }
+    let kept = kept.unwrap_or_default();
     let minimum = profile
         .storage
         .minimum_gb

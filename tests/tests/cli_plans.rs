@@ -974,6 +974,108 @@ fn one_file_imported_by_eight_processes_at_once_is_saved_once() {
 }
 
 #[test]
+fn toml_and_json_outputs_keep_hidden_characters_as_their_own_escapes() {
+    let h = home("hidden-chars");
+    let dir = tempfile::tempdir().expect("tmp");
+    // A name with a right-to-left override, a zero-width space, a backslash
+    // and quotes: prose marks the first two as [U+..]; data must not.
+    let name = "evil\u{202E}gnp.exe \u{200B} x\\y \"q\"";
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "name = {}\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n",
+            toml::Value::String(name.to_owned())
+        ),
+    )
+    .expect("write");
+    let out = run(&h, &["plans", "import", plan.to_str().expect("utf-8")]);
+    assert!(
+        out.status.success(),
+        "imported: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = run(&h, &["plans", "show", "1"]);
+    let text = String::from_utf8_lossy(&shown.stdout).into_owned();
+    assert!(
+        !text.contains("[U+") && !text.contains('\u{202E}'),
+        "the TOML shown has no prose marks and no raw override: {text}"
+    );
+    let back: toml::Table = text.parse().expect("the TOML shown parses");
+    assert_eq!(
+        back.get("name").and_then(toml::Value::as_str),
+        Some(name),
+        "and reads back as the same name"
+    );
+    let again = dir.path().join("shown.toml");
+    std::fs::write(&again, &text).expect("write");
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "en",
+            "plans",
+            "import",
+            again.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Already saved as plan #1"),
+        "the plan shown is the plan saved: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let rows = ok_json(&h, &["plans", "list", "--json"]);
+    assert_eq!(
+        rows[0]["name"].as_str(),
+        Some(name),
+        "JSON names it exactly"
+    );
+    assert!(
+        rows[0]["toml"]
+            .as_str()
+            .is_some_and(|t| t.contains('\u{202E}')),
+        "and carries the TOML's characters, not marks"
+    );
+    let set = run(
+        &h,
+        &[
+            "override",
+            "set",
+            "--platform",
+            "autodl",
+            "--gpu",
+            "rtx3090",
+            "--price",
+            "1.5",
+            "--note",
+            name,
+        ],
+    );
+    assert!(
+        set.status.success(),
+        "override set: {}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let overrides = ok_json(&h, &["override", "list", "--json"]);
+    let note = overrides
+        .as_array()
+        .and_then(|a| a.first())
+        .and_then(|o| o["note"].as_str())
+        .map(str::to_owned);
+    assert_eq!(
+        note.as_deref(),
+        Some(name),
+        "an override's note too: {overrides}"
+    );
+    let listed = run(&h, &["plans", "list"]);
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("[U+202E]"),
+        "prose still marks what would reorder the line"
+    );
+    let _ = std::fs::remove_dir_all(&h);
+}
+
+#[test]
 fn recommend_refuses_a_model_without_its_dataset_size_once() {
     // `estimate` and `quote` refuse it with exit 2; `recommend` ruled out
     // every offer with the same sentence (about 30 times) and exited 0.

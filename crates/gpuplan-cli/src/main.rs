@@ -481,7 +481,9 @@ fn plans(planner: &mut Planner, lang: Lang, action: &PlansAction) -> Result<Stri
                 render::saved_plans(planner.labels(), lang, &rows)
             })
         }
-        PlansAction::Show { id } => Ok(find(planner, *id)?.toml.trim_end().to_owned()),
+        PlansAction::Show { id } => Ok(gpuplan_usecases::userdata::toml_for_terminal(
+            find(planner, *id)?.toml.trim_end(),
+        )),
         PlansAction::Export { id, out, force } => {
             let row = find(planner, *id)?;
             files::write_new(out, row.toml.as_bytes(), *force)?;

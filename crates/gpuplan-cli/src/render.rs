@@ -21,9 +21,24 @@ use gpuplan_usecases::{Catalog, Lang};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
-/// Pretty JSON of any serialisable value.
+/// Pretty JSON of any serialisable value. Characters [`clean`] would mark
+/// (bidirectional overrides, zero-width marks) are written as JSON's own
+/// `\uXXXX` escapes instead, so the text printed parses back to the same
+/// strings: JSON's structure is ASCII and serde escapes the C0 controls, so
+/// any such character left is inside a string.
 pub fn json<T: Serialize>(v: &T) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    let text =
+        serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if gpuplan_core::error::is_hidden(c) && c != '\n' {
+            // Every such character is below U+FFFF: one escape, no pair.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// User or file text made safe for a terminal: what

@@ -1760,3 +1760,50 @@ fn several_gpus_every_card_is_timed_on_its_own_links_and_fixes_keep_the_layout()
         fix.step_seconds
     );
 }
+
+#[test]
+fn toml_for_a_terminal_escapes_hidden_characters_and_keeps_the_data() {
+    use crate::userdata::toml_for_terminal;
+    // (TOML, why): each must read back as the same table, with no hidden
+    // character left raw.
+    let cases = [
+        ("name = \"plain\"\n", "plain text is unchanged"),
+        (
+            "name = 'a\u{202E}b' # kept\n",
+            "a literal string is rewritten as a basic one, its comment kept",
+        ),
+        (
+            "[job]\nlist = [\"x\u{200B}\", \"y\"]\n",
+            "strings inside arrays",
+        ),
+        (
+            "t = { note = \"\u{FEFF}q\\\"\\\\\" }\n",
+            "inside inline tables, quotes and backslashes kept",
+        ),
+        (
+            "s = \"\"\"\nline one\u{2066}\nline two\"\"\"\n",
+            "multi-line strings keep their lines",
+        ),
+    ];
+    for (text, why) in cases {
+        let shown = toml_for_terminal(text);
+        assert!(
+            !shown
+                .chars()
+                .any(|c| gpuplan_core::error::is_hidden(c) && c != '\n'),
+            "{why}: nothing hidden left: {shown:?}"
+        );
+        let before: toml::Table = text.parse().expect("input parses");
+        let after: toml::Table = shown.parse().expect("output parses");
+        assert_eq!(after, before, "{why}: the same data");
+    }
+    assert!(
+        toml_for_terminal("name = 'a\u{202E}b' # kept\n").contains("# kept"),
+        "comments survive"
+    );
+    assert_eq!(
+        toml_for_terminal("not toml \u{202E} ["),
+        "not toml \u{202E} [",
+        "what is not TOML is left for the printer to mark"
+    );
+}

@@ -186,6 +186,73 @@ pub fn plan_toml(plan: &Plan) -> Result<String> {
     toml::to_string_pretty(&v).map_err(|e| AppError::io(format!("plan: {e}")))
 }
 
+/// Plan or pack TOML for a terminal: a string holding characters that must
+/// not act on one (bidirectional overrides, zero-width marks, escapes) is
+/// written again as a basic string with TOML's own `\uXXXX` escapes, so the
+/// text shown reads back as the same plan; the printer's `[U+..]` marks are
+/// for prose and would change the data. Text that is not TOML, or whose
+/// keys hold such characters, is left for the printer.
+pub fn toml_for_terminal(text: &str) -> String {
+    if !text.chars().any(hidden) {
+        return text.to_owned();
+    }
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return text.to_owned();
+    };
+    toml_edit::visit_mut::VisitMut::visit_document_mut(&mut Escaper, &mut doc);
+    doc.to_string()
+}
+
+/// A character the terminal printer would mark (line breaks and tabs apart:
+/// TOML's own structure uses them).
+fn hidden(c: char) -> bool {
+    gpuplan_core::error::is_hidden(c) && c != '\n' && c != '\t'
+}
+
+/// Rewrites strings holding hidden characters with escapes.
+struct Escaper;
+
+impl toml_edit::visit_mut::VisitMut for Escaper {
+    fn visit_value_mut(&mut self, node: &mut toml_edit::Value) {
+        if let toml_edit::Value::String(s) = node {
+            if s.value().chars().any(hidden) {
+                let decor = s.decor().clone();
+                if let Ok(mut escaped) = escaped_basic(s.value()).parse::<toml_edit::Value>() {
+                    *escaped.decor_mut() = decor;
+                    *node = escaped;
+                }
+            }
+        }
+        toml_edit::visit_mut::visit_value_mut(self, node);
+    }
+}
+
+/// `s` as a one-line TOML basic string, every hidden or control character
+/// as a `\u`/`\U` escape.
+fn escaped_basic(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().saturating_add(2));
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if gpuplan_core::error::is_hidden(c) => {
+                let n = u32::from(c);
+                if n > 0xFFFF {
+                    out.push_str(&format!("\\U{n:08X}"));
+                } else {
+                    out.push_str(&format!("\\u{n:04X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// A plan file as a person writes one: an unnamed run group with no name
 /// (the catalog key is the reader's, not the file's) and the job's whole
 /// numbers as integers (`batch = 256`, not `256.0`). Both read back as the

@@ -62,6 +62,48 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 #[test]
+fn a_refused_number_is_shown_as_the_file_writes_it() {
+    let h = home("as-typed");
+    // (hours as written, words the English error holds, why)
+    let cases = [
+        (
+            "1e-30",
+            "1e-30 is too small to tell apart from 0",
+            "below a decimal's 28 places: not \"1e-30 is not above 0\"",
+        ),
+        ("1e5", "1e5 is out of range", "the exponent form as typed"),
+        (
+            "1_000_000",
+            "1_000_000 is out of range",
+            "underscores as typed",
+        ),
+        (
+            "0.000000000000000000000000000000000001",
+            "is too small",
+            "a long run of zeros is one number, not a garbled 0.0.00000…",
+        ),
+    ];
+    for (hours, words, why) in cases {
+        let plan = write(
+            &h,
+            "plan.toml",
+            &format!("name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = {hours} # note\n"),
+        );
+        let out = run(&h, &["--lang", "en", "quote", &plan]);
+        refused(&out, "job.hours", why);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(words), "{why}: {err}");
+        assert!(!err.contains("0.0."), "{why}: no garbled number: {err}");
+        let zh = run(&h, &["--lang", "zh", "quote", &plan]);
+        let err = String::from_utf8_lossy(&zh.stderr);
+        assert!(
+            err.contains("job.hours") && (err.contains("超出范围") || err.contains("太小")),
+            "{why}: said in Chinese: {err}"
+        );
+    }
+}
+
+#[test]
 fn hours_with_tiny_huge_or_infinite_epochs_are_refused_everywhere() {
     let h = home("epochs");
     for epochs in ["1e-9", "1e300", "inf", "nan"] {

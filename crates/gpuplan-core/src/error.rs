@@ -165,7 +165,7 @@ impl DataError {
     /// does, with the catalog's words.
     pub fn refused(file: &str, text: &str, r: Refusal) -> Self {
         let mut e = Self::invalid(file, text, &r.table, &r.key, r.english);
-        e.said = Some(Box::new(r.said));
+        e.said = Some(Box::new(as_typed(r.said, text, e.line)));
         e
     }
 
@@ -706,16 +706,10 @@ pub fn short(text: &str) -> String {
             break;
         }
         if c.is_ascii_digit() {
-            let mut run = String::from(c);
-            while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
-                run.push(d);
-                chars.next();
-            }
-            if run.len() > MAX_DIGITS {
-                // 1.84467…e19: the size in the notation every language reads.
-                let first: String = run.chars().take(1).collect();
-                let next: String = run.chars().skip(1).take(5).collect();
-                out.push_str(&format!("{first}.{next}…e{}", run.len().saturating_sub(1)));
+            let run = number_at(c, &mut chars);
+            let digits = run.chars().filter(char::is_ascii_digit).count();
+            if digits > MAX_DIGITS {
+                out.push_str(&scientific(&run));
             } else {
                 out.push_str(&run);
             }
@@ -730,6 +724,83 @@ pub fn short(text: &str) -> String {
         kept = kept.saturating_add(1);
     }
     out
+}
+
+/// A range refusal showing the number as the file writes it on `line`
+/// (`1e-30`, not the `0.0000…` it read as): a number too small for a
+/// decimal's 28 places reads as 0, and "1e-30 is not above 0" would
+/// contradict itself, so that one is told as too small to tell from 0. A
+/// value the line does not write (one computed from several fields) stays.
+fn as_typed(mut said: Message, text: &str, line: usize) -> Message {
+    let Some(read) = said.params.get("value").and_then(|v| v.parse::<f64>().ok()) else {
+        return said;
+    };
+    let Some(typed) = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .filter(|_| line > 0)
+        .and_then(|l| l.split_once('='))
+        .map(|(_, v)| v.split('#').next().unwrap_or("").trim().to_owned())
+        .filter(|v| !v.starts_with(['"', '\'']))
+    else {
+        return said;
+    };
+    let Ok(number) = typed.replace('_', "").parse::<f64>() else {
+        return said;
+    };
+    let same = (number - read).abs() <= read.abs().max(1.0) * 1e-9;
+    if read == 0.0 && number != 0.0 && said.key == "error.range.above" {
+        said.key = "error.range.tooSmall".to_owned();
+    } else if !same {
+        return said;
+    }
+    said.params.insert("value".to_owned(), short(&typed));
+    said
+}
+
+/// The digits starting with `first`, with one decimal point followed by a
+/// digit if there is one (`0.000…1` is one number, not two).
+fn number_at(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
+    let mut run = String::from(first);
+    let mut point = false;
+    loop {
+        match chars.peek().copied() {
+            Some(d) if d.is_ascii_digit() => run.push(d),
+            Some('.') if !point => {
+                // A point is the number's only when a digit follows it
+                // ("1." ending a sentence stays a full stop).
+                let mut ahead = chars.clone();
+                ahead.next();
+                if !ahead.peek().is_some_and(char::is_ascii_digit) {
+                    break;
+                }
+                point = true;
+                run.push('.');
+            }
+            _ => break,
+        }
+        chars.next();
+    }
+    run
+}
+
+/// A number too long to print in full, in the notation every language
+/// reads, six significant digits at most: 1e-30, 1.84467e19.
+fn scientific(run: &str) -> String {
+    let Ok(x) = run.parse::<f64>() else {
+        return run.chars().take(MAX_DIGITS).chain(['…']).collect();
+    };
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    let text = format!("{x:.5e}");
+    match text.split_once('e') {
+        Some((mantissa, exp)) => {
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{mantissa}e{exp}")
+        }
+        None => text,
+    }
 }
 
 #[cfg(test)]
@@ -807,8 +878,26 @@ mod tests {
         let flood = "a".repeat(100_000);
         let escape = "name \u{1b}[2J\u{1b}]0;owned\u{7}";
         // (input, must contain, must not contain, why)
-        let cases: [(&str, &str, &str, &str); 5] = [
-            (&long, "1.11111…e299", "1111111", "a huge number is cut"),
+        let cases: [(&str, &str, &str, &str); 8] = [
+            (&long, "1.11111e299", "1111111", "a huge number is cut"),
+            (
+                "0.000000000000000000000000000001 is too small",
+                "1e-30 is too small",
+                "0.0",
+                "a tiny number is one number, in scientific notation",
+            ),
+            (
+                "0.0000000000000000000000000000 is not above 0",
+                "0 is not above 0",
+                "0.0",
+                "a zero written with many places is 0",
+            ),
+            (
+                "hours 1. More text",
+                "hours 1. More text",
+                "…",
+                "a full stop after a number is not its decimal point",
+            ),
             (
                 "99999999999999999999 is out of range",
                 "99999999999999999999 is",

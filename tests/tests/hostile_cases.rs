@@ -62,6 +62,24 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 #[test]
+fn a_missing_name_is_named_even_beside_a_number_no_toml_table_holds() {
+    let h = home("missing-name");
+    // u64's largest number is no TOML integer; the plan also lacks `name`.
+    let plan = write(
+        &h,
+        "plan.toml",
+        "platform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 18446744073709551615\n",
+    );
+    let out = run(&h, &["--lang", "en", "quote", &plan]);
+    refused(&out, "\"name\" is missing", "the missing key, not `platform`");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("not a valid TOML") && !err.contains("platform:"),
+        "the file is TOML and `platform` is fine: {err}"
+    );
+}
+
+#[test]
 fn a_refused_number_is_shown_as_the_file_writes_it() {
     let h = home("as-typed");
     // (hours as written, words the English error holds, why)

@@ -113,13 +113,19 @@ impl DataError {
             .unwrap_or_default();
         // A text that does not parse as a table is not TOML; one that does
         // holds a key or a value this file's schema refuses.
+        // A missing or unknown key is named first: a file that also holds
+        // a number no TOML table can (18446744073709551615) would otherwise
+        // be "not TOML" at line 1, blaming whichever key is written there.
+        let schema = refused(err.message());
         let said = if err.message().contains("duplicate key") {
             // TOML refuses a key written twice as a syntax error; say which.
             Message::new("error.parse.duplicateKey")
+        } else if schema.key != "error.parse.wrongValue" {
+            schema
         } else if toml::from_str::<toml::Table>(text).is_err() {
             Message::new("error.parse.notToml")
         } else {
-            refused(err.message())
+            schema
         };
         // A missing key is reported at its table, where the key on that
         // line is some other one; the message names the missing key.

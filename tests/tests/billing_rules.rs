@@ -732,6 +732,49 @@ fn a_newcomer_coupon_pays_only_for_what_its_terms_allow() {
 }
 
 #[test]
+fn a_bill_in_another_currency_says_so_with_its_total_in_it() {
+    // Vast charges in USD; its profile's CNY figures are USD x 7.2. 4 h at
+    // a pinned 1.44 CNY/h (0.20 USD): 5.76 CNY, 0.80 USD.
+    let q = priced(
+        r#"name = "Vast in dollars"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 4
+        [data]
+        size_gb = 0
+        [prices]
+        gpu_per_hour = 1.44"#,
+    );
+    assert_eq!(q.cash_total, d("5.76"), "the bill stays in CNY");
+    assert!(
+        q.warnings.iter().any(|w| matches!(
+            w,
+            Warning::ChargedInForeignCurrency { currency, rate, total }
+                if currency == "USD" && *rate == d("7.2") && *total == d("0.80")
+        )),
+        "it names the currency, the rate and the total in it: {:?}",
+        q.warnings
+    );
+    let autodl = priced(
+        r#"name = "AutoDL"
+        platform = "autodl"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 4"#,
+    );
+    assert!(
+        !autodl
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::ChargedInForeignCurrency { .. })),
+        "a platform charging in CNY says nothing of it"
+    );
+}
+
+#[test]
 fn one_charge_printed_as_two_lines_rounds_once() {
     // Each plan is one charge of exactly 0.25 printed as two lines of
     // 0.125: rounding each half up would bill 0.26.
@@ -789,6 +832,31 @@ fn one_charge_printed_as_two_lines_rounds_once() {
             "30 peak minutes at twice 0.25/h",
         ),
     ];
+    // A run partly in peak: Saturday 17:00 for 70 min at 1.6/h, the last
+    // 10 min at twice: 1.6 + 600 x 3.2 / 3600 = 2.1333, one charge of
+    // 2.13: runs 1.87 (70 min at 1.6 = 1.8667) and a surcharge of 0.26.
+    let q = priced(
+        r#"name = "into the evening"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        start_date = "2026-12-05"
+        start_hour = 17
+        [[run]]
+        name = "r"
+        count = 1
+        minutes = 70
+        [prices]
+        gpu_per_hour = 1.6
+        [data]
+        size_gb = 0"#,
+    );
+    assert_eq!(line(&q, LineKind::Runs), d("1.87"), "the run's own line");
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("0.26"),
+        "the surcharge completes the one charge of 2.13"
+    );
     for (toml, second, hand, why) in cases {
         let q = priced(toml);
         let both = line(&q, LineKind::Runs) + line(&q, second);

@@ -349,6 +349,18 @@ fn broken_platform_files_fail_with_file_line_and_field() {
             "hourly",
             "a disk size with an unknown field",
         ),
+        (
+            "[billing]\n",
+            "[billing]\ncharged_in = { value = { currency = \"usd\", cny_per_unit = 7.2 }, grade = \"estimate\", source = \"s\", confidence = \"low\" }\n",
+            "currency",
+            "a currency code not in capitals",
+        ),
+        (
+            "[billing]\n",
+            "[billing]\ncharged_in = { value = { currency = \"USD\", cny_per_unit = 0 }, grade = \"estimate\", source = \"s\", confidence = \"low\" }\n",
+            "charged_in",
+            "a rate of nothing",
+        ),
     ];
     for (from, to, field, why) in cases {
         assert!(

@@ -71,7 +71,11 @@ fn a_missing_name_is_named_even_beside_a_number_no_toml_table_holds() {
         "platform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 18446744073709551615\n",
     );
     let out = run(&h, &["--lang", "en", "quote", &plan]);
-    refused(&out, "\"name\" is missing", "the missing key, not `platform`");
+    refused(
+        &out,
+        "\"name\" is missing",
+        "the missing key, not `platform`",
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !err.contains("not a valid TOML") && !err.contains("platform:"),

@@ -172,6 +172,22 @@ pub struct Billing {
     /// Time-of-day prices (marketplaces whose hosts charge more at peak).
     #[serde(default)]
     pub peak: Option<PeakPricing>,
+    /// The currency the platform really charges in, where it is not CNY:
+    /// every CNY figure of the profile is converted at this rate, and a bill
+    /// says so.
+    #[serde(default)]
+    pub charged_in: Option<Fact<ForeignCurrency>>,
+}
+
+/// A currency a platform charges in and the rate its figures were converted
+/// to CNY at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForeignCurrency {
+    /// ISO 4217 code (`USD`).
+    pub currency: String,
+    /// CNY per unit of that currency.
+    pub cny_per_unit: Decimal,
 }
 
 /// A price multiplier during peak hours: seed 000 §3.4 saw an RTX 3090 on a
@@ -734,6 +750,7 @@ impl PlatformProfile {
         self.check_amounts()?;
         self.check_disk_sizes()?;
         self.check_peak()?;
+        self.check_currency()?;
         self.check_host()?;
         self.check_student_and_quota()
     }
@@ -905,6 +922,28 @@ impl PlatformProfile {
                     .with("from", pk.from_hour)
                     .with("to", pk.to_hour),
             ));
+        }
+        Ok(())
+    }
+
+    /// A foreign currency is a three-letter code at a rate any currency
+    /// could have against the yuan.
+    fn check_currency(&self) -> Result<(), Refusal> {
+        let Some(c) = &self.billing.charged_in else {
+            return Ok(());
+        };
+        let code = &c.value.currency;
+        if code.len() != 3 || !code.chars().all(|ch| ch.is_ascii_uppercase()) || code == "CNY" {
+            return Err(Refusal::new(
+                "billing",
+                "charged_in",
+                format!("currency {code:?} is not a three-letter currency code other than CNY"),
+                Message::new("error.currencyCode").with("code", crate::error::short(code)),
+            ));
+        }
+        let rate = c.value.cny_per_unit;
+        if rate <= Decimal::ZERO || rate > Decimal::from(1000) {
+            return Err(Refusal::range("billing", "charged_in", rate, 0, 1000, true));
         }
         Ok(())
     }

@@ -201,7 +201,19 @@ days: string,
 /**
  * Days the work spans, billed instead.
  */
-work_days: string, } | { "kind": "newcomer-not-for-spot", 
+work_days: string, } | { "kind": "charged-in-foreign-currency", 
+/**
+ * ISO 4217 code (`USD`).
+ */
+currency: string, 
+/**
+ * CNY per unit the profile converted at.
+ */
+rate: string, 
+/**
+ * The cash total in that currency, to the cent.
+ */
+total: string, } | { "kind": "newcomer-not-for-spot", 
 /**
  * The coupon, CNY.
  */

@@ -68,6 +68,13 @@ pub fn warnings(f: &Facts<'_>) -> Vec<Warning> {
     if f.prices.spot && f.checkpoint.is_none() {
         w.push(Warning::SpotWithoutCheckpoints);
     }
+    if let Some(c) = &f.profile.billing.charged_in {
+        w.push(Warning::ChargedInForeignCurrency {
+            currency: c.value.currency.clone(),
+            rate: c.value.cny_per_unit.normalize(),
+            total: cny(f.cash_total / c.value.cny_per_unit),
+        });
+    }
     let student = &f.profile.student;
     if let (true, Some(coupon), None) = (
         f.plan.newcomer && f.prices.spot,

@@ -460,6 +460,18 @@ pub enum Warning {
         #[cfg_attr(feature = "ts", ts(type = "string"))]
         work_days: Decimal,
     },
+    /// The platform charges in another currency: the CNY figures are its
+    /// prices at the profile's rate, and the total in that currency.
+    ChargedInForeignCurrency {
+        /// ISO 4217 code (`USD`).
+        currency: String,
+        /// CNY per unit the profile converted at.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        rate: Decimal,
+        /// The cash total in that currency, to the cent.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
+        total: Decimal,
+    },
     /// The plan counts on the newcomer coupon, whose terms do not let it
     /// pay for spot: it is left off the bill.
     NewcomerNotForSpot {
@@ -480,7 +492,7 @@ pub enum Warning {
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 24] = [
+    pub const KINDS: [&'static str; 25] = [
         "job-does-not-fit",
         "precision-unsupported",
         "data-wiped",
@@ -505,6 +517,7 @@ impl Warning {
         "schedule-too-tight",
         "storage-days-short",
         "newcomer-not-for-spot",
+        "charged-in-foreign-currency",
     ];
 
     /// This warning's kind (one of [`Warning::KINDS`]).
@@ -534,6 +547,7 @@ impl Warning {
             Self::ScheduleTooTight { .. } => "schedule-too-tight",
             Self::StorageDaysShort { .. } => "storage-days-short",
             Self::NewcomerNotForSpot { .. } => "newcomer-not-for-spot",
+            Self::ChargedInForeignCurrency { .. } => "charged-in-foreign-currency",
         }
     }
 

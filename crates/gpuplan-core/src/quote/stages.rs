@@ -26,6 +26,9 @@ use crate::platform::PlatformProfile;
 pub struct Bill {
     /// The lines so far, each rounded to the fen.
     pub lines: Vec<LineItem>,
+    /// Each line's amount before rounding (same order): a surcharge on
+    /// them is rounded once with them ([`peak`]).
+    exact: Vec<Decimal>,
 }
 
 impl Bill {
@@ -49,6 +52,18 @@ impl Bill {
             hours: hours.map(h2),
             amount: cny(amount),
         });
+        self.exact.push(amount);
+    }
+
+    /// The exact and the printed sums of the lines of `kinds`.
+    fn exact_and_printed(&self, kinds: &[LineKind]) -> (Decimal, Decimal) {
+        self.lines
+            .iter()
+            .zip(&self.exact)
+            .filter(|(l, _)| kinds.contains(&l.kind))
+            .fold((Decimal::ZERO, Decimal::ZERO), |(e, p), (l, x)| {
+                (e + *x, p + l.amount)
+            })
     }
 
     /// The sum of the printed lines `f` picks.
@@ -334,18 +349,57 @@ pub fn peak(
     };
     let weekday = date.weekday().num_days_from_monday();
     let offset = Decimal::from(plan.start_hour.unwrap_or(super::DEFAULT_START_HOUR));
+    let setup_on_gpu = prices.setup_mode == super::prices::SetupMode::Gpu;
+    // The lines each rate is charged on: the peak part of a rate's hours
+    // is one charge with them.
+    let groups: [(Rate, Decimal, &[LineKind]); 3] = [
+        (
+            Rate::Run,
+            prices.run,
+            &[
+                LineKind::Runs,
+                LineKind::Rounding,
+                LineKind::Waste,
+                LineKind::Reruns,
+                LineKind::IdleBetween,
+                LineKind::Forgotten,
+            ],
+        ),
+        (
+            Rate::Debug,
+            prices.debug_gpu,
+            &[LineKind::Debug, LineKind::DebugWaste],
+        ),
+        (
+            Rate::Setup,
+            prices.gpu,
+            &[LineKind::Setup, LineKind::Upload],
+        ),
+    ];
     let mut hours = Decimal::ZERO;
-    let mut base = Decimal::ZERO;
-    for (span, rate) in lanes.iter().flat_map(|l| &l.on) {
-        let price = match rate {
-            Rate::Run => prices.run,
-            Rate::Debug => prices.debug_gpu,
-            Rate::Setup if prices.setup_mode == super::prices::SetupMode::Gpu => prices.gpu,
-            Rate::Setup => continue,
-        };
-        let h = peak_hours(pk, weekday, offset + span.start, offset + span.end);
+    let mut surcharge = Decimal::ZERO;
+    for (rate, price, kinds) in groups {
+        if rate == Rate::Setup && !setup_on_gpu {
+            continue;
+        }
+        let h: Decimal = lanes
+            .iter()
+            .flat_map(|l| &l.on)
+            .filter(|(_, r)| *r == rate)
+            .map(|(span, _)| peak_hours(pk, weekday, offset + span.start, offset + span.end))
+            .sum();
+        if h.is_zero() {
+            continue;
+        }
         hours += h;
-        base += h * price;
+        // The lines' charge with its peak part, rounded once, less the
+        // lines as printed: 30 peak minutes at twice 0.25/h are 0.25 in
+        // all, not 0.13 + 0.13; a run partly in peak keeps its own line.
+        let (exact, printed) = bill.exact_and_printed(kinds);
+        surcharge += rest_of(
+            exact + h * price * (pk.multiplier.value - Decimal::ONE),
+            printed,
+        );
     }
     bill.push(
         LineKind::PeakSurcharge,
@@ -354,9 +408,7 @@ pub fn peak(
             ("multiplier", pk.multiplier.value.normalize().to_string()),
         ],
         Some(hours),
-        // The peak hours' charge is base × multiplier, rounded once; the
-        // base is already on the running lines.
-        rest_of(base * pk.multiplier.value, cny(base)),
+        surcharge,
     );
     true
 }

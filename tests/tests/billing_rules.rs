@@ -1045,12 +1045,41 @@ fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
             .any(|w| matches!(w, Warning::DataWiped { .. })),
         "no 'data deleted' on a platform that keeps the data disk"
     );
-    // 60 GB above the free 100 GB for the whole 177.3 h span at 0.012 per
-    // GB-day: the disk bills through the deadline (5.32), not to it.
+    // The data outlives the deadline, so it is on a data disk, which has no
+    // free part (the free 100 GB are the recycled system disk's): all
+    // 160 GB for the whole 177.3 h span at 0.012 per GB-day, 14.18; the
+    // disk bills through the deadline, not to it.
     assert_eq!(
         line(&q, LineKind::Storage),
-        d("5.32"),
-        "storage through the stop"
+        d("14.18"),
+        "storage through the stop, no free part"
+    );
+    assert_eq!(
+        param(&q, LineKind::Storage, "free").as_deref(),
+        Some("0"),
+        "the line says nothing of it is free"
+    );
+    // Stopped less than the deadline, the data stays on the system disk
+    // and its free 100 GB count.
+    let short = priced(
+        r#"name = "a few days stopped on youyun"
+        platform = "youyun"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [[run]]
+        name = "exp"
+        count = 2
+        hours = 4
+        [stops]
+        count = 1
+        hours_each = 40
+        [storage]
+        gb = 160"#,
+    );
+    assert_eq!(
+        param(&short, LineKind::Storage, "free").as_deref(),
+        Some("100"),
+        "the system disk's free part counts before the deadline"
     );
 }
 

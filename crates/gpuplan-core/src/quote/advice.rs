@@ -170,10 +170,7 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
         .max()
         .unwrap_or_default();
     if let Some(deadline) = &f.profile.lifecycle.release_after_stopped_days {
-        // "Stopped 15 days in a row is released": a stop of exactly the
-        // deadline already loses the disk.
-        let past = longest_stop > Decimal::ZERO
-            && longest_stop >= Decimal::from(deadline.value) * Decimal::from(24);
+        let past = super::stages::deadline_passed(f.lanes, f.profile);
         if past && f.profile.lifecycle.keeps_data_disk() {
             w.push(Warning::InstanceReleased {
                 idle_days: (longest_stop / Decimal::from(24)).round_dp(1),

@@ -163,6 +163,25 @@ pub fn setup_and_data(
     }
 }
 
+/// Whether an instance sits stopped as long as the platform's deadline
+/// ("stopped 15 days in a row is released": exactly the deadline already
+/// counts).
+pub fn deadline_passed(lanes: &[Lane], profile: &PlatformProfile) -> bool {
+    let longest_stop = lanes
+        .iter()
+        .map(|l| l.longest_stop)
+        .max()
+        .unwrap_or_default();
+    profile
+        .lifecycle
+        .release_after_stopped_days
+        .as_ref()
+        .is_some_and(|d| {
+            longest_stop > Decimal::ZERO
+                && longest_stop >= Decimal::from(d.value) * Decimal::from(24)
+        })
+}
+
 /// Debugging on a cheap card first (one start, on the first instance).
 pub fn debug(bill: &mut Bill, plan: &Plan, prices: &Prices) {
     let Some(d) = &plan.debug else { return };
@@ -516,12 +535,20 @@ pub fn storage(
         .map(|s| (s.gb, s.on))
         .unwrap_or((Decimal::ZERO, Disk::Instance));
     let instance_gb = super::prices::instance_disk_gb(plan, profile);
+    // Data that outlives the platform's deadline is on a data disk, which
+    // has no free part: the free space is the system disk's, recycled with
+    // the instance (优云智算's 100 GB).
+    let free_gb = if deadline_passed(lanes, profile) && profile.lifecycle.keeps_data_disk() {
+        Decimal::ZERO
+    } else {
+        prices.free_gb
+    };
     // A disk sold in sizes bills the size that holds it, at that size's
     // price (its whole size: such platforms give no free part).
     let (billable, per_gb_day) = match prices.disk {
         Some((size_gb, per_day)) if size_gb > Decimal::ZERO => (size_gb, per_day / size_gb),
         _ => (
-            (instance_gb - prices.free_gb).max(Decimal::ZERO),
+            (instance_gb - free_gb).max(Decimal::ZERO),
             prices.storage_gb_day,
         ),
     };
@@ -559,7 +586,7 @@ pub fn storage(
         LineKind::Storage,
         vec![
             ("gb", h2(billable).normalize().to_string()),
-            ("free", prices.free_gb.normalize().to_string()),
+            ("free", free_gb.normalize().to_string()),
             ("gb_days", h2(billable * days).normalize().to_string()),
             ("instances", instances.to_string()),
             ("days", h2(longest).to_string()),

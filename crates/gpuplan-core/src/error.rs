@@ -382,17 +382,40 @@ fn enclosing_key(text: &str, offset: usize) -> String {
 /// value is `value` (quotes aside), else the first of that key.
 fn written_at(text: &str, field: &str, value: Option<&str>) -> Option<usize> {
     let key = field.rsplit('.').next().unwrap_or(field);
+    // A field in a table (`stops.count`) is looked for in that table first:
+    // `count` under `[[run]]` is another field.
+    if let Some((table, _)) = field.rsplit_once('.') {
+        if let Some(at) = key_at(text, Some(table), key, value) {
+            return Some(at);
+        }
+    }
+    key_at(text, None, key, value)
+        .or_else(|| table_header_at(text, field))
+        .or_else(|| table_header_at(text, field.rsplit_once('.')?.0))
+}
+
+/// The byte offset of the first line writing `key` (in `table`, when
+/// given) whose value is `value`, else of the first writing `key`.
+fn key_at(text: &str, table: Option<&str>, key: &str, value: Option<&str>) -> Option<usize> {
     let mut first = None;
     let mut offset = 0usize;
+    let mut current = String::new();
     for l in text.split_inclusive('\n') {
         let at = offset;
         offset = offset.saturating_add(l.len());
+        let t = l.split('#').next().unwrap_or("").trim();
+        if t.starts_with('[') {
+            current = t.trim_matches(|c| c == '[' || c == ']').replace('"', "");
+            current = current.trim().to_owned();
+            continue;
+        }
         let Some((k, v)) = l.split_once('=') else {
             continue;
         };
         if key.is_empty()
             || l.trim_start().starts_with(['#', '['])
             || k.trim().trim_matches('"') != key
+            || table.is_some_and(|t| t != current)
         {
             continue;
         }
@@ -403,10 +426,8 @@ fn written_at(text: &str, field: &str, value: Option<&str>) -> Option<usize> {
         first = first.or(Some(start));
     }
     // A refusal of a whole table (`job`: neither hours nor a model) is at
-    // its header, `[job]` or `[[run]]`.
+    // its header, `[job]` or `[[run]]` (the caller's fallback).
     first
-        .or_else(|| table_header_at(text, field))
-        .or_else(|| table_header_at(text, field.rsplit_once('.')?.0))
 }
 
 /// Where the header of table `field` (`[job]`, `[[run]]`) starts.
@@ -815,7 +836,7 @@ mod tests {
 
     #[test]
     fn a_refused_value_is_found_at_the_line_that_writes_it() {
-        let text = "name = \"x\"\ngpu = \"rtx3090\" # main\n[job]\nmodel = \"nosuch\"\n[debug]\ngpu = \"rtx30600\"\n";
+        let text = "name = \"x\"\ngpu = \"rtx3090\" # main\n[job]\nmodel = \"nosuch\"\n[debug]\ngpu = \"rtx30600\"\n[[run]]\ncount = 2\n[stops]\ncount = 1\n";
         // (field, quoted value, expected line and field, why)
         let cases = [
             (
@@ -839,8 +860,8 @@ mod tests {
             (
                 "run.count, job.model",
                 "",
-                Some((4, "run.count, job.model")),
-                "several fields: at the first written, all named",
+                Some((8, "run.count, job.model")),
+                "several fields: at the first of them the file writes, all named",
             ),
             (
                 "job",
@@ -859,6 +880,12 @@ mod tests {
                 "",
                 None,
                 "a table the file does not write is given back",
+            ),
+            (
+                "stops.count",
+                "",
+                Some((10, "stops.count")),
+                "a key of that name in another table first (`[[run]] count`) is not it",
             ),
             (
                 "job.dataset_samples",

@@ -62,6 +62,57 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 #[test]
+fn what_an_instructor_or_student_typed_is_named_in_their_language() {
+    let h = home("typed-fields");
+    let out_file = h.join("pack.toml");
+    let out_s = out_file.to_string_lossy().into_owned();
+    for lang in ["en", "zh"] {
+        let out = run(
+            &h,
+            &[
+                "--lang",
+                lang,
+                "pack",
+                "export",
+                "--name",
+                "a\u{1}b",
+                "--platform",
+                "autodl",
+                "--out",
+                &out_s,
+            ],
+        );
+        refused(&out, "pack.name", "a control character in --name");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("exported pack"),
+            "{lang}: not a line of a file the instructor never saw: {err}"
+        );
+    }
+    // An unnamed plan is listed by ids, not by an English word.
+    let plan = write(
+        &h,
+        "plan.toml",
+        "name = \"\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n",
+    );
+    let out = run(&h, &["--lang", "zh", "plans", "import", &plan]);
+    assert!(out.status.success(), "imported");
+    let listed = run(&h, &["--lang", "zh", "plans", "list"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        text.contains("autodl-rtx3090") && !text.contains(" plan "),
+        "the unnamed plan is named by its platform and card: {text}"
+    );
+    let empty = home("typed-fields-ledger");
+    let out = run(&empty, &["--lang", "zh", "ledger", "list"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("账本") && !text.contains("FILE"),
+        "the empty ledger's hint is Chinese: {text}"
+    );
+}
+
+#[test]
 fn a_missing_name_is_named_even_beside_a_number_no_toml_table_holds() {
     let h = home("missing-name");
     // u64's largest number is no TOML integer; the plan also lacks `name`.

@@ -100,7 +100,19 @@ impl Planner {
             &text,
             &self.bundled.catalog,
             &self.bundled.zoo,
-        )?;
+        )
+        .map_err(as_typed_field)?;
         Ok(text)
+    }
+}
+
+/// A refusal of what the instructor typed (`pack.name`, `pack.instructor`)
+/// names the field they typed it in (`name`), not a line of a file they
+/// never saw; other refusals (a platform's figures) stay as they are.
+fn as_typed_field(e: gpuplan_core::DataError) -> AppError {
+    match (e.field.starts_with("pack."), e.said.clone()) {
+        (true, Some(said)) => AppError::input(&e.field, e.message.clone(), "")
+            .said(*said, e.allowed.clone().map(|a| *a)),
+        _ => e.into(),
     }
 }

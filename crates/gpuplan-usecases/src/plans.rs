@@ -172,8 +172,10 @@ impl StoredPlan {
             .map(serde_json::to_string)
             .transpose()
             .map_err(|e| AppError::io(format!("situation: {e}")))?;
+        // An unnamed plan is listed by its platform and card ids, which
+        // read the same in every language (not an English "plan").
         let name: String = if plan.name.trim().is_empty() {
-            "plan".to_owned()
+            format!("{}-{}", plan.platform, plan.gpu)
         } else {
             plan.name.chars().take(MAX_NAME_CHARS).collect()
         };

@@ -146,7 +146,7 @@ export function fakeBackend() {
       const p = a.plan as Plan;
       const id = (a.id as number | null) ?? nextId++;
       if (a.id !== null && !plans.has(id)) throw { kind: "input", detail: { field: "id", message: `no saved plan ${id}`, allowed: "", said: { message: { key: "error.noSuchPlan", params: { id: String(id) } }, allowed: null } } };
-      plans.set(id, { id, name: p.name.trim() || "plan", updated_at: new Date(Date.UTC(2026, 10, id)).toISOString(), plan: p, situation: a.situation as Situation, error: null, toml: "" });
+      plans.set(id, { id, name: p.name.trim() || `${p.platform}-${p.gpu}`, updated_at: new Date(Date.UTC(2026, 10, id)).toISOString(), plan: p, situation: a.situation as Situation, error: null, toml: "" });
       return id;
     },
     list_plans: () => [...plans.values()],

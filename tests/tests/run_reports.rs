@@ -179,6 +179,16 @@ fn hostile_reports_are_refused_by_field() {
             "absurd GPU count",
         ),
         (
+            good.replace("\"gpu_count\": 1", "\"gpu_count\": 1, \"gpu_count\": 2"),
+            "written twice",
+            "a key written twice is said so, not called a wrong value",
+        ),
+        (
+            format!("{} trailing", good.trim_end()),
+            "json: report:",
+            "text after the report is the report's, not its last key's",
+        ),
+        (
             good.replace("\"exit_status\": 0", "\"exit_status\": 999"),
             "exit_status",
             "not an exit status",
@@ -637,6 +647,27 @@ fn one_run_written_in_two_offsets_is_one_bill_and_second_60_is_refused() {
     assert!(
         said.contains("Already in the ledger"),
         "the same instants in another offset are the same run: {said}"
+    );
+    // Other tools write RFC 3339: `Z` for UTC, `+08:00`, fractions.
+    let rfc = local
+        .replace("2026-11-30T10:05:00+0800", "2026-11-30T02:05:00Z")
+        .replace("2026-11-30T10:35:00+0800", "2026-11-30T02:35:00.000Z");
+    std::fs::write(dir.join("rfc.json"), &rfc).expect("write");
+    let third = gpuplan(
+        &home,
+        &[
+            "--lang",
+            "en",
+            "ledger",
+            "import",
+            &dir.join("rfc.json").display().to_string(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&third.stdout);
+    assert!(
+        said.contains("Already in the ledger"),
+        "RFC 3339 times are read, and name the same run: {said} {}",
+        String::from_utf8_lossy(&third.stderr)
     );
     let list = json(&gpuplan(&home, &["ledger", "list", "--json"]));
     assert_eq!(

@@ -180,6 +180,11 @@ impl DataError {
     /// else `field`: serde_json says where, not which field.
     pub fn from_json_text(file: &str, text: &str, field: &str, err: &serde_json::Error) -> Self {
         let mut e = Self::from_json(file, field, err);
+        // Text after the document belongs to no key: the last key before it
+        // (`exit_status`) is not what is wrong.
+        if err.to_string().starts_with("trailing characters") {
+            return e;
+        }
         if let Some(key) = json_field(text, err) {
             e.field = short(&key);
         }
@@ -288,6 +293,9 @@ pub fn json_said(err: &serde_json::Error) -> Message {
         .rsplit_once(" at line ")
         .map_or(english.as_str(), |(what, _)| what);
     let said = match err.classify() {
+        // A key written twice is a mistake of its own, as in a plan file,
+        // not a value of the wrong kind.
+        _ if what.starts_with("duplicate field") => Message::new("error.parse.duplicateKey"),
         Category::Syntax | Category::Eof => Message::new("error.parse.notJson"),
         Category::Data | Category::Io => refused(what),
     };

@@ -131,8 +131,14 @@ fn bad(file: &str, field: &str, message: impl Into<String>, said: Message) -> Da
     }
 }
 
+/// A report's time: as the kit writes it (`2026-11-30T14:05:00+0800`), or
+/// in RFC 3339 as other tools do (`…T06:05:00Z`, `…+08:00`, fractions).
+fn parse_time(s: &str) -> chrono::ParseResult<DateTime<FixedOffset>> {
+    DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z").or_else(|_| DateTime::parse_from_rfc3339(s))
+}
+
 fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataError> {
-    let t = DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z").map_err(|_| {
+    let t = parse_time(s).map_err(|_| {
         bad(
             file,
             field,
@@ -176,7 +182,7 @@ fn time(file: &str, field: &str, s: &str) -> Result<DateTime<FixedOffset>, DataE
 /// `14:02:11+0800` or `06:02:11+0000` is one identity; text that is not a
 /// time stays as written.
 pub fn instant(s: &str) -> String {
-    DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z")
+    parse_time(s)
         .map(|t| {
             t.with_timezone(&chrono::Utc)
                 .format("%Y-%m-%dT%H:%M:%SZ")
@@ -441,7 +447,7 @@ impl RunReport {
 
     /// Seconds of the billing window (checked on parsing to be a real span).
     pub fn window_seconds(&self) -> u64 {
-        let parse = |s: &str| DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z").ok();
+        let parse = |s: &str| parse_time(s).ok();
         match (parse(&self.started_at), parse(&self.ended_at)) {
             (Some(a), Some(b)) => {
                 u64::try_from(b.signed_duration_since(a).num_seconds()).unwrap_or(0)
@@ -452,9 +458,7 @@ impl RunReport {
 
     /// The day the billing window opened (local to the machine).
     pub fn date(&self) -> Option<NaiveDate> {
-        DateTime::parse_from_str(&self.started_at, "%Y-%m-%dT%H:%M:%S%z")
-            .ok()
-            .map(|t| t.date_naive())
+        parse_time(&self.started_at).ok().map(|t| t.date_naive())
     }
 
     /// Hours of the billing window to the hundredth, half up, as every

@@ -325,7 +325,7 @@ proptest! {
     #[test]
     fn placing_running_hours_on_the_calendar_never_makes_them_cheaper(k in knobs(), day in 0u32..7, hour in 0u32..24) {
         let placed = on_the_calendar(&k, day, hour);
-        let unplaced = Plan { start_date: None, ..placed.clone() };
+        let unplaced = Plan { start_date: None, start_hour: None, ..placed.clone() };
         prop_assert!(
             at_least(&price(&placed), &price(&unplaced)),
             "the peak surcharge only ever adds: {} >= {}",

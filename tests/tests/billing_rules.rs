@@ -663,6 +663,36 @@ fn contradicting_and_absurd_plans_are_refused_naming_the_field() {
         stops_and_schedule.is_err_and(|e| e.field == "stops.count"),
         "[stops] and [schedule] together are refused"
     );
+    // (whole plan file, field refused, why)
+    let long_name = "r".repeat(201);
+    let files = [
+        (
+            format!("{header}start_hour = 8\n[job]\nhours = 1\n"),
+            "start_hour",
+            "an hour of no day would be ignored",
+        ),
+        (
+            format!("{header}[[run]]\nname = \"{long_name}\"\ncount = 1\nhours = 1\n"),
+            "run.name",
+            "a run's name as long as a plan's may be",
+        ),
+    ];
+    for (text, field, why) in &files {
+        let got = Plan::from_toml("x", text);
+        assert!(
+            got.as_ref().is_err_and(|e| e.field == *field),
+            "{why}: {:?}",
+            got.err()
+        );
+    }
+    assert!(
+        Plan::from_toml(
+            "x",
+            &format!("{header}start_date = \"2026-12-05\"\nstart_hour = 8\n[job]\nhours = 1\n")
+        )
+        .is_ok(),
+        "an hour with its day is fine"
+    );
 }
 
 // ---- A half fen rounds up, whatever the hours' decimals -------------------

@@ -196,6 +196,9 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "name",
                 "start_date",
                 "job-epochs",
+                // A course pack's name and instructor refused on export.
+                "pack-name",
+                "pack-instructor",
             ]));
             // A typed bill's hours and amount (the ledger form's limits).
             v.extend(

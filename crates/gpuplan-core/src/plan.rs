@@ -532,6 +532,16 @@ impl Plan {
             if h > 23 {
                 return Err(Refusal::range("", "start_hour", h, 0, 23, false));
             }
+            // An hour of no day would be silently ignored: peak hours and
+            // the calendar need the date.
+            if self.start_date.is_none() {
+                return Err(Refusal::new(
+                    "",
+                    "start_hour",
+                    "start_hour is an hour of start_date: give the date too, or remove the hour",
+                    Message::new("error.hourNeedsDate"),
+                ));
+            }
         }
         if self.parallel == 0 || self.parallel > MAX_PARALLEL {
             return Err(Refusal::range(
@@ -568,6 +578,15 @@ impl Plan {
         for r in &self.runs {
             if r.count == 0 || r.count > MAX_RUNS {
                 return Err(Refusal::range("run", "count", r.count, 1, MAX_RUNS, false));
+            }
+            // A run's name is printed on its bill line, as the plan's is.
+            if r.name.chars().count() > 200 {
+                return Err(Refusal::new(
+                    "run",
+                    "name",
+                    "longer than 200 characters",
+                    Message::new("error.tooLong").with("max", 200),
+                ));
             }
             if r.hours.is_some() && r.minutes.is_some() {
                 return Err(Refusal::new(

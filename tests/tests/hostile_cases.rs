@@ -88,6 +88,28 @@ fn what_an_instructor_or_student_typed_is_named_in_their_language() {
             !err.contains("exported pack"),
             "{lang}: not a line of a file the instructor never saw: {err}"
         );
+        let out = run(
+            &h,
+            &[
+                "--lang",
+                lang,
+                "pack",
+                "export",
+                "--name",
+                "C",
+                "--instructor",
+                "a\u{1b}[2J",
+                "--platform",
+                "autodl",
+                "--out",
+                &out_s,
+            ],
+        );
+        refused(
+            &out,
+            "pack.instructor",
+            "an escape sequence in --instructor",
+        );
     }
     // An unnamed plan is listed by ids, not by an English word.
     let plan = write(

@@ -298,6 +298,20 @@ impl CoursePack {
                 Refusal::new("pack", "name", english, said),
             ));
         }
+        // The instructor is shown to every student who imports the pack.
+        let instructor = &pack.pack.instructor;
+        if instructor.chars().count() > 120 || instructor.chars().any(crate::error::is_hidden) {
+            return Err(DataError::refused(
+                file,
+                text,
+                Refusal::new(
+                    "pack",
+                    "instructor",
+                    "at most 120 characters, none of them control characters",
+                    Message::new("error.instructorText").with("max", 120),
+                ),
+            ));
+        }
         if let Some(b) = pack.pack.budget_cap {
             if b < Decimal::ZERO || b > Decimal::from(1_000_000) {
                 return Err(DataError::refused(

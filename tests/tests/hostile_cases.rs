@@ -135,6 +135,23 @@ fn what_an_instructor_or_student_typed_is_named_in_their_language() {
 }
 
 #[test]
+fn a_timeline_made_long_by_a_slow_upload_names_the_upload() {
+    let h = home("slow-upload");
+    let plan = write(
+        &h,
+        "plan.toml",
+        "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n[data]\nsize_gb = 100000\nupload_mbps = 0.001\n",
+    );
+    for lang in ["en", "zh"] {
+        refused(
+            &run(&h, &["--lang", lang, "quote", &plan]),
+            "data.upload_mbps",
+            "100 TB at 1 kbit/s is what makes the plan centuries long, not its runs",
+        );
+    }
+}
+
+#[test]
 fn a_missing_name_is_named_even_beside_a_number_no_toml_table_holds() {
     let h = home("missing-name");
     // u64's largest number is no TOML integer; the plan also lacks `name`.

@@ -295,7 +295,7 @@ pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
         .enumerate()
         .map(|(j, runs)| lay_out_lane(i, j, &runs))
         .collect();
-    check_span(i.plan, &lanes)?;
+    check_span(i, &lanes)?;
     Ok(lanes)
 }
 
@@ -304,7 +304,8 @@ pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
 /// it long rather than priced hour by hour.
 const MAX_SPAN_HOURS: i64 = 2 * MAX_HOURS;
 
-fn check_span(plan: &Plan, lanes: &[Lane]) -> Result<(), InputError> {
+fn check_span(i: &Inputs<'_>, lanes: &[Lane]) -> Result<(), InputError> {
+    let plan = i.plan;
     let Some(lane) = lanes.iter().max_by_key(|l| l.work_end) else {
         return Ok(());
     };
@@ -322,6 +323,8 @@ fn check_span(plan: &Plan, lanes: &[Lane]) -> Result<(), InputError> {
         ("run", runs),
         (gap_field, gaps),
         ("setup_hours", plan.setup_hours),
+        // Bringing the data onto the instance: its size over the link.
+        ("data.upload_mbps", i.upload_hours),
         (
             "debug.hours",
             plan.debug.as_ref().map(|d| d.hours).unwrap_or_default(),

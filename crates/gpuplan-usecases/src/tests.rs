@@ -1807,3 +1807,31 @@ fn toml_for_a_terminal_escapes_hidden_characters_and_keeps_the_data() {
         "what is not TOML is left for the printer to mark"
     );
 }
+
+#[test]
+fn an_amount_in_exponent_form_is_a_number_and_a_huge_one_is_out_of_range() {
+    use crate::userdata::{parse_amount, PRICE_PLACES};
+    // (typed, Ok(value) or Err(words the English error holds), why)
+    let cases: [(&str, Result<&str, &str>, &str); 6] = [
+        ("1.39", Ok("1.39"), "a plain price"),
+        ("1e2", Ok("100"), "exponent form is a number"),
+        ("1E-2", Ok("0.01"), "either case, negative exponent"),
+        ("1e308", Err("1e308 is out of range"), "huge: a range, as typed"),
+        ("inf", Err("not a number"), "infinity is no amount"),
+        ("12abc", Err("not a number"), "letters"),
+    ];
+    for (typed, want, why) in cases {
+        let got = parse_amount("price", typed, 10_000, PRICE_PLACES);
+        match want {
+            Ok(v) => assert_eq!(
+                got.ok().map(|d| d.normalize().to_string()).as_deref(),
+                Some(v),
+                "{why}"
+            ),
+            Err(words) => {
+                let e = got.err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(e.contains(words), "{why}: {e}");
+            }
+        }
+    }
+}

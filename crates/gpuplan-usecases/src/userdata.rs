@@ -135,8 +135,15 @@ pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<De
         return Err(AppError::input(field, "nothing was given", english)
             .said(gpuplan_core::Message::new("error.required"), Some(said)));
     }
-    let d = Decimal::from_str(&as_typed(text, units_of(field)))
-        .map_err(|_| AppError::not_a_number(field, text, allowed()))?;
+    let typed = as_typed(text, units_of(field));
+    // 1e2 is a number as much as 100 is; 1e308 is one too, just too large.
+    let d = match Decimal::from_str(&typed).or_else(|_| Decimal::from_scientific(&typed)) {
+        Ok(d) => d,
+        Err(_) if typed.parse::<f64>().is_ok_and(f64::is_finite) => {
+            return Err(AppError::out_of_range(field, text.trim(), allowed()));
+        }
+        Err(_) => return Err(AppError::not_a_number(field, text, allowed())),
+    };
     if d < Decimal::ZERO || d > Decimal::from(max) {
         return Err(AppError::out_of_range(field, d, allowed()));
     }

@@ -208,6 +208,21 @@ fn a_config_value_of_the_wrong_kind_or_an_unknown_architecture_is_refused_by_nam
         assert_eq!(err.field, field, "{why}: {err}");
         assert!(err.said.is_some(), "{why}: worded from the catalog");
     }
+    // A negative size is whole, just out of range; a fraction is not whole.
+    // (edit, catalog key, why)
+    let kinds = [
+        ("\"hidden_size\":-4096", "error.outOfRange", "a negative size"),
+        ("\"hidden_size\":4096.5", "error.notWhole", "a fractional size"),
+    ];
+    for (to, key, why) in kinds {
+        let json = base.replacen("\"hidden_size\":4096", to, 1);
+        let err = from_hf_config(&json).expect_err(why);
+        assert_eq!(
+            err.said.as_ref().map(|s| s.message.key.as_str()),
+            Some(key),
+            "{why}: {err}"
+        );
+    }
     // A null is a value the config leaves unset, as real configs do.
     let null = base.replacen(
         "\"intermediate_size\":11008",

@@ -1130,13 +1130,14 @@ impl HfConfig<'_> {
         };
         v.as_u64().map(Some).ok_or_else(|| {
             let shown = crate::error::short(&v.to_string());
-            InputError::new(
-                key,
-                format!("{shown} is not a whole number"),
-                "a positive integer",
-            )
-            .said(
-                Message::new("error.notWhole").with("value", shown),
+            // A negative whole number is whole, just out of range.
+            let (english, key_said) = if v.as_i64().is_some() {
+                (format!("{shown} is out of range"), "error.outOfRange")
+            } else {
+                (format!("{shown} is not a whole number"), "error.notWhole")
+            };
+            InputError::new(key, english, "a positive integer").said(
+                Message::new(key_said).with("value", shown),
                 Some(Message::new("allowed.positiveWhole")),
             )
         })

@@ -211,8 +211,16 @@ fn a_config_value_of_the_wrong_kind_or_an_unknown_architecture_is_refused_by_nam
     // A negative size is whole, just out of range; a fraction is not whole.
     // (edit, catalog key, why)
     let kinds = [
-        ("\"hidden_size\":-4096", "error.outOfRange", "a negative size"),
-        ("\"hidden_size\":4096.5", "error.notWhole", "a fractional size"),
+        (
+            "\"hidden_size\":-4096",
+            "error.outOfRange",
+            "a negative size",
+        ),
+        (
+            "\"hidden_size\":4096.5",
+            "error.notWhole",
+            "a fractional size",
+        ),
     ];
     for (to, key, why) in kinds {
         let json = base.replacen("\"hidden_size\":4096", to, 1);

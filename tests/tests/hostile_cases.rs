@@ -135,6 +135,40 @@ fn what_an_instructor_or_student_typed_is_named_in_their_language() {
 }
 
 #[test]
+fn a_pack_price_seen_in_the_future_is_refused_at_its_line() {
+    let h = home("future-observed");
+    let pack = h.join("pack.toml");
+    let pack_s = pack.to_string_lossy().into_owned();
+    let out = run(
+        &h,
+        &[
+            "pack",
+            "export",
+            "--name",
+            "C",
+            "--platform",
+            "autodl",
+            "--out",
+            &pack_s,
+        ],
+    );
+    assert!(out.status.success(), "exported");
+    let text = std::fs::read_to_string(&pack).expect("read");
+    let at = text.find("observed = \"20").expect("a dated figure");
+    let end = at + text[at..].find('\n').expect("line end");
+    let edited = format!("{}observed = \"2099-01-01\"{}", &text[..at], &text[end..]);
+    let line = edited[..at].matches('\n').count() + 1;
+    std::fs::write(&pack, &edited).expect("write");
+    let out = run(&h, &["--lang", "en", "pack", "import", &pack_s]);
+    refused(&out, "observed", "a price seen in 2099");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("pack.toml:{line}:")),
+        "the file and the line that writes the date (line {line}): {err}"
+    );
+}
+
+#[test]
 fn a_timeline_made_long_by_a_slow_upload_names_the_upload() {
     let h = home("slow-upload");
     let plan = write(

@@ -40,15 +40,21 @@ impl Planner {
             .format("%Y-%m-%d")
             .to_string();
         if let Some((field, date)) = pack.dated_after(&latest) {
-            return Err(AppError::input(
+            // Located at the line that writes it, as every other refusal
+            // of a pack file is (the date quoted finds the line).
+            let e = gpuplan_core::InputError::new(
                 &field,
-                format!("{date} is after today"),
+                format!("`{date}` is after today"),
                 "a date on or before today",
             )
             .said(
                 gpuplan_core::Message::new("error.dateInFuture").with("value", &date),
                 Some(gpuplan_core::Message::new("allowed.dateNotAfterToday")),
-            ));
+            );
+            return Err(match gpuplan_core::DataError::at_value(file, text, e) {
+                Ok(located) => located.into(),
+                Err(e) => e.into(),
+            });
         }
         // Every command loads every pack, so their number is capped; a pack
         // with the name of an imported one replaces it and does not count.

@@ -1816,7 +1816,11 @@ fn an_amount_in_exponent_form_is_a_number_and_a_huge_one_is_out_of_range() {
         ("1.39", Ok("1.39"), "a plain price"),
         ("1e2", Ok("100"), "exponent form is a number"),
         ("1E-2", Ok("0.01"), "either case, negative exponent"),
-        ("1e308", Err("1e308 is out of range"), "huge: a range, as typed"),
+        (
+            "1e308",
+            Err("1e308 is out of range"),
+            "huge: a range, as typed",
+        ),
         ("inf", Err("not a number"), "infinity is no amount"),
         ("12abc", Err("not a number"), "letters"),
     ];

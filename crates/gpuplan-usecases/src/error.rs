@@ -139,7 +139,7 @@ impl AppError {
             said: Some(Box::new(
                 gpuplan_core::Message::new("error.fileAt")
                     .with("path", &shown)
-                    .with("reason", io_reason(&e.to_string())),
+                    .with("reason", io_reason_of(e)),
             )),
         }
     }
@@ -264,6 +264,24 @@ impl AppError {
 /// The catalog's words for why a folder or file could not be used, from the
 /// operating system's English text (its `os error N` code) or the store's;
 /// the text itself, cut short, when neither is known.
+/// An I/O error's reason in the catalog's words: by its kind first, which
+/// every system reports alike (Windows' codes are not Linux's), then as
+/// [`io_reason`] reads its text.
+pub(crate) fn io_reason_of(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    let key = match e.kind() {
+        K::NotFound => "enum.io.not-found",
+        K::PermissionDenied => "enum.io.denied",
+        K::AlreadyExists => "enum.io.exists",
+        K::NotADirectory => "enum.io.not-folder",
+        K::IsADirectory => "enum.io.is-folder",
+        K::StorageFull => "enum.io.full",
+        K::ReadOnlyFilesystem => "enum.io.read-only",
+        _ => return io_reason(&e.to_string()),
+    };
+    key.to_owned()
+}
+
 fn io_reason(reason: &str) -> String {
     let code = reason
         .rsplit_once("os error ")

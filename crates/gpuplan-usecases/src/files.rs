@@ -19,7 +19,7 @@ fn unreadable(what: &str, path: &Path, e: &std::io::Error) -> AppError {
     let said = match e.kind() {
         std::io::ErrorKind::NotFound => Message::new("error.fileMissing"),
         std::io::ErrorKind::PermissionDenied => Message::new("error.fileDenied"),
-        _ => Message::new("error.fileUnreadable").with("reason", e),
+        _ => Message::new("error.fileUnreadable").with("reason", crate::error::io_reason_of(e)),
     };
     AppError::input(what, format!("cannot read {shown}: {e}"), "a readable file").said(
         said.with("path", &shown),

@@ -1450,6 +1450,30 @@ fn a_file_the_system_refuses_is_named_with_the_reason_in_the_students_language()
 }
 
 #[test]
+fn a_system_error_is_worded_by_its_kind_whatever_system_said_it() {
+    let labels = crate::Catalog::bundled().expect("catalog");
+    // Windows' words and codes (112: the disk is full) are not Linux's.
+    let e = AppError::io_at(
+        Path::new("C:/course/pack.toml"),
+        &std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            "There is not enough space on the disk. (os error 112)",
+        ),
+    );
+    for lang in [crate::Lang::En, crate::Lang::Zh] {
+        let text = labels.error(lang, &e);
+        assert!(
+            !text.contains("There is not enough space"),
+            "{lang:?}: the catalog's words, not the system's: {text}"
+        );
+        assert!(
+            text.contains("pack.toml"),
+            "{lang:?}: the file is named: {text}"
+        );
+    }
+}
+
+#[test]
 fn a_read_only_database_is_named_and_not_called_a_failed_save() {
     let labels = crate::Catalog::bundled().expect("catalog");
     let e: AppError = gpuplan_store::StoreError::Unwritable {

@@ -63,7 +63,12 @@ impl Planner {
     /// Puts a deleted bill back (undo), with its run report and measured
     /// run. Everything is checked again: the web view hands it back.
     pub fn restore_ledger(&mut self, bill: &DeletedBill) -> Result<i64> {
-        let e = self.ledger_entry(&bill.entry)?;
+        let per = if bill.report.is_some() {
+            Planned::OneRun
+        } else {
+            Planned::Whole
+        };
+        let e = self.ledger_entry(&bill.entry, per)?;
         let now = self.now();
         let Some(report) = &bill.report else {
             return Ok(self.store()?.add_ledger(&e, &now)?);
@@ -112,13 +117,19 @@ impl Planner {
     /// Adds a real bill to the ledger, with the linked plan's quoted total
     /// for plan-versus-actual; returns its id.
     pub fn add_ledger(&mut self, entry: &LedgerInput) -> Result<i64> {
-        let e = self.ledger_entry(entry)?;
+        let e = self.ledger_entry(entry, Planned::Whole)?;
         let now = self.now();
         Ok(self.store()?.add_ledger(&e, &now)?)
     }
 
-    /// A ledger input checked field by field, with the linked plan's quote.
-    pub(crate) fn ledger_entry(&mut self, entry: &LedgerInput) -> Result<LedgerEntry> {
+    /// A ledger input checked field by field, with the linked plan's quote:
+    /// its total for a bill of the whole plan, one run's cost for a bill of
+    /// one run (a run report).
+    pub(crate) fn ledger_entry(
+        &mut self,
+        entry: &LedgerInput,
+        per: Planned,
+    ) -> Result<LedgerEntry> {
         let date = chrono::NaiveDate::from_str(entry.date.trim()).map_err(|_| {
             AppError::input(
                 "date",
@@ -195,7 +206,12 @@ impl Planner {
                 Plan::from_toml(&format!("saved plan {id}"), &saved.body)
                     .ok()
                     .and_then(|p| self.quote(&p).ok())
-                    .map(|q| q.cash_total)
+                    .map(|q| match per {
+                        Planned::Whole => q.cash_total,
+                        // A run is set beside one run of the plan, not the
+                        // plan's total over all its runs.
+                        Planned::OneRun => longest_run_cost(&q),
+                    })
             }
             None => None,
         };
@@ -390,6 +406,15 @@ fn to_places(mut d: Decimal, places: u32) -> Decimal {
 
 /// What one of the quote's longest runs costs: the run line with the most
 /// seconds each, over its count; the whole bill when there is none.
+/// What a bill's planned cost is set beside.
+#[derive(Clone, Copy)]
+pub(crate) enum Planned {
+    /// The whole plan (a bill typed for it).
+    Whole,
+    /// One run of it, the longest (a run report's bill).
+    OneRun,
+}
+
 fn longest_run_cost(q: &gpuplan_core::quote::Quote) -> Decimal {
     let param = |l: &gpuplan_core::quote::LineItem, k: &str| -> Option<Decimal> {
         l.params.0.iter().find(|(key, _)| *key == k)?.1.parse().ok()

@@ -254,7 +254,7 @@ impl Planner {
             problems: note,
             plan_id,
         };
-        let entry = self.ledger_entry(&input)?;
+        let entry = self.ledger_entry(&input, crate::ledger::Planned::OneRun)?;
         // A plan file given with the report must price (it is what the run
         // is compared with: an error there is said, not skipped); a saved
         // plan that no longer prices (its pack removed since) compares

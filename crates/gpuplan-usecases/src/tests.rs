@@ -528,8 +528,17 @@ fn a_course_pack_restricts_the_platforms_students_choose_among() {
 fn a_run_report_is_matched_to_the_saved_plan_it_names() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut p = planner(dir.path());
-    let plan = hours_plan("autodl", "rtx3090", 2);
+    let mut plan = hours_plan("autodl", "rtx3090", 2);
+    // Four runs of 2 h: the report is one of them.
+    plan.runs = vec![gpuplan_core::plan::RunGroup {
+        name: gpuplan_core::plan::DEFAULT_GROUP.into(),
+        count: 4,
+        hours: None,
+        minutes: None,
+        epochs: None,
+    }];
     let id = p.save_plan(None, &plan, None).expect("saved");
+    let quoted = p.quote(&plan).expect("quotes");
     let report = format!(
         r#"{{"schema": "gpuplan-run-report/1", "plan": "{}", "job": "train", "platform": "autodl",
   "gpu_name": "NVIDIA GeForce RTX 3090", "driver": "550.54", "gpu_count": 1, "peak_memory_mib": 9000,
@@ -553,9 +562,20 @@ fn a_run_report_is_matched_to_the_saved_plan_it_names() {
         .iter()
         .find(|e| e.id == run.ledger_id)
         .expect("in the ledger");
-    assert!(
-        row.planned_cost.is_some(),
-        "plan versus actual: the plan's quote sits beside the bill"
+    let one_run = quoted
+        .lines
+        .iter()
+        .find(|l| l.kind == gpuplan_core::quote::LineKind::Runs)
+        .map(|l| gpuplan_core::quote::cny(l.amount / Decimal::from(4)));
+    assert_eq!(
+        row.planned_cost, one_run,
+        "plan versus actual: one run of the plan sits beside the bill of one run, not the plan's total {}",
+        quoted.cash_total
+    );
+    assert_ne!(
+        row.planned_cost,
+        Some(quoted.cash_total),
+        "not the total of four runs"
     );
     assert!(
         row.note.iter().any(|m| m.key == "ledger.note.last"

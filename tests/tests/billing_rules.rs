@@ -887,6 +887,35 @@ fn one_charge_printed_as_two_lines_rounds_once() {
         d("0.26"),
         "the surcharge completes the one charge of 2.13"
     );
+    // A billing unit's rest and a peak surcharge on the same run: Friday
+    // 20:00 for 1,320.5 min at 15/h billed per minute on Vast; the last
+    // 30 s fall in Saturday's peak. Runs 330.125 -> 330.13, the minute's
+    // rest 0.125 -> 0.12 (330.25 billed), the surcharge the rest of
+    // 330.25 + 0.125 = 330.375 -> 330.38: 0.13, not 0.12 (the rest line's
+    // printed 0.12 taken for its exact 0.125).
+    let q = priced(
+        r#"name = "into Saturday"
+        platform = "vast"
+        gpu = "rtx4090"
+        setup_hours = 0
+        start_date = "2026-12-04"
+        start_hour = 20
+        [[run]]
+        name = "r"
+        count = 1
+        minutes = 1320.5
+        [data]
+        size_gb = 0
+        [prices]
+        gpu_per_hour = 15
+        granularity = "minute""#,
+    );
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("0.13"),
+        "three lines, one charge"
+    );
+    assert_eq!(q.cash_total, d("330.38"), "330.375 rounded once");
     for (toml, second, hand, why) in cases {
         let q = priced(toml);
         let both = line(&q, LineKind::Runs) + line(&q, second);
@@ -1294,6 +1323,39 @@ fn a_disk_sold_in_sizes_bills_the_size_that_holds_it() {
         d("5.00"),
         "500 GB x 1 d x 0.01"
     );
+}
+
+#[test]
+fn an_instance_disk_bills_only_while_the_instance_lives_when_data_is_on_persistent_storage() {
+    // 揽睿星舟: a 4 h job keeping 30 GB on the netdisk for 10 days. The
+    // instance (and its 200 GB data disk, 0.1/h) is released when the work
+    // ends: 0.40, not 24.00 for the netdisk's ten days. GPU 4 x 2.5 =
+    // 10.00; netdisk (30 - 10 free) x 10 d x 0.005 = 1.00; total 11.40.
+    let q = priced(
+        r#"name = "lanrui netdisk"
+        platform = "lanrui"
+        gpu = "rtx3090"
+        setup_hours = 0
+        [job]
+        hours = 4
+        [data]
+        size_gb = 0
+        [storage]
+        gb = 30
+        days = 10
+        on = "persistent""#,
+    );
+    assert_eq!(
+        line(&q, LineKind::Storage),
+        d("0.40"),
+        "the instance disk for the 4 h of work"
+    );
+    assert_eq!(
+        line(&q, LineKind::PersistentStorage),
+        d("1.00"),
+        "the netdisk's ten days"
+    );
+    assert_eq!(q.cash_total, d("11.40"), "the hand bill");
 }
 
 #[test]

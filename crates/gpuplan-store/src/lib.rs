@@ -41,6 +41,15 @@ pub enum StoreError {
         /// Why.
         detail: String,
     },
+    /// A stored value of a row does not read (a hand-edited database): the
+    /// row and its field are named, with the value as stored.
+    #[error("the stored {what} is not a number: {value}")]
+    BadValue {
+        /// The field and its row (`ledger[3].cost`).
+        what: String,
+        /// The value as stored, quoted.
+        value: String,
+    },
     /// Another process holds the database longer than the wait allows.
     #[error("the database is busy (another gpuplan is using it) and stayed busy for {waited_s} s; nothing was changed, try again")]
     Busy {
@@ -142,7 +151,7 @@ fn classify(e: &StoreError) -> Unusable {
     match e {
         // A newer gpuplan's database is sound: an older build beside a newer
         // app must refuse it, never hide the student's plans and bills.
-        StoreError::Corrupt { .. } => Unusable::Corrupt,
+        StoreError::Corrupt { .. } | StoreError::BadValue { .. } => Unusable::Corrupt,
         StoreError::Busy { .. } => Unusable::Busy,
         StoreError::Sqlite(s) => sqlite_class(s),
         StoreError::Migration(rusqlite_migration::Error::RusqliteError { err, .. }) => {
@@ -419,9 +428,9 @@ fn saved_plan(r: &rusqlite::Row<'_>) -> rusqlite::Result<SavedPlan> {
 }
 
 fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
-    s.parse().map_err(|e| StoreError::Corrupt {
+    s.parse().map_err(|_| StoreError::BadValue {
         what: what.to_owned(),
-        detail: format!("{s:?}: {e}"),
+        value: format!("{s:?}"),
     })
 }
 
@@ -990,12 +999,14 @@ impl Store {
                         date,
                         platform,
                         gpu,
-                        hours: dec("ledger.hours", &hours)?,
-                        cost: dec("ledger.cost", &cost)?,
+                        // The bill is named, so a hand-edited row can be
+                        // found and deleted (`gpuplan ledger delete ID`).
+                        hours: dec(&format!("ledger[{id}].hours"), &hours)?,
+                        cost: dec(&format!("ledger[{id}].cost"), &cost)?,
                         problems,
                         plan_id,
                         planned_cost: planned
-                            .map(|p| dec("ledger.planned_cost", &p))
+                            .map(|p| dec(&format!("ledger[{id}].planned_cost"), &p))
                             .transpose()?,
                     })
                 },
@@ -1716,6 +1727,24 @@ mod tests {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .expect("version");
         assert_eq!(v, 99, "the file is left as it was");
+    }
+
+    #[test]
+    fn a_hand_edited_bill_is_named_by_its_row_and_field() {
+        let mut s = Store::open_in_memory().expect("open");
+        let id = s
+            .add_ledger(&entry("2026-11-30", "16.50"), "t")
+            .expect("ledger");
+        s.conn
+            .execute("UPDATE ledger SET cost = 'abc' WHERE id = ?1", [id])
+            .expect("edit by hand");
+        match s.list_ledger() {
+            Err(StoreError::BadValue { what, value }) => {
+                assert_eq!(what, format!("ledger[{id}].cost"), "the row and field");
+                assert_eq!(value, "\"abc\"", "the value as stored");
+            }
+            other => panic!("a bad value is named, not {other:?}"),
+        }
     }
 
     #[test]

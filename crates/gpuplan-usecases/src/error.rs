@@ -213,6 +213,11 @@ impl From<gpuplan_store::StoreError> for AppError {
             E::ReadOnly { reason } => {
                 Some(Message::new("error.storeReadOnly").with("reason", io_reason(reason)))
             }
+            E::BadValue { what, value } => Some(
+                Message::new("error.storeBadValue")
+                    .with("what", short(what))
+                    .with("value", short(value)),
+            ),
             _ => None,
         };
         Self::Store {

@@ -554,7 +554,15 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
     let end = b.t;
     finish_storage(&mut b.lane, plan, end);
     let disk_deadline = b.deadline.filter(|_| !b.deadline_keeps_data);
-    disk_life(&mut b.lane, disk_deadline);
+    // Data kept on persistent storage outlives the instance, which is
+    // released when the work ends: its disk bills no longer than that.
+    let on_instance = plan.storage.as_ref().is_none_or(|s| s.on == Disk::Instance);
+    let disk_end = if on_instance {
+        b.lane.storage_end
+    } else {
+        end.min(b.lane.storage_end)
+    };
+    disk_life(&mut b.lane, disk_deadline, disk_end);
     b.lane
 }
 
@@ -660,7 +668,7 @@ fn finish_storage(lane: &mut Lane, plan: &Plan, end: Decimal) {
 /// The instance disk's life on `lane`: from the first start until a
 /// release, again from each fresh instance, ending at the platform's
 /// deadline in any stop that long.
-fn disk_life(lane: &mut Lane, deadline: Option<Decimal>) {
+fn disk_life(lane: &mut Lane, deadline: Option<Decimal>, disk_end: Decimal) {
     let mut disk_from = Decimal::ZERO;
     let mut gaps = lane.gaps.clone();
     gaps.sort_by_key(|a| a.span.start);
@@ -680,10 +688,10 @@ fn disk_life(lane: &mut Lane, deadline: Option<Decimal>) {
             disk_from = g.span.end;
         }
     }
-    if disk_from < lane.storage_end {
+    if disk_from < disk_end {
         lane.disk.push(Interval {
             start: disk_from,
-            end: lane.storage_end,
+            end: disk_end,
         });
     }
     lane.disk.retain(|d| d.len() > Decimal::ZERO);

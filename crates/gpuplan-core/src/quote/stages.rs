@@ -40,6 +40,20 @@ impl Bill {
         hours: Option<Decimal>,
         amount: Decimal,
     ) {
+        self.push_exact(kind, params, hours, amount, amount);
+    }
+
+    /// Adds the rest of a charge printed as two lines: `amount` printed
+    /// (the whole charge rounded less the first line), `exact` its own share
+    /// before rounding, which a surcharge on it is rounded once with.
+    fn push_exact(
+        &mut self,
+        kind: LineKind,
+        params: Vec<(&'static str, String)>,
+        hours: Option<Decimal>,
+        amount: Decimal,
+        exact: Decimal,
+    ) {
         // A line that prints as 0.00 says nothing (a sub-second remainder,
         // a residue of seconds / 3600) and adds nothing to the printed total.
         if cny(amount).is_zero() && kind != LineKind::Runs {
@@ -52,7 +66,7 @@ impl Bill {
             hours: hours.map(h2),
             amount: cny(amount),
         });
-        self.exact.push(amount);
+        self.exact.push(exact);
     }
 
     /// The exact and the printed sums of the lines of `kinds`.
@@ -195,11 +209,12 @@ pub fn debug(bill: &mut Bill, plan: &Plan, prices: &Prices) {
         Some(d.hours),
         d.hours * prices.debug_gpu,
     );
-    bill.push(
+    bill.push_exact(
         LineKind::DebugWaste,
         vec![("time_s", seconds_param(b - d.hours))],
         Some(b - d.hours),
         rest_of(b * prices.debug_gpu, cny(d.hours * prices.debug_gpu)),
+        (b - d.hours) * prices.debug_gpu,
     );
 }
 
@@ -297,7 +312,7 @@ pub fn pay_as_you_go(
     } else {
         rest_of(runs + gpu.waste * prices.run, printed)
     };
-    bill.push(kind, params, Some(gpu.waste), rest);
+    bill.push_exact(kind, params, Some(gpu.waste), rest, gpu.waste * prices.run);
     if prices.spot {
         let rate = plan.spot.clone().unwrap_or_default().preemptions_per_day;
         bill.push(

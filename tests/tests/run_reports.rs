@@ -696,6 +696,67 @@ fn one_run_written_in_two_offsets_is_one_bill_and_second_60_is_refused() {
 }
 
 #[test]
+fn a_run_reported_in_utc_with_z_is_a_measured_run_like_any_other() {
+    let dir = tmp("zulu-runs");
+    let home = dir.join("home");
+    let example = common::root().join("examples/run-report-example.json");
+    let plan = common::root().join("examples/resnet18-cifar-estimated.toml");
+    let text = std::fs::read_to_string(&example).expect("example");
+    // (the window as written, why)
+    let forms = [
+        (
+            ("2026-11-30T06:02:11+0000", "2026-11-30T06:31:40+0000"),
+            "the kit's form",
+        ),
+        (
+            ("2026-11-30T06:02:11Z", "2026-11-30T06:31:40Z"),
+            "RFC 3339 with Z",
+        ),
+        (
+            ("2026-11-30T06:02:11.250Z", "2026-11-30T06:31:40.250Z"),
+            "with fractions",
+        ),
+    ];
+    for (i, ((start, end), why)) in forms.iter().enumerate() {
+        let home = home.join(format!("h{i}"));
+        let report = text
+            .replace("2026-11-30T14:02:11+0800", start)
+            .replace("2026-11-30T14:31:40+0800", end);
+        let file = dir.join(format!("r{i}.json"));
+        std::fs::write(&file, report).expect("write");
+        let out = gpuplan(
+            &home,
+            &[
+                "ledger",
+                "import",
+                &file.display().to_string(),
+                "--plan",
+                &plan.display().to_string(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{why}: imported: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let runs = dir.join(format!("runs{i}.json"));
+        let out = gpuplan(
+            &home,
+            &["ledger", "runs", "--out", &runs.display().to_string()],
+        );
+        assert!(out.status.success(), "{why}: exported");
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&runs).expect("read")).expect("JSON");
+        assert_eq!(
+            written["runs"].as_array().map(Vec::len),
+            Some(1),
+            "{why}: the run is handed to the instructor, not dropped: {written}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_report_naming_two_saved_plans_goes_to_the_one_on_its_card() {
     let dir = tmp("two-plans");
     let home = dir.join("home");

@@ -418,8 +418,8 @@ impl MeasuredRun {
             field: field(&format!("job.{}", e.field)),
             ..e
         })?;
-        let started = (!self.started_at.is_empty())
-            .then(|| chrono::DateTime::parse_from_str(&self.started_at, "%Y-%m-%dT%H:%M:%S%z"));
+        let started =
+            (!self.started_at.is_empty()).then(|| crate::report::parse_time(&self.started_at));
         if started.is_some_and(|t| {
             t.map_or(true, |t| {
                 use chrono::Datelike;

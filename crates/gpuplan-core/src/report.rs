@@ -133,7 +133,7 @@ fn bad(file: &str, field: &str, message: impl Into<String>, said: Message) -> Da
 
 /// A report's time: as the kit writes it (`2026-11-30T14:05:00+0800`), or
 /// in RFC 3339 as other tools do (`…T06:05:00Z`, `…+08:00`, fractions).
-fn parse_time(s: &str) -> chrono::ParseResult<DateTime<FixedOffset>> {
+pub fn parse_time(s: &str) -> chrono::ParseResult<DateTime<FixedOffset>> {
     DateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%z").or_else(|_| DateTime::parse_from_rfc3339(s))
 }
 

@@ -1856,8 +1856,19 @@ fn toml_for_a_terminal_escapes_hidden_characters_and_keeps_the_data() {
 fn an_amount_in_exponent_form_is_a_number_and_a_huge_one_is_out_of_range() {
     use crate::userdata::{parse_amount, PRICE_PLACES};
     // (typed, Ok(value) or Err(words the English error holds), why)
-    let cases: [(&str, Result<&str, &str>, &str); 6] = [
+    let cases: [(&str, Result<&str, &str>, &str); 9] = [
         ("1.39", Ok("1.39"), "a plain price"),
+        ("1.3900000", Ok("1.39"), "trailing zeros are no places"),
+        (
+            "0.000000000000000000000000000001",
+            Err("decimal places"),
+            "thirty places are refused, not read as 0 and saved",
+        ),
+        (
+            "1.999999999999999999999999999999",
+            Err("decimal places"),
+            "nor rounded to 2",
+        ),
         ("1e2", Ok("100"), "exponent form is a number"),
         ("1E-2", Ok("0.01"), "either case, negative exponent"),
         (

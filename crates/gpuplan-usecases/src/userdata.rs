@@ -148,22 +148,33 @@ pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<De
         return Err(AppError::out_of_range(field, d, allowed()));
     }
     // Money is kept to the fen and a bill's lines add up to its total: a
-    // figure with more places than its unit would be summed with them.
-    if d.normalize().scale() > places {
+    // figure with more places than its unit would be summed with them. The
+    // places are counted as typed: a decimal holds 28, so 0.000…1 with 30
+    // would otherwise read as 0 and be saved as nothing.
+    if d.normalize().scale() > places || typed_places(&typed) > places as usize {
         let (english, said) = allowed();
         return Err(AppError::input(
             field,
-            format!("{d} has more than {places} decimal places"),
+            format!("{} has more than {places} decimal places", text.trim()),
             english,
         )
         .said(
             gpuplan_core::Message::new("error.tooManyPlaces")
-                .with("value", d)
+                .with("value", text.trim())
                 .with("places", places),
             Some(said),
         ));
     }
     Ok(d.round_dp(places))
+}
+
+/// Digits after the decimal point as typed, trailing zeros aside (`1.50`
+/// has one, `1e-2` none counted here: an exponent form is read exactly).
+fn typed_places(typed: &str) -> usize {
+    let mantissa = typed.split(['e', 'E']).next().unwrap_or("");
+    mantissa
+        .split_once('.')
+        .map_or(0, |(_, frac)| frac.trim_end_matches('0').len())
 }
 
 /// Decimal places of money a user types (the fen).

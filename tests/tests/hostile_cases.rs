@@ -205,6 +205,19 @@ fn a_missing_name_is_named_even_beside_a_number_no_toml_table_holds() {
         !err.contains("not a valid TOML") && !err.contains("platform:"),
         "the file is TOML and `platform` is fine: {err}"
     );
+    // A key missing from a table is named with its table.
+    let plan = write(
+        &h,
+        "stops.toml",
+        "name = \"n\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n[stops]\ncount = 2\n",
+    );
+    for lang in ["en", "zh"] {
+        refused(
+            &run(&h, &["--lang", lang, "quote", &plan]),
+            "stops.hours_each",
+            "the stop's length, named in its table",
+        );
+    }
 }
 
 #[test]

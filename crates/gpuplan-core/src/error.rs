@@ -128,9 +128,24 @@ impl DataError {
             schema
         };
         // A missing key is reported at its table, where the key on that
-        // line is some other one; the message names the missing key.
+        // line is some other one: the field is the table's header and the
+        // missing key (`stops.hours_each`), or the key alone at the top.
         let field = if said.key == "error.parse.missingField" {
-            String::new()
+            let name = said.params.get("name").cloned().unwrap_or_default();
+            let header = err
+                .span()
+                .and_then(|s| text.get(s.start..))
+                .and_then(|rest| rest.lines().next())
+                .map(str::trim)
+                .filter(|l| l.starts_with('['))
+                .map(|l| {
+                    let inner = l.split('#').next().unwrap_or("").trim();
+                    inner.trim_matches(|c| c == '[' || c == ']').trim().to_owned()
+                });
+            match header {
+                Some(table) if !table.is_empty() => format!("{table}.{name}"),
+                _ => name,
+            }
         } else {
             field
         };

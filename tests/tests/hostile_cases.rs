@@ -183,6 +183,26 @@ fn a_timeline_made_long_by_a_slow_upload_names_the_upload() {
             "100 TB at 1 kbit/s is what makes the plan centuries long, not its runs",
         );
     }
+    // A plan over ten years names the part that made it so.
+    let head = "name = \"n\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n";
+    // (rest of the file, field named, why)
+    let cases = [
+        (
+            "setup_hours = 87600\n[job]\nhours = 2\n",
+            "setup_hours",
+            "ten years of setup",
+        ),
+        (
+            "[job]\nhours = 2\n[debug]\ngpu = \"rtx3090\"\nhours = 87600\n",
+            "debug.hours",
+            "ten years of debugging",
+        ),
+        ("[job]\nhours = 87600\n", "job.hours", "a ten-year job"),
+    ];
+    for (rest, field, why) in cases {
+        let plan = write(&h, "long.toml", &format!("{head}{rest}"));
+        refused(&run(&h, &["--lang", "en", "quote", &plan]), field, why);
+    }
 }
 
 #[test]

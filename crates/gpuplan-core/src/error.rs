@@ -140,7 +140,10 @@ impl DataError {
                 .filter(|l| l.starts_with('['))
                 .map(|l| {
                     let inner = l.split('#').next().unwrap_or("").trim();
-                    inner.trim_matches(|c| c == '[' || c == ']').trim().to_owned()
+                    inner
+                        .trim_matches(|c| c == '[' || c == ']')
+                        .trim()
+                        .to_owned()
                 });
             match header {
                 Some(table) if !table.is_empty() => format!("{table}.{name}"),

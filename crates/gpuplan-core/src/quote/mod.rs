@@ -1525,6 +1525,44 @@ fn upload_hours(plan: &Plan) -> Result<Decimal, InputError> {
         .ok_or_else(|| overflow("data.size_gb"))
 }
 
+/// The field that made a plan's time to result too long: the largest part
+/// of it, and within setup the largest of setup, upload and debugging.
+fn longest_part(plan: &Plan, time: &TimeToResult) -> &'static str {
+    let gaps = if plan.stops.is_some() {
+        "stops.hours_each"
+    } else {
+        "schedule.days"
+    };
+    let setup = {
+        let debug = plan.debug.as_ref().map(|d| d.hours).unwrap_or_default();
+        let upload = upload_hours(plan).unwrap_or_default();
+        [
+            ("setup_hours", plan.setup_hours),
+            ("data.upload_mbps", upload),
+            ("debug.hours", debug),
+        ]
+        .into_iter()
+        .max_by_key(|(_, h)| *h)
+        .map_or("setup_hours", |(f, _)| f)
+    };
+    // Runs that are the job's hours are named where the file writes them.
+    let running = if plan.runs.is_empty() && plan.job.hours.is_some() {
+        "job.hours"
+    } else {
+        "run"
+    };
+    [
+        (running, time.running),
+        (setup, time.setup),
+        ("spot.preemptions_per_day", time.reruns),
+        (gaps, time.gaps),
+        ("platform", time.waiting),
+    ]
+    .into_iter()
+    .max_by_key(|(_, h)| *h)
+    .map_or("run", |(f, _)| f)
+}
+
 /// The student's own time, and the limits every printed figure is held to.
 /// Returns the total with own time.
 fn own_time_and_limits(
@@ -1535,7 +1573,7 @@ fn own_time_and_limits(
 ) -> Result<Decimal, InputError> {
     if time.total > Decimal::from(MAX_HOURS) {
         return Err(InputError::new(
-            "run",
+            longest_part(plan, time),
             format!(
                 "the plan would take {} years to finish",
                 crate::limits::years_of(time.total)

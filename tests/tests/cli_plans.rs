@@ -851,7 +851,21 @@ fn exports_never_replace_a_pipe_and_name_a_link_to_nothing_the_same_way_forced_o
     let to_fifo = dir.path().join("to-pipe.toml");
     std::os::unix::fs::symlink(&fifo, &to_fifo).expect("link");
     // (target, words the refusal must hold, why)
-    let mut targets = vec![(dangling.clone(), "does not exist", "a link to nothing")];
+    let afile = dir.path().join("afile");
+    std::fs::write(&afile, "mine\n").expect("write");
+    let mut targets = vec![
+        (dangling.clone(), "does not exist", "a link to nothing"),
+        (
+            afile.join("x.toml"),
+            "is a file, not a folder",
+            "a path under a file",
+        ),
+        (
+            PathBuf::from(format!("{}/", dir.path().join("x.toml").display())),
+            "ends with a slash",
+            "a path ending with a slash",
+        ),
+    ];
     if made {
         targets.push((fifo.clone(), "not a regular file", "a pipe"));
         targets.push((to_fifo.clone(), "not a regular file", "a link to a pipe"));

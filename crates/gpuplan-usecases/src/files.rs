@@ -148,6 +148,30 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
     // The folder is the user's choice: it must exist (a typo in a path
     // must not create folders elsewhere), and the target must not be one.
     let shown = path.display().to_string();
+    // `x.toml/` names a folder, however the rename would word it.
+    if shown.ends_with('/') || shown.ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(AppError::input(
+            "out",
+            format!("{shown} ends with a slash"),
+            "a file name in the folder",
+        )
+        .said(
+            Message::new("error.endsWithSlash").with("path", &shown),
+            Some(Message::new("allowed.fileNotFolder")),
+        ));
+    }
+    if dir.exists() && !dir.is_dir() {
+        let folder = dir.display().to_string();
+        return Err(AppError::input(
+            "out",
+            format!("{folder} is a file, not a folder"),
+            "a file in an existing folder",
+        )
+        .said(
+            Message::new("error.fileNotFolder").with("path", &folder),
+            Some(Message::new("allowed.inExistingFolder")),
+        ));
+    }
     if !dir.is_dir() {
         let folder = dir.display().to_string();
         return Err(AppError::input(

@@ -739,17 +739,13 @@ pub fn visible(c: char) -> String {
     format!("[U+{:04X}]", c as u32)
 }
 
-/// Longest run of digits kept in an error text: a number a person types
-/// in full (a 20-digit batch, u64's 18446744073709551615) is echoed as
-/// typed; only longer runs (1e300 printed in full) are cut.
-const MAX_DIGITS: usize = 24;
-
 /// An error text that cannot flood or attack a terminal: control characters
 /// become visible escapes, a long run of digits (a value such as 1e300
 /// printed in full) is cut to its first digits and a count, and the whole is
 /// cut to [`MAX_MESSAGE_CHARS`]. Every error built here goes through it, so
 /// user text echoed in a message is always a short, inert excerpt.
 pub fn short(text: &str) -> String {
+    use crate::message::{number_at, scientific, MAX_DIGITS};
     let mut out = String::new();
     let mut chars = text.chars().peekable();
     let mut kept = 0usize;
@@ -809,51 +805,6 @@ fn as_typed(mut said: Message, text: &str, line: usize) -> Message {
     }
     said.params.insert("value".to_owned(), short(&typed));
     said
-}
-
-/// The digits starting with `first`, with one decimal point followed by a
-/// digit if there is one (`0.000…1` is one number, not two).
-fn number_at(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
-    let mut run = String::from(first);
-    let mut point = false;
-    loop {
-        match chars.peek().copied() {
-            Some(d) if d.is_ascii_digit() => run.push(d),
-            Some('.') if !point => {
-                // A point is the number's only when a digit follows it
-                // ("1." ending a sentence stays a full stop).
-                let mut ahead = chars.clone();
-                ahead.next();
-                if !ahead.peek().is_some_and(char::is_ascii_digit) {
-                    break;
-                }
-                point = true;
-                run.push('.');
-            }
-            _ => break,
-        }
-        chars.next();
-    }
-    run
-}
-
-/// A number too long to print in full, in the notation every language
-/// reads, six significant digits at most: 1e-30, 1.84467e19.
-fn scientific(run: &str) -> String {
-    let Ok(x) = run.parse::<f64>() else {
-        return run.chars().take(MAX_DIGITS).chain(['…']).collect();
-    };
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    let text = format!("{x:.5e}");
-    match text.split_once('e') {
-        Some((mantissa, exp)) => {
-            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-            format!("{mantissa}e{exp}")
-        }
-        None => text,
-    }
 }
 
 #[cfg(test)]

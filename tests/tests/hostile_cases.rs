@@ -252,6 +252,11 @@ fn a_refused_number_is_shown_as_the_file_writes_it() {
         ),
         ("1e5", "1e5 is out of range", "the exponent form as typed"),
         (
+            "1e308",
+            "1e308 is of the wrong kind or out of range",
+            "beyond any decimal: the value as typed, not 'this value'",
+        ),
+        (
             "1_000_000",
             "1_000_000 is out of range",
             "underscores as typed",
@@ -276,7 +281,8 @@ fn a_refused_number_is_shown_as_the_file_writes_it() {
         let zh = run(&h, &["--lang", "zh", "quote", &plan]);
         let err = String::from_utf8_lossy(&zh.stderr);
         assert!(
-            err.contains("job.hours") && (err.contains("超出范围") || err.contains("太小")),
+            err.contains("job.hours")
+                && (err.contains("超出范围") || err.contains("太小") || err.contains("不适合")),
             "{why}: said in Chinese: {err}"
         );
     }

@@ -125,7 +125,16 @@ impl DataError {
         } else if toml::from_str::<toml::Table>(text).is_err() {
             Message::new("error.parse.notToml")
         } else {
-            schema
+            // The value as the file writes it (`1e308`), where it is short.
+            match err
+                .span()
+                .and_then(|s| text.get(s))
+                .map(str::trim)
+                .filter(|v| !v.is_empty() && v.chars().count() <= 40 && !v.contains('\n'))
+            {
+                Some(v) => Message::new("error.parse.wrongValueTyped").with("value", short(v)),
+                None => schema,
+            }
         };
         // A missing key is reported at its table, where the key on that
         // line is some other one: the field is the table's header and the
@@ -166,9 +175,9 @@ impl DataError {
     /// Whether this is a value of the wrong kind for its field (nan,
     /// "150元", 1e308), which the caller may pair with the field's range.
     pub fn is_wrong_value(&self) -> bool {
-        self.said
-            .as_ref()
-            .is_some_and(|m| m.key == "error.parse.wrongValue")
+        self.said.as_ref().is_some_and(|m| {
+            m.key == "error.parse.wrongValue" || m.key == "error.parse.wrongValueTyped"
+        })
     }
 
     /// Builds an error from a JSON deserialisation failure (a run report, a

@@ -111,6 +111,32 @@ fn what_an_instructor_or_student_typed_is_named_in_their_language() {
             "an escape sequence in --instructor",
         );
     }
+    // A platform named twice is in the pack once.
+    let out = run(
+        &h,
+        &[
+            "--lang",
+            "zh",
+            "pack",
+            "export",
+            "--name",
+            "C",
+            "--platform",
+            "autodl",
+            "--platform",
+            "autodl",
+            "--out",
+            &out_s,
+            "--force",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "exported: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&out_file).expect("read");
+    assert_eq!(text.matches("[[platform]]").count(), 1, "autodl once");
     // An unnamed plan is listed by ids, not by an English word.
     let plan = write(
         &h,

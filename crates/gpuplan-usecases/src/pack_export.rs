@@ -12,9 +12,16 @@ impl Planner {
     /// The text is validated by importing it before it is returned.
     pub fn export_pack(&mut self, e: &PackExport<'_>) -> Result<String> {
         let set = self.platforms()?;
-        let profiles = e
-            .platforms
-            .iter()
+        // A platform named twice (`--platform autodl --platform autodl`) is
+        // in the pack once.
+        let mut ids: Vec<&String> = Vec::with_capacity(e.platforms.len());
+        for id in e.platforms {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        let profiles = ids
+            .into_iter()
             .map(|id| set.get(id).cloned())
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let budget_cap = e

@@ -221,6 +221,11 @@ fn a_config_value_of_the_wrong_kind_or_an_unknown_architecture_is_refused_by_nam
             "error.notWhole",
             "a fractional size",
         ),
+        (
+            "\"hidden_size\":1000000000000",
+            "error.outOfRange",
+            "a size past u32",
+        ),
     ];
     for (to, key, why) in kinds {
         let json = base.replacen("\"hidden_size\":4096", to, 1);
@@ -231,6 +236,12 @@ fn a_config_value_of_the_wrong_kind_or_an_unknown_architecture_is_refused_by_nam
             "{why}: {err}"
         );
     }
+    let json = base.replacen("\"hidden_size\":4096", "\"hidden_size\":1000000000000", 1);
+    let err = from_hf_config(&json).expect_err("past u32");
+    assert!(
+        err.allowed.contains("8 to 65536"),
+        "past u32, the size's own range is said, not u32's: {err}"
+    );
     // A null is a value the config leaves unset, as real configs do.
     let null = base.replacen(
         "\"intermediate_size\":11008",

@@ -838,21 +838,33 @@ fn validate_vision_attention(a: &VisionAttention) -> Result<(), (&'static str, S
     Ok(())
 }
 
+/// Each transformer size's range: (field, lowest, highest).
+const SIZE_RANGES: [(&str, u32, u32); 8] = [
+    ("layers", 1, 1024),
+    ("hidden", 8, 65_536),
+    ("heads", 1, 1024),
+    ("kv_heads", 1, 1024),
+    ("intermediate", 8, 1_048_576),
+    ("vocab", 2, 4_194_304),
+    ("max_positions", 1, 16_777_216),
+    // BERT's token types: 2 in every released config; a few hundred at most.
+    ("type_vocab", 0, 1024),
+];
+
 /// Range checks shared by bundled data, custom models and imported configs.
 /// Returns the offending key and a message.
 pub fn validate_transformer(m: &TransformerModel) -> Result<(), Refusal> {
-    let ranges: [(&'static str, u32, u32, u32); 8] = [
-        ("layers", m.layers, 1, 1024),
-        ("hidden", m.hidden, 8, 65_536),
-        ("heads", m.heads, 1, 1024),
-        ("kv_heads", m.kv_heads, 1, 1024),
-        ("intermediate", m.intermediate, 8, 1_048_576),
-        ("vocab", m.vocab, 2, 4_194_304),
-        ("max_positions", m.max_positions, 1, 16_777_216),
-        // BERT's token types: 2 in every released config; a few hundred at most.
-        ("type_vocab", m.type_vocab, 0, 1024),
+    let values = [
+        m.layers,
+        m.hidden,
+        m.heads,
+        m.kv_heads,
+        m.intermediate,
+        m.vocab,
+        m.max_positions,
+        m.type_vocab,
     ];
-    for (key, v, lo, hi) in ranges {
+    for ((key, lo, hi), v) in SIZE_RANGES.into_iter().zip(values) {
         if !(lo..=hi).contains(&v) {
             return Err(Refusal::range("", key, v, lo, hi, false));
         }
@@ -1185,14 +1197,19 @@ impl HfConfig<'_> {
         match self.get(keys)? {
             None => Ok(None),
             Some(n) => u32::try_from(n).map(Some).map_err(|_| {
+                // The size's own range where it has one, not u32's.
+                let (lo, hi) = SIZE_RANGES
+                    .iter()
+                    .find(|(field, _, _)| config_key(field) == keys[0])
+                    .map_or((1, u32::MAX), |(_, lo, hi)| (*lo, *hi));
                 InputError::out_of_range(
                     keys[0],
                     n,
                     (
-                        "at most 4294967295".into(),
+                        format!("a whole number from {lo} to {hi}"),
                         Message::new("allowed.whole")
-                            .with("min", 1)
-                            .with("max", u32::MAX),
+                            .with("min", lo)
+                            .with("max", hi),
                     ),
                 )
             }),

@@ -132,7 +132,7 @@ pub enum Command {
 /// The job, the same flags wherever a job is described.
 #[derive(Args, Default)]
 pub struct JobArgs {
-    /// Model id from `gpuplan models` (or `custom` with --config).
+    /// Model id from `gpuplan models` (estimate also takes `custom` with --config).
     #[arg(long)]
     pub model: Option<String>,
     /// Hours of one run when known from experience (recommend; instead of a model).

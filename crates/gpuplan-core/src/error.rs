@@ -326,6 +326,14 @@ pub fn json_said(err: &serde_json::Error) -> Message {
         Category::Syntax | Category::Eof => Message::new("error.parse.notJson"),
         Category::Data | Category::Io => refused(what),
     };
+    // serde_json quotes the value it refused ("invalid value: integer `-1`,
+    // expected u64"): say it, as a plan file's refusal does.
+    let said = match what.split('`').nth(1) {
+        Some(v) if said.key == "error.parse.wrongValue" && !v.is_empty() => {
+            Message::new("error.parse.wrongValueTyped").with("value", short(v))
+        }
+        _ => said,
+    };
     said.with("line", err.line()).with("column", err.column())
 }
 

@@ -260,6 +260,15 @@ fn hostile_reports_are_refused_by_field() {
         ("{".repeat(70_000), "report", "too large"),
         ("not json".into(), "report", "not JSON"),
     ];
+    // A byte-order mark an editor added is no part of the JSON.
+    let bom = dir.join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{good}")).expect("write");
+    let out = gpuplan(&home, &["ledger", "import", bom.to_str().expect("utf8")]);
+    assert!(
+        out.status.success(),
+        "a report saved with a byte-order mark is read: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for (i, (text, field, why)) in cases.iter().enumerate() {
         let f = dir.join(format!("bad{i}.json"));
         std::fs::write(&f, text).expect("write");

@@ -950,3 +950,31 @@ fn the_checklist_says_what_a_stop_and_its_deadline_do_on_that_platform() {
         );
     }
 }
+
+#[test]
+fn an_activation_without_a_name_is_refused_not_written_empty() {
+    // (activation, why)
+    let cases = [
+        ("conda:", "conda without an environment"),
+        ("module: ", "module with only a space"),
+    ];
+    for (a, why) in cases {
+        let s = SlurmSpec {
+            job_name: "resnet18".into(),
+            partition: "gpu".into(),
+            gpus: 1,
+            cpus: 8,
+            mem_gb: 32,
+            hours: 2.0,
+            cap_hours: None,
+            output: "logs/%j.out".into(),
+            activate: vec![a.into()],
+            command: "python train.py".into(),
+            requeue: false,
+            plan: "cifar".into(),
+            platform: "campus-slurm".into(),
+        };
+        let err = scripts::slurm(&s).err().map(|e| e.field);
+        assert_eq!(err.as_deref(), Some("activate"), "{why}");
+    }
+}

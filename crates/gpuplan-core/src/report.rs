@@ -209,6 +209,9 @@ impl RunReport {
                 Message::new("error.report.tooLarge").with("max", MAX_REPORT_BYTES),
             ));
         }
+        // A byte-order mark (an editor on Windows saved the file) is no
+        // part of the JSON, as it is none of a plan file's TOML.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let r: RunReport = serde_json::from_str(text)
             .map_err(|e| DataError::from_json_text(file, text, "report", &e))?;
         r.check_version(file)?;

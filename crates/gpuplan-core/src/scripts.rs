@@ -517,14 +517,15 @@ fn activate(list: &[String]) -> Result<String, InputError> {
     for a in list {
         check_text("activate", a, 200)?;
         match a.split_once(':') {
-            Some(("conda", env)) => {
+            // An empty name would write `conda activate ''`.
+            Some(("conda", env)) if !env.trim().is_empty() => {
                 let _ = writeln!(
                     o,
                     "source \"$(conda info --base)/etc/profile.d/conda.sh\"\nconda activate {}",
                     shell_quote(env)
                 );
             }
-            Some(("module", name)) => {
+            Some(("module", name)) if !name.trim().is_empty() => {
                 let _ = writeln!(o, "module load {}", shell_quote(name));
             }
             _ => {

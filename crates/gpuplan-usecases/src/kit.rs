@@ -108,8 +108,10 @@ impl Planner {
             (None, Some(plan)) => self.longest_run_hours(plan)?,
             (None, None) => {
                 return Err(
-                    AppError::input("hours", "give --hours or --plan", "hours of one run")
-                        .said(Message::new("error.hoursOrPlan"), None),
+                    AppError::input("hours", "give --hours or --plan", "hours of one run").said(
+                        Message::new("error.hoursOrPlan"),
+                        Some(Message::new("allowed.hoursOrPlan")),
+                    ),
                 )
             }
         };

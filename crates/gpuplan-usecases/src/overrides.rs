@@ -23,7 +23,7 @@ impl Planner {
             )
             .said(
                 gpuplan_core::Message::new("error.tooLong").with("max", MAX_NOTE_CHARS),
-                None,
+                Some(gpuplan_core::Message::new("allowed.upToChars").with("max", MAX_NOTE_CHARS)),
             ));
         }
         let price = parse_amount(

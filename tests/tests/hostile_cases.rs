@@ -267,6 +267,40 @@ fn a_missing_name_is_named_even_beside_a_number_no_toml_table_holds() {
 }
 
 #[test]
+fn a_value_of_the_wrong_kind_is_told_what_its_field_takes() {
+    let h = home("field-takes");
+    let head = "name = \"n\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n";
+    // (rest of the plan, field, words of what it takes, why)
+    let cases = [
+        (
+            "payment = \"package\"\n[job]\nhours = 2\n",
+            "payment",
+            "{ package = \"day\" }",
+            "a package is a table naming its period",
+        ),
+        (
+            "[job]\nhours = 2\n[prices]\nminimum_charge_minutes = 12.5\n",
+            "prices.minimum_charge_minutes",
+            "a whole number from 0 to 1440",
+            "minutes are whole, not a price",
+        ),
+        (
+            "[job]\nhours = 2\n[prices]\ngranularity = 1e-30\n",
+            "prices.granularity",
+            "second, minute or hour",
+            "a unit is a word",
+        ),
+    ];
+    for (rest, field, takes, why) in cases {
+        let plan = write(&h, "plan.toml", &format!("{head}{rest}"));
+        let out = run(&h, &["--lang", "en", "quote", &plan]);
+        refused(&out, field, why);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(takes), "{why}: {err}");
+    }
+}
+
+#[test]
 fn a_refused_number_is_shown_as_the_file_writes_it() {
     let h = home("as-typed");
     // (hours as written, words the English error holds, why)

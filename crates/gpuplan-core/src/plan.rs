@@ -779,7 +779,18 @@ fn with_range(mut e: DataError) -> DataError {
             // Fields without a range still say what they take: a date, a
             // price ("¥2.5" is read where typed, not in a file).
             .or_else(|| {
-                let key = if f.ends_with("_date") {
+                // Fields that take a word or a whole number, not a price.
+                let key = if f == "payment" {
+                    "allowed.payment"
+                } else if f == "prices.granularity" {
+                    "allowed.granularity"
+                } else if f == "prices.minimum_charge_minutes" {
+                    return Some(Box::new(
+                        Message::new("allowed.whole")
+                            .with("min", 0)
+                            .with("max", 24 * 60),
+                    ));
+                } else if f.ends_with("_date") {
                     "allowed.dateFormat"
                 } else if f.starts_with("prices.")
                     || f.ends_with("_per_hour")

@@ -192,6 +192,24 @@ fn a_pack_price_seen_in_the_future_is_refused_at_its_line() {
         err.contains(&format!("pack.toml:{line}:")),
         "the file and the line that writes the date (line {line}): {err}"
     );
+    // A date that is no date is refused at the figure's own table, not at
+    // its platform's id.
+    let bad = format!("{}observed = \"2026-13-01\"{}", &text[..at], &text[end..]);
+    let header = bad[..at]
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with('['))
+        .map(|(i, _)| i + 1)
+        .last()
+        .expect("a table above");
+    std::fs::write(&pack, &bad).expect("write");
+    let out = run(&h, &["--lang", "en", "pack", "import", &pack_s]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "refused: {err}");
+    assert!(
+        err.contains(&format!("pack.toml:{header}:")),
+        "at the table of the figure (line {header}): {err}"
+    );
 }
 
 #[test]

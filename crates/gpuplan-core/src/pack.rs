@@ -522,6 +522,32 @@ fn locate_path(
     field: &str,
 ) -> usize {
     let header = |l: &str| l.trim_start().starts_with('[');
+    // A fact written as its own table (`[platform.billing.granularity]`,
+    // how a pack export writes them): the longest leading part of the
+    // field that a header ends with, then the next part as its key.
+    if !field.contains('[') {
+        let segs: Vec<&str> = field.split('.').filter(|s| !s.is_empty()).collect();
+        for n in (2..=segs.len()).rev() {
+            let path = segs[..n].join(".");
+            let names = |l: &str| {
+                let name = header_name(l);
+                name == path || name.ends_with(&format!(".{path}"))
+            };
+            if let Some(h) = (from..to).find(|&i| header(lines[i]) && names(lines[i])) {
+                let end = (h.saturating_add(1)..to)
+                    .find(|&i| header(lines[i]))
+                    .unwrap_or(to);
+                let key = segs.get(n).and_then(|k| {
+                    (h.saturating_add(1)..end).find(|&i| {
+                        lines[i]
+                            .split_once('=')
+                            .is_some_and(|(x, _)| x.trim().trim_matches('"') == *k)
+                    })
+                });
+                return key.unwrap_or(h).saturating_add(1);
+            }
+        }
+    }
     for segment in field.split('.').filter(|s| !s.is_empty()) {
         let (seg, nth) = match segment.split_once('[') {
             Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().unwrap_or(0)),

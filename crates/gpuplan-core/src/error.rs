@@ -145,15 +145,7 @@ impl DataError {
                 .span()
                 .and_then(|s| text.get(s.start..))
                 .and_then(|rest| rest.lines().next())
-                .map(str::trim)
-                .filter(|l| l.starts_with('['))
-                .map(|l| {
-                    let inner = l.split('#').next().unwrap_or("").trim();
-                    inner
-                        .trim_matches(|c| c == '[' || c == ']')
-                        .trim()
-                        .to_owned()
-                });
+                .and_then(header_of);
             match header {
                 Some(table) if !table.is_empty() => format!("{table}.{name}"),
                 _ => name,
@@ -446,10 +438,8 @@ fn key_at(text: &str, table: Option<&str>, key: &str, value: Option<&str>) -> Op
     for l in text.split_inclusive('\n') {
         let at = offset;
         offset = offset.saturating_add(l.len());
-        let t = l.split('#').next().unwrap_or("").trim();
-        if t.starts_with('[') {
-            current = t.trim_matches(|c| c == '[' || c == ']').replace('"', "");
-            current = current.trim().to_owned();
+        if let Some(name) = header_of(l) {
+            current = name;
             continue;
         }
         let Some((k, v)) = l.split_once('=') else {
@@ -473,15 +463,25 @@ fn key_at(text: &str, table: Option<&str>, key: &str, value: Option<&str>) -> Op
     first
 }
 
+/// The table a header line names (`[[run]]` is `run`, `[a."b"]` is `a.b`);
+/// `None` for any other line.
+fn header_of(line: &str) -> Option<String> {
+    let t = line.split('#').next().unwrap_or("").trim();
+    t.starts_with('[').then(|| {
+        t.trim_matches(|c| c == '[' || c == ']')
+            .replace('"', "")
+            .trim()
+            .to_owned()
+    })
+}
+
 /// Where the header of table `field` (`[job]`, `[[run]]`) starts.
 fn table_header_at(text: &str, field: &str) -> Option<usize> {
     let mut offset = 0usize;
     for l in text.split_inclusive('\n') {
         let at = offset;
         offset = offset.saturating_add(l.len());
-        let t = l.split('#').next().unwrap_or("").trim();
-        let name = t.trim_start_matches('[').trim_end_matches(']').trim();
-        if t.starts_with('[') && !name.is_empty() && name == field {
+        if header_of(l).is_some_and(|name| !name.is_empty() && name == field) {
             return Some(at.saturating_add(l.len().saturating_sub(l.trim_start().len())));
         }
     }
@@ -757,30 +757,18 @@ pub fn visible(c: char) -> String {
 }
 
 /// An error text that cannot flood or attack a terminal: control characters
-/// become visible escapes, a long run of digits (a value such as 1e300
-/// printed in full) is cut to its first digits and a count, and the whole is
-/// cut to [`MAX_MESSAGE_CHARS`]. Every error built here goes through it, so
+/// become visible escapes, a number longer than people type (1e300 printed
+/// in full) is written in scientific notation
+/// ([`crate::message::short_numbers`]), and the whole is cut to
+/// [`MAX_MESSAGE_CHARS`]. Every error built here goes through it, so
 /// user text echoed in a message is always a short, inert excerpt.
 pub fn short(text: &str) -> String {
-    use crate::message::{number_at, scientific, MAX_DIGITS};
     let mut out = String::new();
-    let mut chars = text.chars().peekable();
     let mut kept = 0usize;
-    while let Some(c) = chars.next() {
+    for c in crate::message::short_numbers(text).chars() {
         if kept >= MAX_MESSAGE_CHARS {
             out.push('…');
             break;
-        }
-        if c.is_ascii_digit() {
-            let run = number_at(c, &mut chars);
-            let digits = run.chars().filter(char::is_ascii_digit).count();
-            if digits > MAX_DIGITS {
-                out.push_str(&scientific(&run));
-            } else {
-                out.push_str(&run);
-            }
-            kept = kept.saturating_add(run.len().min(MAX_DIGITS));
-            continue;
         }
         if c.is_control() && c != '\n' {
             out.push_str(&visible(c));

@@ -49,7 +49,7 @@ impl Message {
 /// Longest run of digits kept in an error text: a number a person types
 /// in full (a 20-digit batch, u64's 18446744073709551615) is echoed as
 /// typed; only longer runs (1e300 printed in full) are cut.
-pub(crate) const MAX_DIGITS: usize = 24;
+const MAX_DIGITS: usize = 24;
 
 /// `text` with every number longer than people type written in scientific
 /// notation (`1e308`, not 309 digits), nothing else changed: what a message
@@ -77,10 +77,7 @@ pub fn short_numbers(text: &str) -> String {
 
 /// The digits starting with `first`, with one decimal point followed by a
 /// digit if there is one (`0.000…1` is one number, not two).
-pub(crate) fn number_at(
-    first: char,
-    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-) -> String {
+fn number_at(first: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
     let mut run = String::from(first);
     let mut point = false;
     loop {
@@ -106,7 +103,7 @@ pub(crate) fn number_at(
 
 /// A number too long to print in full, in the notation every language
 /// reads, six significant digits at most: 1e-30, 1.84467e19.
-pub(crate) fn scientific(run: &str) -> String {
+fn scientific(run: &str) -> String {
     let Ok(x) = run.parse::<f64>() else {
         return run.chars().take(MAX_DIGITS).chain(['…']).collect();
     };

@@ -415,6 +415,9 @@ pub struct Store {
     read_only: Option<String>,
 }
 
+/// Every saved plan, most recently saved first (read by [`saved_plan`]).
+const PLANS_NEWEST_FIRST: &str = "SELECT id, name, body, format, situation, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC";
+
 fn saved_plan(r: &rusqlite::Row<'_>) -> rusqlite::Result<SavedPlan> {
     Ok(SavedPlan {
         id: r.get(0)?,
@@ -645,7 +648,7 @@ impl Store {
         same: impl Fn(&SavedPlan) -> bool,
     ) -> Result<(i64, bool), StoreError> {
         self.write(|tx| {
-            let mut st = tx.prepare("SELECT id, name, body, format, situation, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
+            let mut st = tx.prepare(PLANS_NEWEST_FIRST)?;
             let rows = st.query_map([], saved_plan)?;
             for row in rows {
                 let row = row?;
@@ -685,7 +688,7 @@ impl Store {
 
     /// All saved plans, most recently saved first.
     pub fn list_plans(&self) -> Result<Vec<SavedPlan>, StoreError> {
-        let mut st = self.conn.prepare("SELECT id, name, body, format, situation, created_at, updated_at FROM plans ORDER BY updated_at DESC, id DESC")?;
+        let mut st = self.conn.prepare(PLANS_NEWEST_FIRST)?;
         let rows = st.query_map([], saved_plan)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

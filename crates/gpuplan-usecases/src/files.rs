@@ -122,14 +122,11 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
     // as "does not exist" with it: one answer, naming what it is.
     if is_link && std::fs::metadata(path).is_err() {
         let shown = path.display().to_string();
-        return Err(AppError::input(
-            "out",
+        return Err(refuse_out(
             format!("{shown} is a link to a file that does not exist"),
             "a regular file",
-        )
-        .said(
             Message::new("error.danglingLink").with("path", &shown),
-            Some(Message::new("allowed.regular")),
+            "allowed.regular",
         ));
     }
     // A link is written through, as a shell's `>` would: the rename below
@@ -145,62 +142,7 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    // The folder is the user's choice: it must exist (a typo in a path
-    // must not create folders elsewhere), and the target must not be one.
-    let shown = path.display().to_string();
-    // `x.toml/` names a folder, however the rename would word it.
-    if shown.ends_with('/') || shown.ends_with(std::path::MAIN_SEPARATOR) {
-        return Err(AppError::input(
-            "out",
-            format!("{shown} ends with a slash"),
-            "a file name in the folder",
-        )
-        .said(
-            Message::new("error.endsWithSlash").with("path", &shown),
-            Some(Message::new("allowed.fileNotFolder")),
-        ));
-    }
-    if dir.exists() && !dir.is_dir() {
-        let folder = dir.display().to_string();
-        return Err(AppError::input(
-            "out",
-            format!("{folder} is a file, not a folder"),
-            "a file in an existing folder",
-        )
-        .said(
-            Message::new("error.fileNotFolder").with("path", &folder),
-            Some(Message::new("allowed.inExistingFolder")),
-        ));
-    }
-    if !dir.is_dir() {
-        let folder = dir.display().to_string();
-        return Err(AppError::input(
-            "out",
-            format!("{folder} is not a folder that exists"),
-            "a file in an existing folder",
-        )
-        .said(
-            Message::new("error.noFolder").with("path", &folder),
-            Some(Message::new("allowed.inExistingFolder")),
-        ));
-    }
-    if path.is_dir() {
-        return Err(AppError::input(
-            "out",
-            format!("{shown} is a folder"),
-            "a file name in the folder",
-        )
-        .said(
-            Message::new("error.isFolder").with("path", &shown),
-            Some(Message::new("allowed.fileNotFolder")),
-        ));
-    }
-    // A device or pipe is never replaced by a file, --force or not: readers
-    // refuse them too, and renaming over `/dev/null` as root would break
-    // the system for everyone.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Err(not_regular("out", path));
-    }
+    usable_target(path, &dir)?;
     // Created with the usual mode for a new file (0666 less the umask, as
     // any program writes one: tempfile's own 0600 would hide an exported
     // pack from the classmates it is for); a file replaced keeps its mode.
@@ -215,19 +157,70 @@ fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> Result<(), AppEr
     }
     .map_err(|e| {
         if existing == Existing::Keep && exists(&e.error) {
-            AppError::input(
-                "out",
+            let shown = path.display().to_string();
+            refuse_out(
                 format!("{shown} exists already"),
                 "a new file name, or --force to replace it",
-            )
-            .said(
                 Message::new("error.fileExists").with("path", &shown),
-                Some(Message::new("allowed.forceReplace")),
+                "allowed.forceReplace",
             )
         } else {
             AppError::io_at(path, &e.error)
         }
     })
+}
+
+/// Whether `path` in `dir` may be written: the folder is the user's choice,
+/// so it must exist (a typo in a path must not create folders elsewhere),
+/// and the target must be a file name, not a folder, a device or a pipe.
+fn usable_target(path: &Path, dir: &Path) -> Result<(), AppError> {
+    let shown = path.display().to_string();
+    let folder = dir.display().to_string();
+    // `x.toml/` names a folder, however the rename would word it.
+    if shown.ends_with('/') || shown.ends_with(std::path::MAIN_SEPARATOR) {
+        return Err(refuse_out(
+            format!("{shown} ends with a slash"),
+            "a file name in the folder",
+            Message::new("error.endsWithSlash").with("path", &shown),
+            "allowed.fileNotFolder",
+        ));
+    }
+    if dir.exists() && !dir.is_dir() {
+        return Err(refuse_out(
+            format!("{folder} is a file, not a folder"),
+            "a file in an existing folder",
+            Message::new("error.fileNotFolder").with("path", &folder),
+            "allowed.inExistingFolder",
+        ));
+    }
+    if !dir.is_dir() {
+        return Err(refuse_out(
+            format!("{folder} is not a folder that exists"),
+            "a file in an existing folder",
+            Message::new("error.noFolder").with("path", &folder),
+            "allowed.inExistingFolder",
+        ));
+    }
+    if path.is_dir() {
+        return Err(refuse_out(
+            format!("{shown} is a folder"),
+            "a file name in the folder",
+            Message::new("error.isFolder").with("path", &shown),
+            "allowed.fileNotFolder",
+        ));
+    }
+    // A device or pipe is never replaced by a file, --force or not: readers
+    // refuse them too, and renaming over `/dev/null` as root would break
+    // the system for everyone.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(not_regular("out", path));
+    }
+    Ok(())
+}
+
+/// An output path refused as bad input naming `out`.
+fn refuse_out(english: String, allowed: &str, said: Message, allowed_key: &str) -> AppError {
+    AppError::input("out", english, allowed).said(said, Some(Message::new(allowed_key)))
 }
 
 /// A temporary file in `dir` for `target`: mode 0666 less the umask, or the

@@ -200,6 +200,9 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
                 "pack-name",
                 "pack-instructor",
             ]));
+            // Every field an input error names by a literal, so no refusal
+            // shows a bare id in either language.
+            v.extend(refused_fields(&sources()));
             // A typed bill's hours and amount (the ledger form's limits).
             v.extend(
                 gpuplan_usecases::Planner::bill_limits()
@@ -226,6 +229,29 @@ fn families() -> BTreeMap<&'static str, Vec<String>> {
             s(&["situation", "job", "memory", "options", "plan", "before"]),
         ),
     ])
+}
+
+/// The fields input errors name as string literals
+/// (`InputError::new("field", ..)`, `AppError::input("field", ..)`, a
+/// script's hours), as the catalog keys them (dots as dashes).
+fn refused_fields(sources: &[(PathBuf, String)]) -> Vec<String> {
+    let calls = ["InputError::new(", "AppError::input(", "hours_arg("];
+    let mut out = Vec::new();
+    for (_, text) in sources {
+        for call in calls {
+            for (at, _) in text.match_indices(call) {
+                let rest = text[at + call.len()..].trim_start();
+                let Some(literal) = rest.strip_prefix('"') else {
+                    continue;
+                };
+                let field = &literal[..literal.find('"').unwrap_or(0)];
+                if !field.is_empty() {
+                    out.push(field.replace('.', "-"));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn sources() -> Vec<(PathBuf, String)> {

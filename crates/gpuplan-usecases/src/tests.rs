@@ -1894,3 +1894,52 @@ fn an_amount_in_exponent_form_is_a_number_and_a_huge_one_is_out_of_range() {
         }
     }
 }
+
+#[test]
+fn a_scripts_hours_under_a_minute_are_refused_as_a_unit_slip() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    // (max hours, the wrapper's limit in seconds or the refused field, why)
+    let cases: [(f64, Result<u64, &str>, &str); 4] = [
+        (1e-30, Err("max_hours"), "a vanishing limit is not a 1 s watchdog"),
+        (0.01, Err("max_hours"), "36 s: minutes typed as hours"),
+        (1.0 / 60.0, Ok(60), "one minute is the shortest limit"),
+        (0.5, Ok(1800), "half an hour is wrapped as given"),
+    ];
+    for (hours, want, why) in cases {
+        let got = p.shutdown_script(&crate::planning::ShutdownRequest {
+            platform: "autodl",
+            job_name: None,
+            command: "python train.py",
+            max_hours: Some(hours),
+            plan: None,
+            destroy: false,
+        });
+        match (got, want) {
+            (Ok(s), Ok(secs)) => assert!(
+                s.contains(&format!("MAX_RUNTIME_SECONDS={secs}\n")),
+                "{why}"
+            ),
+            (Err(AppError::Input { field, .. }), Err(f)) => assert_eq!(field, f, "{why}"),
+            (other, _) => panic!("{why}: got {other:?}"),
+        }
+    }
+    let slurm = p.slurm_script(&crate::planning::SlurmRequest {
+        job_name: "job",
+        partition: None,
+        gpus: None,
+        cpus: None,
+        mem_gb: None,
+        hours: Some(0.001),
+        plan: None,
+        cap_hours: None,
+        output: None,
+        activate: Vec::new(),
+        command: "python train.py",
+        requeue: false,
+    });
+    assert!(
+        matches!(slurm, Err(AppError::Input { ref field, .. }) if field == "hours"),
+        "Slurm counts walltime in minutes: 3.6 s is refused, got {slurm:?}"
+    );
+}

@@ -1488,3 +1488,29 @@ fn a_disk_on_a_package_bills_the_packages_disk_price_for_every_period_bought() {
         "200 GB x 0.5 d x 0.02, the plan's price by the day"
     );
 }
+
+#[test]
+fn the_waste_warning_needs_waste_the_bill_prints() {
+    // A 6-minute run billed per started hour wastes 54 of 60 minutes (90%).
+    // At 1 CNY/h the waste line is 0.90 and worth a warning; at 0.004 CNY/h
+    // the whole charge is 0.0004 -> 0.00, the bill prints no waste, and a
+    // warning about it would point at nothing.
+    let at = |price: &str| {
+        priced(&format!(
+            "name = \"w\"\nplatform = \"autodl\"\ngpu = \"rtx4090\"\nsetup_hours = 0\n\
+             [prices]\ngpu_per_hour = {price}\ngranularity = \"hour\"\n\
+             [[run]]\nname = \"r\"\ncount = 1\nhours = 0.1\n"
+        ))
+    };
+    let warns = |q: &Quote| {
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::MinimumChargeWaste { .. }))
+    };
+    let dear = at("1");
+    assert_eq!(cat(&dear, Category::MinimumChargeWaste), d("0.90"), "54 min at 1/h");
+    assert!(warns(&dear), "90% of the time billed for nothing, 0.90 CNY: warned");
+    let cheap = at("0.004");
+    assert_eq!(cat(&cheap, Category::MinimumChargeWaste), d("0"), "rounds to 0.00");
+    assert!(!warns(&cheap), "no printed waste, no waste warning");
+}

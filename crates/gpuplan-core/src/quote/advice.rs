@@ -16,7 +16,7 @@ use rust_decimal::Decimal;
 use super::prices::{Prices, Rental};
 use super::schedule::{self, Lane};
 use super::stages::{Bill, GpuUse};
-use super::{cny, h2, LineKind, Warning};
+use super::{cny, h2, Category, LineKind, Warning};
 use crate::plan::{Between, Disk, Payment, Plan};
 use crate::platform::PlatformProfile;
 
@@ -99,7 +99,10 @@ fn money(f: &Facts<'_>, w: &mut Vec<Warning>) {
     if idle > training && idle > Decimal::ZERO {
         w.push(Warning::ForgottenShutdownCostly { idle, training });
     }
-    if f.gpu.billed > Decimal::ZERO && f.prices.package.is_none() {
+    // A share wasted that costs nothing printed (a free card, a price of a
+    // few fen) is not worth a warning: the bill shows no waste to act on.
+    let wasted = f.bill.sum(|l| l.category == Category::MinimumChargeWaste);
+    if f.gpu.billed > Decimal::ZERO && f.prices.package.is_none() && wasted > Decimal::ZERO {
         let pct = f.gpu.waste / f.gpu.billed * Decimal::from(100);
         if pct >= Decimal::from(10) {
             w.push(Warning::MinimumChargeWaste {

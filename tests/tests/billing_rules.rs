@@ -1514,3 +1514,31 @@ fn the_waste_warning_needs_waste_the_bill_prints() {
     assert_eq!(cat(&cheap, Category::MinimumChargeWaste), d("0"), "rounds to 0.00");
     assert!(!warns(&cheap), "no printed waste, no waste warning");
 }
+
+#[test]
+fn a_packaged_instance_outlives_a_deadline_meant_for_pay_as_you_go() {
+    // 优云智算 recycles a *pay-as-you-go* instance stopped 7 days. Two 20 h
+    // runs 20 days apart sit stopped 9.2 days. Paid as you go the second
+    // run starts on a fresh instance, set up again: 2 × 0.5 h of no-GPU
+    // setup. On a month package the instance stays (prepaid, "关机也不退"):
+    // one setup, 0.5 h × 0.15 = 0.075 -> 0.08, and no recycle warning.
+    let plan_with = |payment: &str| {
+        priced(&format!(
+            "name = \"p\"\nplatform = \"youyun\"\ngpu = \"rtx4090\"\n{payment}\
+             setup_hours = 0.5\n[[run]]\nname = \"r\"\ncount = 2\nhours = 20\n\
+             [schedule]\ndays = 20\nbetween_runs = \"stop\"\n"
+        ))
+    };
+    let recycled = |q: &Quote| {
+        q.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::InstanceReleased { .. }))
+    };
+    let paygo = plan_with("");
+    assert_eq!(param(&paygo, LineKind::Setup, "instances").as_deref(), Some("2"), "recycled: set up again");
+    assert!(recycled(&paygo), "pay as you go is recycled and told so");
+    let month = plan_with("payment = { package = \"month\" }\n");
+    assert_eq!(param(&month, LineKind::Setup, "instances").as_deref(), Some("1"), "the package keeps it");
+    assert_eq!(line(&month, LineKind::Setup), d("0.08"), "one setup of 0.5 h at 0.15/h");
+    assert!(!recycled(&month), "no recycle on a package");
+}

@@ -318,9 +318,26 @@ pub struct Lifecycle {
     /// A spot instance cannot be stopped, only released (优云智算).
     #[serde(default)]
     pub spot_cannot_stop: Option<Fact<bool>>,
+    /// The stopped-days deadline is for pay-as-you-go instances only: one
+    /// paid for by the day, week or month stays while its package lasts
+    /// (优云智算: "按量付费实例关机 … 第7天自动回收").
+    #[serde(default)]
+    pub deadline_spares_packages: Option<Fact<bool>>,
 }
 
 impl Lifecycle {
+    /// The stopped-days deadline that applies to an instance paid for
+    /// with `payment`, if any.
+    pub fn release_deadline(&self, payment: crate::plan::Payment) -> Option<&Fact<u32>> {
+        let spared = matches!(payment, crate::plan::Payment::Package(_))
+            && self.deadline_spares_packages.as_ref().is_some_and(|f| f.value);
+        if spared {
+            None
+        } else {
+            self.release_after_stopped_days.as_ref()
+        }
+    }
+
     /// Whether the deadline leaves the data disk (and its bill) in place.
     pub fn keeps_data_disk(&self) -> bool {
         self.deadline_keeps_data_disk

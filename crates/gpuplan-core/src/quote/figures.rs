@@ -373,11 +373,7 @@ fn storage(plan: &Plan, profile: &PlatformProfile, offer: &Offer) -> [Graded; 10
         (Figure::MinimumDisk, s.minimum_gb.as_ref().map(of)),
         (
             Figure::ReleaseDeadline,
-            profile
-                .lifecycle
-                .release_after_stopped_days
-                .as_ref()
-                .map(of),
+            profile.lifecycle.release_deadline(plan.payment).map(of),
         ),
         (
             Figure::PersistentPrice,

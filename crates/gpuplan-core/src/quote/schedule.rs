@@ -492,8 +492,7 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
         deadline: i
             .profile
             .lifecycle
-            .release_after_stopped_days
-            .as_ref()
+            .release_deadline(plan.payment)
             .map(|d| Decimal::from(d.value) * Decimal::from(24)),
         // Data on persistent storage is still there for a fresh instance.
         fresh_start: if i.plan.data_persists() {

@@ -180,7 +180,7 @@ pub fn setup_and_data(
 /// Whether an instance sits stopped as long as the platform's deadline
 /// ("stopped 15 days in a row is released": exactly the deadline already
 /// counts).
-pub fn deadline_passed(lanes: &[Lane], profile: &PlatformProfile) -> bool {
+pub fn deadline_passed(lanes: &[Lane], profile: &PlatformProfile, plan: &Plan) -> bool {
     let longest_stop = lanes
         .iter()
         .map(|l| l.longest_stop)
@@ -188,8 +188,7 @@ pub fn deadline_passed(lanes: &[Lane], profile: &PlatformProfile) -> bool {
         .unwrap_or_default();
     profile
         .lifecycle
-        .release_after_stopped_days
-        .as_ref()
+        .release_deadline(plan.payment)
         .is_some_and(|d| {
             longest_stop > Decimal::ZERO
                 && longest_stop >= Decimal::from(d.value) * Decimal::from(24)
@@ -553,7 +552,7 @@ pub fn storage(
     // Data that outlives the platform's deadline is on a data disk, which
     // has no free part: the free space is the system disk's, recycled with
     // the instance (优云智算's 100 GB).
-    let free_gb = if deadline_passed(lanes, profile) && profile.lifecycle.keeps_data_disk() {
+    let free_gb = if deadline_passed(lanes, profile, plan) && profile.lifecycle.keeps_data_disk() {
         Decimal::ZERO
     } else {
         prices.free_gb

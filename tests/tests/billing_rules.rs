@@ -1542,3 +1542,26 @@ fn a_packaged_instance_outlives_a_deadline_meant_for_pay_as_you_go() {
     assert_eq!(line(&month, LineKind::Setup), d("0.08"), "one setup of 0.5 h at 0.15/h");
     assert!(!recycled(&month), "no recycle on a package");
 }
+
+#[test]
+fn kaggles_t4_session_has_two_gpus_and_the_quota_counts_its_hours() {
+    // Kaggle's "T4 x2" session: two T4s, free, and the weekly quota counts
+    // how long the session runs, not the GPUs in it. Two 20 h runs (40 h)
+    // against a 30 h week take two weeks with one GPU or two.
+    let on = |gpus: u32| {
+        priced(&format!(
+            "name = \"k\"\nplatform = \"kaggle\"\ngpu = \"t4\"\nsetup_hours = 0\n\
+             [job]\nhours = 20\ngpus = {gpus}\n[[run]]\nname = \"r\"\ncount = 2\nhours = 20\n"
+        ))
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(two.cash_total, d("0"), "the T4 x2 session is free");
+    assert_eq!(
+        two.time_to_result_hours, one.time_to_result_hours,
+        "the quota counts session hours, so a second GPU waits no longer"
+    );
+    let three = refused(
+        "name = \"k\"\nplatform = \"kaggle\"\ngpu = \"t4\"\n[job]\nhours = 1\ngpus = 3\n",
+    );
+    assert_eq!(three.field, "job.gpus", "a session has at most two T4s");
+}

@@ -26,6 +26,13 @@ pub enum Payment {
     Package(PackagePeriod),
 }
 
+impl Payment {
+    /// Whether the instance is paid for by a day, week or month package.
+    pub fn is_package(self) -> bool {
+        matches!(self, Self::Package(_))
+    }
+}
+
 /// The name of a run group nobody named (the one group of a plan that
 /// lists none, the runs recommend and the app's defaults make): a catalog
 /// key, so the bill says it in the reader's language ("运行" / "run"). A

@@ -172,7 +172,7 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
         .map(|l| l.longest_stop)
         .max()
         .unwrap_or_default();
-    if let Some(deadline) = f.profile.lifecycle.release_deadline(f.plan.payment) {
+    if let Some(deadline) = f.profile.lifecycle.release_deadline(f.plan.payment.is_package()) {
         let past = super::stages::deadline_passed(f.lanes, f.profile, f.plan);
         if past && f.profile.lifecycle.keeps_data_disk() {
             w.push(Warning::InstanceReleased {

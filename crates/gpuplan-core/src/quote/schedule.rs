@@ -492,7 +492,7 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
         deadline: i
             .profile
             .lifecycle
-            .release_deadline(plan.payment)
+            .release_deadline(plan.payment.is_package())
             .map(|d| Decimal::from(d.value) * Decimal::from(24)),
         // Data on persistent storage is still there for a fresh instance.
         fresh_start: if i.plan.data_persists() {

@@ -188,7 +188,7 @@ pub fn deadline_passed(lanes: &[Lane], profile: &PlatformProfile, plan: &Plan) -
         .unwrap_or_default();
     profile
         .lifecycle
-        .release_deadline(plan.payment)
+        .release_deadline(plan.payment.is_package())
         .is_some_and(|d| {
             longest_stop > Decimal::ZERO
                 && longest_stop >= Decimal::from(d.value) * Decimal::from(24)

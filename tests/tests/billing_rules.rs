@@ -202,15 +202,17 @@ fn a_stopped_autodl_instance_bills_its_disk_once_and_the_free_disk_is_free() {
 
 #[test]
 fn storage_stops_billing_when_the_instance_is_released_and_a_stop_of_the_deadline_wipes() {
-    // Stopped exactly 15 days (360 h) in the middle of a 2 h run: AutoDL
+    // Stopped exactly 15 days (360 h) between two 1 h runs: AutoDL
     // releases an instance stopped 15 days in a row.
     let wiped = priced(
         r#"name = "fifteen days"
         platform = "autodl"
         gpu = "rtx3090"
         setup_hours = 0
-        [job]
-        hours = 2
+        [[run]]
+        name = "r"
+        count = 2
+        hours = 1
         [stops]
         count = 1
         hours_each = 360
@@ -1399,7 +1401,7 @@ fn a_wiped_scratch_directory_gets_its_data_again() {
 fn a_matpool_stop_keeps_the_environment_about_a_day() {
     // 矩池云's stop saves the environment temporarily and releases the
     // machine; the temporary save expires after about 24 h (profile,
-    // estimate). A 4 h job with one stop of (hours, set-ups, why):
+    // estimate). Two 2 h runs with one stop between of (hours, set-ups, why):
     let cases = [
         ("12", "1", "within the day the saved environment comes back"),
         (
@@ -1410,7 +1412,7 @@ fn a_matpool_stop_keeps_the_environment_about_a_day() {
     ];
     for (hours, set_ups, why) in cases {
         let q = priced(&format!(
-            "name = \"stop\"\nplatform = \"matpool\"\ngpu = \"rtx3090\"\n[job]\nhours = 4\n[stops]\ncount = 1\nhours_each = {hours}\n[data]\nsize_gb = 10\nupload_mbps = 100"
+            "name = \"stop\"\nplatform = \"matpool\"\ngpu = \"rtx3090\"\n[[run]]\nname = \"r\"\ncount = 2\nhours = 2\n[stops]\ncount = 1\nhours_each = {hours}\n[data]\nsize_gb = 10\nupload_mbps = 100"
         ));
         assert_eq!(
             param(&q, LineKind::Setup, "instances").as_deref(),
@@ -1564,4 +1566,39 @@ fn kaggles_t4_session_has_two_gpus_and_the_quota_counts_its_hours() {
         "name = \"k\"\nplatform = \"kaggle\"\ngpu = \"t4\"\n[job]\nhours = 1\ngpus = 3\n",
     );
     assert_eq!(three.field, "job.gpus", "a session has at most two T4s");
+}
+
+#[test]
+fn a_stop_inside_a_run_that_the_deadline_ends_is_refused_not_resumed() {
+    // One 3 h run split by a stop of 16 days: AutoDL releases the instance
+    // at 15 days and deletes its disk, checkpoints included, so the run
+    // cannot resume as the plan says. Refused naming the stop, with the
+    // ways out; each way out is priced.
+    let split = |stop_hours: u32, extra: &str| {
+        format!(
+            "name = \"split\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 3\n\
+             [stops]\ncount = 1\nhours_each = {stop_hours}\n[storage]\ngb = 60\n{extra}"
+        )
+    };
+    let e = refused(&split(400, ""));
+    assert_eq!(e.field, "stops.hours_each", "the stop that deletes the checkpoints");
+    assert!(e.message.contains("15-day"), "names the deadline: {}", e.message);
+    // (plan, why it can be priced)
+    let ways_out = [
+        (split(300, ""), "a stop shorter than the deadline keeps the disk"),
+        (
+            split(400, "on = \"persistent\"\n"),
+            "checkpoints on persistent storage outlive the release",
+        ),
+        (
+            "name = \"two\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[[run]]\nname = \"r\"\n\
+             count = 2\nhours = 1.5\n[stops]\ncount = 1\nhours_each = 400\n"
+                .to_owned(),
+            "a stop between two runs starts the next one afresh",
+        ),
+    ];
+    for (toml, why) in ways_out {
+        let q = priced(&toml);
+        assert!(q.cash_total > Decimal::ZERO, "{why}");
+    }
 }

@@ -194,6 +194,10 @@ pub struct Lane {
     /// A `[schedule]` slot came before the previous run had ended: the
     /// schedule cannot hold its runs.
     pub schedule_overrun: bool,
+    /// A stop inside a run reached the platform's deadline, which deleted
+    /// the instance and the run's checkpoints with it: the run cannot
+    /// resume (refused by [`lay_out`]).
+    pub split_run_lost: bool,
 }
 
 impl Lane {
@@ -296,7 +300,34 @@ pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
         .map(|(j, runs)| lay_out_lane(i, j, &runs))
         .collect();
     check_span(i, &lanes)?;
+    check_split_runs(i, &lanes)?;
     Ok(lanes)
+}
+
+/// A run split by a stop that the platform's deadline ends resumes from
+/// checkpoints the release deleted (data on the instance disk): the plan
+/// cannot happen as written, so it is refused with what would make it
+/// possible rather than priced as if the run resumed.
+fn check_split_runs(i: &Inputs<'_>, lanes: &[Lane]) -> Result<(), InputError> {
+    let deadline = i
+        .profile
+        .lifecycle
+        .release_deadline(i.plan.payment.is_package());
+    match deadline {
+        Some(d) if lanes.iter().any(|l| l.split_run_lost) => Err(InputError::new(
+            "stops.hours_each",
+            format!(
+                "a stop inside a run reaches the {}-day release deadline, which deletes the run's checkpoints",
+                d.value
+            ),
+            "shorter stops, a stop only between runs, or the data on persistent storage",
+        )
+        .said(
+            Message::new("error.splitRunDeleted").with("days", d.value),
+            Some(Message::new("allowed.splitRunKept").with("days", d.value)),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Longest timeline a plan may lay out, hours (twenty years: ten years of
@@ -368,6 +399,9 @@ struct Builder {
     scratch_wipe: Option<Decimal>,
     /// Hours of bringing the data onto the instance again.
     upload_only: Decimal,
+    /// A run's checkpoints outlive the platform's deadline: they are on
+    /// persistent storage or a data disk the deadline keeps.
+    progress_kept: bool,
 }
 
 impl Builder {
@@ -511,6 +545,7 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
             .filter(|_| !i.plan.data_persists())
             .map(|h| Decimal::from(h.value)),
         upload_only: i.upload_hours,
+        progress_kept: i.plan.data_persists() || i.profile.lifecycle.keeps_data_disk(),
     };
     let before = i.setup_hours + i.upload_hours;
     if before > Decimal::ZERO {
@@ -619,7 +654,13 @@ fn lay_out_runs(b: &mut Builder, i: &Inputs<'_>, j: usize, runs: &[Run]) {
         let piece_wall = run.wall / Decimal::from(pieces as u64);
         for piece in 0..pieces {
             if piece > 0 {
+                let releases = b.lane.deadline_releases;
                 b.gap(b.t + stop_hours, Between::Stop);
+                // The deadline took the instance mid-run: its checkpoints
+                // survive only on a kept data disk or persistent storage.
+                if b.lane.deadline_releases > releases && !b.progress_kept {
+                    b.lane.split_run_lost = true;
+                }
             }
             b.run(piece_used, piece_wall);
         }

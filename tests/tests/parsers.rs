@@ -149,7 +149,18 @@ fn a_first_version_report_still_imports_but_its_memory_teaches_nothing() {
     assert_ne!(
         r.identity(),
         r2.identity(),
-        "two different reports, two identities"
+        "a v1 report has no run id to name its run by: the kit writes one version of a run"
+    );
+    let renamed = gpuplan_core::report::RunReport::from_json(
+        "renamed.json",
+        &v2.replace("\"job\": \"train\"", "\"job\": \"baseline lr=0.1\"")
+            .replace("\"plan\": \"ResNet-18", "\"plan\": \"My ResNet-18"),
+    )
+    .expect("a renamed report reads");
+    assert_eq!(
+        renamed.identity(),
+        r2.identity(),
+        "a run whose plan and job were renamed by hand is the same run, one bill"
     );
 }
 

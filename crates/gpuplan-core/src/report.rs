@@ -510,25 +510,25 @@ impl RunReport {
         self.gpu_count.max(1)
     }
 
-    /// This report's identity: the run and part it measured (platform,
-    /// card and count, plan, job, run id, part, billing window, wall time,
-    /// exit status), the same however often the file is imported, copied,
-    /// re-indented or touched in a field that describes the run rather
-    /// than names it (a driver string, a progress line, a memory figure),
-    /// so one run is one bill.
+    /// This report's identity: the run (its id and part) and the machine
+    /// and billing window it measured (platform, card and count, start and
+    /// end as instants). One run is one bill whatever the report calls its
+    /// plan or job, so a report renamed by hand is the bill it already is.
+    /// What describes the run rather than names it (a driver string, a
+    /// progress line, a memory figure, the wall time and exit status it
+    /// measured) changes nothing either. The run id tells apart two
+    /// instances that started and ended in the same seconds (a sweep's
+    /// runs failing at once); a v1 report has none, so the v1 and v2
+    /// reports of one run are two identities (the kit writes one of them).
     pub fn identity(&self) -> String {
         crate::digest::of_json(&(
             &self.platform,
             &self.gpu_name,
             self.gpu_count,
-            &self.plan,
-            &self.job,
             &self.run_id,
             self.part,
             instant(&self.started_at),
             instant(&self.ended_at),
-            self.wall_seconds,
-            self.exit_status,
         ))
     }
 

@@ -304,11 +304,15 @@ fn migrations() -> Migrations<'static> {
              CREATE INDEX ledger_by_date ON ledger(date);",
         )
         .foreign_key_check(),
+        // v11: a report's identity no longer holds its plan and job names,
+        // wall time or exit status, so a report renamed by hand is the
+        // bill it already is; the identities are computed again as for v8.
+        M::up("UPDATE run_reports SET identity = NULL;"),
     ])
 }
 
 /// Latest schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// A price the user set for a GPU on a platform.
 #[derive(Debug, Clone, PartialEq)]
@@ -1275,9 +1279,14 @@ mod tests {
         assert_eq!(bills.len(), 1, "the bill survives the rebuild");
         assert_eq!(bills[0].plan_id, Some(2), "still linked to its plan");
         assert_eq!(
-            s.bill_of_report("r5").expect("read"),
-            Some(5),
+            s.run_report(5).expect("read").as_deref(),
+            Some("{\"a\":1}"),
             "the report stays with its bill (no cascade on the rebuild)"
+        );
+        assert_eq!(
+            s.reports_without_identity().expect("read"),
+            vec![(5, "{\"a\":1}".to_owned())],
+            "v11: its identity is computed again by today's rule"
         );
         // The highest plan and bill deleted, then new ones: never their ids.
         s.delete_plan(2).expect("delete").expect("was there");

@@ -1418,6 +1418,14 @@ pub fn imported_runs(
                     [("gpu", r.gpu.as_str())],
                 )));
             }
+            if let Some(n) = r.trained_on_gpus.filter(|_| !r.already_imported) {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.fill(
+                    lang,
+                    "cli.runOtherLayout",
+                    [("gpus", n.to_string().as_str())],
+                )));
+            }
             if let Some(v) = &r.versus {
                 line.push_str(&format!("\n  {}", versus_line(c, lang, v)));
             }

@@ -492,6 +492,24 @@ impl RunReport {
         }
     }
 
+    /// GPUs the job trained on, as its memory shows (v2): those holding at
+    /// least half the largest peak, so a data-parallel run counts every
+    /// GPU and a stray CUDA context on another does not. `None` when the
+    /// report gives no memory per GPU (v1, or none measured).
+    pub fn gpus_trained_on(&self) -> Option<u32> {
+        let peaks = if self.gpu_peaks_mib.is_empty() {
+            &self.torch_allocated_mib
+        } else {
+            &self.gpu_peaks_mib
+        };
+        let largest = *peaks.iter().max()?;
+        if largest == 0 {
+            return None;
+        }
+        let used = peaks.iter().filter(|m| **m * 2 >= largest).count();
+        u32::try_from(used).ok()
+    }
+
     /// The largest memory figure the report gives, MiB, for the ledger's
     /// note (whatever measured it).
     pub fn shown_peak_mib(&self) -> Option<u64> {

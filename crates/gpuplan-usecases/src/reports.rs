@@ -197,6 +197,7 @@ impl Planner {
             versus: None,
             already_imported: true,
             teaches_calibration: false,
+            trained_on_gpus: None,
             identity: report.identity(),
         })
     }
@@ -267,8 +268,16 @@ impl Planner {
             },
             None => None,
         };
+        // A run on another number of GPUs than its plan's job is not that
+        // job: its time would teach the plan's layout a wrong speed.
+        let other_layout = plan.as_ref().and_then(|p| {
+            let planned = p.job.gpus.unwrap_or(1.0);
+            report
+                .gpus_trained_on()
+                .filter(|n| f64::from(*n) != planned)
+        });
         let measured = match (&plan, &known_gpu) {
-            (Some(p), Some(g)) if p.job.model.is_some() => {
+            (Some(p), Some(g)) if p.job.model.is_some() && other_layout.is_none() => {
                 serde_json::to_string(&measured_run(p, g, &entry.platform, report)).ok()
             }
             _ => None,
@@ -288,6 +297,7 @@ impl Planner {
             versus,
             already_imported: false,
             teaches_calibration: measured.is_some(),
+            trained_on_gpus: other_layout,
             identity: identity.clone(),
         };
         Ok(Prepared {

@@ -1943,3 +1943,28 @@ fn a_scripts_hours_under_a_minute_are_refused_as_a_unit_slip() {
         "Slurm counts walltime in minutes: 3.6 s is refused, got {slurm:?}"
     );
 }
+
+#[test]
+fn a_run_on_another_number_of_gpus_than_its_plan_teaches_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let est = estimate_on_its_card(&mut p, &plan.job);
+    let run_s = est.run.map(|r| r.total_s).expect("a whole run");
+    let peak = (est.peak_gib * 1024.0).round() as u64;
+    // (GPU peaks, whether it teaches, why)
+    let cases = [
+        (format!("[{peak}, {peak}]"), false, "data parallel on two GPUs: not the one-GPU job"),
+        (format!("[{peak}, 300]"), true, "a stray CUDA context on the second GPU is not training"),
+        (format!("[{peak}]"), true, "the plan's one GPU"),
+    ];
+    for (n, (peaks, teaches, why)) in cases.into_iter().enumerate() {
+        let text = measured_report(&plan.name, (run_s * 0.55).round() as u64, peak, n as u32)
+            .replace(&format!("[{peak}]"), &peaks)
+            .replace("\"gpu_count\": 1", "\"gpu_count\": 2");
+        let run = p.import_report("r.json", &text, None).expect("imports");
+        assert_eq!(run.teaches_calibration, teaches, "{why}");
+        assert_eq!(run.trained_on_gpus, (!teaches).then_some(2), "{why}: and says so");
+    }
+}

@@ -550,8 +550,12 @@ pub struct ImportedRun {
     /// Whether the GPU is a catalog card (else nothing is learnt from it).
     pub gpu_in_catalog: bool,
     /// Whether calibration learns from this run (a plan with a model, a
-    /// catalog card).
+    /// catalog card, the plan's number of GPUs).
     pub teaches_calibration: bool,
+    /// The GPUs the run trained on, where that is not its plan's job's
+    /// number (a data-parallel run filed under a one-GPU plan): it teaches
+    /// calibration nothing.
+    pub trained_on_gpus: Option<u32>,
     /// Billed hours (the window, rounded up to the hundredth).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours: Decimal,

@@ -40,9 +40,15 @@ gpu: string,
 gpu_in_catalog: boolean, 
 /**
  * Whether calibration learns from this run (a plan with a model, a
- * catalog card).
+ * catalog card, the plan's number of GPUs).
  */
 teaches_calibration: boolean, 
+/**
+ * The GPUs the run trained on, where that is not its plan's job's
+ * number (a data-parallel run filed under a one-GPU plan): it teaches
+ * calibration nothing.
+ */
+trained_on_gpus: number | null, 
 /**
  * Billed hours (the window, rounded up to the hundredth).
  */

@@ -1282,14 +1282,19 @@ pub fn packs(c: &Catalog, lang: Lang, rows: &[PackRow]) -> String {
 /// A measured run against its plan, in one line: time, memory, cost, and
 /// what explains the gap.
 fn versus_line(c: &Catalog, lang: Lang, v: &gpuplan_usecases::views::PlanVersusActual) -> String {
+    let run_time = |h: f64| {
+        gpuplan_usecases::labels::duration(lang, &format!("{:.0}", (h * 3600.0).max(0.0)))
+    };
     let gib = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
     let secs = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.3}"));
     let mut line = c.fill(
         lang,
         "cli.versus",
         [
-            ("planned_hours", format!("{:.2}", v.planned_hours).as_str()),
-            ("hours", format!("{:.2}", v.measured_hours).as_str()),
+            // Worded as the bill words time (39 s, 6.5 min, 2.00 h): a
+            // short run's 0.01 h would hide a 13% gap.
+            ("planned_time", run_time(v.planned_hours).as_str()),
+            ("time", run_time(v.measured_hours).as_str()),
             ("planned_step", secs(v.planned_step_seconds).as_str()),
             ("step", secs(v.measured_step_seconds).as_str()),
             ("planned_gib", gib(v.planned_peak_gib).as_str()),

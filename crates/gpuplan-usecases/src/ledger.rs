@@ -281,7 +281,9 @@ impl Planner {
         // of it costs (its group's line over the group's count), not the
         // plan's total spread over runs of other lengths.
         let planned_cost = longest_run_cost(&q);
-        let planned_hours = q.longest_run_hours.to_f64().unwrap_or(0.0);
+        // To the second, not the two places the bill shows: a 39 s run
+        // planned is not 36 s (0.01 h), or an honest 44 s reads as 20% slow.
+        let planned_hours = q.longest_run_seconds.to_f64().unwrap_or(0.0) / 3600.0;
         // The run's own time, not the billed hours (rounded up to the
         // hundredth), so a run on plan reads as on plan.
         let measured_hours = report.wall_seconds as f64 / 3600.0;

@@ -483,11 +483,12 @@ impl Store {
             reason: e.to_string(),
         };
         let conn = Connection::open(path).map_err(|e| unwritable(&e))?;
-        // A file SQLite cannot write (read-only, or in a read-only folder)
-        // fails on the first pragma: say which file, not a bare SQL error.
-        Self::init(conn, wait).map_err(|e| match e {
-            StoreError::Sqlite(s) if is_read_only(&s) => unwritable(&s),
-            other => other,
+        // A file SQLite cannot write (read-only, in a read-only folder, on
+        // a full or failing disk) fails on the first pragma or migration:
+        // say which file and why, not a bare SQL error.
+        Self::init(conn, wait).map_err(|e| match sqlite_cause(&e) {
+            Some(s) if cannot_write(s) => unwritable(&sqlite_reason(s)),
+            _ => e,
         })
     }
 
@@ -1175,11 +1176,33 @@ impl Store {
 }
 
 /// Whether SQLite refused because the file or its folder cannot be written.
-fn is_read_only(e: &rusqlite::Error) -> bool {
+/// The SQLite error under a store error, a migration's included.
+fn sqlite_cause(e: &StoreError) -> Option<&rusqlite::Error> {
+    match e {
+        StoreError::Sqlite(s) => Some(s),
+        StoreError::Migration(rusqlite_migration::Error::RusqliteError { err, .. }) => Some(err),
+        _ => None,
+    }
+}
+
+/// Whether SQLite could not write the file (read-only, not openable, a
+/// full disk, a failing one): the file is named, never set aside.
+fn cannot_write(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode as C;
     matches!(
         e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+        Some(C::ReadOnly | C::CannotOpen | C::DiskFull | C::SystemIoFailure)
     )
+}
+
+/// SQLite's own words for an error ("database or disk is full"), without
+/// the Rust wrapper's debug form.
+fn sqlite_reason(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+        rusqlite::Error::SqliteFailure(f, None) => f.to_string(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -1420,6 +1443,16 @@ mod tests {
                 "a folder it cannot create its journal in",
             ),
             (
+                failure(rusqlite::ffi::SQLITE_FULL),
+                true,
+                "a full disk: the file is named, not set aside",
+            ),
+            (
+                failure(rusqlite::ffi::SQLITE_IOERR),
+                true,
+                "a failing disk: the file is named, not set aside",
+            ),
+            (
                 failure(rusqlite::ffi::SQLITE_CORRUPT),
                 false,
                 "a broken file is not a permission problem",
@@ -1431,7 +1464,7 @@ mod tests {
             ),
         ];
         for (e, want, why) in cases {
-            assert_eq!(super::is_read_only(&e), want, "{why}");
+            assert_eq!(super::cannot_write(&e), want, "{why}");
         }
     }
 

@@ -213,6 +213,12 @@ impl From<gpuplan_store::StoreError> for AppError {
             E::ReadOnly { reason } => {
                 Some(Message::new("error.storeReadOnly").with("reason", io_reason(reason)))
             }
+            // A write that fails for the disk's sake (full, failing) is
+            // said in the reader's words, not SQLite's.
+            E::Sqlite(_) | E::Migration(_) => {
+                let reason = io_reason(&e.to_string());
+                reason.starts_with("enum.io.").then(|| Message::new(&reason))
+            }
             E::BadValue { what, value } => Some(
                 Message::new("error.storeBadValue")
                     .with("what", short(what))
@@ -304,6 +310,8 @@ fn io_reason(reason: &str) -> String {
         }
         _ if reason.contains("unable to open database file") => Some("enum.io.cannot-open"),
         _ if reason.contains("readonly database") => Some("enum.io.read-only-file"),
+        _ if reason.contains("database or disk is full") => Some("enum.io.full"),
+        _ if reason.contains("disk I/O error") => Some("enum.io.disk-failed"),
         _ => None,
     };
     key.map_or_else(|| short(reason), str::to_owned)

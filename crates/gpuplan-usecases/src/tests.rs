@@ -2006,3 +2006,29 @@ fn plan_versus_actual_compares_a_short_run_to_the_second() {
         );
     }
 }
+
+#[test]
+fn a_full_or_failing_disk_is_said_in_the_readers_words_with_the_file() {
+    let labels = crate::Catalog::bundled().expect("catalog");
+    // (SQLite's words, what the reader is told in each language, why)
+    let cases = [
+        ("database or disk is full", ["the disk is full", "磁盘已满"], "a full disk"),
+        ("disk I/O error", ["disk I/O error", "磁盘读写失败"], "a failing disk"),
+    ];
+    for (reason, said, why) in cases {
+        let e: AppError = gpuplan_store::StoreError::Unwritable {
+            path: "/tmp/tiny/gpuplan.db".into(),
+            reason: reason.into(),
+        }
+        .into();
+        for (lang, words) in [(crate::Lang::En, said[0]), (crate::Lang::Zh, said[1])] {
+            let text = labels.error(lang, &e);
+            assert!(text.contains("gpuplan.db"), "{why}, {lang:?}: the file is named: {text}");
+            assert!(text.contains(words), "{why}, {lang:?}: {text}");
+            assert!(
+                !text.contains("Sqlite") && !text.contains("rusqlite"),
+                "{why}, {lang:?}: no debug text: {text}"
+            );
+        }
+    }
+}

@@ -112,7 +112,7 @@ fn stand_ins(dir: &Path, per_gpu_mib: &[u64], torch_mib: u64) -> PathBuf {
         ),
     )
     .expect("torch");
-    let module = scripts::notebook_report("autodl", "unused").expect("module");
+    let module = scripts::notebook_report("autodl", "unused", "").expect("module");
     std::fs::write(dir.join(&module.file_name), &module.text).expect("module");
     bin
 }
@@ -202,6 +202,7 @@ fn honest_reports(
                 command,
                 requeue: true,
                 plan: kind.name.into(),
+                plan_job: String::new(),
                 platform: "autodl".into(),
             })
             .expect("slurm script")
@@ -222,6 +223,7 @@ fn honest_reports(
                 destroy: false,
                 poll_seconds: 1,
                 plan: kind.name.into(),
+                plan_job: String::new(),
             })
             .expect("wrapper");
             (text, Vec::new())
@@ -1328,6 +1330,7 @@ fn million_lines(how: Output_) {
         destroy: false,
         poll_seconds: 1,
         plan: "p".into(),
+        plan_job: String::new(),
     })
     .expect("wrapper");
     let script = dir.path().join("run.sh");

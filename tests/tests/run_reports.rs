@@ -16,6 +16,9 @@ fn tmp(tag: &str) -> PathBuf {
     d
 }
 
+/// The job digest the wrapper below is made for.
+const WRAPPED_JOB: &str = "0123456789abcdef0123456789abcdef";
+
 /// Runs the generated wrapper around `command` on a stand-in RTX 3090 and
 /// returns the report it wrote.
 fn report_from_a_run(dir: &Path, command: &str) -> PathBuf {
@@ -33,6 +36,7 @@ fn report_from_a_run(dir: &Path, command: &str) -> PathBuf {
         destroy: false,
         poll_seconds: 1,
         plan: "resnet18 · autodl · rtx3090".into(),
+        plan_job: WRAPPED_JOB.into(),
     })
     .expect("wrapper");
     common::executable(&dir.join("run.sh"), &wrapper);
@@ -72,6 +76,12 @@ fn a_report_from_the_wrapper_is_imported_into_the_ledger() {
     );
     let runs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let run = &runs[0];
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    assert_eq!(
+        written["plan_job"], WRAPPED_JOB,
+        "the report carries the plan's job digest the kit was made with"
+    );
     assert_eq!(
         run["gpu"], "rtx3090",
         "nvidia-smi's name matched to the catalog card"
@@ -294,7 +304,8 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
         &dir.join("nvidia-smi"),
         &common::nvidia_smi_script("Tesla T4", "535.104.05", &[6144]),
     );
-    let module = scripts::notebook_report("colab", "BERT on Colab \"free\"").expect("module");
+    let module =
+        scripts::notebook_report("colab", "BERT on Colab \"free\"", WRAPPED_JOB).expect("module");
     std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
     let path = format!(
         "{}:{}",
@@ -323,6 +334,7 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
         r.plan, "BERT on Colab \"free\"",
         "the plan's name survives quoting"
     );
+    assert_eq!(r.plan_job, WRAPPED_JOB, "the plan's job digest, as the wrapper writes it");
     assert_eq!(r.progress_lines, 2, "progress counted");
     assert_eq!(
         r.last_progress, "Epoch 2 [31m",
@@ -379,7 +391,7 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
         "class cuda:\n    @staticmethod\n    def is_available():\n        return True\n    @staticmethod\n    def device_count():\n        return 1\n    @staticmethod\n    def max_memory_allocated(d=0):\n        return 9 * 1024 ** 3\n",
     )
     .expect("write");
-    let module = scripts::notebook_report("autodl", "p").expect("module");
+    let module = scripts::notebook_report("autodl", "p", "").expect("module");
     std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
     let train = "python3 -c \"import gpuplan_report; gpuplan_report.report_torch_peak(); print('Epoch 1')\"";
     let wrapper = scripts::shutdown_wrapper(&ShutdownSpec {
@@ -391,6 +403,7 @@ fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
         destroy: false,
         poll_seconds: 1,
         plan: "p".into(),
+        plan_job: String::new(),
     })
     .expect("wrapper");
     common::executable(&dir.join("run.sh"), &wrapper);

@@ -33,6 +33,7 @@ fn spec(mechanism: StopMechanism, command: &str, max: u64) -> ShutdownSpec {
         destroy: false,
         poll_seconds: 1,
         plan: HOSTILE.into(),
+        plan_job: String::new(),
     }
 }
 
@@ -63,6 +64,7 @@ fn all_scripts() -> Vec<(String, String)> {
             command: HOSTILE.into(),
             requeue,
             plan: "cifar".into(),
+            plan_job: String::new(),
             platform: "campus-slurm".into(),
         };
         out.push((
@@ -158,7 +160,7 @@ fn every_python_script_passes_pyflakes() {
     let dir = tmp("pyflakes");
     let scripts = [
         scripts::resume_template(5, 50, scripts::IntervalSource::Chosen).expect("template"),
-        scripts::notebook_report("autodl", "a plan").expect("report"),
+        scripts::notebook_report("autodl", "a plan", "").expect("report"),
     ];
     for s in scripts {
         let f = dir.join(format!("{}.py", s.file_name.replace('.', "_")));
@@ -191,6 +193,7 @@ fn sbatch_headers_parse_and_carry_the_plan() {
         command: "python train.py".into(),
         requeue: true,
         plan: "cifar".into(),
+        plan_job: String::new(),
         platform: "campus-slurm".into(),
     };
     let script = scripts::slurm(&s).expect("slurm");
@@ -755,7 +758,7 @@ fn rendered_templates_leave_no_placeholder_and_values_are_never_rendered_again()
         )
     })
     .expect("wrapper");
-    let notebook = scripts::notebook_report("autodl", sneaky)
+    let notebook = scripts::notebook_report("autodl", sneaky, "")
         .expect("module")
         .text;
     for (name, text) in [("wrapper", &wrapper), ("notebook module", &notebook)] {
@@ -972,6 +975,7 @@ fn an_activation_without_a_name_is_refused_not_written_empty() {
             command: "python train.py".into(),
             requeue: false,
             plan: "cifar".into(),
+            plan_job: String::new(),
             platform: "campus-slurm".into(),
         };
         let err = scripts::slurm(&s).err().map(|e| e.field);

@@ -318,6 +318,7 @@ fn spec(job: &str, command: &str, requeue: bool) -> SlurmSpec {
         command: command.into(),
         requeue,
         plan: "slurm e2e".into(),
+        plan_job: String::new(),
         platform: "campus-slurm".into(),
     }
 }

@@ -1423,6 +1423,10 @@ pub fn imported_runs(
                     [("gpu", r.gpu.as_str())],
                 )));
             }
+            if r.plan_changed && !r.already_imported {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.text(lang, "cli.runPlanChanged")));
+            }
             if let Some(n) = r.trained_on_gpus.filter(|_| !r.already_imported) {
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.fill(

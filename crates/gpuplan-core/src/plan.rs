@@ -442,6 +442,13 @@ pub use crate::limits::{
 };
 
 impl Plan {
+    /// A digest of the job (what the estimate and calibration read): the
+    /// kit writes it into each run report, so an import tells a run of this
+    /// job from one of a plan edited since under the same name.
+    pub fn job_digest(&self) -> String {
+        crate::digest::of_json(&self.job)
+    }
+
     /// Whether the plan's data lives on persistent storage, which outlives
     /// the instances: a fresh instance is set up again but needs no upload.
     pub fn data_persists(&self) -> bool {

@@ -57,6 +57,11 @@ pub struct RunReport {
     pub plan: String,
     /// The job's name.
     pub job: String,
+    /// A digest of the plan's job as the kit was generated for it (v2; none
+    /// from kits before 2026-12-06): an import tells the plan the run ran
+    /// from a saved plan of that name edited since ([`crate::plan::Plan::job_digest`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub plan_job: String,
     /// Platform id.
     pub platform: String,
     /// The run this report is part of (v2): parts of one run share it.
@@ -225,6 +230,7 @@ impl RunReport {
         if self.schema == RUN_REPORT_SCHEMA_V1 {
             let v2 = [
                 ("run_id", !self.run_id.is_empty()),
+                ("plan_job", !self.plan_job.is_empty()),
                 ("part", self.part != 1),
                 ("requeued", self.requeued),
                 ("gpu_peaks_mib", !self.gpu_peaks_mib.is_empty()),
@@ -282,6 +288,15 @@ impl RunReport {
                     Message::new("error.oneLineText").with("max", MAX_TEXT_CHARS),
                 ));
             }
+        }
+        // A digest is hex; anything else is not one the kit wrote.
+        if self.plan_job.len() > 64 || !self.plan_job.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad(
+                file,
+                "plan_job",
+                "a digest of at most 64 hexadecimal digits",
+                Message::new("error.report.planJob"),
+            ));
         }
         if !text_ok(&self.run_id, MAX_RUN_ID_CHARS) {
             return Err(bad(
@@ -506,7 +521,7 @@ impl RunReport {
         if largest == 0 {
             return None;
         }
-        let used = peaks.iter().filter(|m| **m * 2 >= largest).count();
+        let used = peaks.iter().filter(|m| **m >= largest.div_ceil(2)).count();
         u32::try_from(used).ok()
     }
 

@@ -94,6 +94,10 @@ pub struct ShutdownSpec {
     /// so the report can be matched to the plan in the ledger.
     #[serde(default)]
     pub plan: String,
+    /// The plan's [`crate::plan::Plan::job_digest`], written beside its name
+    /// (empty without a plan).
+    #[serde(default)]
+    pub plan_job: String,
 }
 
 // The report the kit writes is defined by its reader (`crate::report`).
@@ -221,6 +225,7 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
             ("WARNING", stop_warning(s.mechanism, s.destroy)),
             ("JOB_NAME", &shell_quote(&s.job_name)),
             ("PLAN_NAME", &shell_quote(&s.plan)),
+            ("PLAN_JOB", &shell_quote(&s.plan_job)),
             ("COMMAND", &shell_quote(&s.command)),
             ("MAX_RUNTIME", &s.max_runtime_seconds.to_string()),
             ("POLL", &poll.to_string()),
@@ -298,8 +303,9 @@ fn stop_warning(m: StopMechanism, destroy: bool) -> &'static str {
 /// cell. It writes the same report as the shutdown wrapper
 /// ([`RUN_REPORT_SCHEMA`]), with PyTorch's peak reserved memory when PyTorch
 /// sees a GPU, else `nvidia-smi`'s.
-pub fn notebook_report(platform: &str, plan: &str) -> Result<Script, InputError> {
+pub fn notebook_report(platform: &str, plan: &str, plan_job: &str) -> Result<Script, InputError> {
     check_text("plan", plan, 200)?;
+    check_text("plan_job", plan_job, 64)?;
     check_text("platform", platform, 100)?;
     // A JSON string is a Python string literal with the same value.
     let quote_py = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
@@ -308,6 +314,7 @@ pub fn notebook_report(platform: &str, plan: &str) -> Result<Script, InputError>
         &[
             ("SCHEMA", &quote_py(RUN_REPORT_SCHEMA)),
             ("PLAN", &quote_py(plan)),
+            ("PLAN_JOB", &quote_py(plan_job)),
             ("PLATFORM", &quote_py(platform)),
         ],
     );
@@ -345,6 +352,8 @@ pub struct SlurmSpec {
     pub requeue: bool,
     /// The plan's name, carried into the run report to match it on import.
     pub plan: String,
+    /// The plan's job digest, carried beside its name (empty without one).
+    pub plan_job: String,
     /// The platform id the run report names.
     pub platform: String,
 }
@@ -426,6 +435,7 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
     let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
     let _ = writeln!(o, "JOB_NAME={}", shell_quote(&s.job_name));
     let _ = writeln!(o, "PLAN_NAME={}", shell_quote(&s.plan));
+    let _ = writeln!(o, "PLAN_JOB={}", shell_quote(&s.plan_job));
     // The report kit, the exit trap, then the job step (with the requeue
     // handshake when asked): shell kept in templates/, linted there.
     o.push('\n');

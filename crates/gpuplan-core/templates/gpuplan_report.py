@@ -27,6 +27,7 @@ from datetime import datetime
 
 SCHEMA = @SCHEMA@
 PLAN = @PLAN@
+PLAN_JOB = @PLAN_JOB@
 PLATFORM = @PLATFORM@
 
 
@@ -167,6 +168,8 @@ class RunReport:
             "cpu_percent": cpu,
             "exit_status": int(exit_status) & 255,
         }
+        if PLAN_JOB:
+            report["plan_job"] = PLAN_JOB
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(report, f, ensure_ascii=False, indent=2)

@@ -1,6 +1,6 @@
 # --- gpuplan run report kit (templates/run-report-kit.bash) ---------------
 # Shared by the shutdown wrapper and the Slurm scripts. The script defines
-# JOB_NAME and PLAN_NAME before this block, runs the job with its output
+# JOB_NAME, PLAN_NAME and PLAN_JOB before this block, runs the job with its output
 # through `watch_lines`, and calls `write_report STATUS` once on exit
 # (touching "$STATE_DIR/wrapper-done" first to end the sampler).
 SAMPLE_SECONDS=@SAMPLE@
@@ -197,6 +197,7 @@ write_report() {
   {
     printf '{\n  "schema": "@SCHEMA@",\n'
     printf '  "plan": %s,\n  "job": %s,\n  "platform": @PLATFORM@,\n' "$(json_str "$PLAN_NAME")" "$(json_str "$JOB_NAME")"
+    if [ -n "${PLAN_JOB:-}" ]; then printf '  "plan_job": %s,\n' "$(json_str "$PLAN_JOB")"; fi
     printf '  "run_id": %s,\n  "part": %d,\n  "requeued": %s,\n' "$(json_str "$RUN_ID")" "$RUN_PART" "$requeued"
     printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${gpu%%,*}")" "$(json_str "$(printf '%s' "${gpu#*,}" | tr -d ' ')")" "$gpus"
     printf '  "gpu_peaks_mib": %s,\n  "torch_allocated_mib": %s,\n' "$(gpu_peaks_json)" "$(torch_peaks_json)"

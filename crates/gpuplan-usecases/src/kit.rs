@@ -76,6 +76,7 @@ impl Planner {
             destroy: r.destroy,
             poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
             plan: r.plan.map(|p| p.name.clone()).unwrap_or_default(),
+            plan_job: r.plan.map(Plan::job_digest).unwrap_or_default(),
         })?)
     }
 
@@ -132,6 +133,7 @@ impl Planner {
             command: r.command.to_owned(),
             requeue: r.requeue,
             plan: r.plan.map(|p| p.name.clone()).unwrap_or_default(),
+            plan_job: r.plan.map(Plan::job_digest).unwrap_or_default(),
             platform: match r.plan {
                 Some(p) => p.platform.clone(),
                 None => self
@@ -239,6 +241,7 @@ impl Planner {
                 destroy: false,
                 poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
                 plan: plan.name.clone(),
+                plan_job: plan.job_digest(),
             })?;
             out.push(ScriptView {
                 key: "shutdown".into(),
@@ -258,7 +261,7 @@ impl Planner {
         // notebook imports.
         out.push(script_view(
             "report",
-            scripts::notebook_report(&profile.id, &plan.name)?,
+            scripts::notebook_report(&profile.id, &plan.name, &plan.job_digest())?,
         ));
         Ok(KitView {
             checklist: scripts::checklist(profile, Some(&q)),

@@ -198,6 +198,7 @@ impl Planner {
             already_imported: true,
             teaches_calibration: false,
             trained_on_gpus: None,
+            plan_changed: false,
             identity: report.identity(),
         })
     }
@@ -213,6 +214,12 @@ impl Planner {
         plan_file: Option<&Plan>,
     ) -> Result<Prepared> {
         let (plan_id, plan) = self.plan_of(report, plan_file)?;
+        // The plan was edited since its kit was made (or the plan file given
+        // is another job): the run is not its job, so it is neither compared
+        // with it nor taught from.
+        let plan_changed = plan.as_ref().is_some_and(|p| {
+            !report.plan_job.is_empty() && p.job_digest() != report.plan_job
+        });
         let known_gpu = report.gpu_id(&self.bundled.catalog);
         // A card the catalog does not know is kept as measured: the bill
         // says what ran, and nothing is learnt from it.
@@ -260,7 +267,7 @@ impl Planner {
         // is compared with: an error there is said, not skipped); a saved
         // plan that no longer prices (its pack removed since) compares
         // with nothing.
-        let versus = match &plan {
+        let versus = match plan.as_ref().filter(|_| !plan_changed) {
             Some(p) => match self.versus(p, report, &entry.gpu, entry.cost) {
                 Ok(v) => Some(v),
                 Err(e) if plan_file.is_some() => return Err(e),
@@ -277,7 +284,9 @@ impl Planner {
                 .filter(|n| f64::from(*n) != planned)
         });
         let measured = match (&plan, &known_gpu) {
-            (Some(p), Some(g)) if p.job.model.is_some() && other_layout.is_none() => {
+            (Some(p), Some(g))
+                if p.job.model.is_some() && other_layout.is_none() && !plan_changed =>
+            {
                 serde_json::to_string(&measured_run(p, g, &entry.platform, report)).ok()
             }
             _ => None,
@@ -298,6 +307,7 @@ impl Planner {
             already_imported: false,
             teaches_calibration: measured.is_some(),
             trained_on_gpus: other_layout,
+            plan_changed,
             identity: identity.clone(),
         };
         Ok(Prepared {
@@ -335,9 +345,16 @@ impl Planner {
                 p.platform == report.platform && gpu.as_deref() == Some(p.gpu.as_str())
             })
         };
-        let pick = named
-            .iter()
-            .rposition(|(_, p)| same_rental(p))
+        // The kit wrote the digest of the job it was made for: a saved plan
+        // with that job is the run's plan, whatever else shares its name.
+        let same_job = |p: &Option<Plan>| {
+            p.as_ref()
+                .is_some_and(|p| p.job_digest() == report.plan_job)
+        };
+        let pick = (!report.plan_job.is_empty())
+            .then(|| named.iter().rposition(|(_, p)| same_job(p)))
+            .flatten()
+            .or_else(|| named.iter().rposition(|(_, p)| same_rental(p)))
             .or_else(|| named.len().checked_sub(1));
         let saved = pick.and_then(|i| named.into_iter().nth(i));
         let plan_id = saved.as_ref().map(|(id, _)| *id);

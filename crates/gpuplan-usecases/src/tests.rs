@@ -2032,3 +2032,44 @@ fn a_full_or_failing_disk_is_said_in_the_readers_words_with_the_file() {
         }
     }
 }
+
+#[test]
+fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    let first = p.save_plan(None, &plan, None).expect("saved");
+    // The kit carries the job's digest into the report it writes.
+    let kit = p.kit(&plan, "python train.py").expect("kit");
+    let wrapper = kit.scripts.iter().find(|s| s.key == "shutdown").expect("a wrapper");
+    let digest = plan.job_digest();
+    assert!(
+        wrapper.text.contains(&format!("PLAN_JOB='{digest}'")),
+        "the wrapper writes the plan's job digest"
+    );
+    let est = estimate_on_its_card(&mut p, &plan.job);
+    let run_s = est.run.map(|r| r.total_s).expect("a whole run") as u64;
+    let peak = (est.peak_gib * 1024.0).round() as u64;
+    let report = |n: u32, job: &str| {
+        measured_report(&plan.name, run_s, peak, n)
+            .replace("\"job\": \"train\",", &format!("\"job\": \"train\", \"plan_job\": \"{job}\","))
+    };
+    let ran = p.import_report("r.json", &report(0, &digest), None).expect("imports");
+    assert!(!ran.plan_changed && ran.teaches_calibration, "the plan's own job teaches");
+    assert!(ran.versus.is_some(), "and is compared with its plan");
+    // The student edits the plan (20 epochs) and saves it under the same
+    // name: a run of the 10-epoch kit is not a run of it.
+    let mut edited = plan.clone();
+    edited.job.epochs = Some(20.0);
+    let second = p.save_plan(None, &edited, None).expect("saved");
+    assert_ne!(first, second, "two saved plans of one name");
+    let old = p.import_report("r.json", &report(1, &digest), None).expect("imports");
+    assert_eq!(old.plan_id, Some(first), "the digest names the plan the run ran, not the newest");
+    assert!(!old.plan_changed && old.teaches_calibration, "that plan's job is unchanged");
+    p.delete_plan(first).expect("deleted");
+    let orphan = p.import_report("r.json", &report(2, &digest), None).expect("imports");
+    assert_eq!(orphan.plan_id, Some(second), "billed under the plan of that name");
+    assert!(orphan.plan_changed, "whose job is not the run's");
+    assert!(!orphan.teaches_calibration, "nothing taught");
+    assert!(orphan.versus.is_none(), "nor compared");
+}

@@ -556,6 +556,10 @@ pub struct ImportedRun {
     /// number (a data-parallel run filed under a one-GPU plan): it teaches
     /// calibration nothing.
     pub trained_on_gpus: Option<u32>,
+    /// The report was made for another job than its plan's now (the plan
+    /// was edited since its kit was made, or the plan file given is
+    /// another job): not compared with the plan, nothing taught.
+    pub plan_changed: bool,
     /// Billed hours (the window, rounded up to the hundredth).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours: Decimal,

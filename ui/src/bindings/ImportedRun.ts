@@ -50,6 +50,12 @@ teaches_calibration: boolean,
  */
 trained_on_gpus: number | null, 
 /**
+ * The report was made for another job than its plan's now (the plan
+ * was edited since its kit was made, or the plan file given is
+ * another job): not compared with the plan, nothing taught.
+ */
+plan_changed: boolean, 
+/**
  * Billed hours (the window, rounded up to the hundredth).
  */
 hours: string, 

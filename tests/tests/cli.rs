@@ -1151,3 +1151,50 @@ fn the_cli_shutdown_wrapper_names_a_plans_job_as_the_apps_kit_does() {
     );
     assert!(app.contains("resnet18-cifar"), "the plan's model: {app}");
 }
+
+#[test]
+fn a_part_of_a_run_alone_is_counted_and_said_not_called_no_runs() {
+    let home = tempfile::tempdir().expect("tmp home");
+    let dir = tempfile::tempdir().expect("tmp");
+    let example = std::fs::read_to_string(common::root().join("examples/run-report-example.json"))
+        .expect("example");
+    // Part 2 of a run resumed by hand, its part 1 not imported, and no
+    // memory measured (nvidia-smi showed no process): nothing to compare.
+    let part = example
+        .replace("\"part\": 1", "\"part\": 2")
+        .replace("\"gpu_peaks_mib\": [2746]", "\"gpu_peaks_mib\": []");
+    let file = dir.path().join("part2.json");
+    std::fs::write(&file, part).expect("write");
+    let plan = common::root().join("examples/resnet18-cifar-estimated.toml");
+    let gp = |args: &[&str]| {
+        Command::new(binary())
+            .args(args)
+            .env("GPUPLAN_HOME", home.path())
+            .output()
+            .expect("runs")
+    };
+    let imported = gp(&[
+        "--lang",
+        "en",
+        "ledger",
+        "import",
+        "--plan",
+        plan.to_str().expect("utf8"),
+        file.to_str().expect("utf8"),
+    ]);
+    let said = String::from_utf8_lossy(&imported.stdout);
+    assert!(imported.status.success(), "imports: {}", String::from_utf8_lossy(&imported.stderr));
+    assert!(
+        !said.contains("plan vs actual"),
+        "a part is not the run: no plan-versus-actual verdict: {said}"
+    );
+    for (lang, words, why) in [
+        ("en", "Measured runs: 1", "one run measured, none comparable yet"),
+        ("zh", "实测运行 1 次", "Chinese says the same"),
+    ] {
+        let out = gp(&["--lang", lang, "calibration"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(words), "{why}: {text}");
+        assert!(!text.contains("No measured runs yet") && !text.contains("还没有实测"), "{why}: {text}");
+    }
+}

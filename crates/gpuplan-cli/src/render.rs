@@ -1562,8 +1562,18 @@ pub fn calibration(
             }
         )
     );
-    if v.rows.is_empty() && v.set_aside == 0 {
+    let runs = v.own_runs.saturating_add(v.class_runs);
+    if v.rows.is_empty() && v.set_aside == 0 && runs == 0 {
         let _ = writeln!(o, "{}", c.text(lang, "calibration.empty"));
+    } else if v.rows.is_empty() && v.set_aside == 0 {
+        // Runs are there, but none compares with its estimate yet: say so,
+        // not "no runs".
+        let count = runs.to_string();
+        let _ = writeln!(
+            o,
+            "{}",
+            c.fill(lang, "calibration.nothingComparable", [("count", count.as_str())])
+        );
     } else if !v.enabled && !v.rows.is_empty() {
         // What follows is what the runs would change, not what estimates do.
         let _ = writeln!(o, "{}", c.text(lang, "calibration.offWouldApply"));

@@ -225,8 +225,9 @@ impl MeasuredRun {
 }
 
 /// Joins the parts of each run (same `run_id`, parts numbered 1..) into one
-/// whole run: the wall times added, the largest memory, completed when every
-/// part completed and the last did not ask to be resumed. Parts of a run
+/// whole run: the wall times added, the largest memory, completed when the
+/// last part completed and did not ask to be resumed (the parts before it
+/// were stopped to be resumed, by Slurm or by hand). Parts of a run
 /// that is not all here (a part missing, or the last still requeued) stay
 /// as they are: they can teach memory, never time. Runs that are not parts
 /// pass through; the order of first appearance is kept.
@@ -287,7 +288,10 @@ fn join(parts: &[MeasuredRun]) -> Option<MeasuredRun> {
     Some(MeasuredRun {
         wall_seconds: wall,
         peak_memory_mib: parts.iter().filter_map(|p| p.peak_memory_mib).max(),
-        completed: parts.iter().all(|p| p.completed),
+        // Every part before the last ended to be resumed (requeued, or
+        // stopped by hand and started again as the next part): the run
+        // completed when its last part did.
+        completed: last.completed,
         part: 0,
         requeued: false,
         parts: u32::try_from(parts.len()).ok()?,
@@ -951,6 +955,71 @@ mod tests {
             memory_log_ratio: m.map(f64::ln),
             card_mib: 24_576.0,
             another_job: false,
+        }
+    }
+
+    #[test]
+    fn a_run_resumed_by_hand_or_by_slurm_is_whole_when_its_last_part_completes() {
+        let part = |n: u32, wall: u64, completed: bool, requeued: bool| MeasuredRun {
+            job: JobSpec {
+                model: Some("resnet50".into()),
+                ..JobSpec::default()
+            },
+            gpu: "rtx3090".into(),
+            platform: "autodl".into(),
+            wall_seconds: wall,
+            peak_memory_mib: Some(9000),
+            completed,
+            started_at: format!("2026-11-30T1{n}:00:00+0800"),
+            memory: MeasuredMemory::Process,
+            run_id: "myrun".into(),
+            part: n,
+            requeued,
+            parts: 1,
+        };
+        // (parts, whole and completed?, why)
+        let cases = [
+            (
+                vec![part(1, 600, false, false), part(2, 900, true, false)],
+                Some(true),
+                "stopped by hand (exit 143), resumed as part 2, which finished",
+            ),
+            (
+                vec![part(1, 600, false, true), part(2, 900, true, false)],
+                Some(true),
+                "requeued by Slurm, then finished",
+            ),
+            (
+                vec![part(1, 600, true, true), part(2, 900, false, false)],
+                Some(false),
+                "the last part failed: the run did not complete",
+            ),
+            (
+                vec![part(1, 600, false, false), part(2, 900, true, true)],
+                None,
+                "the last part asks to be resumed: not all here",
+            ),
+            (
+                vec![part(2, 900, true, false)],
+                None,
+                "part 1 missing",
+            ),
+        ];
+        for (parts, want, why) in cases {
+            let n = parts.len();
+            let joined = join_parts(parts);
+            match want {
+                Some(completed) => {
+                    assert_eq!(joined.len(), 1, "{why}: one run");
+                    assert_eq!(joined[0].completed, completed, "{why}");
+                    assert_eq!(joined[0].wall_seconds, 1500, "{why}: the parts' time added");
+                    assert!(joined[0].is_whole(), "{why}: whole");
+                }
+                None => {
+                    assert_eq!(joined.len(), n, "{why}: the parts stay parts");
+                    assert!(joined.iter().all(|r| !r.is_whole()), "{why}: never teaches time");
+                }
+            }
         }
     }
 

@@ -10,7 +10,8 @@ on_exit() {
   status=$?
   # The job's last lines first: nothing below may land inside them.
   wait_for_watchers
-  touch "$STATE_DIR/wrapper-done"
+  # A requeued part has reported and removed its state folder already.
+  if [ -d "$STATE_DIR" ]; then touch "$STATE_DIR/wrapper-done"; fi
   [ "$REPORTED" = 1 ] || write_report "$status" || log "the run report could not be written"
   rm -rf "$STATE_DIR"
 }

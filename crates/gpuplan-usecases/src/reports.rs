@@ -267,7 +267,10 @@ impl Planner {
         // is compared with: an error there is said, not skipped); a saved
         // plan that no longer prices (its pack removed since) compares
         // with nothing.
-        let versus = match plan.as_ref().filter(|_| !plan_changed) {
+        // A part of a resumed run is not the run: its time says nothing of
+        // the plan's (the parts are joined for calibration, not here).
+        let a_part = report.part > 1 || report.requeued;
+        let versus = match plan.as_ref().filter(|_| !plan_changed && !a_part) {
             Some(p) => match self.versus(p, report, &entry.gpu, entry.cost) {
                 Ok(v) => Some(v),
                 Err(e) if plan_file.is_some() => return Err(e),

@@ -182,3 +182,24 @@ fn a_plan_value_of_the_wrong_kind_says_the_fields_range() {
         assert!(e.allowed.is_some(), "{why}: the range is given");
     }
 }
+
+#[test]
+fn a_wall_time_past_its_billing_window_is_refused_beyond_the_clocks_rounding() {
+    let v2 = std::fs::read_to_string(crate::common::root().join("examples/run-report-example.json"))
+        .expect("example");
+    // The example's window is 14:02:11 to 14:31:40, 1769 s.
+    // (wall seconds, accepted, why)
+    let cases = [
+        (1769, true, "the window itself"),
+        (1771, true, "two seconds over: whole seconds read a moment apart"),
+        (1800, false, "31 s over a 1769 s window: the report overstates its run"),
+    ];
+    for (wall, ok, why) in cases {
+        let text = v2.replace("\"wall_seconds\": 1769", &format!("\"wall_seconds\": {wall}"));
+        let got = gpuplan_core::report::RunReport::from_json("r.json", &text);
+        assert_eq!(got.is_ok(), ok, "{why}: {:?}", got.err());
+        if let Err(e) = got {
+            assert_eq!(e.field, "wall_seconds", "{why}: the field named");
+        }
+    }
+}

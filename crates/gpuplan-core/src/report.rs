@@ -31,9 +31,11 @@ const MAX_TEXT_CHARS: usize = 200;
 const MAX_RUN_ID_CHARS: usize = 100;
 /// Most parts one run may have (a job requeued every few hours for a year).
 pub const MAX_PARTS: u32 = 10_000;
-/// How far the wall time may pass the billing window, seconds: both come
-/// from the same clock, read a moment apart.
-const WINDOW_SLACK_SECONDS: i64 = 60;
+/// How far the wall time may pass the billing window, seconds: the kit
+/// reads both from one clock, a moment apart (whole seconds each, so two
+/// seconds at most); more is a report that overstates its run, which would
+/// teach a short run a much longer time.
+const WINDOW_SLACK_SECONDS: i64 = 5;
 /// Years a report's billing window may fall in (as the ledger's dates).
 pub const YEARS: std::ops::RangeInclusive<i32> =
     (crate::limits::YEAR.min as i32)..=(crate::limits::YEAR.max as i32);

@@ -72,20 +72,30 @@ impl Planner {
             let known = self.store()?.bill_of_report(&identity)?;
             let earlier = fresh.iter().position(|p| p.identity == identity);
             match (known, earlier) {
-                // A real bill for a run already billed would be dropped
-                // without a word: say so, and how to replace the bill.
-                (Some(id), _) if cost.is_some() => {
+                // A real bill, or a plan to compare with, for a run already
+                // billed would be dropped without a word: say so, and how to
+                // replace the bill.
+                (Some(id), _) if cost.is_some() || plan_file.is_some() => {
+                    let (field, flag) = if cost.is_some() {
+                        ("cost", "--cost")
+                    } else {
+                        ("plan", "--plan")
+                    };
                     return Err(AppError::input(
-                        "cost",
-                        format!("this run is already bill {id}: --cost was not applied"),
-                        "delete that bill first, then import the report again with --cost",
+                        field,
+                        format!("this run is already bill {id}: {flag} was not applied"),
+                        format!("delete that bill first, then import the report again with {flag}"),
                     )
                     .said(
-                        gpuplan_core::Message::new("error.costAlreadyBilled").with("id", id),
+                        gpuplan_core::Message::new("error.alreadyBilled")
+                            .with("id", id)
+                            .with("flag", flag),
                         Some(
-                            gpuplan_core::Message::new("allowed.costAlreadyBilled").with("id", id),
+                            gpuplan_core::Message::new("allowed.alreadyBilled")
+                                .with("id", id)
+                                .with("flag", flag),
                         ),
-                    ))
+                    ));
                 }
                 (Some(id), _) => out.push(Some(self.already(file, &report, id)?)),
                 (None, Some(i)) => {

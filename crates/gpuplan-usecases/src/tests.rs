@@ -2073,3 +2073,27 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
     assert!(!orphan.teaches_calibration, "nothing taught");
     assert!(orphan.versus.is_none(), "nor compared");
 }
+
+#[test]
+fn a_plan_or_a_cost_given_for_a_run_already_billed_is_refused_not_dropped() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    let text = measured_report(&plan.name, 600, 2000, 0);
+    let first = p.import_report("r.json", &text, None).expect("imports");
+    assert!(first.plan_id.is_none(), "no saved plan of that name: filed under none");
+    let reports = [("r.json".to_owned(), text)];
+    // (cost, plan file, the field named, why)
+    let cases = [
+        (Some("1.00"), None, "cost", "a real bill would be dropped"),
+        (None, Some(&plan), "plan", "a plan to compare with would be dropped"),
+    ];
+    for (cost, plan_file, field, why) in cases {
+        match p.import_reports(&reports, cost, plan_file) {
+            Err(AppError::Input { field: f, .. }) => assert_eq!(f, field, "{why}"),
+            other => panic!("{why}: refused, not {other:?}"),
+        }
+    }
+    let again = p.import_reports(&reports, None, None).expect("imports");
+    assert!(again[0].already_imported, "without either, the run is the bill it was");
+}

@@ -1423,6 +1423,10 @@ pub fn imported_runs(
                     [("gpu", r.gpu.as_str())],
                 )));
             }
+            if r.plan_not_found && !r.already_imported {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.text(lang, "cli.runNoPlan")));
+            }
             if r.plan_changed && !r.already_imported {
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.text(lang, "cli.runPlanChanged")));

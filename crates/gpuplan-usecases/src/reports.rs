@@ -209,6 +209,7 @@ impl Planner {
             teaches_calibration: false,
             trained_on_gpus: None,
             plan_changed: false,
+            plan_not_found: false,
             identity: report.identity(),
         })
     }
@@ -321,6 +322,7 @@ impl Planner {
             teaches_calibration: measured.is_some(),
             trained_on_gpus: other_layout,
             plan_changed,
+            plan_not_found: plan.is_none() && !report.plan.is_empty(),
             identity: identity.clone(),
         };
         Ok(Prepared {

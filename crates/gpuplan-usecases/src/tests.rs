@@ -2056,6 +2056,7 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
     };
     let ran = p.import_report("r.json", &report(0, &digest), None).expect("imports");
     assert!(!ran.plan_changed && ran.teaches_calibration, "the plan's own job teaches");
+    assert!(!ran.plan_not_found, "its plan was found");
     assert!(ran.versus.is_some(), "and is compared with its plan");
     // The student edits the plan (20 epochs) and saves it under the same
     // name: a run of the 10-epoch kit is not a run of it.
@@ -2082,6 +2083,7 @@ fn a_plan_or_a_cost_given_for_a_run_already_billed_is_refused_not_dropped() {
     let text = measured_report(&plan.name, 600, 2000, 0);
     let first = p.import_report("r.json", &text, None).expect("imports");
     assert!(first.plan_id.is_none(), "no saved plan of that name: filed under none");
+    assert!(first.plan_not_found, "and the import says why nothing is compared or taught");
     let reports = [("r.json".to_owned(), text)];
     // (cost, plan file, the field named, why)
     let cases = [

@@ -56,6 +56,11 @@ trained_on_gpus: number | null,
  */
 plan_changed: boolean, 
 /**
+ * The report names a plan no saved plan is named (and no plan file
+ * was given): nothing to compare with, nothing taught.
+ */
+plan_not_found: boolean, 
+/**
  * Billed hours (the window, rounded up to the hundredth).
  */
 hours: string, 

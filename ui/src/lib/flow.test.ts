@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote, timeSplit, shown } from "./flow";
+import { STEPS, nextStep, prevStep, parseNumber, formatCny, errorText, svgDataUrl, chartUrl, formOf, applyForm, checkNumber, checkDate, formatDate, formatHours, cardLabel, splitShared, calibrationNote, factorPct, droppedReports, unverifiedNote, timeSplit, shown, importNotes, asSentence } from "./flow";
 import { billCsv, billHtml } from "./exports";
 import type { FieldLimit } from "../bindings/FieldLimit";
 import { makeApi, isAppError } from "./api";
@@ -362,5 +362,21 @@ describe("shown", () => {
       ["two\tcolumns", "two\tcolumns", "a tab stays"],
     ];
     for (const [typed, want, why] of cases) expect(shown(typed), why).toBe(want);
+  });
+});
+
+describe("an imported run's notes", () => {
+  const run = { ledger_id: 3, already_imported: false, identity: "x", plan_id: null, date: "2026-11-30", platform: "autodl", gpu: "rtx3090", gpu_in_catalog: true, teaches_calibration: false, trained_on_gpus: null, plan_changed: false, plan_not_found: false, hours: "0.49", cost: "0.65", cost_estimated: true, peak_memory_mib: 2746, exit_status: 0, versus: null };
+  it("says why a run compares with nothing or teaches nothing", () => {
+    expect(importNotes(run), "a run of its plan: nothing to add").toEqual([]);
+    expect(importNotes({ ...run, plan_not_found: true }).map(([k]) => k), "no saved plan of its name").toEqual(["cli.runNoPlan"]);
+    expect(importNotes({ ...run, plan_changed: true, trained_on_gpus: 2 }), "both reasons, with the GPUs").toEqual([["cli.runPlanChanged"], ["cli.runOtherLayout", { gpus: 2 }]]);
+    expect(importNotes({ ...run, gpu_in_catalog: false, gpu: "NVIDIA X" }), "a card the catalog lacks").toEqual([["cli.runUnknownGpu", { gpu: "NVIDIA X" }]]);
+    expect(importNotes({ ...run, already_imported: true, plan_not_found: true }), "imported before: only that is said").toEqual([]);
+  });
+  it("makes a catalog clause a sentence of its own", () => {
+    expect(asSentence("the run trained on 2 GPUs", "en"), "capitalised and stopped").toBe("The run trained on 2 GPUs.");
+    expect(asSentence("Already stopped.", "en"), "stopped once").toBe("Already stopped.");
+    expect(asSentence("校准不会从它学习", "zh"), "a Chinese full stop").toBe("校准不会从它学习。");
   });
 });

@@ -4,6 +4,7 @@
 import type { Plan } from "../bindings/Plan";
 import type { Chart } from "../bindings/Chart";
 import type { FieldLimit } from "../bindings/FieldLimit";
+import type { ImportedRun } from "../bindings/ImportedRun";
 import { NUMBER, normalizeNumber, type UnitKind } from "./numbers";
 
 export const STEPS = ["situation", "job", "memory", "options", "plan", "before"] as const;
@@ -243,4 +244,25 @@ export function droppedReports<F extends { name: string; size: number }>(files: 
     else skipped.push(f.name);
   }
   return { reports, skipped };
+}
+
+/** Why an imported run compares with nothing or teaches calibration nothing,
+ * as catalog keys with their values (the CLI says the same lines). A report
+ * imported before says only that. */
+export function importNotes(run: ImportedRun): [string, Record<string, unknown>?][] {
+  if (run.already_imported) return [];
+  const notes: [string, Record<string, unknown>?][] = [];
+  if (!run.gpu_in_catalog) notes.push(["cli.runUnknownGpu", { gpu: run.gpu }]);
+  if (run.plan_not_found) notes.push(["cli.runNoPlan"]);
+  if (run.plan_changed) notes.push(["cli.runPlanChanged"]);
+  if (run.trained_on_gpus != null) notes.push(["cli.runOtherLayout", { gpus: run.trained_on_gpus }]);
+  return notes;
+}
+
+/** A clause the catalog words in lower case, as a sentence of its own in a
+ * toast: capitalised and stopped in English, stopped in Chinese. */
+export function asSentence(text: string, lang: string): string {
+  if (lang.startsWith("zh")) return /[。！？]$/.test(text) ? text : `${text}。`;
+  const s = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(s) ? s : `${s}.`;
 }

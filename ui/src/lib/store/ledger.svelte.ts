@@ -1,7 +1,7 @@
 // The ledger: real bills (typed, or imported from run reports, dropped or
 // picked), deletion undone from the toast, plan versus actual of a bill
 // with a report, and what calibration learnt from them.
-import { droppedReports, formatCny, formatDate, formatHours, normalizeNumber } from "../flow";
+import { asSentence, droppedReports, formatCny, formatDate, formatHours, importNotes, normalizeNumber } from "../flow";
 import type { CalibrationView } from "../../bindings/CalibrationView";
 import type { ImportedRunView } from "../../bindings/ImportedRunView";
 import type { LedgerPage } from "../../bindings/LedgerPage";
@@ -96,7 +96,8 @@ export class LedgerState {
     const i = r.run;
     // A report imported before adds nothing: the toast says so, with the bill it already is.
     const key = i.already_imported ? "ledger.reportAlready" : "ledger.reportImported";
-    app.notify(app.t(key, { id: i.ledger_id, date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) }));
+    const said = app.t(key, { id: i.ledger_id, date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) });
+    app.notify([said, ...importNotes(i).map(([k, o]) => asSentence(app.t(k, o), app.lang))].join(" "));
     this.versus = r.versus;
     this.versusId = r.versus ? i.ledger_id : null;
     await this.load();

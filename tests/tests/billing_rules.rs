@@ -1602,3 +1602,28 @@ fn a_stop_inside_a_run_that_the_deadline_ends_is_refused_not_resumed() {
         assert!(q.cash_total > Decimal::ZERO, "{why}");
     }
 }
+
+#[test]
+fn a_limit_passed_by_a_second_reads_as_passed_and_no_data_means_no_upload_advice() {
+    // A 48 h run and one second on a 48 h walltime: "48.01 h", not a
+    // "48.00 h run" that "exceeds the 48 h cap".
+    let q = priced(
+        "name = \"w\"\nplatform = \"campus-slurm\"\ngpu = \"a100-40g-pcie\"\n[[run]]\nname = \"r\"\ncount = 1\nhours = 48.0003\n",
+    );
+    let run_hours = q.warnings.iter().find_map(|w| match w {
+        Warning::RunExceedsCap { run_hours, .. } => Some(*run_hours),
+        _ => None,
+    });
+    assert_eq!(run_hours, Some(d("48.01")), "rounded up past the cap it passes");
+    // Releasing between runs with no dataset: nothing to upload again, so
+    // neither the 0.00 CNY sentence nor a 0.00-against-0.00 comparison.
+    let bare = "name = \"r\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[[run]]\nname = \"r\"\ncount = 3\nhours = 1\n[schedule]\ndays = 3\nbetween_runs = \"release\"\n";
+    let said = |q: &Quote| {
+        q.warnings.iter().any(|w| {
+            matches!(w, Warning::ReleasedBetweenRuns { .. } | Warning::PersistentInstead { .. })
+        })
+    };
+    assert!(!said(&priced(bare)), "no dataset: no upload advice");
+    let with_data = format!("{bare}[data]\nsize_gb = 20\nupload_mbps = 50\n");
+    assert!(said(&priced(&with_data)), "20 GB uploaded again after each release: said");
+}

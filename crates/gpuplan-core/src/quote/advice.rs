@@ -133,9 +133,12 @@ fn limits(f: &Facts<'_>, w: &mut Vec<Warning>) {
         .or(q.session_max_hours.as_ref())
         .map(|c| c.value)
         .filter(|c| *c > Decimal::ZERO);
+    // Hours past a limit are rounded up, so a run a second over a 48 h cap
+    // reads 48.01 h, not "a 48.00 h run exceeds the 48 h cap".
+    let over = |x: Decimal| x.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::AwayFromZero);
     if let Some(cap) = cap.filter(|c| f.gpu.longest > *c) {
         w.push(Warning::RunExceedsCap {
-            run_hours: h2(f.gpu.longest),
+            run_hours: over(f.gpu.longest),
             cap_hours: cap,
             parts: (f.gpu.longest / cap).ceil().to_u32().unwrap_or(u32::MAX),
         });
@@ -150,7 +153,7 @@ fn limits(f: &Facts<'_>, w: &mut Vec<Warning>) {
                 .unwrap_or_default();
             w.push(Warning::QuotaExhausted {
                 week,
-                hours: h2(scheduled),
+                hours: over(scheduled),
                 quota_hours: quota,
                 weeks: weeks.weeks,
             });
@@ -211,7 +214,12 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
 /// upload and unpacking, traffic in); persistent storage, where the
 /// platform has it, keeps it instead, priced for the same span.
 fn released(f: &Facts<'_>, releases: u32, w: &mut Vec<Warning>) {
-    let gb = f.plan.data.as_ref().map(|d| d.size_gb).unwrap_or_default();
+    // A plan without a dataset brings nothing back: no sentence about
+    // 0.00 CNY of uploads, nor a storage comparison of 0.00 with 0.00.
+    let Some(data) = &f.plan.data else {
+        return;
+    };
+    let gb = data.size_gb;
     let per = f.upload_hours * f.prices.setup + gb * f.profile.storage.traffic_per_gb.value;
     let bring_back = cny(per * Decimal::from(releases));
     w.push(Warning::ReleasedBetweenRuns {
@@ -221,7 +229,7 @@ fn released(f: &Facts<'_>, releases: u32, w: &mut Vec<Warning>) {
     let kept = f.plan.storage.as_ref().map(|s| s.gb).unwrap_or(gb).max(gb);
     let span_days =
         f.lanes.iter().map(|l| l.work_end).max().unwrap_or_default() / Decimal::from(24);
-    if let Some(p) = f.prices.persistent_gb_day {
+    if let Some(p) = f.prices.persistent_gb_day.filter(|_| bring_back > Decimal::ZERO) {
         w.push(Warning::PersistentInstead {
             cost: cny((kept - f.prices.persistent_free_gb).max(Decimal::ZERO) * span_days * p),
             instead_of: bring_back,

@@ -398,7 +398,9 @@ pub fn duration(lang: Lang, seconds: &str) -> String {
     let Ok(s) = seconds.trim().parse::<f64>() else {
         return seconds.to_owned();
     };
-    let (n, unit) = if s < 60.0 {
+    let (n, unit) = if s > 0.0 && s < 1.0 {
+        (format!("{s:.1}"), ["s", "秒"])
+    } else if s < 60.0 {
         (format!("{s:.0}"), ["s", "秒"])
     } else if s < 3600.0 {
         let m = s / 60.0;

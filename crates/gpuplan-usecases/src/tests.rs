@@ -2099,3 +2099,21 @@ fn a_plan_or_a_cost_given_for_a_run_already_billed_is_refused_not_dropped() {
     let again = p.import_reports(&reports, None, None).expect("imports");
     assert!(again[0].already_imported, "without either, the run is the bill it was");
 }
+
+#[test]
+fn a_bill_lines_duration_under_a_second_is_worded_not_zero() {
+    use gpuplan_core::quote::seconds_param;
+    // (hours, the parameter, English, Chinese, why)
+    let cases = [
+        (Decimal::new(47, 2) / Decimal::from(3600), "0.5", "0.5 s", "0.5 秒", "0.47 s of 8 x H800"),
+        (Decimal::new(1, 3) / Decimal::from(3600), "0.1", "0.1 s", "0.1 秒", "at least a tenth"),
+        (Decimal::ZERO, "0", "0 s", "0 秒", "nothing is 0"),
+        (Decimal::from(30) / Decimal::from(3600), "30", "30 s", "30 秒", "whole seconds"),
+    ];
+    for (hours, param, en, zh, why) in cases {
+        let p = seconds_param(hours);
+        assert_eq!(p, param, "{why}");
+        assert_eq!(crate::labels::duration(crate::Lang::En, &p), en, "{why}");
+        assert_eq!(crate::labels::duration(crate::Lang::Zh, &p), zh, "{why}");
+    }
+}

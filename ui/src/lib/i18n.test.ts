@@ -1,7 +1,7 @@
 // English singulars: a core message's count arrives as text, and the UI
 // picks `key_one` for 1 exactly as the Rust catalog does.
 import { describe, expect, it } from "vitest";
-import { initI18n, messageText, i18next } from "./i18n";
+import { duration, initI18n, messageText, i18next } from "./i18n";
 
 describe("plurals", () => {
   it("says one stop, two stops, and leaves Chinese alone", async () => {
@@ -13,5 +13,15 @@ describe("plurals", () => {
     expect(messageText(stopped("0"), t), "none: the plural").toMatch(/^0 stops of /);
     await initI18n("zh");
     expect(messageText(stopped("1"), t), "Chinese has one form").toMatch(/^关机 1 次/);
+  });
+});
+
+describe("durations of bill lines", () => {
+  it("words them as the Rust side does, a fraction of a second included", () => {
+    expect(duration("0.5", "en"), "half a second is not 0 s").toBe("0.5 s");
+    expect(duration("0", "zh"), "nothing is 0").toBe("0 秒");
+    expect(duration("30", "en"), "whole seconds").toBe("30 s");
+    expect(duration("1800", "zh"), "minutes").toBe("30 分钟");
+    expect(duration("5400", "en"), "hours to two places").toBe("1.50 h");
   });
 });

@@ -25,6 +25,7 @@ export function duration(seconds: string, lang: string): string {
   const s = Number(seconds);
   if (seconds.trim() === "" || !Number.isFinite(s)) return seconds;
   const zh = lang.startsWith("zh");
+  if (s > 0 && s < 1) return `${s.toFixed(1)} ${zh ? "秒" : "s"}`;
   if (s < 60) return `${s.toFixed(0)} ${zh ? "秒" : "s"}`;
   if (s < 3600) {
     const m = s / 60;

@@ -1360,13 +1360,20 @@ fn billed_states(
 /// to start at (and the quote says so).
 pub const DEFAULT_START_HOUR: u32 = 9;
 
-/// Whole seconds of `hours`, as a bill line's duration parameter (the
-/// renderers word it in seconds, minutes or hours, in the reader's
-/// language).
+/// Whole seconds of `hours` (tenths under a second), as a bill line's
+/// duration parameter (the renderers word it in seconds, minutes or hours,
+/// in the reader's language).
 pub fn seconds_param(hours: Decimal) -> String {
-    whole_seconds(hours.max(Decimal::ZERO))
-        .normalize()
-        .to_string()
+    let whole = whole_seconds(hours.max(Decimal::ZERO));
+    // Under a second, a tenth (at least 0.1): a fraction of a second that
+    // costs 0.03 CNY on eight H800s is not "0 s".
+    if whole < Decimal::ONE && hours > Decimal::ZERO {
+        let tenths = (hours * Decimal::from(3600))
+            .round_dp_with_strategy(1, RoundingStrategy::MidpointAwayFromZero)
+            .max(Decimal::new(1, 1));
+        return tenths.normalize().to_string();
+    }
+    whole.normalize().to_string()
 }
 
 /// How long the plan's work takes, before it is laid out in time.

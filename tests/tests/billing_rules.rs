@@ -1627,3 +1627,19 @@ fn a_limit_passed_by_a_second_reads_as_passed_and_no_data_means_no_upload_advice
     let with_data = format!("{bare}[data]\nsize_gb = 20\nupload_mbps = 50\n");
     assert!(said(&priced(&with_data)), "20 GB uploaded again after each release: said");
 }
+
+#[test]
+fn more_gpus_than_an_instance_has_is_told_before_how_they_would_split_over_nodes() {
+    // (gpus, what the refusal says, why)
+    let cases = [
+        (9, "at most 8", "9 where an instance has 8: the offer's limit, not '8 or 10'"),
+        (10, "at most 8", "10: the same limit, the same words"),
+    ];
+    for (gpus, says, why) in cases {
+        let e = refused(&format!(
+            "name = \"g\"\nplatform = \"vast\"\ngpu = \"rtx3090\"\n[job]\nhours = 1\ngpus = {gpus}\n"
+        ));
+        assert_eq!(e.field, "job.gpus", "{why}");
+        assert!(e.allowed.contains(says), "{why}: {}", e.allowed);
+    }
+}

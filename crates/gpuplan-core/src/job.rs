@@ -595,9 +595,15 @@ pub use crate::limits::{MAX_BATCH, MAX_LORA_RANK, MAX_RESOLUTION};
 /// A GPU count as a plan or a form gives it: a whole number from 1 to
 /// [`crate::limits::MAX_GPUS`], that splits evenly over nodes.
 pub fn whole_gpus(v: f64) -> Result<u32, InputError> {
-    let gpus = whole(limits::GPUS, v)?;
+    let gpus = gpu_count(v)?;
     crate::limits::check_node_split(gpus)?;
     Ok(gpus)
+}
+
+/// A GPU count as a whole number from 1 to [`crate::limits::MAX_GPUS`],
+/// before it is split over nodes (a platform's own limit is checked first).
+pub fn gpu_count(v: f64) -> Result<u32, InputError> {
+    whole(limits::GPUS, v)
 }
 
 fn whole(limit: FieldLimit, v: f64) -> Result<u32, InputError> {

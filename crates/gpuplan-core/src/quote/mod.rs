@@ -1662,13 +1662,16 @@ fn instance_gpus(
     offer: &crate::platform::Offer,
     profile: &PlatformProfile,
 ) -> Result<u32, InputError> {
-    // The job's own limits, worded as the job's fields are everywhere.
+    // The job's own limits, worded as the job's fields are everywhere; the
+    // offer's limit before the split over nodes, so 9 GPUs where an
+    // instance has at most 8 is told that, not "8 or 10".
+    let in_job = |e: InputError| InputError {
+        field: "job.gpus".into(),
+        ..e
+    };
     let gpus = match plan.job.gpus {
         None => 1,
-        Some(g) => crate::job::whole_gpus(g).map_err(|e| InputError {
-            field: "job.gpus".into(),
-            ..e
-        })?,
+        Some(g) => crate::job::gpu_count(g).map_err(in_job)?,
     };
     let max = offer.max_gpus(profile.kind);
     if gpus > max {
@@ -1688,6 +1691,7 @@ fn instance_gpus(
             Some(Message::new("allowed.atMost").with("max", max)),
         ));
     }
+    crate::limits::check_node_split(gpus).map_err(in_job)?;
     Ok(gpus)
 }
 

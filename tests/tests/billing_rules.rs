@@ -1111,14 +1111,14 @@ fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
     // 160 GB for the whole 177.3 h span at 0.012 per GB-day, 14.18; the
     // disk bills through the deadline, not to it.
     assert_eq!(
-        line(&q, LineKind::Storage),
+        line(&q, LineKind::DataDisk),
         d("14.18"),
         "storage through the stop, no free part"
     );
     assert_eq!(
-        param(&q, LineKind::Storage, "free").as_deref(),
-        Some("0"),
-        "the line says nothing of it is free"
+        line(&q, LineKind::Storage),
+        d("0"),
+        "the line is the data disk's, not an instance disk 'above the free 0 GB'"
     );
     // Stopped less than the deadline, the data stays on the system disk
     // and its free 100 GB count.
@@ -1142,6 +1142,7 @@ fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
         Some("100"),
         "the system disk's free part counts before the deadline"
     );
+    assert_eq!(line(&short, LineKind::DataDisk), d("0"), "no data disk before the deadline");
 }
 
 #[test]

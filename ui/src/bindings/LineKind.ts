@@ -4,4 +4,4 @@
  * What a bill line is for; its text is the catalog's `bill.line.<kind>`
  * with the line's parameters.
  */
-export type LineKind = "runs" | "peak-surcharge" | "debug" | "debug-waste" | "waste" | "rounding" | "package" | "setup" | "upload" | "traffic" | "egress" | "stopped" | "stopped-billing" | "idle-between" | "forgotten" | "reruns" | "storage" | "persistent-storage" | "credit" | "coupon" | "newcomer-credit" | "own-time";
+export type LineKind = "runs" | "peak-surcharge" | "debug" | "debug-waste" | "waste" | "rounding" | "package" | "setup" | "upload" | "traffic" | "egress" | "stopped" | "stopped-billing" | "idle-between" | "forgotten" | "reruns" | "storage" | "data-disk" | "persistent-storage" | "credit" | "coupon" | "newcomer-credit" | "own-time";

@@ -434,7 +434,7 @@ fn rests_on(kind: LineKind, spot: bool, setup_on_gpu: bool) -> Vec<Figure> {
         LineKind::StoppedBilling => vec![PricePerHour, StopEndsGpuBilling],
         LineKind::IdleBetween | LineKind::Forgotten => vec![run, StudentDiscount],
         LineKind::Reruns => vec![SpotPerHour],
-        LineKind::Storage => vec![
+        LineKind::Storage | LineKind::DataDisk => vec![
             StoragePrice,
             FreeStorage,
             StorageWhileStopped,

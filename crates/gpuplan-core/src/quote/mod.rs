@@ -153,6 +153,9 @@ pub enum LineKind {
     Reruns,
     /// The instance disk above its free amount.
     Storage,
+    /// The data disk a deadline keeps past the instance's recycle (优云智算):
+    /// all of it, the free space having been the recycled system disk's.
+    DataDisk,
     /// Persistent storage above its free amount.
     PersistentStorage,
     /// The platform's free credit for students.
@@ -167,7 +170,7 @@ pub enum LineKind {
 
 impl LineKind {
     /// Every kind.
-    pub const ALL: [Self; 22] = [
+    pub const ALL: [Self; 23] = [
         Self::Runs,
         Self::PeakSurcharge,
         Self::Debug,
@@ -185,6 +188,7 @@ impl LineKind {
         Self::Forgotten,
         Self::Reruns,
         Self::Storage,
+        Self::DataDisk,
         Self::PersistentStorage,
         Self::Credit,
         Self::Coupon,
@@ -202,7 +206,7 @@ impl LineKind {
             Self::IdleBetween | Self::Forgotten => Category::IdleRunning,
             Self::Stopped | Self::StoppedBilling => Category::Stopped,
             Self::Reruns => Category::PreemptionReruns,
-            Self::Storage | Self::PersistentStorage => Category::Storage,
+            Self::Storage | Self::DataDisk | Self::PersistentStorage => Category::Storage,
             Self::Credit | Self::Coupon | Self::NewcomerCredit => Category::Credit,
             Self::OwnTime => Category::OwnTime,
         }
@@ -1719,7 +1723,9 @@ fn fields_of(kind: LineKind) -> &'static str {
         LineKind::IdleBetween => "schedule",
         LineKind::Forgotten => "forgotten_shutdown_hours",
         LineKind::Reruns => "spot",
-        LineKind::Storage | LineKind::PersistentStorage => "storage.gb, storage.days",
+        LineKind::Storage | LineKind::DataDisk | LineKind::PersistentStorage => {
+            "storage.gb, storage.days"
+        }
         LineKind::Credit => "student",
         LineKind::Coupon => "credit",
         LineKind::NewcomerCredit => "newcomer",

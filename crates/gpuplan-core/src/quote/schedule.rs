@@ -1169,7 +1169,7 @@ impl When {
             LineKind::IdleBetween => Self::Idle,
             LineKind::Stopped | LineKind::StoppedBilling => Self::Stopped,
             LineKind::Forgotten => Self::Forgotten,
-            LineKind::Storage => Self::Disk,
+            LineKind::Storage | LineKind::DataDisk => Self::Disk,
             LineKind::PersistentStorage => Self::Whole,
             LineKind::Egress => Self::WorkEnd,
             LineKind::Credit | LineKind::Coupon | LineKind::NewcomerCredit | LineKind::OwnTime => {

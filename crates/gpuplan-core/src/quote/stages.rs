@@ -552,7 +552,8 @@ pub fn storage(
     // Data that outlives the platform's deadline is on a data disk, which
     // has no free part: the free space is the system disk's, recycled with
     // the instance (优云智算's 100 GB).
-    let free_gb = if deadline_passed(lanes, profile, plan) && profile.lifecycle.keeps_data_disk() {
+    let data_disk = deadline_passed(lanes, profile, plan) && profile.lifecycle.keeps_data_disk();
+    let free_gb = if data_disk {
         Decimal::ZERO
     } else {
         prices.free_gb
@@ -597,7 +598,11 @@ pub fn storage(
     }
     .max(period_days);
     bill.push(
-        LineKind::Storage,
+        if data_disk {
+            LineKind::DataDisk
+        } else {
+            LineKind::Storage
+        },
         vec![
             ("gb", h2(billable).normalize().to_string()),
             ("free", free_gb.normalize().to_string()),

@@ -203,3 +203,25 @@ fn a_wall_time_past_its_billing_window_is_refused_beyond_the_clocks_rounding() {
         }
     }
 }
+
+#[test]
+fn a_plans_money_is_in_yuan_and_fen() {
+    let base = "name = \"b\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 1\n";
+    // (line, accepted, why)
+    let cases = [
+        ("budget = 12.5", true, "a budget in yuan and jiao"),
+        ("budget = 12.50", true, "two places"),
+        ("credit = 0.01", true, "a fen of credit"),
+        ("budget = 0.001", false, "a tenth of a fen would show as 0.00, exceeded by any bill"),
+        ("balance = 5.555", false, "a balance has fen, no finer"),
+    ];
+    for (line, ok, why) in cases {
+        let text = base.replacen("[job]", &format!("{line}\n[job]"), 1);
+        let got = gpuplan_core::plan::Plan::from_toml("p.toml", &text);
+        assert_eq!(got.is_ok(), ok, "{why}: {:?}", got.err());
+        if let Err(e) = got {
+            let key = line.split(' ').next().unwrap_or("");
+            assert_eq!(e.field, key, "{why}: the field named");
+        }
+    }
+}

@@ -776,9 +776,21 @@ fn hours(table: &'static str, key: &'static str, v: Decimal, lo_open: bool) -> C
     within(table, key, v, lo_open, MAX_HOURS)
 }
 
-/// An amount of money within a plan's largest.
+/// An amount of money within a plan's largest, in yuan and fen: a budget
+/// of 0.001 would be shown as 0.00 and exceeded by any bill.
 fn money(table: &'static str, key: &'static str, v: Decimal) -> Check {
-    within(table, key, v, false, MAX_CNY)
+    within(table, key, v, false, MAX_CNY)?;
+    if v.normalize().scale() > 2 {
+        return Err(Refusal::new(
+            table,
+            key,
+            format!("{v} has more than 2 decimal places"),
+            Message::new("error.tooManyPlaces")
+                .with("value", crate::error::short(&v.to_string()))
+                .with("places", 2),
+        ));
+    }
+    Ok(())
 }
 
 /// A value of the wrong kind (nan, "150元", 1e308) in a plan field with a

@@ -1142,7 +1142,11 @@ fn youyun_deadline_recycles_the_instance_but_keeps_and_bills_the_data_disk() {
         Some("100"),
         "the system disk's free part counts before the deadline"
     );
-    assert_eq!(line(&short, LineKind::DataDisk), d("0"), "no data disk before the deadline");
+    assert_eq!(
+        line(&short, LineKind::DataDisk),
+        d("0"),
+        "no data disk before the deadline"
+    );
 }
 
 #[test]
@@ -1511,10 +1515,21 @@ fn the_waste_warning_needs_waste_the_bill_prints() {
             .any(|w| matches!(w, Warning::MinimumChargeWaste { .. }))
     };
     let dear = at("1");
-    assert_eq!(cat(&dear, Category::MinimumChargeWaste), d("0.90"), "54 min at 1/h");
-    assert!(warns(&dear), "90% of the time billed for nothing, 0.90 CNY: warned");
+    assert_eq!(
+        cat(&dear, Category::MinimumChargeWaste),
+        d("0.90"),
+        "54 min at 1/h"
+    );
+    assert!(
+        warns(&dear),
+        "90% of the time billed for nothing, 0.90 CNY: warned"
+    );
     let cheap = at("0.004");
-    assert_eq!(cat(&cheap, Category::MinimumChargeWaste), d("0"), "rounds to 0.00");
+    assert_eq!(
+        cat(&cheap, Category::MinimumChargeWaste),
+        d("0"),
+        "rounds to 0.00"
+    );
     assert!(!warns(&cheap), "no printed waste, no waste warning");
 }
 
@@ -1538,11 +1553,23 @@ fn a_packaged_instance_outlives_a_deadline_meant_for_pay_as_you_go() {
             .any(|w| matches!(w, Warning::InstanceReleased { .. }))
     };
     let paygo = plan_with("");
-    assert_eq!(param(&paygo, LineKind::Setup, "instances").as_deref(), Some("2"), "recycled: set up again");
+    assert_eq!(
+        param(&paygo, LineKind::Setup, "instances").as_deref(),
+        Some("2"),
+        "recycled: set up again"
+    );
     assert!(recycled(&paygo), "pay as you go is recycled and told so");
     let month = plan_with("payment = { package = \"month\" }\n");
-    assert_eq!(param(&month, LineKind::Setup, "instances").as_deref(), Some("1"), "the package keeps it");
-    assert_eq!(line(&month, LineKind::Setup), d("0.08"), "one setup of 0.5 h at 0.15/h");
+    assert_eq!(
+        param(&month, LineKind::Setup, "instances").as_deref(),
+        Some("1"),
+        "the package keeps it"
+    );
+    assert_eq!(
+        line(&month, LineKind::Setup),
+        d("0.08"),
+        "one setup of 0.5 h at 0.15/h"
+    );
     assert!(!recycled(&month), "no recycle on a package");
 }
 
@@ -1563,9 +1590,8 @@ fn kaggles_t4_session_has_two_gpus_and_the_quota_counts_its_hours() {
         two.time_to_result_hours, one.time_to_result_hours,
         "the quota counts session hours, so a second GPU waits no longer"
     );
-    let three = refused(
-        "name = \"k\"\nplatform = \"kaggle\"\ngpu = \"t4\"\n[job]\nhours = 1\ngpus = 3\n",
-    );
+    let three =
+        refused("name = \"k\"\nplatform = \"kaggle\"\ngpu = \"t4\"\n[job]\nhours = 1\ngpus = 3\n");
     assert_eq!(three.field, "job.gpus", "a session has at most two T4s");
 }
 
@@ -1582,11 +1608,21 @@ fn a_stop_inside_a_run_that_the_deadline_ends_is_refused_not_resumed() {
         )
     };
     let e = refused(&split(400, ""));
-    assert_eq!(e.field, "stops.hours_each", "the stop that deletes the checkpoints");
-    assert!(e.message.contains("15-day"), "names the deadline: {}", e.message);
+    assert_eq!(
+        e.field, "stops.hours_each",
+        "the stop that deletes the checkpoints"
+    );
+    assert!(
+        e.message.contains("15-day"),
+        "names the deadline: {}",
+        e.message
+    );
     // (plan, why it can be priced)
     let ways_out = [
-        (split(300, ""), "a stop shorter than the deadline keeps the disk"),
+        (
+            split(300, ""),
+            "a stop shorter than the deadline keeps the disk",
+        ),
         (
             split(400, "on = \"persistent\"\n"),
             "checkpoints on persistent storage outlive the release",
@@ -1615,25 +1651,39 @@ fn a_limit_passed_by_a_second_reads_as_passed_and_no_data_means_no_upload_advice
         Warning::RunExceedsCap { run_hours, .. } => Some(*run_hours),
         _ => None,
     });
-    assert_eq!(run_hours, Some(d("48.01")), "rounded up past the cap it passes");
+    assert_eq!(
+        run_hours,
+        Some(d("48.01")),
+        "rounded up past the cap it passes"
+    );
     // Releasing between runs with no dataset: nothing to upload again, so
     // neither the 0.00 CNY sentence nor a 0.00-against-0.00 comparison.
     let bare = "name = \"r\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[[run]]\nname = \"r\"\ncount = 3\nhours = 1\n[schedule]\ndays = 3\nbetween_runs = \"release\"\n";
     let said = |q: &Quote| {
         q.warnings.iter().any(|w| {
-            matches!(w, Warning::ReleasedBetweenRuns { .. } | Warning::PersistentInstead { .. })
+            matches!(
+                w,
+                Warning::ReleasedBetweenRuns { .. } | Warning::PersistentInstead { .. }
+            )
         })
     };
     assert!(!said(&priced(bare)), "no dataset: no upload advice");
     let with_data = format!("{bare}[data]\nsize_gb = 20\nupload_mbps = 50\n");
-    assert!(said(&priced(&with_data)), "20 GB uploaded again after each release: said");
+    assert!(
+        said(&priced(&with_data)),
+        "20 GB uploaded again after each release: said"
+    );
 }
 
 #[test]
 fn more_gpus_than_an_instance_has_is_told_before_how_they_would_split_over_nodes() {
     // (gpus, what the refusal says, why)
     let cases = [
-        (9, "at most 8", "9 where an instance has 8: the offer's limit, not '8 or 10'"),
+        (
+            9,
+            "at most 8",
+            "9 where an instance has 8: the offer's limit, not '8 or 10'",
+        ),
         (10, "at most 8", "10: the same limit, the same words"),
     ];
     for (gpus, says, why) in cases {

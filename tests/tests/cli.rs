@@ -1183,18 +1183,29 @@ fn a_part_of_a_run_alone_is_counted_and_said_not_called_no_runs() {
         file.to_str().expect("utf8"),
     ]);
     let said = String::from_utf8_lossy(&imported.stdout);
-    assert!(imported.status.success(), "imports: {}", String::from_utf8_lossy(&imported.stderr));
+    assert!(
+        imported.status.success(),
+        "imports: {}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
     assert!(
         !said.contains("plan vs actual"),
         "a part is not the run: no plan-versus-actual verdict: {said}"
     );
     for (lang, words, why) in [
-        ("en", "Measured runs: 1", "one run measured, none comparable yet"),
+        (
+            "en",
+            "Measured runs: 1",
+            "one run measured, none comparable yet",
+        ),
         ("zh", "实测运行 1 次", "Chinese says the same"),
     ] {
         let out = gp(&["--lang", lang, "calibration"]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains(words), "{why}: {text}");
-        assert!(!text.contains("No measured runs yet") && !text.contains("还没有实测"), "{why}: {text}");
+        assert!(
+            !text.contains("No measured runs yet") && !text.contains("还没有实测"),
+            "{why}: {text}"
+        );
     }
 }

@@ -185,17 +185,29 @@ fn a_plan_value_of_the_wrong_kind_says_the_fields_range() {
 
 #[test]
 fn a_wall_time_past_its_billing_window_is_refused_beyond_the_clocks_rounding() {
-    let v2 = std::fs::read_to_string(crate::common::root().join("examples/run-report-example.json"))
-        .expect("example");
+    let v2 =
+        std::fs::read_to_string(crate::common::root().join("examples/run-report-example.json"))
+            .expect("example");
     // The example's window is 14:02:11 to 14:31:40, 1769 s.
     // (wall seconds, accepted, why)
     let cases = [
         (1769, true, "the window itself"),
-        (1771, true, "two seconds over: whole seconds read a moment apart"),
-        (1800, false, "31 s over a 1769 s window: the report overstates its run"),
+        (
+            1771,
+            true,
+            "two seconds over: whole seconds read a moment apart",
+        ),
+        (
+            1800,
+            false,
+            "31 s over a 1769 s window: the report overstates its run",
+        ),
     ];
     for (wall, ok, why) in cases {
-        let text = v2.replace("\"wall_seconds\": 1769", &format!("\"wall_seconds\": {wall}"));
+        let text = v2.replace(
+            "\"wall_seconds\": 1769",
+            &format!("\"wall_seconds\": {wall}"),
+        );
         let got = gpuplan_core::report::RunReport::from_json("r.json", &text);
         assert_eq!(got.is_ok(), ok, "{why}: {:?}", got.err());
         if let Err(e) = got {
@@ -212,7 +224,11 @@ fn a_plans_money_is_in_yuan_and_fen() {
         ("budget = 12.5", true, "a budget in yuan and jiao"),
         ("budget = 12.50", true, "two places"),
         ("credit = 0.01", true, "a fen of credit"),
-        ("budget = 0.001", false, "a tenth of a fen would show as 0.00, exceeded by any bill"),
+        (
+            "budget = 0.001",
+            false,
+            "a tenth of a fen would show as 0.00, exceeded by any bill",
+        ),
         ("balance = 5.555", false, "a balance has fen, no finer"),
     ];
     for (line, ok, why) in cases {

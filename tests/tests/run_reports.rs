@@ -334,7 +334,10 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
         r.plan, "BERT on Colab \"free\"",
         "the plan's name survives quoting"
     );
-    assert_eq!(r.plan_job, WRAPPED_JOB, "the plan's job digest, as the wrapper writes it");
+    assert_eq!(
+        r.plan_job, WRAPPED_JOB,
+        "the plan's job digest, as the wrapper writes it"
+    );
     assert_eq!(r.progress_lines, 2, "progress counted");
     assert_eq!(
         r.last_progress, "Epoch 2 [31m",

@@ -1282,9 +1282,8 @@ pub fn packs(c: &Catalog, lang: Lang, rows: &[PackRow]) -> String {
 /// A measured run against its plan, in one line: time, memory, cost, and
 /// what explains the gap.
 fn versus_line(c: &Catalog, lang: Lang, v: &gpuplan_usecases::views::PlanVersusActual) -> String {
-    let run_time = |h: f64| {
-        gpuplan_usecases::labels::duration(lang, &format!("{:.0}", (h * 3600.0).max(0.0)))
-    };
+    let run_time =
+        |h: f64| gpuplan_usecases::labels::duration(lang, &format!("{:.0}", (h * 3600.0).max(0.0)));
     let gib = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
     let secs = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.3}"));
     let mut line = c.fill(
@@ -1576,7 +1575,11 @@ pub fn calibration(
         let _ = writeln!(
             o,
             "{}",
-            c.fill(lang, "calibration.nothingComparable", [("count", count.as_str())])
+            c.fill(
+                lang,
+                "calibration.nothingComparable",
+                [("count", count.as_str())]
+            )
         );
     } else if !v.enabled && !v.rows.is_empty() {
         // What follows is what the runs would change, not what estimates do.

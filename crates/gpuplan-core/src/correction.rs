@@ -999,11 +999,7 @@ mod tests {
                 None,
                 "the last part asks to be resumed: not all here",
             ),
-            (
-                vec![part(2, 900, true, false)],
-                None,
-                "part 1 missing",
-            ),
+            (vec![part(2, 900, true, false)], None, "part 1 missing"),
         ];
         for (parts, want, why) in cases {
             let n = parts.len();
@@ -1017,7 +1013,10 @@ mod tests {
                 }
                 None => {
                     assert_eq!(joined.len(), n, "{why}: the parts stay parts");
-                    assert!(joined.iter().all(|r| !r.is_whole()), "{why}: never teaches time");
+                    assert!(
+                        joined.iter().all(|r| !r.is_whole()),
+                        "{why}: never teaches time"
+                    );
                 }
             }
         }

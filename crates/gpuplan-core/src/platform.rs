@@ -329,7 +329,11 @@ impl Lifecycle {
     /// The stopped-days deadline that applies to an instance, paid for by
     /// a package (`packaged`) or not, if any.
     pub fn release_deadline(&self, packaged: bool) -> Option<&Fact<u32>> {
-        let spared = packaged && self.deadline_spares_packages.as_ref().is_some_and(|f| f.value);
+        let spared = packaged
+            && self
+                .deadline_spares_packages
+                .as_ref()
+                .is_some_and(|f| f.value);
         if spared {
             None
         } else {

@@ -217,7 +217,9 @@ impl From<gpuplan_store::StoreError> for AppError {
             // said in the reader's words, not SQLite's.
             E::Sqlite(_) | E::Migration(_) => {
                 let reason = io_reason(&e.to_string());
-                reason.starts_with("enum.io.").then(|| Message::new(&reason))
+                reason
+                    .starts_with("enum.io.")
+                    .then(|| Message::new(&reason))
             }
             E::BadValue { what, value } => Some(
                 Message::new("error.storeBadValue")

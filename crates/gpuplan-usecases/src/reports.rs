@@ -228,9 +228,9 @@ impl Planner {
         // The plan was edited since its kit was made (or the plan file given
         // is another job): the run is not its job, so it is neither compared
         // with it nor taught from.
-        let plan_changed = plan.as_ref().is_some_and(|p| {
-            !report.plan_job.is_empty() && p.job_digest() != report.plan_job
-        });
+        let plan_changed = plan
+            .as_ref()
+            .is_some_and(|p| !report.plan_job.is_empty() && p.job_digest() != report.plan_job);
         let known_gpu = report.gpu_id(&self.bundled.catalog);
         // A card the catalog does not know is kept as measured: the bill
         // says what ran, and nothing is learnt from it.

@@ -1901,7 +1901,11 @@ fn a_scripts_hours_under_a_minute_are_refused_as_a_unit_slip() {
     let mut p = planner(dir.path());
     // (max hours, the wrapper's limit in seconds or the refused field, why)
     let cases: [(f64, Result<u64, &str>, &str); 4] = [
-        (1e-30, Err("max_hours"), "a vanishing limit is not a 1 s watchdog"),
+        (
+            1e-30,
+            Err("max_hours"),
+            "a vanishing limit is not a 1 s watchdog",
+        ),
         (0.01, Err("max_hours"), "36 s: minutes typed as hours"),
         (1.0 / 60.0, Ok(60), "one minute is the shortest limit"),
         (0.5, Ok(1800), "half an hour is wrapped as given"),
@@ -1955,8 +1959,16 @@ fn a_run_on_another_number_of_gpus_than_its_plan_teaches_nothing() {
     let peak = (est.peak_gib * 1024.0).round() as u64;
     // (GPU peaks, whether it teaches, why)
     let cases = [
-        (format!("[{peak}, {peak}]"), false, "data parallel on two GPUs: not the one-GPU job"),
-        (format!("[{peak}, 300]"), true, "a stray CUDA context on the second GPU is not training"),
+        (
+            format!("[{peak}, {peak}]"),
+            false,
+            "data parallel on two GPUs: not the one-GPU job",
+        ),
+        (
+            format!("[{peak}, 300]"),
+            true,
+            "a stray CUDA context on the second GPU is not training",
+        ),
         (format!("[{peak}]"), true, "the plan's one GPU"),
     ];
     for (n, (peaks, teaches, why)) in cases.into_iter().enumerate() {
@@ -1965,7 +1977,11 @@ fn a_run_on_another_number_of_gpus_than_its_plan_teaches_nothing() {
             .replace("\"gpu_count\": 1", "\"gpu_count\": 2");
         let run = p.import_report("r.json", &text, None).expect("imports");
         assert_eq!(run.teaches_calibration, teaches, "{why}");
-        assert_eq!(run.trained_on_gpus, (!teaches).then_some(2), "{why}: and says so");
+        assert_eq!(
+            run.trained_on_gpus,
+            (!teaches).then_some(2),
+            "{why}: and says so"
+        );
     }
 }
 
@@ -1980,7 +1996,11 @@ fn plan_versus_actual_compares_a_short_run_to_the_second() {
     p.save_plan(None, &plan, None).expect("saved");
     // (seconds measured, slower said, why)
     let cases = [
-        (44, false, "44 s is 13% over 39 s, inside the 20% an estimate may miss by"),
+        (
+            44,
+            false,
+            "44 s is 13% over 39 s, inside the 20% an estimate may miss by",
+        ),
         (48, true, "48 s is 23% over 39 s"),
     ];
     for (n, (seconds, slower, why)) in cases.into_iter().enumerate() {
@@ -1998,7 +2018,10 @@ fn plan_versus_actual_compares_a_short_run_to_the_second() {
             .expect("imports")
             .versus
             .expect("compared with its plan");
-        assert!((v.planned_hours * 3600.0 - 39.0).abs() < 1e-6, "{why}: the plan's 39 s");
+        assert!(
+            (v.planned_hours * 3600.0 - 39.0).abs() < 1e-6,
+            "{why}: the plan's 39 s"
+        );
         assert_eq!(
             v.gaps.iter().any(|g| g.key() == "slower-than-estimated"),
             slower,
@@ -2012,8 +2035,16 @@ fn a_full_or_failing_disk_is_said_in_the_readers_words_with_the_file() {
     let labels = crate::Catalog::bundled().expect("catalog");
     // (SQLite's words, what the reader is told in each language, why)
     let cases = [
-        ("database or disk is full", ["the disk is full", "磁盘已满"], "a full disk"),
-        ("disk I/O error", ["disk I/O error", "磁盘读写失败"], "a failing disk"),
+        (
+            "database or disk is full",
+            ["the disk is full", "磁盘已满"],
+            "a full disk",
+        ),
+        (
+            "disk I/O error",
+            ["disk I/O error", "磁盘读写失败"],
+            "a failing disk",
+        ),
     ];
     for (reason, said, why) in cases {
         let e: AppError = gpuplan_store::StoreError::Unwritable {
@@ -2023,7 +2054,10 @@ fn a_full_or_failing_disk_is_said_in_the_readers_words_with_the_file() {
         .into();
         for (lang, words) in [(crate::Lang::En, said[0]), (crate::Lang::Zh, said[1])] {
             let text = labels.error(lang, &e);
-            assert!(text.contains("gpuplan.db"), "{why}, {lang:?}: the file is named: {text}");
+            assert!(
+                text.contains("gpuplan.db"),
+                "{why}, {lang:?}: the file is named: {text}"
+            );
             assert!(text.contains(words), "{why}, {lang:?}: {text}");
             assert!(
                 !text.contains("Sqlite") && !text.contains("rusqlite"),
@@ -2041,7 +2075,11 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
     let first = p.save_plan(None, &plan, None).expect("saved");
     // The kit carries the job's digest into the report it writes.
     let kit = p.kit(&plan, "python train.py").expect("kit");
-    let wrapper = kit.scripts.iter().find(|s| s.key == "shutdown").expect("a wrapper");
+    let wrapper = kit
+        .scripts
+        .iter()
+        .find(|s| s.key == "shutdown")
+        .expect("a wrapper");
     let digest = plan.job_digest();
     assert!(
         wrapper.text.contains(&format!("PLAN_JOB='{digest}'")),
@@ -2051,11 +2089,18 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
     let run_s = est.run.map(|r| r.total_s).expect("a whole run") as u64;
     let peak = (est.peak_gib * 1024.0).round() as u64;
     let report = |n: u32, job: &str| {
-        measured_report(&plan.name, run_s, peak, n)
-            .replace("\"job\": \"train\",", &format!("\"job\": \"train\", \"plan_job\": \"{job}\","))
+        measured_report(&plan.name, run_s, peak, n).replace(
+            "\"job\": \"train\",",
+            &format!("\"job\": \"train\", \"plan_job\": \"{job}\","),
+        )
     };
-    let ran = p.import_report("r.json", &report(0, &digest), None).expect("imports");
-    assert!(!ran.plan_changed && ran.teaches_calibration, "the plan's own job teaches");
+    let ran = p
+        .import_report("r.json", &report(0, &digest), None)
+        .expect("imports");
+    assert!(
+        !ran.plan_changed && ran.teaches_calibration,
+        "the plan's own job teaches"
+    );
     assert!(!ran.plan_not_found, "its plan was found");
     assert!(ran.versus.is_some(), "and is compared with its plan");
     // The student edits the plan (20 epochs) and saves it under the same
@@ -2064,12 +2109,27 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
     edited.job.epochs = Some(20.0);
     let second = p.save_plan(None, &edited, None).expect("saved");
     assert_ne!(first, second, "two saved plans of one name");
-    let old = p.import_report("r.json", &report(1, &digest), None).expect("imports");
-    assert_eq!(old.plan_id, Some(first), "the digest names the plan the run ran, not the newest");
-    assert!(!old.plan_changed && old.teaches_calibration, "that plan's job is unchanged");
+    let old = p
+        .import_report("r.json", &report(1, &digest), None)
+        .expect("imports");
+    assert_eq!(
+        old.plan_id,
+        Some(first),
+        "the digest names the plan the run ran, not the newest"
+    );
+    assert!(
+        !old.plan_changed && old.teaches_calibration,
+        "that plan's job is unchanged"
+    );
     p.delete_plan(first).expect("deleted");
-    let orphan = p.import_report("r.json", &report(2, &digest), None).expect("imports");
-    assert_eq!(orphan.plan_id, Some(second), "billed under the plan of that name");
+    let orphan = p
+        .import_report("r.json", &report(2, &digest), None)
+        .expect("imports");
+    assert_eq!(
+        orphan.plan_id,
+        Some(second),
+        "billed under the plan of that name"
+    );
     assert!(orphan.plan_changed, "whose job is not the run's");
     assert!(!orphan.teaches_calibration, "nothing taught");
     assert!(orphan.versus.is_none(), "nor compared");
@@ -2082,13 +2142,24 @@ fn a_plan_or_a_cost_given_for_a_run_already_billed_is_refused_not_dropped() {
     let plan = model_plan();
     let text = measured_report(&plan.name, 600, 2000, 0);
     let first = p.import_report("r.json", &text, None).expect("imports");
-    assert!(first.plan_id.is_none(), "no saved plan of that name: filed under none");
-    assert!(first.plan_not_found, "and the import says why nothing is compared or taught");
+    assert!(
+        first.plan_id.is_none(),
+        "no saved plan of that name: filed under none"
+    );
+    assert!(
+        first.plan_not_found,
+        "and the import says why nothing is compared or taught"
+    );
     let reports = [("r.json".to_owned(), text)];
     // (cost, plan file, the field named, why)
     let cases = [
         (Some("1.00"), None, "cost", "a real bill would be dropped"),
-        (None, Some(&plan), "plan", "a plan to compare with would be dropped"),
+        (
+            None,
+            Some(&plan),
+            "plan",
+            "a plan to compare with would be dropped",
+        ),
     ];
     for (cost, plan_file, field, why) in cases {
         match p.import_reports(&reports, cost, plan_file) {
@@ -2097,7 +2168,10 @@ fn a_plan_or_a_cost_given_for_a_run_already_billed_is_refused_not_dropped() {
         }
     }
     let again = p.import_reports(&reports, None, None).expect("imports");
-    assert!(again[0].already_imported, "without either, the run is the bill it was");
+    assert!(
+        again[0].already_imported,
+        "without either, the run is the bill it was"
+    );
 }
 
 #[test]
@@ -2105,10 +2179,28 @@ fn a_bill_lines_duration_under_a_second_is_worded_not_zero() {
     use gpuplan_core::quote::seconds_param;
     // (hours, the parameter, English, Chinese, why)
     let cases = [
-        (Decimal::new(47, 2) / Decimal::from(3600), "0.5", "0.5 s", "0.5 秒", "0.47 s of 8 x H800"),
-        (Decimal::new(1, 3) / Decimal::from(3600), "0.1", "0.1 s", "0.1 秒", "at least a tenth"),
+        (
+            Decimal::new(47, 2) / Decimal::from(3600),
+            "0.5",
+            "0.5 s",
+            "0.5 秒",
+            "0.47 s of 8 x H800",
+        ),
+        (
+            Decimal::new(1, 3) / Decimal::from(3600),
+            "0.1",
+            "0.1 s",
+            "0.1 秒",
+            "at least a tenth",
+        ),
         (Decimal::ZERO, "0", "0 s", "0 秒", "nothing is 0"),
-        (Decimal::from(30) / Decimal::from(3600), "30", "30 s", "30 秒", "whole seconds"),
+        (
+            Decimal::from(30) / Decimal::from(3600),
+            "30",
+            "30 s",
+            "30 秒",
+            "whole seconds",
+        ),
     ];
     for (hours, param, en, zh, why) in cases {
         let p = seconds_param(hours);

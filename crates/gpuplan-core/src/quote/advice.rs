@@ -135,7 +135,8 @@ fn limits(f: &Facts<'_>, w: &mut Vec<Warning>) {
         .filter(|c| *c > Decimal::ZERO);
     // Hours past a limit are rounded up, so a run a second over a 48 h cap
     // reads 48.01 h, not "a 48.00 h run exceeds the 48 h cap".
-    let over = |x: Decimal| x.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::AwayFromZero);
+    let over =
+        |x: Decimal| x.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::AwayFromZero);
     if let Some(cap) = cap.filter(|c| f.gpu.longest > *c) {
         w.push(Warning::RunExceedsCap {
             run_hours: over(f.gpu.longest),
@@ -175,7 +176,11 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
         .map(|l| l.longest_stop)
         .max()
         .unwrap_or_default();
-    if let Some(deadline) = f.profile.lifecycle.release_deadline(f.plan.payment.is_package()) {
+    if let Some(deadline) = f
+        .profile
+        .lifecycle
+        .release_deadline(f.plan.payment.is_package())
+    {
         let past = super::stages::deadline_passed(f.lanes, f.profile, f.plan);
         if past && f.profile.lifecycle.keeps_data_disk() {
             w.push(Warning::InstanceReleased {
@@ -229,7 +234,11 @@ fn released(f: &Facts<'_>, releases: u32, w: &mut Vec<Warning>) {
     let kept = f.plan.storage.as_ref().map(|s| s.gb).unwrap_or(gb).max(gb);
     let span_days =
         f.lanes.iter().map(|l| l.work_end).max().unwrap_or_default() / Decimal::from(24);
-    if let Some(p) = f.prices.persistent_gb_day.filter(|_| bring_back > Decimal::ZERO) {
+    if let Some(p) = f
+        .prices
+        .persistent_gb_day
+        .filter(|_| bring_back > Decimal::ZERO)
+    {
         w.push(Warning::PersistentInstead {
             cost: cny((kept - f.prices.persistent_free_gb).max(Decimal::ZERO) * span_days * p),
             instead_of: bring_back,

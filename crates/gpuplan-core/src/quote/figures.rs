@@ -373,7 +373,10 @@ fn storage(plan: &Plan, profile: &PlatformProfile, offer: &Offer) -> [Graded; 10
         (Figure::MinimumDisk, s.minimum_gb.as_ref().map(of)),
         (
             Figure::ReleaseDeadline,
-            profile.lifecycle.release_deadline(plan.payment.is_package()).map(of),
+            profile
+                .lifecycle
+                .release_deadline(plan.payment.is_package())
+                .map(of),
         ),
         (
             Figure::PersistentPrice,

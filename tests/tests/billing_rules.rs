@@ -1694,3 +1694,42 @@ fn more_gpus_than_an_instance_has_is_told_before_how_they_would_split_over_nodes
         assert!(e.allowed.contains(says), "{why}: {}", e.allowed);
     }
 }
+
+#[test]
+fn a_package_keeps_the_instance_only_while_it_lasts() {
+    // 优云智算 spares a packaged instance its 7-day recycle while the
+    // package lasts; after that the instance is pay-as-you-go and the
+    // deadline runs. Two 20 h runs 20 days apart, stopped between:
+    // (payment, set-ups, why)
+    let cases = [
+        ("", "2", "pay as you go: recycled 7 days into the 18-day stop"),
+        (
+            "payment = { package = \"day\" }\n",
+            "2",
+            "a day package runs out a day in: recycled 7 days after that",
+        ),
+        (
+            "payment = { package = \"month\" }\n",
+            "1",
+            "a month package covers the whole stop",
+        ),
+    ];
+    for (payment, set_ups, why) in cases {
+        let q = priced(&format!(
+            "name = \"p\"\nplatform = \"youyun\"\ngpu = \"rtx4090\"\n{payment}\
+             setup_hours = 0.5\n[[run]]\nname = \"r\"\ncount = 2\nhours = 20\n\
+             [schedule]\ndays = 20\nbetween_runs = \"stop\"\n"
+        ));
+        assert_eq!(param(&q, LineKind::Setup, "instances").as_deref(), Some(set_ups), "{why}");
+    }
+    // One 6 h run on a day package, 50 GB kept 30 days: the instance is
+    // recycled a week after the package runs out, so the data sits on a
+    // data disk (no free part); the package day bills at its disk price
+    // (0.011), the 29 days after at pay as you go (0.012):
+    // 50 x (0.011 + 29 x 0.012) = 17.95.
+    let kept = priced(
+        "name = \"k\"\nplatform = \"youyun\"\ngpu = \"rtx4090\"\npayment = { package = \"day\" }\n\
+         [job]\nhours = 6\n[storage]\ngb = 50\ndays = 30\n",
+    );
+    assert_eq!(line(&kept, LineKind::DataDisk), d("17.95"), "the package's day, then pay as you go");
+}

@@ -319,26 +319,20 @@ pub struct Lifecycle {
     #[serde(default)]
     pub spot_cannot_stop: Option<Fact<bool>>,
     /// The stopped-days deadline is for pay-as-you-go instances only: one
-    /// paid for by the day, week or month stays while its package lasts
-    /// (优云智算: "按量付费实例关机 … 第7天自动回收").
+    /// paid for by the day, week or month stays while its package lasts,
+    /// and the deadline runs from its end (优云智算: "按量付费实例关机 …
+    /// 第7天自动回收").
     #[serde(default)]
     pub deadline_spares_packages: Option<Fact<bool>>,
 }
 
 impl Lifecycle {
-    /// The stopped-days deadline that applies to an instance, paid for by
-    /// a package (`packaged`) or not, if any.
-    pub fn release_deadline(&self, packaged: bool) -> Option<&Fact<u32>> {
-        let spared = packaged
-            && self
-                .deadline_spares_packages
-                .as_ref()
-                .is_some_and(|f| f.value);
-        if spared {
-            None
-        } else {
-            self.release_after_stopped_days.as_ref()
-        }
+    /// Whether an instance paid for by a package is kept while the package
+    /// lasts, the stopped-days deadline running only after it.
+    pub fn spares_packages(&self) -> bool {
+        self.deadline_spares_packages
+            .as_ref()
+            .is_some_and(|f| f.value)
     }
 
     /// Whether the deadline leaves the data disk (and its bill) in place.

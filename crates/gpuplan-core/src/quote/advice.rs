@@ -176,12 +176,8 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
         .map(|l| l.longest_stop)
         .max()
         .unwrap_or_default();
-    if let Some(deadline) = f
-        .profile
-        .lifecycle
-        .release_deadline(f.plan.payment.is_package())
-    {
-        let past = super::stages::deadline_passed(f.lanes, f.profile, f.plan);
+    if let Some(deadline) = &f.profile.lifecycle.release_after_stopped_days {
+        let past = super::stages::deadline_passed(f.lanes);
         if past && f.profile.lifecycle.keeps_data_disk() {
             w.push(Warning::InstanceReleased {
                 idle_days: (longest_stop / Decimal::from(24)).round_dp(1),

@@ -375,7 +375,8 @@ fn storage(plan: &Plan, profile: &PlatformProfile, offer: &Offer) -> [Graded; 10
             Figure::ReleaseDeadline,
             profile
                 .lifecycle
-                .release_deadline(plan.payment.is_package())
+                .release_after_stopped_days
+                .as_ref()
                 .map(of),
         ),
         (

@@ -136,6 +136,17 @@ pub struct Gap {
     pub span: Interval,
     /// Stopped, released or left running.
     pub between: Between,
+    /// Hours into a stop at which the platform's deadline recycles the
+    /// instance (its stopped-days deadline, after what is left of a
+    /// package that spares it), if any.
+    pub deadline: Option<Decimal>,
+}
+
+impl Gap {
+    /// A stop as long as its deadline (exactly the deadline counts).
+    pub fn reaches_deadline(&self) -> bool {
+        self.between == Between::Stop && self.deadline.is_some_and(|d| self.span.len() >= d)
+    }
 }
 
 /// What a running interval is billed at.
@@ -309,11 +320,7 @@ pub fn lay_out(i: &Inputs<'_>) -> Result<Vec<Lane>, InputError> {
 /// cannot happen as written, so it is refused with what would make it
 /// possible rather than priced as if the run resumed.
 fn check_split_runs(i: &Inputs<'_>, lanes: &[Lane]) -> Result<(), InputError> {
-    let deadline = i
-        .profile
-        .lifecycle
-        .release_deadline(i.plan.payment.is_package());
-    match deadline {
+    match &i.profile.lifecycle.release_after_stopped_days {
         Some(d) if lanes.iter().any(|l| l.split_run_lost) => Err(InputError::new(
             "stops.hours_each",
             format!(
@@ -386,6 +393,13 @@ struct Builder {
     on: Decimal,
     /// The platform's deadline for a stopped instance, hours.
     deadline: Option<Decimal>,
+    /// Hours of the plan's package where the deadline is for pay-as-you-go
+    /// instances only (优云智算): a stopped instance is kept until its
+    /// package runs out, then the deadline runs.
+    spared_package: Option<Decimal>,
+    /// When the packages bought so far run out (bought, as
+    /// [`packages`] counts them, when GPU time is needed and none is paid).
+    paid_until: Option<Decimal>,
     /// Hours a fresh instance takes before its work: setup, then the data.
     fresh_start: Decimal,
     /// Setup and uploads bill as GPU time of the start they open.
@@ -405,6 +419,17 @@ struct Builder {
 }
 
 impl Builder {
+    /// Hours into a stop starting at `t` at which the deadline recycles the
+    /// instance: the deadline itself, after what is left of the package
+    /// where a package spares it.
+    fn deadline_at(&self, t: Decimal) -> Option<Decimal> {
+        let left = match (self.spared_package, self.paid_until) {
+            (Some(_), Some(until)) => (until - t).max(Decimal::ZERO),
+            _ => Decimal::ZERO,
+        };
+        self.deadline.map(|d| d + left)
+    }
+
     /// The instance is stopped, released or kept running until `until`.
     fn gap(&mut self, until: Decimal, between: Between) {
         if until <= self.t {
@@ -414,7 +439,14 @@ impl Builder {
             start: self.t,
             end: until,
         };
-        self.lane.gaps.push(Gap { span, between });
+        let deadline = self.deadline_at(self.t);
+        let gap = Gap {
+            span,
+            between,
+            deadline,
+        };
+        let expired = gap.reaches_deadline();
+        self.lane.gaps.push(gap);
         match between {
             Between::KeepRunning => {
                 self.lane.on.push((span, Rate::Run));
@@ -426,7 +458,6 @@ impl Builder {
         // A release, or a stop the platform's deadline ends, leaves no
         // instance: the next work starts on a fresh one and brings its data
         // back first.
-        let expired = between == Between::Stop && self.deadline.is_some_and(|d| span.len() >= d);
         if between == Between::Release || expired {
             self.lane.deadline_releases += u32::from(expired);
             if expired && self.deadline_keeps_data {
@@ -475,7 +506,11 @@ impl Builder {
                     start: self.t,
                     end: self.t,
                 };
-                self.lane.gaps.push(Gap { span, between });
+                self.lane.gaps.push(Gap {
+                    span,
+                    between,
+                    deadline: None,
+                });
                 self.reprovision();
             }
         }
@@ -511,6 +546,17 @@ impl Builder {
         self.lane.on.push((span, Rate::Run));
         self.on += used;
         self.t = span.end;
+        // The packages this run's GPU time needs (as `packages` buys them).
+        if let Some(period) = self.spared_package.filter(|p| *p > Decimal::ZERO) {
+            let mut until = match self.paid_until {
+                Some(u) if u > span.start => u,
+                _ => span.start + period,
+            };
+            while until < span.end {
+                until += period;
+            }
+            self.paid_until = Some(until);
+        }
     }
 }
 
@@ -526,8 +572,16 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
         deadline: i
             .profile
             .lifecycle
-            .release_deadline(plan.payment.is_package())
+            .release_after_stopped_days
+            .as_ref()
             .map(|d| Decimal::from(d.value) * Decimal::from(24)),
+        spared_package: match plan.payment {
+            crate::plan::Payment::Package(p) if i.profile.lifecycle.spares_packages() => {
+                Some(p.hours())
+            }
+            _ => None,
+        },
+        paid_until: None,
         // Data on persistent storage is still there for a fresh instance.
         fresh_start: if i.plan.data_persists() {
             i.setup_hours
@@ -586,8 +640,9 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
     b.end_start();
     b.lane.starts.retain(|s| *s > Decimal::ZERO);
     let end = b.t;
-    finish_storage(&mut b.lane, plan, end);
-    let disk_deadline = b.deadline.filter(|_| !b.deadline_keeps_data);
+    let last_deadline = b.deadline_at(end);
+    finish_storage(&mut b.lane, plan, end, last_deadline);
+    let keeps_data = b.deadline_keeps_data;
     // Data kept on persistent storage outlives the instance, which is
     // released when the work ends: its disk bills no longer than that.
     let on_instance = plan.storage.as_ref().is_none_or(|s| s.on == Disk::Instance);
@@ -596,7 +651,7 @@ fn lay_out_lane(i: &Inputs<'_>, j: usize, runs: &[Run]) -> Lane {
     } else {
         end.min(b.lane.storage_end)
     };
-    disk_life(&mut b.lane, disk_deadline, disk_end);
+    disk_life(&mut b.lane, keeps_data, disk_end);
     b.lane
 }
 
@@ -673,7 +728,7 @@ fn lay_out_runs(b: &mut Builder, i: &Inputs<'_>, j: usize, runs: &[Run]) {
 /// releases after the last one too); the disk exists from the first start,
 /// gone at each release (the student's, or the deadline's after that long
 /// a stop) and back with each fresh instance.
-fn finish_storage(lane: &mut Lane, plan: &Plan, end: Decimal) {
+fn finish_storage(lane: &mut Lane, plan: &Plan, end: Decimal, deadline: Option<Decimal>) {
     let kept_days = plan.storage.as_ref().and_then(|s| s.days);
     let releases = plan
         .schedule
@@ -694,6 +749,7 @@ fn finish_storage(lane: &mut Lane, plan: &Plan, end: Decimal) {
                 end: lane.storage_end,
             },
             between: Between::Stop,
+            deadline,
         });
     }
     lane.longest_stop = lane
@@ -707,16 +763,18 @@ fn finish_storage(lane: &mut Lane, plan: &Plan, end: Decimal) {
 
 /// The instance disk's life on `lane`: from the first start until a
 /// release, again from each fresh instance, ending at the platform's
-/// deadline in any stop that long.
-fn disk_life(lane: &mut Lane, deadline: Option<Decimal>, disk_end: Decimal) {
+/// deadline in any stop that long (unless the deadline keeps the disk:
+/// `keeps_data`).
+fn disk_life(lane: &mut Lane, keeps_data: bool, disk_end: Decimal) {
     let mut disk_from = Decimal::ZERO;
     let mut gaps = lane.gaps.clone();
     gaps.sort_by_key(|a| a.span.start);
     for g in &gaps {
         let gone_at = match g.between {
             Between::Release => Some(g.span.start),
-            Between::Stop => deadline
-                .filter(|dl| g.span.len() >= *dl)
+            Between::Stop => g
+                .deadline
+                .filter(|_| g.reaches_deadline() && !keeps_data)
                 .map(|dl| g.span.start + dl),
             Between::KeepRunning => None,
         };

@@ -179,20 +179,9 @@ pub fn setup_and_data(
 
 /// Whether an instance sits stopped as long as the platform's deadline
 /// ("stopped 15 days in a row is released": exactly the deadline already
-/// counts).
-pub fn deadline_passed(lanes: &[Lane], profile: &PlatformProfile, plan: &Plan) -> bool {
-    let longest_stop = lanes
-        .iter()
-        .map(|l| l.longest_stop)
-        .max()
-        .unwrap_or_default();
-    profile
-        .lifecycle
-        .release_deadline(plan.payment.is_package())
-        .is_some_and(|d| {
-            longest_stop > Decimal::ZERO
-                && longest_stop >= Decimal::from(d.value) * Decimal::from(24)
-        })
+/// counts; where a package spares the instance, after the package runs out).
+pub fn deadline_passed(lanes: &[Lane]) -> bool {
+    lanes.iter().any(|l| l.gaps.iter().any(|g| g.reaches_deadline()))
 }
 
 /// Debugging on a cheap card first (one start, on the first instance).
@@ -552,7 +541,7 @@ pub fn storage(
     // Data that outlives the platform's deadline is on a data disk, which
     // has no free part: the free space is the system disk's, recycled with
     // the instance (优云智算's 100 GB).
-    let data_disk = deadline_passed(lanes, profile, plan) && profile.lifecycle.keeps_data_disk();
+    let data_disk = deadline_passed(lanes) && profile.lifecycle.keeps_data_disk();
     let free_gb = if data_disk {
         Decimal::ZERO
     } else {
@@ -611,10 +600,30 @@ pub fn storage(
             ("days", h2(longest).to_string()),
         ],
         None,
-        billable * days * per_gb_day,
+        billable * disk_cost_per_gb(days, prepaid, per_gb_day, profile, prices),
     );
     if on == Disk::Persistent {
         persistent(bill, plan, prices, lanes, kept_gb);
+    }
+}
+
+/// What one GB of disk costs over `days`: at the disk's price, except that
+/// days past the package periods bought (the disk kept after the last
+/// package ran out) are billed at the pay-as-you-go price, as the platform
+/// bills a disk no package covers.
+fn disk_cost_per_gb(
+    days: Decimal,
+    prepaid: Option<(Decimal, Decimal)>,
+    per_gb_day: Decimal,
+    profile: &PlatformProfile,
+    prices: &Prices,
+) -> Decimal {
+    match prepaid {
+        Some((periods, period_days)) if prices.disk.is_none() => {
+            let covered = (periods * period_days).min(days);
+            covered * per_gb_day + (days - covered) * profile.storage.price_per_gb_day.value
+        }
+        _ => days * per_gb_day,
     }
 }
 

@@ -1702,7 +1702,11 @@ fn a_package_keeps_the_instance_only_while_it_lasts() {
     // deadline runs. Two 20 h runs 20 days apart, stopped between:
     // (payment, set-ups, why)
     let cases = [
-        ("", "2", "pay as you go: recycled 7 days into the 18-day stop"),
+        (
+            "",
+            "2",
+            "pay as you go: recycled 7 days into the 18-day stop",
+        ),
         (
             "payment = { package = \"day\" }\n",
             "2",
@@ -1720,7 +1724,11 @@ fn a_package_keeps_the_instance_only_while_it_lasts() {
              setup_hours = 0.5\n[[run]]\nname = \"r\"\ncount = 2\nhours = 20\n\
              [schedule]\ndays = 20\nbetween_runs = \"stop\"\n"
         ));
-        assert_eq!(param(&q, LineKind::Setup, "instances").as_deref(), Some(set_ups), "{why}");
+        assert_eq!(
+            param(&q, LineKind::Setup, "instances").as_deref(),
+            Some(set_ups),
+            "{why}"
+        );
     }
     // One 6 h run on a day package, 50 GB kept 30 days: the instance is
     // recycled a week after the package runs out, so the data sits on a
@@ -1731,5 +1739,9 @@ fn a_package_keeps_the_instance_only_while_it_lasts() {
         "name = \"k\"\nplatform = \"youyun\"\ngpu = \"rtx4090\"\npayment = { package = \"day\" }\n\
          [job]\nhours = 6\n[storage]\ngb = 50\ndays = 30\n",
     );
-    assert_eq!(line(&kept, LineKind::DataDisk), d("17.95"), "the package's day, then pay as you go");
+    assert_eq!(
+        line(&kept, LineKind::DataDisk),
+        d("17.95"),
+        "the package's day, then pay as you go"
+    );
 }

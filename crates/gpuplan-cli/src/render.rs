@@ -1430,12 +1430,16 @@ pub fn imported_runs(
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.text(lang, "cli.runPlanChanged")));
             }
+            if r.plan_file_other && !r.already_imported {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.text(lang, "cli.runPlanFileOther")));
+            }
             if let Some(n) = r.trained_on_gpus.filter(|_| !r.already_imported) {
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.fill(
                     lang,
                     "cli.runOtherLayout",
-                    [("gpus", n.to_string().as_str())],
+                    [("count", n.to_string().as_str())],
                 )));
             }
             if let Some(v) = &r.versus {

@@ -446,7 +446,12 @@ impl Plan {
     /// kit writes it into each run report, so an import tells a run of this
     /// job from one of a plan edited since under the same name.
     pub fn job_digest(&self) -> String {
-        crate::digest::of_json(&self.job)
+        // One job however its hours are written (6.5, 6.50, "6.50").
+        let job = crate::job::JobSpec {
+            hours: self.job.hours.map(|h| h.normalize()),
+            ..self.job.clone()
+        };
+        crate::digest::of_json(&job)
     }
 
     /// Whether the plan's data lives on persistent storage, which outlives

@@ -418,6 +418,10 @@ fn capped_walltime(hours: f64, cap_hours: Option<f64>, key: &str) -> (u64, Vec<M
     }
 }
 
+/// Seconds before the walltime at which Slurm signals a requeueing job, so
+/// the training can save a checkpoint and exit.
+const REQUEUE_LEAD_SECONDS: u64 = 300;
+
 /// A Slurm sbatch script; with `requeue`, Slurm signals the job before the
 /// walltime, the handler only sets a flag, the training saves a checkpoint and
 /// exits, and the job requeues itself to resume.
@@ -430,6 +434,19 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
         "note.walltime-capped"
     };
     let (limit, notes) = capped_walltime(s.hours, s.cap_hours, key);
+    // The requeue's warning comes REQUEUE_LEAD_SECONDS before the walltime:
+    // a walltime no longer than that would be signalled before it starts.
+    if s.requeue && limit <= REQUEUE_LEAD_SECONDS {
+        return Err(InputError::new(
+            "cap_hours",
+            format!("a walltime of {limit} s leaves no time for the requeue's warning"),
+            "a walltime over 5 minutes, or no --requeue",
+        )
+        .said(
+            Message::new("error.requeueTooShort").with("minutes", limit.div_ceil(60)),
+            Some(Message::new("allowed.requeueWalltime")),
+        ));
+    }
     let mut o = sbatch_header(s, limit);
     o.push_str(&activate(&s.activate)?);
     let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
@@ -508,7 +525,7 @@ fn sbatch_header(s: &SlurmSpec, limit: u64) -> String {
     let _ = writeln!(o, "#SBATCH --time={}", walltime(limit));
     let _ = writeln!(o, "#SBATCH --output={}", s.output);
     if s.requeue {
-        let _ = writeln!(o, "#SBATCH --signal=B:USR1@300");
+        let _ = writeln!(o, "#SBATCH --signal=B:USR1@{REQUEUE_LEAD_SECONDS}");
         let _ = writeln!(o, "#SBATCH --requeue");
         let _ = writeln!(o, "#SBATCH --open-mode=append");
     }

@@ -57,7 +57,7 @@ impl Planner {
                 None,
             ));
         }
-        let max_runtime_seconds = match (hours_arg("max_hours", r.max_hours)?, r.plan) {
+        let max_runtime_seconds = match (hours_arg("max_hours", r.max_hours, true)?, r.plan) {
             (Some(h), _) => (h * 3600.0).ceil() as u64,
             (None, Some(plan)) => scripts::with_margin(self.longest_run_hours(plan)?),
             (None, None) => defaults::SHUTDOWN_MAX_HOURS * 3600,
@@ -104,7 +104,7 @@ impl Planner {
                 None,
             ));
         }
-        let hours = match (hours_arg("hours", r.hours)?, r.plan) {
+        let hours = match (hours_arg("hours", r.hours, false)?, r.plan) {
             (Some(h), _) => h,
             (None, Some(plan)) => self.longest_run_hours(plan)?,
             (None, None) => {
@@ -116,7 +116,7 @@ impl Planner {
                 )
             }
         };
-        let cap = match hours_arg("cap_hours", r.cap_hours)? {
+        let cap = match hours_arg("cap_hours", r.cap_hours, true)? {
             Some(c) => Some(c),
             None => Self::campus_cap(&*self.platforms()?),
         };

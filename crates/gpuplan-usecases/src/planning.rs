@@ -100,33 +100,41 @@ pub struct PackExport<'a> {
     pub measured_runs: Vec<gpuplan_core::correction::MeasuredRun>,
 }
 
-/// The shortest runtime a script's hours may give: one minute. Slurm
-/// counts walltime in minutes, and a watchdog that stops training after a
-/// few seconds is a unit slip (minutes typed as hours), not a plan.
+/// The shortest limit a script may set: one minute. Slurm counts walltime
+/// in minutes, and a watchdog that stops training after a few seconds is a
+/// unit slip (minutes typed as hours), not a plan.
 const SHORTEST_SCRIPT_HOURS: f64 = 1.0 / 60.0;
 
-/// Hours given to a script (`--max-hours`, `--hours`, `--cap-hours`): one
-/// minute to sixty days.
-pub(crate) fn hours_arg(field: &str, h: Option<f64>) -> Result<Option<f64>> {
+/// Hours given to a script, at most sixty days: a limit (`--max-hours`,
+/// `--cap-hours`: `limit`) of at least a minute; a run's estimated hours
+/// (`--hours`, to which the walltime adds its margin) of anything above 0.
+pub(crate) fn hours_arg(field: &str, h: Option<f64>, limit: bool) -> Result<Option<f64>> {
+    let allowed = || {
+        if limit {
+            gpuplan_core::Message::new("allowed.fromAMinute").with("max", 1440)
+        } else {
+            gpuplan_core::Message::new("allowed.above")
+                .with("min", 0)
+                .with("max", 1440)
+        }
+    };
     match h {
-        Some(v) if v.is_finite() && v > 0.0 && v < SHORTEST_SCRIPT_HOURS => Err(AppError::input(
-            field,
-            format!("{v} h is shorter than a minute"),
-            "hours, at least one minute (0.017)",
-        )
-        .said(
-            gpuplan_core::Message::new("error.underAMinute").with("value", v),
-            Some(gpuplan_core::Message::new("allowed.fromAMinute").with("max", 1440)),
-        )),
+        Some(v) if limit && v.is_finite() && v > 0.0 && v < SHORTEST_SCRIPT_HOURS => {
+            Err(AppError::input(
+                field,
+                format!("{v} h is shorter than a minute"),
+                "hours, at least one minute (0.017)",
+            )
+            .said(
+                gpuplan_core::Message::new("error.underAMinute").with("value", v),
+                Some(allowed()),
+            ))
+        }
         Some(v) if !(v.is_finite() && v > 0.0 && v <= 24.0 * 60.0) => {
             Err(
                 AppError::input(field, format!("{v} is out of range"), "hours in (0, 1440]").said(
                     gpuplan_core::Message::new("error.outOfRange").with("value", v),
-                    Some(
-                        gpuplan_core::Message::new("allowed.above")
-                            .with("min", 0)
-                            .with("max", 1440),
-                    ),
+                    Some(allowed()),
                 ),
             )
         }

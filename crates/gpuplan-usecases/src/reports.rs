@@ -75,7 +75,10 @@ impl Planner {
                 // A real bill, or a plan to compare with, for a run already
                 // billed would be dropped without a word: say so, and how to
                 // replace the bill.
-                (Some(id), _) if cost.is_some() || plan_file.is_some() => {
+                // A weekly import of every report with --plan answers the
+                // ones billed before as such; one report given with it is
+                // the student asking to compare that run.
+                (Some(id), _) if cost.is_some() || (plan_file.is_some() && reports.len() == 1) => {
                     let (field, flag) = if cost.is_some() {
                         ("cost", "--cost")
                     } else {
@@ -209,6 +212,7 @@ impl Planner {
             teaches_calibration: false,
             trained_on_gpus: None,
             plan_changed: false,
+            plan_file_other: false,
             plan_not_found: false,
             identity: report.identity(),
         })
@@ -228,9 +232,22 @@ impl Planner {
         // The plan was edited since its kit was made (or the plan file given
         // is another job): the run is not its job, so it is neither compared
         // with it nor taught from.
-        let plan_changed = plan
-            .as_ref()
-            .is_some_and(|p| !report.plan_job.is_empty() && p.job_digest() != report.plan_job);
+        let other_job = plan.as_ref().is_some_and(|p| {
+            !report.plan_job.is_empty() && !p.job_digest().eq_ignore_ascii_case(&report.plan_job)
+        });
+        let (plan_changed, plan_file_other) = (
+            other_job && plan_file.is_none(),
+            other_job && plan_file.is_some(),
+        );
+        // A run on another number of GPUs than its plan's job is not that
+        // job: its time would teach the plan's layout a wrong speed, and a
+        // comparison with the plan says nothing.
+        let other_layout = plan.as_ref().and_then(|p| {
+            let planned = p.job.gpus.unwrap_or(1.0);
+            report
+                .gpus_trained_on()
+                .filter(|n| f64::from(*n) != planned)
+        });
         let known_gpu = report.gpu_id(&self.bundled.catalog);
         // A card the catalog does not know is kept as measured: the bill
         // says what ran, and nothing is learnt from it.
@@ -281,7 +298,10 @@ impl Planner {
         // A part of a resumed run is not the run: its time says nothing of
         // the plan's (the parts are joined for calibration, not here).
         let a_part = report.part > 1 || report.requeued;
-        let versus = match plan.as_ref().filter(|_| !plan_changed && !a_part) {
+        let versus = match plan
+            .as_ref()
+            .filter(|_| !other_job && !a_part && other_layout.is_none())
+        {
             Some(p) => match self.versus(p, report, &entry.gpu, entry.cost) {
                 Ok(v) => Some(v),
                 Err(e) if plan_file.is_some() => return Err(e),
@@ -289,18 +309,8 @@ impl Planner {
             },
             None => None,
         };
-        // A run on another number of GPUs than its plan's job is not that
-        // job: its time would teach the plan's layout a wrong speed.
-        let other_layout = plan.as_ref().and_then(|p| {
-            let planned = p.job.gpus.unwrap_or(1.0);
-            report
-                .gpus_trained_on()
-                .filter(|n| f64::from(*n) != planned)
-        });
         let measured = match (&plan, &known_gpu) {
-            (Some(p), Some(g))
-                if p.job.model.is_some() && other_layout.is_none() && !plan_changed =>
-            {
+            (Some(p), Some(g)) if p.job.model.is_some() && other_layout.is_none() && !other_job => {
                 serde_json::to_string(&measured_run(p, g, &entry.platform, report)).ok()
             }
             _ => None,
@@ -322,6 +332,7 @@ impl Planner {
             teaches_calibration: measured.is_some(),
             trained_on_gpus: other_layout,
             plan_changed,
+            plan_file_other,
             plan_not_found: plan.is_none() && !report.plan.is_empty(),
             identity: identity.clone(),
         };
@@ -364,11 +375,15 @@ impl Planner {
         // with that job is the run's plan, whatever else shares its name.
         let same_job = |p: &Option<Plan>| {
             p.as_ref()
-                .is_some_and(|p| p.job_digest() == report.plan_job)
+                .is_some_and(|p| p.job_digest().eq_ignore_ascii_case(&report.plan_job))
         };
-        let pick = (!report.plan_job.is_empty())
-            .then(|| named.iter().rposition(|(_, p)| same_job(p)))
-            .flatten()
+        // Of several, the newest with the run's job on its platform and
+        // card, then with its job, then on its platform and card.
+        let with_job = !report.plan_job.is_empty();
+        let pick = named
+            .iter()
+            .rposition(|(_, p)| with_job && same_job(p) && same_rental(p))
+            .or_else(|| named.iter().rposition(|(_, p)| with_job && same_job(p)))
             .or_else(|| named.iter().rposition(|(_, p)| same_rental(p)))
             .or_else(|| named.len().checked_sub(1));
         let saved = pick.and_then(|i| named.into_iter().nth(i));

@@ -1928,24 +1928,58 @@ fn a_scripts_hours_under_a_minute_are_refused_as_a_unit_slip() {
             (other, _) => panic!("{why}: got {other:?}"),
         }
     }
-    let slurm = p.slurm_script(&crate::planning::SlurmRequest {
-        job_name: "job",
-        partition: None,
-        gpus: None,
-        cpus: None,
-        mem_gb: None,
-        hours: Some(0.001),
-        plan: None,
-        cap_hours: None,
-        output: None,
-        activate: Vec::new(),
-        command: "python train.py",
-        requeue: false,
-    });
-    assert!(
-        matches!(slurm, Err(AppError::Input { ref field, .. }) if field == "hours"),
-        "Slurm counts walltime in minutes: 3.6 s is refused, got {slurm:?}"
-    );
+    // (run hours, walltime cap, requeue, the refused field, why)
+    let slurm_cases = [
+        (
+            0.01,
+            None,
+            false,
+            None,
+            "a 36 s smoke test: the walltime adds its margin",
+        ),
+        (
+            1.0,
+            Some(0.001),
+            false,
+            Some("cap_hours"),
+            "a cap of 3.6 s: minutes typed as hours",
+        ),
+        (
+            1.0,
+            Some(0.05),
+            true,
+            Some("cap_hours"),
+            "3 minutes: the requeue's warning comes 5 before the end",
+        ),
+        (
+            1.0,
+            Some(0.1),
+            true,
+            None,
+            "6 minutes leave the warning a minute",
+        ),
+    ];
+    for (hours, cap, requeue, refused, why) in slurm_cases {
+        let got = p.slurm_script(&crate::planning::SlurmRequest {
+            job_name: "job",
+            partition: None,
+            gpus: None,
+            cpus: None,
+            mem_gb: None,
+            hours: Some(hours),
+            plan: None,
+            cap_hours: cap,
+            output: None,
+            activate: Vec::new(),
+            command: "python train.py",
+            requeue,
+        });
+        match (got, refused) {
+            (Ok(_), None) => {}
+            (Err(AppError::Input { field, .. }), Some(f)) => assert_eq!(field, f, "{why}"),
+            (other, _) => panic!("{why}: got {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -2208,4 +2242,98 @@ fn a_bill_lines_duration_under_a_second_is_worded_not_zero() {
         assert_eq!(crate::labels::duration(crate::Lang::En, &p), en, "{why}");
         assert_eq!(crate::labels::duration(crate::Lang::Zh, &p), zh, "{why}");
     }
+}
+
+#[test]
+fn of_two_plans_with_one_job_the_run_is_filed_under_the_one_it_rented() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    let here = p.save_plan(None, &plan, None).expect("saved");
+    // The same job saved again for another platform and card, under the
+    // same name and later: the same job digest.
+    let mut elsewhere = plan.clone();
+    elsewhere.platform = "youyun".into();
+    elsewhere.gpu = "rtx4090".into();
+    let there = p.save_plan(None, &elsewhere, None).expect("saved");
+    assert_eq!(plan.job_digest(), elsewhere.job_digest(), "one job");
+    let text = measured_report(&plan.name, 600, 2000, 0).replace(
+        "\"job\": \"train\",",
+        &format!(
+            "\"job\": \"train\", \"plan_job\": \"{}\",",
+            plan.job_digest()
+        ),
+    );
+    let run = p.import_report("r.json", &text, None).expect("imports");
+    assert_eq!(
+        run.plan_id,
+        Some(here),
+        "an AutoDL RTX 3090 run is the AutoDL RTX 3090 plan's, not #{there}"
+    );
+}
+
+#[test]
+fn a_weekly_import_with_a_plan_file_answers_the_runs_billed_before_and_a_plan_of_another_job_is_said(
+) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    let digest = plan.job_digest();
+    let report = |n: u32, job: &str| {
+        measured_report(&plan.name, 600, 2000, n).replace(
+            "\"job\": \"train\",",
+            &format!("\"job\": \"train\", \"plan_job\": \"{job}\","),
+        )
+    };
+    let first = [("a.json".to_owned(), report(0, &digest))];
+    p.import_reports(&first, None, Some(&plan))
+        .expect("imports");
+    // The next week, every report again with the same plan file.
+    let week = [
+        ("a.json".to_owned(), report(0, &digest)),
+        ("b.json".to_owned(), report(1, &digest)),
+    ];
+    let runs = p
+        .import_reports(&week, None, Some(&plan))
+        .expect("a weekly import is no error");
+    assert!(
+        runs[0].already_imported,
+        "the run billed last week is that bill"
+    );
+    assert!(!runs[1].already_imported, "the new one is added");
+    assert!(!runs[1].plan_file_other, "the plan file is its job");
+    // A plan file of another job (20 epochs) for a run of the 10-epoch kit.
+    let mut other = plan.clone();
+    other.job.epochs = Some(20.0);
+    let odd = [("c.json".to_owned(), report(2, &digest))];
+    let run = &p.import_reports(&odd, None, Some(&other)).expect("imports")[0];
+    assert!(
+        run.plan_file_other && !run.plan_changed,
+        "said as the plan file's, not an edit"
+    );
+    assert!(
+        !run.teaches_calibration && run.versus.is_none(),
+        "nothing compared or taught"
+    );
+    // One job however its hours are written.
+    let hours = |h: Decimal| {
+        let mut p = plan.clone();
+        p.job.hours = Some(h);
+        p.job_digest()
+    };
+    assert_eq!(
+        hours(Decimal::new(65, 1)),
+        hours(Decimal::new(650, 2)),
+        "6.5 and 6.50 hours are one job"
+    );
+    assert!(
+        p.import_reports(
+            &[("d.json".to_owned(), report(3, &digest.to_uppercase()))],
+            None,
+            Some(&plan)
+        )
+        .expect("imports")[0]
+            .teaches_calibration,
+        "a digest in capitals is the same digest"
+    );
 }

@@ -560,6 +560,9 @@ pub struct ImportedRun {
     /// was edited since its kit was made, or the plan file given is
     /// another job): not compared with the plan, nothing taught.
     pub plan_changed: bool,
+    /// The plan file given with the report is another job than the one the
+    /// run's scripts were made for: not compared, nothing taught.
+    pub plan_file_other: bool,
     /// The report names a plan no saved plan is named (and no plan file
     /// was given): nothing to compare with, nothing taught.
     pub plan_not_found: bool,

@@ -56,6 +56,11 @@ trained_on_gpus: number | null,
  */
 plan_changed: boolean, 
 /**
+ * The plan file given with the report is another job than the one the
+ * run's scripts were made for: not compared, nothing taught.
+ */
+plan_file_other: boolean, 
+/**
  * The report names a plan no saved plan is named (and no plan file
  * was given): nothing to compare with, nothing taught.
  */

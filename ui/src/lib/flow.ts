@@ -255,7 +255,8 @@ export function importNotes(run: ImportedRun): [string, Record<string, unknown>?
   if (!run.gpu_in_catalog) notes.push(["cli.runUnknownGpu", { gpu: run.gpu }]);
   if (run.plan_not_found) notes.push(["cli.runNoPlan"]);
   if (run.plan_changed) notes.push(["cli.runPlanChanged"]);
-  if (run.trained_on_gpus != null) notes.push(["cli.runOtherLayout", { gpus: run.trained_on_gpus }]);
+  if (run.plan_file_other) notes.push(["cli.runPlanFileOther"]);
+  if (run.trained_on_gpus != null) notes.push(["cli.runOtherLayout", { count: run.trained_on_gpus }]);
   return notes;
 }
 

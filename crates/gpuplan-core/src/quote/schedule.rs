@@ -331,7 +331,7 @@ fn check_split_runs(i: &Inputs<'_>, lanes: &[Lane]) -> Result<(), InputError> {
         )
         .said(
             Message::new("error.splitRunDeleted").with("days", d.value),
-            Some(Message::new("allowed.splitRunKept").with("days", d.value)),
+            Some(Message::new("allowed.splitRunKept").with("count", d.value)),
         )),
         _ => Ok(()),
     }

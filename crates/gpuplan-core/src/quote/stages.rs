@@ -181,7 +181,9 @@ pub fn setup_and_data(
 /// ("stopped 15 days in a row is released": exactly the deadline already
 /// counts; where a package spares the instance, after the package runs out).
 pub fn deadline_passed(lanes: &[Lane]) -> bool {
-    lanes.iter().any(|l| l.gaps.iter().any(|g| g.reaches_deadline()))
+    lanes
+        .iter()
+        .any(|l| l.gaps.iter().any(|g| g.reaches_deadline()))
 }
 
 /// Debugging on a cheap card first (one start, on the first instance).

@@ -1209,3 +1209,54 @@ fn a_part_of_a_run_alone_is_counted_and_said_not_called_no_runs() {
         );
     }
 }
+
+#[test]
+fn a_several_gpu_bill_names_the_instance_rate_and_the_rate_a_gpu() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let plan = dir.path().join("g2.toml");
+    std::fs::write(
+        &plan,
+        "name = \"g2\"\nplatform = \"autodl\"\ngpu = \"rtx4090\"\n[job]\nhours = 2\ngpus = 2\n",
+    )
+    .expect("write");
+    let q = json(&["quote", plan.to_str().expect("utf8"), "--json"]);
+    let (rate, per_gpu): (f64, f64) = (
+        q["price_per_hour"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .expect("rate"),
+        q["price_per_gpu_hour"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .expect("per GPU"),
+    );
+    assert_eq!(q["instance_gpus"], 2, "two GPUs in the instance");
+    assert!(
+        (rate - 2.0 * per_gpu).abs() < 1e-9,
+        "the instance's rate is two GPUs': {rate} {per_gpu}"
+    );
+    // (language, the header's words, why)
+    for (lang, words, why) in [
+        (
+            "en",
+            format!("2 × RTX 4090 24 GB · {rate} CNY/h ({per_gpu} per GPU)"),
+            "English",
+        ),
+        (
+            "zh",
+            format!("2 × RTX 4090 24 GB · {rate} 元/小时（每卡 {per_gpu}）"),
+            "Chinese",
+        ),
+    ] {
+        let out = run_in(lang, &["quote", plan.to_str().expect("utf8")]);
+        let head = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_owned();
+        assert!(
+            head.contains(&words),
+            "{why}: the instance, its rate and a GPU's: {head}"
+        );
+    }
+}

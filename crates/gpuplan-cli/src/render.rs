@@ -887,12 +887,35 @@ fn quote_head(c: &Catalog, lang: Lang, q: &Quote, names: &QuoteNames) -> String 
     } else {
         format!("{name} · ")
     };
+    // Several GPUs: the instance and its rate, and the rate a GPU (what
+    // price lists and the price box name).
+    let card = if q.instance_gpus > 1 {
+        format!("{} × {}", q.instance_gpus, names.card)
+    } else {
+        names.card.clone()
+    };
+    let rate = if q.instance_gpus > 1 {
+        c.fill(
+            lang,
+            "plan.instanceRate",
+            [
+                ("rate", q.price_per_hour.normalize().to_string().as_str()),
+                (
+                    "per_gpu",
+                    q.price_per_gpu_hour.normalize().to_string().as_str(),
+                ),
+            ],
+        )
+    } else {
+        format!(
+            "{} {}",
+            q.price_per_hour.normalize(),
+            t("plan.pricePerHour")
+        )
+    };
     format!(
-        "{name}{} · {} · {} {}{discount}\n\n",
+        "{name}{} · {card} · {rate}{discount}\n\n",
         clean(&one_line(&names.platform)),
-        names.card,
-        q.price_per_hour.normalize(),
-        t("plan.pricePerHour")
     )
 }
 

@@ -28,10 +28,19 @@ platform: string,
  */
 gpu: string, 
 /**
- * Price per GPU-hour of the runs (after discount; the spot price on
- * spot), a rate to four places.
+ * Price per hour of one instance of the runs, every GPU in it (after
+ * discount; the spot price on spot), a rate to four places.
  */
 price_per_hour: string, 
+/**
+ * GPUs in one instance.
+ */
+instance_gpus: number, 
+/**
+ * The same price per GPU-hour: what the platform's price list and the
+ * student's own price box name.
+ */
+price_per_gpu_hour: string, 
 /**
  * The student discount in that price, when the plan says the student
  * has it and it lowers the price (0.95 = 5% off): a price the student

@@ -723,10 +723,16 @@ pub struct Quote {
     pub platform: String,
     /// GPU id.
     pub gpu: String,
-    /// Price per GPU-hour of the runs (after discount; the spot price on
-    /// spot), a rate to four places.
+    /// Price per hour of one instance of the runs, every GPU in it (after
+    /// discount; the spot price on spot), a rate to four places.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub price_per_hour: Decimal,
+    /// GPUs in one instance.
+    pub instance_gpus: u32,
+    /// The same price per GPU-hour: what the platform's price list and the
+    /// student's own price box name.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub price_per_gpu_hour: Decimal,
     /// The student discount in that price, when the plan says the student
     /// has it and it lowers the price (0.95 = 5% off): a price the student
     /// typed is a platform's list price, which the discount then applies to.
@@ -1250,6 +1256,10 @@ fn quote_once(
         platform: profile.id.clone(),
         gpu: rental.offer.gpu.clone(),
         price_per_hour: prices.run.round_dp(4).normalize(),
+        instance_gpus: rental.gpus,
+        price_per_gpu_hour: (prices.run / Decimal::from(rental.gpus.max(1)))
+            .round_dp(4)
+            .normalize(),
         student_discount: (rental.discount < Decimal::ONE).then(|| rental.discount.normalize()),
         lines: bill.lines,
         by_category,

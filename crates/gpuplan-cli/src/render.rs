@@ -1449,6 +1449,10 @@ pub fn imported_runs(
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.text(lang, "cli.runNoPlan")));
             }
+            if r.set_aside && !r.already_imported {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.text(lang, "cli.runSetAside")));
+            }
             if r.plan_changed && !r.already_imported {
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.text(lang, "cli.runPlanChanged")));

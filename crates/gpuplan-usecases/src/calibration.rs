@@ -74,19 +74,28 @@ pub(crate) fn observations(
     );
     Ok(runs
         .iter()
-        .filter_map(|(run, source)| {
-            let host = platforms
-                .get(&run.platform)
-                .ok()
-                .map(|p| {
-                    p.offer(&run.gpu, &bundled.catalog)
-                        .ok()
-                        .map_or_else(|| p.host(), |o| p.host_for(o))
-                })
-                .unwrap_or(gpuplan_core::pipeline::Host::TYPICAL);
-            observe_run(run, *source, bundled, &host)
-        })
+        .filter_map(|(run, source)| observe_on_its_host(run, *source, platforms, bundled))
         .collect())
+}
+
+/// A run against its estimate on its platform's host for its card (a
+/// platform this build lacks: a typical host).
+pub(crate) fn observe_on_its_host(
+    run: &MeasuredRun,
+    source: Source,
+    platforms: &PlatformSet,
+    bundled: &crate::Bundled,
+) -> Option<Observation> {
+    let host = platforms
+        .get(&run.platform)
+        .ok()
+        .map(|p| {
+            p.offer(&run.gpu, &bundled.catalog)
+                .ok()
+                .map_or_else(|| p.host(), |o| p.host_for(o))
+        })
+        .unwrap_or(gpuplan_core::pipeline::Host::TYPICAL);
+    observe_run(run, source, bundled, &host)
 }
 
 /// The student's own runs, parts of one run joined into it.

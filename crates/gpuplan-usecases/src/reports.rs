@@ -210,6 +210,7 @@ impl Planner {
             versus: None,
             already_imported: true,
             teaches_calibration: false,
+            set_aside: false,
             trained_on_gpus: None,
             plan_changed: false,
             plan_file_other: false,
@@ -309,12 +310,34 @@ impl Planner {
             },
             None => None,
         };
-        let measured = match (&plan, &known_gpu) {
+        let run = match (&plan, &known_gpu) {
             (Some(p), Some(g)) if p.job.model.is_some() && other_layout.is_none() && !other_job => {
-                serde_json::to_string(&measured_run(p, g, &entry.platform, report)).ok()
+                Some(measured_run(p, g, &entry.platform, report))
             }
             _ => None,
         };
+        let measured = run.as_ref().and_then(|r| serde_json::to_string(r).ok());
+        // What this run says on its own: set aside as another job, or
+        // nothing yet (a part of a run, a run that failed, no memory).
+        // A run never resumed is a whole run of one part, as calibration
+        // joins it.
+        let seen = match &run {
+            Some(r) => {
+                let platforms = self.platforms()?;
+                gpuplan_core::correction::join_parts(vec![r.clone()])
+                    .first()
+                    .and_then(|whole| {
+                        crate::calibration::observe_on_its_host(
+                            whole,
+                            gpuplan_core::correction::Source::Own,
+                            &platforms,
+                            &self.bundled,
+                        )
+                    })
+            }
+            None => None,
+        };
+        let set_aside = seen.as_ref().is_some_and(|o| o.another_job);
         let run = ImportedRun {
             ledger_id: 0,
             plan_id,
@@ -329,7 +352,10 @@ impl Planner {
             exit_status: report.exit_status,
             versus,
             already_imported: false,
-            teaches_calibration: measured.is_some(),
+            // It teaches when it compares with its estimate (a part alone
+            // teaches once its run is whole, so it counts as kept).
+            teaches_calibration: measured.is_some() && !set_aside,
+            set_aside,
             trained_on_gpus: other_layout,
             plan_changed,
             plan_file_other,

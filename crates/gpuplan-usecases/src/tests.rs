@@ -2337,3 +2337,44 @@ fn a_weekly_import_with_a_plan_file_answers_the_runs_billed_before_and_a_plan_of
         "a digest in capitals is the same digest"
     );
 }
+
+#[test]
+fn a_run_set_aside_as_another_job_is_said_at_import_not_called_teaching() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let est = estimate_on_its_card(&mut p, &plan.job);
+    let run_s = est.run.map(|r| r.total_s).expect("a whole run");
+    let peak_mib = est.peak_gib * 1024.0;
+    // (time and memory factors, set aside, why)
+    let cases = [
+        (1.0, 1.0, false, "on its estimate: it teaches"),
+        (
+            2.0,
+            2.0,
+            true,
+            "both twice the estimate, the same way: another batch",
+        ),
+        (1.1, 1.05, false, "a little off: an honest run teaches"),
+    ];
+    for (n, (t, m, aside, why)) in cases.into_iter().enumerate() {
+        let text = measured_report(
+            &plan.name,
+            (run_s * t).round() as u64,
+            (peak_mib * m).round() as u64,
+            n as u32,
+        );
+        let run = p.import_report("r.json", &text, None).expect("imports");
+        assert_eq!(run.set_aside, aside, "{why}");
+        assert_eq!(
+            run.teaches_calibration, !aside,
+            "{why}: and so whether it teaches"
+        );
+    }
+    assert_eq!(
+        p.calibration().expect("view").set_aside,
+        1,
+        "the calibration view agrees"
+    );
+}

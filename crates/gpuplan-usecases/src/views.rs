@@ -552,6 +552,9 @@ pub struct ImportedRun {
     /// Whether calibration learns from this run (a plan with a model, a
     /// catalog card, the plan's number of GPUs).
     pub teaches_calibration: bool,
+    /// Its time and memory are both off the estimate the same way, as
+    /// another batch size or sequence length would be: set aside.
+    pub set_aside: bool,
     /// The GPUs the run trained on, where that is not its plan's job's
     /// number (a data-parallel run filed under a one-GPU plan): it teaches
     /// calibration nothing.

@@ -44,6 +44,11 @@ gpu_in_catalog: boolean,
  */
 teaches_calibration: boolean, 
 /**
+ * Its time and memory are both off the estimate the same way, as
+ * another batch size or sequence length would be: set aside.
+ */
+set_aside: boolean, 
+/**
  * The GPUs the run trained on, where that is not its plan's job's
  * number (a data-parallel run filed under a one-GPU plan): it teaches
  * calibration nothing.

@@ -366,7 +366,7 @@ describe("shown", () => {
 });
 
 describe("an imported run's notes", () => {
-  const run = { ledger_id: 3, already_imported: false, identity: "x", plan_id: null, date: "2026-11-30", platform: "autodl", gpu: "rtx3090", gpu_in_catalog: true, teaches_calibration: false, trained_on_gpus: null, plan_changed: false, plan_file_other: false, plan_not_found: false, hours: "0.49", cost: "0.65", cost_estimated: true, peak_memory_mib: 2746, exit_status: 0, versus: null };
+  const run = { ledger_id: 3, already_imported: false, identity: "x", plan_id: null, date: "2026-11-30", platform: "autodl", gpu: "rtx3090", gpu_in_catalog: true, teaches_calibration: false, set_aside: false, trained_on_gpus: null, plan_changed: false, plan_file_other: false, plan_not_found: false, hours: "0.49", cost: "0.65", cost_estimated: true, peak_memory_mib: 2746, exit_status: 0, versus: null };
   it("says why a run compares with nothing or teaches nothing", () => {
     expect(importNotes(run), "a run of its plan: nothing to add").toEqual([]);
     expect(importNotes({ ...run, plan_not_found: true }).map(([k]) => k), "no saved plan of its name").toEqual(["cli.runNoPlan"]);

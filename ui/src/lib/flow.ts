@@ -254,6 +254,7 @@ export function importNotes(run: ImportedRun): [string, Record<string, unknown>?
   const notes: [string, Record<string, unknown>?][] = [];
   if (!run.gpu_in_catalog) notes.push(["cli.runUnknownGpu", { gpu: run.gpu }]);
   if (run.plan_not_found) notes.push(["cli.runNoPlan"]);
+  if (run.set_aside) notes.push(["cli.runSetAside"]);
   if (run.plan_changed) notes.push(["cli.runPlanChanged"]);
   if (run.plan_file_other) notes.push(["cli.runPlanFileOther"]);
   if (run.trained_on_gpus != null) notes.push(["cli.runOtherLayout", { count: run.trained_on_gpus }]);

@@ -1745,3 +1745,37 @@ fn a_package_keeps_the_instance_only_while_it_lasts() {
         "the package's day, then pay as you go"
     );
 }
+
+#[test]
+fn a_start_billed_by_the_hour_prints_lines_that_add_up_to_its_charge() {
+    // (plan, lines that make up the start, the start's charge, why)
+    let cases = [
+        (
+            // 揽睿星舟 sets up on the GPU: 15 min + a 1.1 h run is a 1.35 h
+            // start, billed as 2 h at 2.5 = 5.00: 0.63 + 2.75 + 1.62.
+            "name = \"l\"\nplatform = \"lanrui\"\ngpu = \"rtx3090\"\n[job]\nhours = 1.1\n",
+            vec![LineKind::Setup, LineKind::Runs, LineKind::Waste],
+            "5.00",
+            "setup on the GPU is part of the start",
+        ),
+        (
+            // A 1 h run left running 0.3 h, billed per started hour at 2.45:
+            // 2 h = 4.90, printed 2.45 + 0.74 + 1.71.
+            "name = \"f\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n\
+             forgotten_shutdown_hours = 0.3\n[prices]\ngpu_per_hour = 2.45\ngranularity = \"hour\"\n\
+             [job]\nhours = 1\n",
+            vec![LineKind::Runs, LineKind::Forgotten, LineKind::Rounding],
+            "4.90",
+            "time left running is part of the start",
+        ),
+    ];
+    for (toml, kinds, charge, why) in cases {
+        let q = priced(toml);
+        let printed: Decimal = kinds.iter().map(|k| line(&q, *k)).sum();
+        assert_eq!(
+            printed,
+            d(charge),
+            "{why}: the lines add up to the start's charge"
+        );
+    }
+}

@@ -135,7 +135,7 @@ pub struct JobArgs {
     /// Model id from `gpuplan models` (estimate also takes `custom` with --config).
     #[arg(long)]
     pub model: Option<String>,
-    /// Hours of one run when known from experience (recommend; instead of a model).
+    /// Hours of one run on an RTX 3090 when known from experience (recommend; instead of a model; other cards scaled by speed).
     #[arg(long, allow_hyphen_values = true)]
     pub hours: Option<String>,
     /// Samples (sequences) per step.

@@ -295,12 +295,30 @@ pub fn pay_as_you_go(
     if !minimum.is_empty() {
         params.push(("minimum", minimum));
     }
-    // The billing unit's rest is part of the runs' charge: the two lines
-    // add up to the whole charge rounded once.
+    // The billing unit's rest is part of the starts' charge: with every
+    // other line billed in those starts (setup and uploads on the GPU,
+    // reruns, idle running between runs and after the last) the lines add
+    // up to the whole charge rounded once (a 1.35 h start billed as 2 h at
+    // 2.5 is 5.00, printed 0.63 + 2.75 + 1.62).
+    let on_gpu = prices.setup_mode == super::prices::SetupMode::Gpu;
+    let (setup_exact, setup_printed) = if on_gpu {
+        bill.exact_and_printed(&[LineKind::Setup, LineKind::Upload])
+    } else {
+        (Decimal::ZERO, Decimal::ZERO)
+    };
+    let forgotten = plan.forgotten_shutdown_hours * Decimal::from(plan.parallel);
+    let reruns = if prices.spot {
+        gpu.reruns
+    } else {
+        Decimal::ZERO
+    };
+    let others = [reruns, gpu.idle_between, forgotten].map(|h| h * prices.run);
+    let exact_parts = runs + setup_exact + others.iter().copied().sum::<Decimal>();
+    let printed_parts = printed + setup_printed + others.iter().map(|x| cny(*x)).sum::<Decimal>();
     let rest = if gpu.waste.is_zero() {
         Decimal::ZERO
     } else {
-        rest_of(runs + gpu.waste * prices.run, printed)
+        rest_of(exact_parts + gpu.waste * prices.run, printed_parts)
     };
     bill.push_exact(kind, params, Some(gpu.waste), rest, gpu.waste * prices.run);
     if prices.spot {
@@ -321,7 +339,6 @@ pub fn pay_as_you_go(
         Some(gpu.idle_between),
         gpu.idle_between * prices.run,
     );
-    let forgotten = plan.forgotten_shutdown_hours * Decimal::from(plan.parallel);
     bill.push(
         LineKind::Forgotten,
         vec![

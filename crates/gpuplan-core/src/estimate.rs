@@ -58,6 +58,9 @@ pub enum FixKind {
     Adamw8bit,
     /// LoRA adapters instead of full fine-tuning.
     Lora,
+    /// LoRA adapters with activation checkpointing: less memory than LoRA
+    /// alone, a slower step (told apart from it on the list).
+    LoraCheckpointed,
     /// QLoRA: a 4-bit base under LoRA.
     Qlora,
     /// A smaller micro-batch with gradient accumulation.
@@ -69,15 +72,16 @@ impl FixKind {
     /// adapters instead of the full model): a student asking for full
     /// fine-tuning is also shown the GPUs that do it as asked.
     pub fn changes_the_task(self) -> bool {
-        matches!(self, Self::Lora | Self::Qlora)
+        matches!(self, Self::Lora | Self::LoraCheckpointed | Self::Qlora)
     }
 
     /// Every kind.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Amp,
         Self::GradCheckpointing,
         Self::Adamw8bit,
         Self::Lora,
+        Self::LoraCheckpointed,
         Self::Qlora,
         Self::SmallerBatch,
     ];
@@ -89,6 +93,7 @@ impl FixKind {
             Self::GradCheckpointing => "grad-checkpointing",
             Self::Adamw8bit => "adamw-8bit",
             Self::Lora => "lora",
+            Self::LoraCheckpointed => "lora-checkpointed",
             Self::Qlora => "qlora",
             Self::SmallerBatch => "smaller-batch",
         }
@@ -731,7 +736,7 @@ fn fix_candidates(model: &Model, job: &Job, gpu: &Gpu) -> Vec<(FixKind, Job)> {
         };
         let quantised = qlora(&lora);
         candidates.push((FixKind::Lora, lora));
-        candidates.push((FixKind::Lora, checkpointed));
+        candidates.push((FixKind::LoraCheckpointed, checkpointed));
         candidates.push((FixKind::Qlora, quantised));
     }
     if job.mode == Mode::Lora {

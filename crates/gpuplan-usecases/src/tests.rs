@@ -2378,3 +2378,29 @@ fn a_run_set_aside_as_another_job_is_said_at_import_not_called_teaching() {
         "the calibration view agrees"
     );
 }
+
+#[test]
+fn each_fix_on_the_list_is_named_apart() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let job = JobSpec {
+        model: Some("llama-2-7b".into()),
+        seq_len: Some(1024.0),
+        batch: Some(4.0),
+        ..Default::default()
+    };
+    let est = p
+        .estimate(&job, Some("a800"), None, None)
+        .expect("estimates");
+    let kinds: Vec<_> = est.fixes.iter().map(|f| f.kind).collect();
+    let distinct: std::collections::BTreeSet<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    assert_eq!(
+        distinct.len(),
+        kinds.len(),
+        "no two fixes share a name: {kinds:?}"
+    );
+    assert!(
+        kinds.contains(&gpuplan_core::estimate::FixKind::LoraCheckpointed),
+        "LoRA with checkpointing is its own fix: {kinds:?}"
+    );
+}

@@ -4,4 +4,4 @@
  * What a [`Fix`] changes, spelled in JSON and catalog keys
  * (`enum.fix.*`) in kebab-case.
  */
-export type FixKind = "amp" | "grad-checkpointing" | "adamw-8bit" | "lora" | "qlora" | "smaller-batch";
+export type FixKind = "amp" | "grad-checkpointing" | "adamw-8bit" | "lora" | "lora-checkpointed" | "qlora" | "smaller-batch";

@@ -9,7 +9,6 @@ use gpuplan_core::correction::{
     distinct, join_parts, observe, unique, Calibration, Corrections, Factor, MeasuredRun,
     MeasuredRunFile, Observation, Source, MEASURED_RUNS_SCHEMA,
 };
-use gpuplan_core::pack::CoursePack;
 use gpuplan_core::platform::PlatformSet;
 use gpuplan_core::zoo::ModelFamily;
 use gpuplan_core::Mode;
@@ -64,14 +63,11 @@ pub struct CalibrationRow {
 /// build are left out.
 pub(crate) fn observations(
     store: &Store,
-    pack: Option<&CoursePack>,
+    class_runs: Vec<MeasuredRun>,
     platforms: &PlatformSet,
     bundled: &crate::Bundled,
 ) -> Result<Vec<Observation>> {
-    let runs = distinct(
-        own_runs(store)?,
-        pack.map(|p| p.measured_runs.clone()).unwrap_or_default(),
-    );
+    let runs = distinct(own_runs(store)?, class_runs);
     Ok(runs
         .iter()
         .filter_map(|(run, source)| observe_on_its_host(run, *source, platforms, bundled))

@@ -864,6 +864,26 @@ fn a_class_shares_its_runs_through_the_course_pack_anonymised() {
         "four class runs 50% slower move a classmate's estimate: {}",
         k.time_factor()
     );
+    // The classmate imports a second course's pack afterwards: the first
+    // class's runs still count (they are not the newest pack's to drop).
+    let other = t
+        .export_pack(&crate::planning::PackExport {
+            name: "NLP 201",
+            instructor: "TA",
+            platforms: &["youyun".to_owned()],
+            presets: Vec::new(),
+            budget_cap: None,
+            measured_runs: Vec::new(),
+        })
+        .expect("another course's pack");
+    c.import_pack("nlp201.toml", &other).expect("imports");
+    let e = estimate_on_its_card(&mut c, &plan.job);
+    assert_eq!(
+        e.calibration.map(|k| k.class_runs),
+        Some(4),
+        "a second course's pack keeps the first class's runs"
+    );
+    c.remove_pack("NLP 201").expect("removes");
     c.remove_pack("CV 101").expect("removes");
     let e = estimate_on_its_card(&mut c, &plan.job);
     assert!(

@@ -335,11 +335,17 @@ impl Planner {
                 .collect(),
         };
         let unmatched_overrides = overrides.apply(&mut platforms);
-        // The course in effect is the last pack imported (as for its
-        // platforms); its class runs join the student's own.
-        let course = packs.iter().rev().find_map(|p| p.pack.as_ref().ok());
+        // Every course's class runs join the student's own (a student in
+        // two courses learns from both classes; a run in both packs counts
+        // once); which platforms a student chooses among is the newest
+        // pack's (`course_platforms`).
+        let class_runs: Vec<gpuplan_core::correction::MeasuredRun> = packs
+            .iter()
+            .filter_map(|p| p.pack.as_ref().ok())
+            .flat_map(|p| p.measured_runs.iter().cloned())
+            .collect();
         let corrections = gpuplan_core::correction::Corrections::new(
-            crate::calibration::observations(store, course, &platforms, &self.bundled)?,
+            crate::calibration::observations(store, class_runs, &platforms, &self.bundled)?,
         );
         Ok(UserLayer {
             data_version,

@@ -59,17 +59,41 @@ impl Planner {
                         ),
                     )
                 })?;
+            // A preset is one job run several times: runs of different
+            // lengths cannot be one, and are refused rather than cut to the
+            // first run's length.
+            let length = |r: &gpuplan_core::plan::RunGroup| (r.hours, r.minutes, r.epochs);
+            if let Some(first) = plan.runs.first() {
+                if plan.runs.iter().any(|r| length(r) != length(first)) {
+                    return Err(AppError::input(
+                        "run",
+                        format!("the runs of {} have different lengths", plan.name),
+                        "one plan per run length",
+                    )
+                    .said(
+                        gpuplan_core::Message::new("error.presetMixedRuns")
+                            .with("plan", crate::userdata::excerpt(&plan.name)),
+                        Some(gpuplan_core::Message::new("allowed.presetOneLength")),
+                    ));
+                }
+            }
             // A plan that gives hours on its runs rather than on its job
-            // hands its first run's length to the preset.
+            // hands its runs' length to the preset; epochs on its runs are
+            // the preset's epochs.
             let mut job = plan.job.clone();
-            if job.model.is_none() && job.hours.is_none() {
-                job.hours = plan.runs.iter().find_map(|r| {
+            if let Some(e) = plan.runs.first().and_then(|r| r.epochs) {
+                use rust_decimal::prelude::ToPrimitive;
+                job.epochs = e.to_f64();
+            }
+            if job.model.is_none() {
+                let on_runs = plan.runs.iter().find_map(|r| {
                     r.hours.or_else(|| {
                         r.minutes
                             .and_then(|m| m.checked_div(Decimal::from(60)))
                             .map(|h| h.round_dp(4))
                     })
                 });
+                job.hours = on_runs.or(job.hours);
             }
             // A preset's hours are an RTX 3090's, as any situation's are;
             // the plan's are its own card's.

@@ -2424,3 +2424,47 @@ fn each_fix_on_the_list_is_named_apart() {
         "LoRA with checkpointing is its own fix: {kinds:?}"
     );
 }
+
+#[test]
+fn a_preset_keeps_its_plans_run_length_or_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan_of = |toml: &str| Plan::from_toml("p.toml", toml).expect("a plan");
+    let export = |p: &mut Planner, plan: Plan| {
+        p.export_pack(&crate::planning::PackExport {
+            name: "CV",
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: vec![plan],
+            budget_cap: None,
+            measured_runs: Vec::new(),
+        })
+    };
+    let head = "name = \"m\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 1\n";
+    // Three 1 h runs and two 5 h runs: no one job run five times.
+    let mixed = plan_of(&format!(
+        "{head}[[run]]\nname = \"a\"\ncount = 3\nhours = 1\n[[run]]\nname = \"b\"\ncount = 2\nhours = 5\n"
+    ));
+    match export(&mut p, mixed) {
+        Err(AppError::Input { field, .. }) => assert_eq!(field, "run", "refused, naming the runs"),
+        other => panic!("runs of two lengths are refused, not cut to 1 h: {other:?}"),
+    }
+    // Two 5 h runs on a plan whose job says 1 h: the runs' 5 h.
+    let long = plan_of(&format!(
+        "{head}[[run]]\nname = \"b\"\ncount = 2\nhours = 5\n"
+    ));
+    let text = export(&mut p, long).expect("exports");
+    let pack = gpuplan_core::pack::CoursePack::from_toml(
+        "cv.toml",
+        &text,
+        &bundled().catalog,
+        &bundled().zoo,
+    )
+    .expect("reads back");
+    assert_eq!(
+        pack.presets[0].job.hours,
+        Some(Decimal::from(5)),
+        "the runs' length, as an RTX 3090's (the plan's card)"
+    );
+    assert_eq!(pack.presets[0].runs, 2, "two runs");
+}

@@ -241,3 +241,20 @@ fn a_plans_money_is_in_yuan_and_fen() {
         }
     }
 }
+
+#[test]
+fn an_unknown_plan_key_near_a_known_one_is_offered_it() {
+    let base = "name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\n";
+    // (line, the key offered, why)
+    let cases = [
+        ("hour = 1", Some("hours"), "a missing s"),
+        ("epoch = 3", Some("epochs"), "the singular"),
+        ("zzz = 1", None, "nothing near: no guess"),
+    ];
+    for (line, near, why) in cases {
+        let e = gpuplan_core::plan::Plan::from_toml("p.toml", &format!("{base}{line}\n"))
+            .expect_err("an unknown key is refused");
+        let said = e.said.as_ref().expect("said in the catalog's words");
+        assert_eq!(said.params.get("near").map(String::as_str), near, "{why}");
+    }
+}

@@ -360,10 +360,33 @@ fn refused(english: &str) -> Message {
         ("missing field `", "error.parse.missingField", "name"),
         ("unknown variant `", "error.parse.unknownVariant", "value"),
     ];
+    // serde lists the fields the table takes ("expected one of `hours`,
+    // …"): a near one is offered (`hour` for `hours`).
+    if let Some(name) = quoted("unknown field `") {
+        if let Some(near) = nearest_expected(&name, english) {
+            return Message::new("error.parse.unknownFieldNear")
+                .with("name", name)
+                .with("near", near);
+        }
+    }
     kinds
         .iter()
         .find_map(|(prefix, key, param)| quoted(prefix).map(|v| Message::new(key).with(param, v)))
         .unwrap_or_else(|| Message::new("error.parse.wrongValue"))
+}
+
+/// The field of serde's "expected one of `a`, `b`" list nearest to `name`
+/// typed, if one is near enough to be what was meant.
+fn nearest_expected(name: &str, english: &str) -> Option<String> {
+    let (_, list) = english.split_once("expected one of ")?;
+    let want = name.to_ascii_lowercase();
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|k| (strsim::jaro_winkler(&want, &k.to_ascii_lowercase()), k))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| short(k))
 }
 
 /// Converts a byte offset into 1-based line and column.

@@ -1260,3 +1260,35 @@ fn a_several_gpu_bill_names_the_instance_rate_and_the_rate_a_gpu() {
         );
     }
 }
+
+#[test]
+fn an_image_size_is_read_as_people_write_it() {
+    // (typed, width, height, why)
+    let cases = [
+        ("224px", 224, 224, "with its unit"),
+        ("512×256", 512, 256, "a multiplication sign"),
+        ("512*256", 512, 256, "an asterisk"),
+        ("５１２ｘ２５６", 512, 256, "full-width digits and letter"),
+        ("512px x 256px", 512, 256, "each side with its unit"),
+        ("224 像素", 224, 224, "the unit in Chinese"),
+    ];
+    for (typed, w, h, why) in cases {
+        let out = run(&["estimate", "--model", "vit-b-16", "--resolution", typed]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{why}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let shown = if w == h {
+            format!("{w} px")
+        } else {
+            format!("{w}×{h} px")
+        };
+        assert!(
+            text.contains(&shown),
+            "{why}: {shown} in {}",
+            text.lines().next().unwrap_or("")
+        );
+    }
+}

@@ -351,20 +351,24 @@ impl JobArgs {
                 ).said(gpuplan_core::Message::new("error.ignoredWithHours").with("flag", flag), Some(gpuplan_core::Message::new("allowed.ignoredWithHours").with("flag", flag))));
             }
         }
-        // `--resolution 512x256` is width x height; a single number is square.
-        let resolution = match self
-            .resolution
-            .as_deref()
-            .map(|r| r.trim().to_ascii_lowercase())
-        {
+        // `--resolution 512x256` is width x height (also written 512×256,
+        // 512*256 or in full-width letters, with or without px); a single
+        // number is square.
+        let resolution = match self.resolution.as_deref().map(|r| {
+            r.trim()
+                .to_lowercase()
+                .replace("px", "")
+                .replace("像素", "")
+                .replace(['×', '*', 'ｘ', '＊'], "x")
+        }) {
             Some(r) if r.contains('x') => {
                 let (w, h) = r.split_once('x').unwrap_or(("", ""));
                 (
-                    number("resolution", Some(w))?,
-                    number("image_height", Some(h))?,
+                    number("resolution", Some(w.trim()))?,
+                    number("image_height", Some(h.trim()))?,
                 )
             }
-            Some(r) => (number("resolution", Some(&r))?, None),
+            Some(r) => (number("resolution", Some(r.trim()))?, None),
             None => (None, None),
         };
         Ok(JobSpec {

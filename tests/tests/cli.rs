@@ -1292,3 +1292,16 @@ fn an_image_size_is_read_as_people_write_it() {
         );
     }
 }
+
+#[test]
+fn the_estimate_says_how_much_of_a_card_a_job_may_use() {
+    let idle = gpuplan_usecases::defaults::IDLE_DEVICE_MIB.to_string();
+    for lang in ["en", "zh"] {
+        let out = run_in(lang, &["estimate", "--model", "resnet50"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("{idle} MiB")),
+            "{lang}: a peak under the card's memory can still not fit; the note says by how much: {text}"
+        );
+    }
+}

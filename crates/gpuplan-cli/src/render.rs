@@ -216,7 +216,6 @@ fn parallel_line(c: &Catalog, lang: Lang, key: &str, gpu: &str, p: &ParallelEsti
 
 /// The estimate as a table.
 pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport, accuracy: Option<&Message>) -> String {
-    let t = |k: &str| c.text(lang, k);
     // The card by its name, as everywhere a person reads it.
     let card = r
         .gpus
@@ -259,7 +258,12 @@ pub fn estimate(c: &Catalog, lang: Lang, r: &EstimateReport, accuracy: Option<&M
     if let Some(note) = accuracy {
         let _ = write!(o, "\n{}", msg(c, lang, note));
     }
-    let _ = write!(o, "\n{}", t("memory.note"));
+    let idle = gpuplan_usecases::defaults::IDLE_DEVICE_MIB.to_string();
+    let _ = write!(
+        o,
+        "\n{}",
+        c.fill(lang, "memory.note", [("idle", idle.as_str())])
+    );
     o
 }
 

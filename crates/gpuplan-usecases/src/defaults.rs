@@ -17,6 +17,9 @@ pub const BUDGET_CNY: u32 = 150;
 pub const PLATFORM: &str = "autodl";
 /// GPU of a new plan: the seeds' most rented card.
 pub const GPU: &str = "rtx3090";
+/// Memory the driver keeps on an idle card, MiB, as the estimator counts
+/// it (the memory notes of the CLI and the app say it).
+pub const IDLE_DEVICE_MIB: u32 = gpuplan_core::calibration::IDLE_DEVICE_MIB as u32;
 /// Storage a new plan keeps, GB, and for how many days: a dataset, its
 /// checkpoints and an environment for a week of work.
 pub const STORAGE_GB: u32 = 20;
@@ -121,5 +124,6 @@ pub fn for_app(job: JobSpec) -> Defaults {
         upload_mbps: UPLOAD_MBPS,
         batch_slider_max: BATCH_SLIDER_MAX,
         report_max_bytes: u32::try_from(gpuplan_core::report::MAX_REPORT_BYTES).unwrap_or(u32::MAX),
+        idle_device_mib: IDLE_DEVICE_MIB,
     }
 }

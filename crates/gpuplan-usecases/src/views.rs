@@ -128,6 +128,9 @@ pub struct Defaults {
     pub batch_slider_max: u32,
     /// The largest run report the ledger reads, bytes.
     pub report_max_bytes: u32,
+    /// Memory the driver keeps on an idle card, MiB: a job fits when its
+    /// peak is under the card's memory less this.
+    pub idle_device_mib: u32,
 }
 
 /// The values each choice in the forms offers, in order (the UI lists none

@@ -29,4 +29,9 @@ batch_slider_max: number,
 /**
  * The largest run report the ledger reads, bytes.
  */
-report_max_bytes: number, };
+report_max_bytes: number, 
+/**
+ * Memory the driver keeps on an idle card, MiB: a job fits when its
+ * peak is under the card's memory less this.
+ */
+idle_device_mib: number, };

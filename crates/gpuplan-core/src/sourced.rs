@@ -42,9 +42,12 @@ impl Confidence {
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Grade {
-    /// The figure the student or their instructor entered (a price override,
-    /// a course pack): theirs to vouch for.
+    /// The figure the student entered (a price override): theirs to vouch
+    /// for.
     Own,
+    /// The figure the student's instructor set in the course pack (their
+    /// own price, handed to the class): the course's to vouch for.
+    Course,
     /// The platform's own page, with its URL.
     PlatformPage,
     /// The platform's own words (docs, UI text, an announcement) reproduced
@@ -62,8 +65,9 @@ pub enum Grade {
 
 impl Grade {
     /// Every grade, strongest first.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Own,
+        Self::Course,
         Self::PlatformPage,
         Self::PlatformQuoted,
         Self::Vendor,
@@ -76,6 +80,7 @@ impl Grade {
     pub fn key(self) -> &'static str {
         match self {
             Self::Own => "own",
+            Self::Course => "course",
             Self::PlatformPage => "platform-page",
             Self::PlatformQuoted => "platform-quoted",
             Self::Vendor => "vendor",
@@ -96,7 +101,7 @@ impl Grade {
     /// third-party report is at most medium; an estimate is low.
     pub fn max_confidence(self) -> Confidence {
         match self {
-            Self::Own | Self::PlatformPage | Self::PlatformQuoted | Self::Vendor => {
+            Self::Own | Self::Course | Self::PlatformPage | Self::PlatformQuoted | Self::Vendor => {
                 Confidence::High
             }
             Self::ThirdParty | Self::Seed => Confidence::Medium,

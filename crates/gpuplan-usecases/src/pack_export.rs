@@ -20,10 +20,21 @@ impl Planner {
                 ids.push(id);
             }
         }
-        let profiles = ids
+        let mut profiles = ids
             .into_iter()
             .map(|id| set.get(id).cloned())
             .collect::<std::result::Result<Vec<_>, _>>()?;
+        // The instructor's own prices reach the class as the course's, not
+        // as each student's own figure.
+        for offer in profiles.iter_mut().flat_map(|p| p.offers.iter_mut()) {
+            let price = &mut offer.price_per_hour;
+            if price.grade == gpuplan_core::sourced::Grade::Own {
+                price.grade = gpuplan_core::sourced::Grade::Course;
+                price.source = price
+                    .source
+                    .replacen("user override", "the instructor's price", 1);
+            }
+        }
         let budget_cap = e
             .budget_cap
             .map(|t| {

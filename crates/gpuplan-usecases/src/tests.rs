@@ -2468,3 +2468,48 @@ fn a_preset_keeps_its_plans_run_length_or_is_refused() {
     );
     assert_eq!(pack.presets[0].runs, 2, "two runs");
 }
+
+#[test]
+fn an_instructors_price_reaches_the_class_as_the_courses_not_their_own() {
+    let teacher = tempfile::tempdir().expect("tmp");
+    let mut t = planner(teacher.path());
+    t.set_override("autodl", "rtx4090", "1.98", "2026-12 console")
+        .expect("the instructor's price");
+    let pack = t
+        .export_pack(&crate::planning::PackExport {
+            name: "CV",
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: Vec::new(),
+            budget_cap: None,
+            measured_runs: Vec::new(),
+        })
+        .expect("exports");
+    let student = tempfile::tempdir().expect("tmp");
+    let mut s = planner(student.path());
+    s.import_pack("cv.toml", &pack).expect("imports");
+    let platforms = s.platforms().expect("platforms");
+    let price = &platforms
+        .get("autodl")
+        .expect("autodl")
+        .offers
+        .iter()
+        .find(|o| o.gpu == "rtx4090")
+        .expect("the 4090")
+        .price_per_hour;
+    assert_eq!(
+        price.typical,
+        "1.98".parse::<Decimal>().expect("decimal"),
+        "the instructor's price"
+    );
+    assert_eq!(
+        price.grade,
+        gpuplan_core::sourced::Grade::Course,
+        "graded the course's, not the student's own"
+    );
+    assert!(
+        !price.source.contains("user override"),
+        "nor sourced as theirs: {}",
+        price.source
+    );
+}

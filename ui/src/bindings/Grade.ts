@@ -5,4 +5,4 @@
  * how far it may be trusted ([`Grade::max_confidence`]) and whether a bill
  * resting on it says so ([`Grade::is_unverified`]).
  */
-export type Grade = "own" | "platform-page" | "platform-quoted" | "vendor" | "third-party" | "seed" | "estimate";
+export type Grade = "own" | "course" | "platform-page" | "platform-quoted" | "vendor" | "third-party" | "seed" | "estimate";

@@ -702,3 +702,48 @@ fn a_start_date_without_an_hour_is_said_to_start_at_nine() {
         q.warnings
     );
 }
+
+#[test]
+fn runs_spread_over_a_schedule_bill_no_rest_of_a_unit_they_never_started() {
+    // Vast.ai bills by the second. Eleven runs of 18.34 h spread over 34
+    // days (a slot every 74.18... h) after 21 h of free debugging: every
+    // start is 66,024 whole seconds, so nothing is left of a billing unit.
+    // The slots' endless decimals once left noise in the 28th digit of a
+    // start, billed as a 'rest of the unit' line of 0.00 h and 0.01 CNY.
+    let q = priced(
+        r#"name = "eleven runs over a month"
+        platform = "vast"
+        gpu = "rtx3090"
+        setup_hours = 0
+        forgotten_shutdown_hours = 11.67
+        start_date = "2026-11-30"
+        start_hour = 0
+        [[run]]
+        name = "run"
+        count = 11
+        hours = 18.34
+        [schedule]
+        days = 34
+        between_runs = "stop"
+        [debug]
+        gpu = "rtx3090"
+        hours = 21
+        [prices]
+        debug_gpu_per_hour = 0"#,
+    );
+    assert!(
+        q.lines.iter().all(|l| l.kind != LineKind::Rounding),
+        "whole-second starts leave no rest of a unit: {:?}",
+        q.lines
+    );
+    let printed: Decimal = q
+        .lines
+        .iter()
+        .filter(|l| l.category != Category::OwnTime)
+        .map(|l| l.amount)
+        .sum();
+    assert_eq!(
+        printed, q.cash_total,
+        "the total is the sum of the printed lines"
+    );
+}

@@ -229,8 +229,12 @@ pub fn gpu_use(groups: &[Group], walls: &[Decimal], lanes: &[Lane], prices: &Pri
             .iter()
             .flat_map(|l| &l.starts)
             .fold((Decimal::ZERO, Decimal::ZERO), |(p, b), s| {
+                // Powered time in the whole seconds billing counts: a start
+                // laid out on a schedule's spacing (34 days over 11 runs)
+                // carries noise in its 28th digit, which is no waste and
+                // must not turn the starts' rounding into a rest line.
                 (
-                    p + *s,
+                    p + super::seconds_to_hours(super::whole_seconds(*s)),
                     b + billed_hours(*s, prices.granularity, prices.minimum_minutes),
                 )
             });

@@ -112,7 +112,8 @@ fn knobs() -> impl Strategy<Value = Knobs> {
                 offer,
                 runs,
                 hours,
-                parallel,
+                // Each instance takes at least one run (more are refused).
+                parallel: parallel.min(runs),
                 // [stops] and [schedule] exclude each other.
                 stops: if schedule.is_some() { None } else { stops },
                 schedule,

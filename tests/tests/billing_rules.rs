@@ -678,6 +678,26 @@ fn contradicting_and_absurd_plans_are_refused_naming_the_field() {
             "run.name",
             "a run's name as long as a plan's may be",
         ),
+        (
+            format!("{header}parallel = 3\n[job]\nhours = 1\n"),
+            "parallel",
+            "three instances for one run: two set up and billed for nothing",
+        ),
+        (
+            format!("{header}parallel = 3\n[[run]]\nname = \"a\"\ncount = 2\nhours = 1\n"),
+            "parallel",
+            "three instances for two runs",
+        ),
+        (
+            format!("{header}[job]\nhours = 1\n[prices]\ngpu_per_hour = 2.00005\n"),
+            "prices.gpu_per_hour",
+            "a price billed at places its printed rate does not show",
+        ),
+        (
+            format!("{header}[job]\nhours = 1\n[prices]\npackage_price = 9.999\n"),
+            "prices.package_price",
+            "a package's price in fen",
+        ),
     ];
     for (text, field, why) in &files {
         let got = Plan::from_toml("x", text);
@@ -694,6 +714,14 @@ fn contradicting_and_absurd_plans_are_refused_naming_the_field() {
         )
         .is_ok(),
         "an hour with its day is fine"
+    );
+    assert!(
+        Plan::from_toml(
+            "x",
+            &format!("{header}parallel = 2\n[[run]]\nname = \"a\"\ncount = 2\nhours = 1\n")
+        )
+        .is_ok(),
+        "as many instances as runs is fine"
     );
 }
 

@@ -747,3 +747,60 @@ fn runs_spread_over_a_schedule_bill_no_rest_of_a_unit_they_never_started() {
         "the total is the sum of the printed lines"
     );
 }
+
+#[test]
+fn setup_on_the_gpu_and_a_peak_surcharge_are_one_charge_with_the_run() {
+    // Vast.ai, Saturday 2026-12-05 from 17:00 at 3.01/h: setup 0.5 h on
+    // the GPU (17:00-17:30), the run 3 h (17:30-20:30), 2.5 h of it in the
+    // 18-24 peak at 2x. One start, one charge: 3.5 h x 3.01 + 2.5 h x 3.01
+    // = 10.535 + 7.525 = 18.06. Rounding setup (1.505) and the surcharge
+    // (7.525) each up printed 1.51 + 9.03 + 7.53 = 18.07.
+    let q = priced(
+        r#"name = "evening run"
+        platform = "vast"
+        gpu = "rtx4090"
+        setup_hours = 0.5
+        start_date = "2026-12-05"
+        start_hour = 17
+        [job]
+        hours = 3
+        [prices]
+        gpu_per_hour = 3.01"#,
+    );
+    assert_eq!(
+        q.cash_total,
+        d("18.06"),
+        "one charge rounded once: {:?}",
+        q.lines
+    );
+    assert_eq!(
+        line(&q, LineKind::PeakSurcharge),
+        d("7.52"),
+        "the charge less the lines printed before it"
+    );
+}
+
+#[test]
+fn each_package_is_bought_at_its_price_to_the_fen() {
+    // 优云智算 day packages at 36.73 with the student price (x 0.95):
+    // 34.8935 each, paid as 34.89. Thirty hours need two day packages:
+    // 2 x 34.89 = 69.78, not 69.787 rounded to 69.79.
+    let q = priced(
+        r#"name = "two days"
+        platform = "youyun"
+        gpu = "rtx4090"
+        student = true
+        setup_hours = 0
+        payment = { package = "day" }
+        [job]
+        hours = 30
+        [prices]
+        package_price = 36.73"#,
+    );
+    assert_eq!(
+        line(&q, LineKind::Package),
+        d("69.78"),
+        "two purchases of 34.89: {:?}",
+        q.lines
+    );
+}

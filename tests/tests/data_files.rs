@@ -146,6 +146,29 @@ fn transformer_parameter_formula_matches_pytorch_counts() {
 }
 
 #[test]
+fn an_encoder_classifier_has_one_output_per_label_and_a_decoder_head_its_vocabulary() {
+    for e in common::zoo().entries() {
+        if let Model::Transformer(t) = &e.model {
+            let h = u64::from(t.hidden);
+            let more = t
+                .params_for(10)
+                .checked_sub(t.params_for(2))
+                .expect("no fewer");
+            let want = if t.kind == gpuplan_core::zoo::TransformerKind::Encoder {
+                8 * (h + 1)
+            } else {
+                0
+            };
+            assert_eq!(
+                more, want,
+                "{}: eight more labels add a weight row and a bias each to an encoder's classifier only",
+                e.id
+            );
+        }
+    }
+}
+
+#[test]
 fn vision_parameter_counts_match_the_calibration_runs() {
     // The calibration jobs recorded PyTorch's own parameter count; the zoo's
     // traced counts must agree for the same class count.
@@ -324,6 +347,18 @@ fn broken_platform_files_fail_with_file_line_and_field() {
             "low = 1.50, typical = 1.39",
             "price_per_hour",
             "low above typical",
+        ),
+        (
+            "low = 1.32, typical = 1.39",
+            "low = 1.32, typical = 1.39005",
+            "price_per_hour",
+            "a price with more places than a bill's rate prints (2.00005 billed, 2 shown)",
+        ),
+        (
+            "gpu = \"rtx3090\"",
+            "gpu = \"rtx4090\"",
+            "gpu",
+            "a second offer of one card (quotes took the first, recommend listed it twice)",
         ),
         (
             "discount = { value = 0.95",

@@ -62,6 +62,76 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 #[test]
+fn a_pack_edited_by_hand_keeps_money_to_the_fen_and_one_offer_per_card() {
+    let h = home("pack-edited");
+    let file = h.join("pack.toml");
+    let path = file.to_string_lossy().into_owned();
+    let out = run(
+        &h,
+        &[
+            "pack",
+            "export",
+            "--name",
+            "C",
+            "--platform",
+            "autodl",
+            "--budget-cap",
+            "150",
+            "--out",
+            &path,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "exported: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let good = std::fs::read_to_string(&file).expect("read");
+    let cap = good
+        .lines()
+        .find(|l| l.starts_with("budget_cap"))
+        .expect("a cap line")
+        .to_owned();
+    // (edit from, edit to, field, why)
+    let cases = [
+        (
+            cap.as_str(),
+            "budget_cap = 150.123456",
+            "budget_cap",
+            "a cap in fen, as `pack export --budget-cap` takes it",
+        ),
+        (
+            "gpu = \"rtx3090\"",
+            "gpu = \"rtx4090\"",
+            "gpu",
+            "a second offer of one card: the instructor's price was silently dropped",
+        ),
+        (
+            "typical = \"1.39\"",
+            "typical = \"1.39005\"",
+            "price_per_hour",
+            "a price billed at places the bill's rate does not print",
+        ),
+    ];
+    for (from, to, field, why) in cases {
+        assert!(
+            good.contains(from),
+            "test setup: `{from}` is in the exported pack"
+        );
+        let edited = h.join("edited.toml");
+        std::fs::write(&edited, good.replacen(from, to, 1)).expect("write");
+        let out = run(&h, &["pack", "import", &edited.to_string_lossy()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{why}: refused as bad input: {err}"
+        );
+        assert!(err.contains(field), "{why}: names {field}: {err}");
+    }
+}
+
+#[test]
 fn what_an_instructor_or_student_typed_is_named_in_their_language() {
     let h = home("typed-fields");
     let out_file = h.join("pack.toml");
@@ -871,6 +941,37 @@ fn small_items_each_fixed() {
         &run(&h, &["pack", "import", &pack]),
         "batch",
         "a NaN batch in a preset",
+    );
+    let preset = |name: &str, hours: &str| {
+        format!("[[preset]]\nname = \"{name}\"\nruns = 1\n[preset.job]\nhours = {hours}\n")
+    };
+    let pack = write(
+        &h,
+        "twice.toml",
+        &format!(
+            "[pack]\nname = \"Twice\"\n{}{}",
+            preset("HW1", "1"),
+            preset("HW1", "2")
+        ),
+    );
+    refused(
+        &run(&h, &["pack", "import", &pack]),
+        "preset.name",
+        "two presets of one name: a student cannot tell them apart",
+    );
+    let pack = write(
+        &h,
+        "negative.toml",
+        &format!(
+            "[pack]\nname = \"Neg\"\n{}{}",
+            preset("HW1", "1"),
+            preset("HW2", "-2")
+        ),
+    );
+    refused(
+        &run(&h, &["pack", "import", &pack]),
+        "preset.job.hours",
+        "a preset's hours are its job's",
     );
 }
 

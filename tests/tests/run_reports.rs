@@ -267,6 +267,20 @@ fn hostile_reports_are_refused_by_field() {
             "ended_at",
             "a billing window of seventy years",
         ),
+        (
+            {
+                let mut r: serde_json::Value = serde_json::from_str(&with(
+                    &good,
+                    "ended_at",
+                    &offset("2020-01-01T00:00:00+0000", &started[started.len() - 5..]),
+                ))
+                .expect("JSON");
+                r["first_progress_seconds"] = serde_json::json!(99_999);
+                r.to_string()
+            },
+            "ended_at",
+            "a window ending before it starts is that, not a first progress line after the end",
+        ),
         ("{".repeat(70_000), "report", "too large"),
         ("not json".into(), "report", "not JSON"),
     ];

@@ -357,6 +357,64 @@ fn shutdown_fires_on_success_and_on_failure_exactly_once() {
 }
 
 #[test]
+fn a_part_number_or_run_id_the_ledger_would_refuse_stops_the_wrapper_before_the_job() {
+    // (variable, value, why): each made a report `ledger import` refused,
+    // so the run's bill could never reach the ledger.
+    let long_id = "实验".repeat(100);
+    for (var, value, why) in [
+        ("GPUPLAN_RUN_PART", "0", "part 0"),
+        ("GPUPLAN_RUN_PART", "99999", "a part past 10000"),
+        (
+            "GPUPLAN_RUN_PART",
+            "two",
+            "a part in words (was silently part 1)",
+        ),
+        (
+            "GPUPLAN_RUN_ID",
+            long_id.as_str(),
+            "a run id over 100 characters",
+        ),
+        (
+            "GPUPLAN_STEP_PATTERN",
+            "(",
+            "a step pattern grep cannot read (no progress was counted)",
+        ),
+    ] {
+        let (run, script) = Run::new("kit-refuses", "touch job-ran", 60);
+        let out = run
+            .command(&script)
+            .env(var, value)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{why}: refused: {err}");
+        assert!(err.contains(var), "{why}: names {var}: {err}");
+        assert!(
+            !run.dir.join("job-ran").exists(),
+            "{why}: the job never started"
+        );
+        assert!(!run.state_dir_left(), "{why}: nothing left behind");
+    }
+    // A part written with a leading zero is that part.
+    let (run, script) = Run::new("kit-part", "true", 60);
+    let out = run
+        .command(&script)
+        .env("GPUPLAN_RUN_PART", "02")
+        .status()
+        .expect("runs");
+    assert_eq!(out.code(), Some(0), "part 02 is part 2");
+    let report = std::fs::read_dir(&run.dir)
+        .expect("dir")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .expect("a report");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path()).expect("read")).expect("JSON");
+    assert_eq!(r["part"], 2, "the part as a number");
+}
+
+#[test]
 fn shutdown_fires_when_the_maximum_runtime_is_reached() {
     let (run, script) = Run::new("timeout", "sleep 30", 2);
     // Started as the header says: nohup bash wrapper.sh > run.log 2>&1.

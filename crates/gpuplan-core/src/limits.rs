@@ -82,6 +82,36 @@ pub const MAX_DAYS: i64 = 3650;
 /// Largest number of hours a plan may name: ten years of continuous
 /// running, far beyond any student plan.
 pub const MAX_HOURS: i64 = 87_600;
+/// Decimal places of money (the fen): a budget, a package's price.
+pub const MONEY_PLACES: u32 = 2;
+/// Decimal places of a price per hour (platforms price to the thousandth of
+/// a yuan per hour; one more place is kept). A price with more would be
+/// billed at places the bill's rate does not print.
+pub const PRICE_PLACES: u32 = 4;
+/// Decimal places of hours a user types (a ledger shows hundredths).
+pub const HOURS_PLACES: u32 = 2;
+
+/// `v` has at most `places` decimal places (trailing zeros are none), else
+/// the refusal names `table.key` and the places allowed.
+pub fn at_most_places(
+    table: &str,
+    key: &str,
+    v: rust_decimal::Decimal,
+    places: u32,
+) -> Result<(), crate::error::Refusal> {
+    if v.normalize().scale() <= places {
+        return Ok(());
+    }
+    Err(crate::error::Refusal::new(
+        table,
+        key,
+        format!("{v} has more than {places} decimal places"),
+        crate::message::Message::new("error.tooManyPlaces")
+            .with("value", crate::error::short(&v.to_string()))
+            .with("places", places),
+    ))
+}
+
 /// Hours in a (365-day) year, for "that is N years" in messages.
 const HOURS_PER_YEAR: i64 = 8_760;
 

@@ -320,6 +320,9 @@ impl CoursePack {
                     Refusal::range("pack", "budget_cap", b, 0, 1_000_000, false),
                 ));
             }
+            // Money to the fen, as `pack export --budget-cap` takes it.
+            crate::limits::at_most_places("pack", "budget_cap", b, crate::limits::MONEY_PLACES)
+                .map_err(|r| DataError::refused(file, text, r))?;
         }
         if pack.platforms.len() > MAX_PACK_PLATFORMS || pack.presets.len() > MAX_PACK_PRESETS {
             return Err(DataError::refused(
@@ -416,7 +419,25 @@ impl CoursePack {
 
     /// Every preset: a run count in range and a job the estimator takes.
     fn check_presets(&self, file: &str, text: &str, zoo: &ModelZoo) -> Result<(), DataError> {
-        for preset in &self.presets {
+        for (i, preset) in self.presets.iter().enumerate() {
+            // A student picks a preset by its name: two of one name are
+            // two assignments they cannot tell apart.
+            let name = preset.name.localized();
+            if self.presets[..i].iter().any(|p| {
+                let n = p.name.localized();
+                n.zh == name.zh || n.en == name.en
+            }) {
+                return Err(DataError::refused(
+                    file,
+                    text,
+                    Refusal::new(
+                        "preset",
+                        "name",
+                        format!("two presets are named {}", name.en),
+                        Message::new("error.presetTwice").with("name", &name.en),
+                    ),
+                ));
+            }
             if preset.runs == 0 || preset.runs > MAX_RUNS {
                 return Err(DataError::refused(
                     file,
@@ -457,7 +478,7 @@ impl CoursePack {
                     return Err(DataError::refused(
                         file,
                         text,
-                        Refusal::range("preset", "hours", h, 0, 87_600, true),
+                        Refusal::range("preset.job", "hours", h, 0, 87_600, true),
                     ));
                 }
             }

@@ -638,6 +638,23 @@ impl Plan {
                     .with("max", MAX_RUNS),
             ));
         }
+        // Each instance rented at once takes its share of the runs: one
+        // with none would be set up, loaded with the data and billed its
+        // minimum for nothing (parallel = 3 for one run tripled the bill).
+        let runs = if self.runs.is_empty() { 1 } else { total_runs };
+        if u64::from(self.parallel) > runs {
+            return Err(Refusal::new(
+                "",
+                "parallel",
+                format!(
+                    "parallel is {}, more than the plan's runs ({runs}): an instance without a run is set up and billed for nothing",
+                    self.parallel
+                ),
+                Message::new("error.parallelOverRuns")
+                    .with("parallel", self.parallel)
+                    .with("runs", runs),
+            ));
+        }
         if let Some(d) = &self.debug {
             hours("debug", "hours", d.hours, false)?;
         }
@@ -747,6 +764,36 @@ impl Plan {
                 within("prices", key, v, false, max)?;
             }
         }
+        // Prices per hour and the package's price are billed as written:
+        // more places than the bill's rate prints (2.00005 shown as 2)
+        // would bill a figure the student never sees.
+        for (key, v, places) in [
+            ("gpu_per_hour", p.gpu_per_hour, crate::limits::PRICE_PLACES),
+            (
+                "debug_gpu_per_hour",
+                p.debug_gpu_per_hour,
+                crate::limits::PRICE_PLACES,
+            ),
+            (
+                "spot_per_hour",
+                p.spot_per_hour,
+                crate::limits::PRICE_PLACES,
+            ),
+            (
+                "stopped_fee_per_hour",
+                p.stopped_fee_per_hour,
+                crate::limits::PRICE_PLACES,
+            ),
+            (
+                "package_price",
+                p.package_price,
+                crate::limits::MONEY_PLACES,
+            ),
+        ] {
+            if let Some(v) = v {
+                crate::limits::at_most_places("prices", key, v, places)?;
+            }
+        }
         if let Some(m) = p.minimum_charge_minutes {
             if m > 24 * 60 {
                 return Err(Refusal::range(
@@ -785,17 +832,7 @@ fn hours(table: &'static str, key: &'static str, v: Decimal, lo_open: bool) -> C
 /// of 0.001 would be shown as 0.00 and exceeded by any bill.
 fn money(table: &'static str, key: &'static str, v: Decimal) -> Check {
     within(table, key, v, false, MAX_CNY)?;
-    if v.normalize().scale() > 2 {
-        return Err(Refusal::new(
-            table,
-            key,
-            format!("{v} has more than 2 decimal places"),
-            Message::new("error.tooManyPlaces")
-                .with("value", crate::error::short(&v.to_string()))
-                .with("places", 2),
-        ));
-    }
-    Ok(())
+    crate::limits::at_most_places(table, key, v, crate::limits::MONEY_PLACES)
 }
 
 /// A value of the wrong kind (nan, "150元", 1e308) in a plan field with a

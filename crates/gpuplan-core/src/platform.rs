@@ -863,6 +863,23 @@ impl PlatformProfile {
                 return Err(Refusal::range(table, key, v.value, 0, max, false));
             }
         }
+        let hourly = [
+            Some(&b.stopped_fee_per_hour),
+            b.no_gpu_mode_per_hour.as_ref(),
+        ];
+        for (key, v) in ["stopped_fee_per_hour", "no_gpu_mode_per_hour"]
+            .iter()
+            .zip(hourly)
+        {
+            if let Some(v) = v {
+                crate::limits::at_most_places(
+                    "billing",
+                    key,
+                    v.value,
+                    crate::limits::PRICE_PLACES,
+                )?;
+            }
+        }
         Ok(())
     }
 
@@ -1031,6 +1048,24 @@ impl PlatformProfile {
                     Message::new("error.notCatalogCard")
                         .with("offer", i.saturating_add(1))
                         .with("gpu", &o.gpu),
+                ));
+            }
+            // One offer per card: a quote, an override and a course
+            // price find an offer by its card, so a second one would be
+            // priced by whichever came first and listed twice.
+            if let Some(first) = self.offers[..i].iter().position(|p| p.gpu == o.gpu) {
+                return Err(Refusal::new(
+                    &table,
+                    "gpu",
+                    format!(
+                        "{what}: {} is offered already (offer {}); one offer per card",
+                        o.gpu,
+                        first.saturating_add(1)
+                    ),
+                    Message::new("error.offerTwice")
+                        .with("gpu", &o.gpu)
+                        .with("first", first.saturating_add(1))
+                        .with("offer", i.saturating_add(1)),
                 ));
             }
             check_offer_prices(o, &table, i)?;
@@ -1264,7 +1299,13 @@ fn check_offer_prices(o: &Offer, table: &str, i: usize) -> Result<(), Refusal> {
                 .with("max", 10_000),
         ));
     }
+    // Billed as written, so no more places than a bill's rate prints.
+    let places = crate::limits::PRICE_PLACES;
+    for v in [pr.low, pr.typical, pr.high] {
+        crate::limits::at_most_places(table, "price_per_hour", v, places)?;
+    }
     if let Some(sp) = &o.spot_per_hour {
+        crate::limits::at_most_places(table, "spot_per_hour", sp.value, places)?;
         if sp.value < Decimal::ZERO || sp.value > pr.high {
             return Err(Refusal::range(
                 table,
@@ -1290,6 +1331,9 @@ fn check_offer_prices(o: &Offer, table: &str, i: usize) -> Result<(), Refusal> {
             crate::limits::MAX_CNY,
             true,
         ));
+    }
+    for p in &o.packages {
+        crate::limits::at_most_places(table, "packages", p.price, crate::limits::MONEY_PLACES)?;
     }
     Ok(())
 }

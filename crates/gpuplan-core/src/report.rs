@@ -394,17 +394,6 @@ impl RunReport {
                     .with("max", 255),
             ));
         }
-        if self
-            .first_progress_seconds
-            .is_some_and(|s| s > self.wall_seconds)
-        {
-            return Err(bad(
-                file,
-                "first_progress_seconds",
-                "after the run ended",
-                Message::new("error.report.progressAfterEnd"),
-            ));
-        }
         Ok(())
     }
 
@@ -461,6 +450,19 @@ impl RunReport {
                     self.started_at, self.ended_at
                 ),
             Message::new("error.report.wallPastWindow").with("wall", wall).with("window", window).with("start", crate::error::short(&self.started_at)).with("end", crate::error::short(&self.ended_at))));
+        }
+        // After the window's own ends: a window ending before it starts is
+        // that, not a first progress line 'after the run ended'.
+        if self
+            .first_progress_seconds
+            .is_some_and(|s| s > self.wall_seconds)
+        {
+            return Err(bad(
+                file,
+                "first_progress_seconds",
+                "after the run ended",
+                Message::new("error.report.progressAfterEnd"),
+            ));
         }
         Ok(())
     }

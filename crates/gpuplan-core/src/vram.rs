@@ -637,7 +637,7 @@ struct Saved {
 /// Inference: 16- or 32-bit weights, the KV cache, one block's
 /// intermediates and the logits.
 fn inference_live(t: &TransformerModel, job: &Job) -> Live {
-    let params = t.params() as f64;
+    let params = t.params_for(job.classes) as f64;
     let h = f64::from(t.hidden);
     let v = f64::from(t.vocab);
     let i = t.active_intermediate() as f64;
@@ -690,7 +690,7 @@ fn inference_live(t: &TransformerModel, job: &Job) -> Live {
 /// LoRA and QLoRA: the frozen base (quantised or not) plus the adapters,
 /// their gradients and optimizer states.
 fn lora_live(t: &TransformerModel, job: &Job, saved: &Saved) -> Live {
-    let params = t.params() as f64;
+    let params = t.params_for(job.classes) as f64;
     let Saved {
         activations,
         logits,
@@ -776,7 +776,7 @@ fn lora_base(t: &TransformerModel, job: &Job, quantised: bool, params: f64) -> (
 /// head's gradient (`head`: its parameters) exists while activations are
 /// still held.
 fn full_live(t: &TransformerModel, job: &Job, saved: &Saved, head: Option<f64>) -> Live {
-    let params = t.params() as f64;
+    let params = t.params_for(job.classes) as f64;
     let d = dtypes_for(job);
     let Saved {
         activations,

@@ -499,8 +499,16 @@ impl TransformerModel {
         stacks.saturating_add(head)
     }
 
-    /// Exact parameter count, following the Hugging Face implementation of `hf_class`.
+    /// Exact parameter count, following the Hugging Face implementation of
+    /// `hf_class`, with the usual two labels on an encoder's classifier.
     pub fn params(&self) -> u64 {
+        self.params_for(2)
+    }
+
+    /// Exact parameter count with `labels` outputs on an encoder's
+    /// classifier (a decoder's head is its vocabulary, whatever the labels).
+    pub fn params_for(&self, labels: u32) -> u64 {
+        let labels = u64::from(labels);
         let h = u64::from(self.hidden);
         let v = u64::from(self.vocab);
         let l = u64::from(self.layers);
@@ -526,12 +534,13 @@ impl TransformerModel {
                     .saturating_add(pos.saturating_mul(h))
                     .saturating_add(u64::from(self.type_vocab).saturating_mul(h))
                     .saturating_add(h.saturating_mul(2));
-                // Heads: BERT has a pooler (h*h + h) and a 2-way classifier;
-                // RoBERTa and DistilBERT a dense layer (h*h + h) and a 2-way projection.
+                // Heads: BERT has a pooler (h*h + h) and a classifier (h*labels
+                // + labels); RoBERTa and DistilBERT a dense layer (h*h + h) and
+                // a projection to the labels.
                 let head = h
                     .saturating_mul(h)
-                    .saturating_add(h.saturating_mul(3))
-                    .saturating_add(2);
+                    .saturating_add(h)
+                    .saturating_add(h.saturating_add(1).saturating_mul(labels));
                 embeddings
                     .saturating_add(l.saturating_mul(block))
                     .saturating_add(head)

@@ -15,7 +15,19 @@ RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(d
 # text) and GPUPLAN_RUN_PART (2, 3, ...) when resuming.
 RUN_ID="${GPUPLAN_RUN_ID:-${SLURM_JOB_ID:-}}"
 RUN_PART="${GPUPLAN_RUN_PART:-$(( ${SLURM_RESTART_COUNT:-0} + 1 ))}"
-case "$RUN_PART" in '' | *[!0-9]*) RUN_PART=1 ;; esac
+# What the ledger would refuse is refused here, before the job starts: a
+# report it cannot import would leave this run's bill out of the ledger.
+kit_refuse() { printf '[gpuplan] not started: %s\n' "$*" >&2; exit 2; }
+case "$RUN_PART" in
+  '' | *[!0-9]*) kit_refuse "GPUPLAN_RUN_PART=$RUN_PART is not a part number (1 to 10000)" ;;
+esac
+{ [ "${#RUN_PART}" -le 5 ] && [ "$((10#$RUN_PART))" -ge 1 ] && [ "$((10#$RUN_PART))" -le 10000 ]; } ||
+  kit_refuse "GPUPLAN_RUN_PART=$RUN_PART is not a part number (1 to 10000)"
+RUN_PART=$((10#$RUN_PART))
+[ "${#RUN_ID}" -le 100 ] || kit_refuse "GPUPLAN_RUN_ID is ${#RUN_ID} characters long; a run id has at most 100"
+pattern_status=0
+printf '' | LC_ALL=C grep -E -- "$STEP_PATTERN" >/dev/null 2>&1 || pattern_status=$?
+[ "$pattern_status" -ne 2 ] || kit_refuse "GPUPLAN_STEP_PATTERN is not an extended regular expression (grep -E): $STEP_PATTERN"
 REQUEUED=0
 STATE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-run.XXXXXX")"
 START_EPOCH=$(date +%s)

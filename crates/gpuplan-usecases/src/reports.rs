@@ -158,6 +158,40 @@ impl Planner {
         Ok(result)
     }
 
+    /// A per-GPU peak no board of the card holds is no measurement: refused
+    /// naming the figure. Boards modified to twice the memory are sold (a
+    /// 22 GB RTX 2080 Ti, a 48 GB RTX 4090) under the same printed name, so
+    /// only a peak above twice the card's memory is impossible.
+    fn check_peak_fits(&self, report: &RunReport, gpu: Option<&str>) -> Result<()> {
+        let Some(card) = gpu.and_then(|g| self.bundled.catalog.get(g).ok()) else {
+            return Ok(());
+        };
+        let most = card.spec.vram_mib.value * 2.0;
+        for (field, list) in [
+            ("gpu_peaks_mib", &report.gpu_peaks_mib),
+            ("torch_allocated_mib", &report.torch_allocated_mib),
+        ] {
+            if let Some(peak) = list.iter().copied().find(|m| *m as f64 > most) {
+                return Err(AppError::input(
+                    field,
+                    format!(
+                        "{peak} MiB on one {}: more than twice the card's {} MiB",
+                        card.spec.name, card.spec.vram_mib.value
+                    ),
+                    "what nvidia-smi measured on that card",
+                )
+                .said(
+                    gpuplan_core::Message::new("error.report.peakOverCard")
+                        .with("peak", peak)
+                        .with("gpu", &card.spec.name)
+                        .with("vram", card.spec.vram_mib.value),
+                    None,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Imports one report (see [`Planner::import_reports`]).
     pub fn import_report(
         &mut self,
@@ -250,6 +284,7 @@ impl Planner {
                 .filter(|n| f64::from(*n) != planned)
         });
         let known_gpu = report.gpu_id(&self.bundled.catalog);
+        self.check_peak_fits(report, known_gpu.as_deref())?;
         // A card the catalog does not know is kept as measured: the bill
         // says what ran, and nothing is learnt from it.
         let gpu = known_gpu.clone().unwrap_or_else(|| measured_name(report));

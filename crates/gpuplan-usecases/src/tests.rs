@@ -227,9 +227,25 @@ fn the_earlier_clis_files_are_imported_once_and_kept() {
     )
     .expect("write");
     std::fs::write(legacy.join("packs/broken.toml"), "not a pack").expect("write");
+    std::fs::write(
+        legacy.join("packs/second-broken-course-pack.toml"),
+        "[pack]\nname = 1\n",
+    )
+    .expect("write");
     let mut p = planner(&dir.path().join("home"));
     p.open().expect("open");
     let note = p.import_legacy(&legacy).expect("import");
+    let failed = note
+        .as_ref()
+        .and_then(|n| n.params.get("failed"))
+        .cloned()
+        .unwrap_or_default();
+    for name in ["broken.toml", "second-broken-course-pack.toml"] {
+        assert!(
+            failed.contains(name),
+            "every file not imported is named whole (40 characters cut the second off): {failed}"
+        );
+    }
     assert!(
         note.as_ref().is_some_and(|n| n.key == "notice.legacyPartly"
             && n.params.get("count").map(String::as_str) == Some("1")

@@ -177,13 +177,7 @@ fn typed_places(typed: &str) -> usize {
         .map_or(0, |(_, frac)| frac.trim_end_matches('0').len())
 }
 
-/// Decimal places of money a user types (the fen).
-pub const MONEY_PLACES: u32 = 2;
-/// Decimal places of a price per hour a user types (platforms price to the
-/// thousandth of a yuan per hour; one more place is kept).
-pub const PRICE_PLACES: u32 = 4;
-/// Decimal places of hours a user types (a ledger shows hundredths).
-pub const HOURS_PLACES: u32 = 2;
+pub use gpuplan_core::limits::{HOURS_PLACES, MONEY_PLACES, PRICE_PLACES};
 
 /// Most course packs a user can have imported at once.
 pub const MAX_PACKS: usize = 16;
@@ -386,7 +380,7 @@ impl Planner {
                             .get(&p.platform)
                             .is_ok_and(|x| x.offer(&p.gpu, &self.bundled.catalog).is_ok());
                         if !offered {
-                            failed.push(format!("{} {}: no such offer", p.platform, p.gpu));
+                            failed.push(format!("{} {}", p.platform, p.gpu));
                             continue;
                         }
                         self.store()?.set_override(&gpuplan_store::StoredOverride {
@@ -399,7 +393,10 @@ impl Planner {
                         imported = imported.saturating_add(1);
                     }
                 }
-                Err(e) => failed.push(e.to_string()),
+                // Named, not explained: the reason is the import's own,
+                // in the reader's language, when the file is imported by
+                // hand (the notice says how).
+                Err(_) => failed.push(path.display().to_string()),
             }
         }
         for path in packs {
@@ -421,12 +418,10 @@ impl Planner {
                         .save_pack(&p.pack.name, &text, &now, MAX_PACKS)?
                     {
                         Some(_) => imported = imported.saturating_add(1),
-                        None => {
-                            failed.push(format!("{}: at most {MAX_PACKS} packs", path.display()))
-                        }
+                        None => failed.push(path.display().to_string()),
                     }
                 }
-                Err(e) => failed.push(e.to_string()),
+                Err(_) => failed.push(path.display().to_string()),
             }
         }
         self.store()?.set_setting(DONE, &now)?;
@@ -439,7 +434,19 @@ impl Planner {
         .with("count", imported)
         .with("dir", dir.display());
         if !failed.is_empty() {
-            said = said.with("failed", excerpt(&failed.join("; ")));
+            // Every file by its whole name (40 characters cut the second
+            // off), the first few when many failed.
+            const SHOWN: usize = 8;
+            let mut names = failed
+                .iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
+            if failed.len() > SHOWN {
+                names.push_str(&format!("; … (+{})", failed.len().saturating_sub(SHOWN)));
+            }
+            said = said.with("failed", names);
         }
         Ok(Some(said))
     }

@@ -63,6 +63,13 @@ impl Planner {
             .packs()?
             .iter()
             .any(|p| p.name == pack.pack.name);
+        let before = offer_prices(&*self.platforms()?);
+        let choosing_before = self.course_choosing_platforms()?;
+        let cap_before = self
+            .loaded_packs()?
+            .into_iter()
+            .find(|p| p.pack.name == pack.pack.name)
+            .map(|p| p.pack.budget_cap);
         let now = self.now();
         let saved = self
             .store()?
@@ -86,7 +93,66 @@ impl Planner {
                     .with("name", excerpt(&pack.pack.name)),
             );
         }
+        if let Some(was) = cap_before.filter(|was| *was != pack.pack.budget_cap) {
+            let shown = |c: Option<rust_decimal::Decimal>| {
+                c.map_or_else(|| "—".to_owned(), |c| c.normalize().to_string())
+            };
+            self.add_notice(
+                gpuplan_core::Message::new("notice.packCapChanged")
+                    .with("before", shown(was))
+                    .with("after", shown(pack.pack.budget_cap)),
+            );
+        }
+        self.tell_what_the_pack_changed(&pack, &before, choosing_before)?;
         Ok(pack)
+    }
+
+    /// A pack changes the prices a student sees without their asking: each
+    /// price it moved, each of the student's own prices that stays in use
+    /// over the course's, and a course that no longer chooses the
+    /// platforms, are said at import.
+    fn tell_what_the_pack_changed(
+        &mut self,
+        pack: &CoursePack,
+        before: &OfferPrices,
+        choosing_before: Option<String>,
+    ) -> Result<()> {
+        let after = offer_prices(&*self.platforms()?);
+        let mut moved = Vec::new();
+        let mut own = Vec::new();
+        for p in &pack.platforms {
+            for o in &p.offers {
+                let key = (p.id.clone(), o.gpu.clone());
+                let Some(now) = after.get(&key) else { continue };
+                if let Some(was) = before.get(&key).filter(|was| *was != now) {
+                    moved.push(format!("{} {} {was} → {now}", p.id, o.gpu));
+                }
+                // Only the student's own price stands between the pack's
+                // offer and what quotes use.
+                let course = o.price_per_hour.typical;
+                if *now != course {
+                    own.push(format!("{} {} {now} ({course})", p.id, o.gpu));
+                }
+            }
+        }
+        if !moved.is_empty() {
+            self.add_notice(
+                gpuplan_core::Message::new("notice.packMovedPrices").with("list", listed(&moved)),
+            );
+        }
+        if !own.is_empty() {
+            self.add_notice(
+                gpuplan_core::Message::new("notice.packOwnPrices").with("list", listed(&own)),
+            );
+        }
+        if let Some(earlier) = choosing_before.filter(|c| *c != pack.pack.name) {
+            self.add_notice(
+                gpuplan_core::Message::new("notice.packChoosesNow")
+                    .with("name", excerpt(&pack.pack.name))
+                    .with("earlier", excerpt(&earlier)),
+            );
+        }
+        Ok(())
     }
 
     /// Imports the course pack in a file.
@@ -208,3 +274,35 @@ impl Planner {
 
 /// Platform id -> the name of the course pack whose figures it shows.
 pub(crate) type PackOfPlatform = std::collections::BTreeMap<String, String>;
+
+/// The price per hour quotes take for each (platform, card) offer.
+type OfferPrices = std::collections::BTreeMap<(String, String), rust_decimal::Decimal>;
+
+fn offer_prices(set: &gpuplan_core::platform::PlatformSet) -> OfferPrices {
+    set.platforms
+        .iter()
+        .flat_map(|p| {
+            p.offers.iter().map(move |o| {
+                (
+                    (p.id.clone(), o.gpu.clone()),
+                    o.price_per_hour.typical.normalize(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The first few items of a list for a notice, and how many more.
+fn listed(items: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut s = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if items.len() > SHOWN {
+        s.push_str(&format!("; … (+{})", items.len().saturating_sub(SHOWN)));
+    }
+    s
+}

@@ -2529,3 +2529,80 @@ fn an_instructors_price_reaches_the_class_as_the_courses_not_their_own() {
         price.source
     );
 }
+
+#[test]
+fn a_pack_says_which_prices_it_moved_which_stay_the_students_and_whose_platforms_now_choose() {
+    let teacher = tempfile::tempdir().expect("tmp");
+    let mut t = planner(teacher.path());
+    let export = |t: &mut Planner, name: &'static str, cap: Option<&'static str>| {
+        t.export_pack(&crate::planning::PackExport {
+            name,
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets: Vec::new(),
+            budget_cap: cap,
+            measured_runs: Vec::new(),
+        })
+        .expect("exports")
+    };
+    t.set_override("autodl", "rtx4090", "2.05", "")
+        .expect("price");
+    let cv = export(&mut t, "CV", Some("150"));
+    t.set_override("autodl", "rtx4090", "1.11", "")
+        .expect("price");
+    let nlp = export(&mut t, "NLP", None);
+    let cv_later = export(&mut t, "CV", Some("120"));
+
+    let student = tempfile::tempdir().expect("tmp");
+    let mut s = planner(student.path());
+    s.set_override("autodl", "rtx3090", "1.00", "")
+        .expect("own price");
+    let said = |s: &mut Planner, file: &str, text: &str, key: &str| -> Option<String> {
+        let before = s.notices().len();
+        s.import_pack(file, text).expect("imports");
+        s.notices()[before..]
+            .iter()
+            .find(|m| m.key == key)
+            .map(|m| format!("{:?}", m.params))
+    };
+    let moved = said(&mut s, "cv.toml", &cv, "notice.packMovedPrices").unwrap_or_default();
+    assert!(
+        moved.contains("autodl rtx4090") && moved.contains("→ 2.05"),
+        "the course's price replacing the listed one is said: {moved}"
+    );
+    let student_view = s.platforms().expect("platforms");
+    assert_eq!(
+        student_view
+            .get("autodl")
+            .expect("autodl")
+            .offer("rtx3090", &s.bundled.catalog)
+            .map(|o| o.price_per_hour.typical.normalize().to_string())
+            .ok()
+            .as_deref(),
+        Some("1"),
+        "test setup: the student's own price stays in use"
+    );
+    let mut s2 = planner(tempfile::tempdir().expect("tmp").path());
+    s2.set_override("autodl", "rtx3090", "1.00", "")
+        .expect("own price");
+    let own = said(&mut s2, "cv.toml", &cv, "notice.packOwnPrices").unwrap_or_default();
+    assert!(
+        own.contains("autodl rtx3090 1 (1.39)"),
+        "a price the student set stays over the course's, and the import says so: {own}"
+    );
+    let moved = said(&mut s, "nlp.toml", &nlp, "notice.packMovedPrices").unwrap_or_default();
+    assert!(
+        moved.contains("2.05 → 1.11"),
+        "a second course's pack moving the first's price is said: {moved}"
+    );
+    let before = s.notices().len();
+    s.import_pack("cv.toml", &cv_later).expect("imports");
+    let keys: Vec<&str> = s.notices()[before..]
+        .iter()
+        .map(|m| m.key.as_str())
+        .collect();
+    assert!(
+        keys.contains(&"notice.packChoosesNow") && keys.contains(&"notice.packCapChanged"),
+        "the platforms now chosen among, and a course's new budget cap, are said: {keys:?}"
+    );
+}

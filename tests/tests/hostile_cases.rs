@@ -62,6 +62,64 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 #[test]
+fn a_file_saved_with_a_byte_order_mark_or_old_mac_line_ends_reads_as_its_lines() {
+    let h = home("line-ends");
+    let bom = write(&h, "bom.toml", "\u{feff}[pack]\nname = \"X\"\ncolor = 1\n");
+    refused(
+        &run(&h, &["pack", "import", &bom]),
+        "pack.color",
+        "an unknown key under a byte-order mark is named with its table",
+    );
+    // A platform given twice is located at the second, the one to remove.
+    let pack = h.join("two.toml");
+    let out = run(
+        &h,
+        &[
+            "pack",
+            "export",
+            "--name",
+            "D",
+            "--platform",
+            "autodl",
+            "--platform",
+            "gpushare",
+            "--out",
+            &pack.to_string_lossy(),
+        ],
+    );
+    assert!(out.status.success(), "exported");
+    let text = std::fs::read_to_string(&pack).expect("read");
+    let second = text
+        .lines()
+        .position(|l| l == "id = \"gpushare\"")
+        .expect("gpushare")
+        + 1;
+    let twice = write(
+        &h,
+        "twice.toml",
+        &text.replace("id = \"gpushare\"", "id = \"autodl\""),
+    );
+    let out = run(&h, &["pack", "import", &twice]);
+    refused(&out, "platform.id", "a platform given twice");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!(":{second}:")),
+        "at line {second}, the second id: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cr = write(
+        &h,
+        "cr.toml",
+        "name = \"x\"\rplatform = \"autodl\"\rgpu = \"rtx3090\"\r[job]\rhours = 2\r",
+    );
+    let out = run(&h, &["quote", &cr]);
+    assert!(
+        out.status.success(),
+        "a plan whose lines end in \\r alone is read line by line: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn a_pack_edited_by_hand_keeps_money_to_the_fen_and_one_offer_per_card() {
     let h = home("pack-edited");
     let file = h.join("pack.toml");

@@ -97,8 +97,10 @@ impl Overrides {
                     r.typical = o.price_per_hour;
                     r.low = r.low.min(o.price_per_hour);
                     r.high = r.high.max(o.price_per_hour);
+                    // A source is data, shown as written in either
+                    // language: said in both.
                     r.source = format!(
-                        "user override{}",
+                        "{OWN_PRICE_SOURCE}{}",
                         if o.note.is_empty() {
                             String::new()
                         } else {
@@ -212,6 +214,11 @@ pub struct CoursePack {
 /// Largest pack accepted, bytes: packs are handed around a class.
 pub const MAX_PACK_BYTES: usize = 1_048_576;
 /// Most platforms one pack may define (a class uses a handful).
+/// The source of a price the user set (`override set`), in both languages.
+pub const OWN_PRICE_SOURCE: &str = "你自己设的价格 / your own price";
+/// The source of an instructor's own price a course pack carries.
+pub const COURSE_PRICE_SOURCE: &str = "教师设定的价格 / the instructor's price";
+
 pub const MAX_PACK_PLATFORMS: usize = 16;
 /// Most presets one pack may define.
 pub const MAX_PACK_PRESETS: usize = 256;
@@ -390,7 +397,7 @@ impl CoursePack {
                 });
             }
             if seen.contains(&p.id) {
-                return Err(DataError::refused(
+                let mut e = DataError::refused(
                     file,
                     text,
                     Refusal::new(
@@ -399,7 +406,13 @@ impl CoursePack {
                         format!("platform {} appears twice", p.id),
                         Message::new("error.platformTwice").with("id", &p.id),
                     ),
-                ));
+                );
+                // At the second one, which is the one to remove (the
+                // first is where the platform was given).
+                if let Some(line) = id_lines(text, &p.id).nth(1) {
+                    e.line = line;
+                }
+                return Err(e);
             }
             seen.push(p.id.clone());
         }
@@ -600,10 +613,16 @@ fn locate_path(
 }
 
 fn locate_id(text: &str, id: &str) -> usize {
+    id_lines(text, id).next().unwrap_or(0)
+}
+
+/// The lines (from 1) that give a platform the id `id`.
+fn id_lines<'a>(text: &'a str, id: &str) -> impl Iterator<Item = usize> + 'a {
+    let quoted = format!("\"{id}\"");
     text.lines()
-        .position(|l| l.trim_start().starts_with("id") && l.contains(&format!("\"{id}\"")))
-        .map(|i| i.saturating_add(1))
-        .unwrap_or(0)
+        .enumerate()
+        .filter(move |(_, l)| l.trim_start().starts_with("id") && l.contains(&quoted))
+        .map(|(i, _)| i.saturating_add(1))
 }
 
 impl CoursePack {

@@ -73,7 +73,7 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
             Some(Message::new("allowed.fileBytes").with("max", limit)),
         ));
     }
-    String::from_utf8(bytes).map_err(|_| {
+    let text = String::from_utf8(bytes).map_err(|_| {
         AppError::input(
             what,
             format!("{shown} is not UTF-8 text"),
@@ -83,7 +83,25 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String, AppError
             Message::new("error.notUtf8").with("path", &shown),
             Some(Message::new("allowed.utf8")),
         )
-    })
+    })?;
+    Ok(as_lines(text))
+}
+
+/// Text as the parsers read it: without the byte-order mark an editor on
+/// Windows adds (no part of TOML or JSON; it hid a file's first table, so
+/// an unknown key was named without it), and with lines ended by `\n` when
+/// an old editor ended them by `\r` alone (TOML reads no line breaks there
+/// and named a whole file as one field).
+fn as_lines(text: String) -> String {
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    };
+    if text.contains('\r') && !text.contains('\n') {
+        text.replace('\r', "\n")
+    } else {
+        text
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a new temporary file in the same

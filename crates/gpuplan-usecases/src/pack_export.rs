@@ -30,9 +30,11 @@ impl Planner {
             let price = &mut offer.price_per_hour;
             if price.grade == gpuplan_core::sourced::Grade::Own {
                 price.grade = gpuplan_core::sourced::Grade::Course;
-                price.source = price
-                    .source
-                    .replacen("user override", "the instructor's price", 1);
+                price.source = price.source.replacen(
+                    gpuplan_core::pack::OWN_PRICE_SOURCE,
+                    gpuplan_core::pack::COURSE_PRICE_SOURCE,
+                    1,
+                );
             }
         }
         let budget_cap = e

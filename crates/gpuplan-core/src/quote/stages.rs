@@ -445,8 +445,9 @@ pub fn peak(
     // printed: 30 peak minutes at twice 0.25/h are 0.25 in all, not 0.13 +
     // 0.13; a run partly in peak keeps its own line. Setup on the GPU,
     // debugging and the runs are one charge with it (setup 1.505 and a
-    // surcharge 7.525 are 9.03 with the runs' 9.03, not 1.51 + 7.53).
-    let surcharge = if hours.is_zero() {
+    // surcharge 7.525 are 9.03 with the runs' 9.03, not 1.51 + 7.53). No
+    // surcharge (free debugging in the peak) leaves the lines as printed.
+    let surcharge = if peak.is_zero() {
         Decimal::ZERO
     } else {
         rest_of(exact + peak, printed)

@@ -213,12 +213,11 @@ pub struct CoursePack {
 
 /// Largest pack accepted, bytes: packs are handed around a class.
 pub const MAX_PACK_BYTES: usize = 1_048_576;
-/// Most platforms one pack may define (a class uses a handful).
 /// The source of a price the user set (`override set`), in both languages.
 pub const OWN_PRICE_SOURCE: &str = "你自己设的价格 / your own price";
 /// The source of an instructor's own price a course pack carries.
 pub const COURSE_PRICE_SOURCE: &str = "教师设定的价格 / the instructor's price";
-
+/// Most platforms one pack may define (a class uses a handful).
 pub const MAX_PACK_PLATFORMS: usize = 16;
 /// Most presets one pack may define.
 pub const MAX_PACK_PRESETS: usize = 256;

@@ -397,6 +397,20 @@ fn broken_platform_files_fail_with_file_line_and_field() {
             "a rate of nothing",
         ),
     ];
+    // Thirty-three pitfalls: every option of the platform lists them.
+    let many = format!(
+        "pitfalls = [{}",
+        "{ zh = \"坑\", en = \"trap\" }, ".repeat(33)
+    );
+    let cases: Vec<(&str, &str, &str, &str)> = cases
+        .into_iter()
+        .chain([(
+            "pitfalls = [",
+            many.as_str(),
+            "pitfalls",
+            "more pitfalls than any platform lists",
+        )])
+        .collect();
     for (from, to, field, why) in cases {
         assert!(
             good.contains(from),

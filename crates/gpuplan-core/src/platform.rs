@@ -46,6 +46,9 @@ pub struct Pitfall {
     pub spot: bool,
 }
 
+/// Most pitfalls one platform may list (the bundled list at most seven).
+pub const MAX_PITFALLS: usize = 32;
+
 impl Pitfall {
     /// Whether it concerns an offer of `gpu` rented on spot (`spot`) or on
     /// demand.
@@ -732,6 +735,18 @@ impl PlatformProfile {
                     Message::new("error.bothLanguages"),
                 ));
             }
+        }
+        // Every option of the platform lists them: a pack with 20,000 made
+        // each recommendation megabytes long.
+        if self.pitfalls.len() > MAX_PITFALLS {
+            return Err(Refusal::new(
+                "",
+                "pitfalls",
+                format!("{} pitfalls; at most {MAX_PITFALLS}", self.pitfalls.len()),
+                Message::new("error.tooManyPitfalls")
+                    .with("count", self.pitfalls.len())
+                    .with("max", MAX_PITFALLS),
+            ));
         }
         Ok(())
     }

@@ -2524,7 +2524,9 @@ fn an_instructors_price_reaches_the_class_as_the_courses_not_their_own() {
         "graded the course's, not the student's own"
     );
     assert!(
-        price.source.starts_with(gpuplan_core::pack::COURSE_PRICE_SOURCE),
+        price
+            .source
+            .starts_with(gpuplan_core::pack::COURSE_PRICE_SOURCE),
         "nor sourced as theirs, and said in both languages (a source is shown as written): {}",
         price.source
     );

@@ -424,7 +424,7 @@ pub fn peak(
         ),
     ];
     let mut hours = Decimal::ZERO;
-    let (mut exact, mut printed, mut peak) = (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
+    let mut surcharge = Decimal::ZERO;
     for (rate, price, kinds) in groups {
         if rate == Rate::Setup && !setup_on_gpu {
             continue;
@@ -435,23 +435,23 @@ pub fn peak(
             .filter(|(_, r)| *r == rate)
             .map(|(span, _)| peak_hours(pk, weekday, offset + span.start, offset + span.end))
             .sum();
+        if h.is_zero() {
+            continue;
+        }
         hours += h;
-        let (e, p) = bill.exact_and_printed(kinds);
-        exact += e;
-        printed += p;
-        peak += h * price * (pk.multiplier.value - Decimal::ONE);
+        // The lines' charge with its peak part, rounded once, less the
+        // lines as printed: 30 peak minutes at twice 0.25/h are 0.25 in
+        // all, not 0.13 + 0.13; a run partly in peak keeps its own line.
+        // Lines of another rate with no peak hours (setup before an
+        // evening run) keep their own rounding: the surcharge is the
+        // peak hours' charge, as one computes it by hand (2.5 h x 3.01 is
+        // 7.53 whatever the setup line printed).
+        let (exact, printed) = bill.exact_and_printed(kinds);
+        surcharge += rest_of(
+            exact + h * price * (pk.multiplier.value - Decimal::ONE),
+            printed,
+        );
     }
-    // The lines' charge with its peak part, rounded once, less the lines as
-    // printed: 30 peak minutes at twice 0.25/h are 0.25 in all, not 0.13 +
-    // 0.13; a run partly in peak keeps its own line. Setup on the GPU,
-    // debugging and the runs are one charge with it (setup 1.505 and a
-    // surcharge 7.525 are 9.03 with the runs' 9.03, not 1.51 + 7.53). No
-    // surcharge (free debugging in the peak) leaves the lines as printed.
-    let surcharge = if peak.is_zero() {
-        Decimal::ZERO
-    } else {
-        rest_of(exact + peak, printed)
-    };
     bill.push(
         LineKind::PeakSurcharge,
         vec![

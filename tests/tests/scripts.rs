@@ -179,6 +179,46 @@ fn every_python_script_passes_pyflakes() {
 }
 
 #[test]
+fn the_slurm_walltime_rounds_up_to_the_minute_and_carries_into_the_hour() {
+    // The walltime is the run's hours x 1.5 + 30 min, written in whole
+    // minutes. (hours, --time, why)
+    let cases = [
+        (
+            4.99,
+            "08:00:00",
+            "7:59:06 needs the eighth hour (was held at 07:59)",
+        ),
+        (0.99, "02:00:00", "1:59:06"),
+        (4.98, "07:59:00", "7:58:12 rounds up to the next minute"),
+        (1.001, "02:01:00", "2:00:05"),
+        (2.0, "03:30:00", "an exact minute stays"),
+    ];
+    for (hours, want, why) in cases {
+        let s = SlurmSpec {
+            job_name: "t".into(),
+            partition: "gpu".into(),
+            gpus: 1,
+            cpus: 4,
+            mem_gb: 16,
+            hours,
+            cap_hours: None,
+            output: "logs/%j.out".into(),
+            activate: Vec::new(),
+            command: "python x.py".into(),
+            requeue: false,
+            plan: String::new(),
+            plan_job: String::new(),
+            platform: "campus-slurm".into(),
+        };
+        let text = scripts::slurm(&s).expect("slurm").text;
+        assert!(
+            text.contains(&format!("#SBATCH --time={want}\n")),
+            "{why}: {text}"
+        );
+    }
+}
+
+#[test]
 fn sbatch_headers_parse_and_carry_the_plan() {
     let s = SlurmSpec {
         job_name: "bert-ft".into(),
@@ -502,6 +542,26 @@ fn hostile_names_and_commands_do_not_inject() {
     assert_eq!(
         err.field, "command",
         "a multi-line command is refused by field"
+    );
+    // Characters no one sees would run as part of an argument (or reorder
+    // how the line reads): refused, not printed as [U+200B] into the script.
+    for hidden in [
+        "python t.py --tag a\u{200B}b",
+        "python t.py \u{202E}",
+        "\u{FEFF}python t.py",
+    ] {
+        let err = scripts::shutdown_wrapper(&spec(StopMechanism::Shutdown, hidden, 60))
+            .expect_err("hidden character");
+        assert_eq!(err.field, "command", "{hidden:?}: refused by field");
+    }
+    assert!(
+        scripts::shutdown_wrapper(&spec(
+            StopMechanism::Shutdown,
+            "python t.py --name 模型\u{3000}é",
+            60
+        ))
+        .is_ok(),
+        "visible text in any script is kept as typed"
     );
 }
 

@@ -820,7 +820,7 @@ pub struct SlurmArgs {
     /// Partition (default: gpu).
     #[arg(long)]
     pub partition: Option<String>,
-    /// GPUs (default 1).
+    /// GPUs (default: the plan's, else 1).
     #[arg(long)]
     pub gpus: Option<u32>,
     /// CPU cores (default 8).

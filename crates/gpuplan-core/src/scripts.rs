@@ -48,6 +48,31 @@ pub fn check_text(field: &str, s: &str, max: usize) -> Result<(), InputError> {
     Ok(())
 }
 
+/// [`check_text`] for text the script runs (the training command, an
+/// environment to activate): a zero-width mark or a direction override
+/// pasted from a web page would run as part of it (an argument `a\u{200B}b`,
+/// not `ab`) and cannot be seen in the script, nor safely printed in it.
+/// (Names only travel in the report: a joiner in an emoji is kept there.)
+pub fn check_runnable(field: &str, s: &str, max: usize) -> Result<(), InputError> {
+    check_text(field, s, max)?;
+    if let Some(c) = s
+        .chars()
+        .find(|c| *c != '\t' && crate::error::is_hidden(*c))
+    {
+        let code = crate::error::visible(c);
+        return Err(InputError::new(
+            field,
+            format!("contains a character that cannot be seen ({code})"),
+            "the text typed again, without it",
+        )
+        .said(
+            Message::new("error.hiddenChar").with("code", code),
+            Some(Message::new("allowed.oneLine")),
+        ));
+    }
+    Ok(())
+}
+
 /// How a platform's instance is stopped from inside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -186,7 +211,7 @@ fn json_quote(s: &str) -> String {
 /// the maximum runtime.
 pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
     check_text("job_name", &s.job_name, 120)?;
-    check_text("command", &s.command, 4000)?;
+    check_runnable("command", &s.command, 4000)?;
     check_text("plan", &s.plan, 200)?;
     if s.command.trim().is_empty() {
         return Err(InputError::new(
@@ -369,10 +394,14 @@ pub struct Script {
     pub notes: Vec<Message>,
 }
 
+/// `seconds` as Slurm's `--time`, rounded up to the whole minute it
+/// writes (7:59:06 is 08:00:00: the minutes carry into the hour, never
+/// held at :59 below the time needed).
 fn walltime(seconds: u64) -> String {
+    let seconds = seconds.div_ceil(60).saturating_mul(60);
     let d = seconds / 86_400;
     let h = (seconds % 86_400) / 3600;
-    let m = (seconds % 3600).div_ceil(60).min(59);
+    let m = (seconds % 3600) / 60;
     if d > 0 {
         format!("{d}-{h:02}:{m:02}:00")
     } else {
@@ -408,8 +437,9 @@ fn sbatch_word(field: &str, s: &str) -> Result<(), InputError> {
 fn capped_walltime(hours: f64, cap_hours: Option<f64>, key: &str) -> (u64, Vec<Message>) {
     let needed = with_margin(hours);
     match cap_hours.filter(|c| c.is_finite() && *c > 0.0) {
+        // The cap in the whole minutes --time writes, never above it.
         Some(cap) if needed > (cap * 3600.0) as u64 => (
-            (cap * 3600.0) as u64,
+            ((cap * 3600.0) as u64 / 60).saturating_mul(60),
             vec![Message::new(key)
                 .with("needed", walltime(needed))
                 .with("cap", cap)],
@@ -478,7 +508,7 @@ fn check_slurm(s: &SlurmSpec) -> Result<(), InputError> {
     sbatch_word("job_name", &s.job_name)?;
     sbatch_word("partition", &s.partition)?;
     sbatch_word("output", &s.output)?;
-    check_text("command", &s.command, 4000)?;
+    check_runnable("command", &s.command, 4000)?;
     if s.command.trim().is_empty() {
         return Err(
             InputError::new("command", "is empty", "the training command").said(
@@ -542,7 +572,7 @@ fn sbatch_header(s: &SlurmSpec, limit: u64) -> String {
 fn activate(list: &[String]) -> Result<String, InputError> {
     let mut o = String::new();
     for a in list {
-        check_text("activate", a, 200)?;
+        check_runnable("activate", a, 200)?;
         match a.split_once(':') {
             // An empty name would write `conda activate ''`.
             Some(("conda", env)) if !env.trim().is_empty() => {
@@ -853,7 +883,7 @@ fn nodes(gpus: u32) -> (u32, u32) {
 /// Accelerate set reach the training script through the environment.
 fn check_launch(s: &LaunchSpec) -> Result<(), InputError> {
     crate::parallel::check_node_split(s.gpus)?;
-    check_text("command", &s.command, 4000)?;
+    check_runnable("command", &s.command, 4000)?;
     if s.command.trim().is_empty() {
         return Err(
             InputError::new("command", "is empty", "the training command").said(

@@ -441,6 +441,21 @@ fn dec(what: &str, s: &str) -> Result<Decimal, StoreError> {
     })
 }
 
+/// `path` as an SQLite URI opened immutable: `%`, `?` and `#` escaped, a
+/// Windows path's backslashes as slashes after a leading slash.
+fn immutable_uri(path: &Path) -> String {
+    let mut p = path
+        .display()
+        .to_string()
+        .replace('%', "%25")
+        .replace('?', "%3f")
+        .replace('#', "%23");
+    if cfg!(windows) {
+        p = format!("/{}", p.replace('\\', "/"));
+    }
+    format!("file:{p}?immutable=1")
+}
+
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
@@ -486,9 +501,49 @@ impl Store {
         // A file SQLite cannot write (read-only, in a read-only folder, on
         // a full or failing disk) fails on the first pragma or migration:
         // say which file and why, not a bare SQL error.
-        Self::init(conn, wait).map_err(|e| match sqlite_cause(&e) {
-            Some(s) if cannot_write(s) => unwritable(&sqlite_reason(s)),
-            _ => e,
+        let e = match Self::init(conn, wait) {
+            Ok(store) => return Ok(store),
+            Err(e) => match sqlite_cause(&e) {
+                Some(s) if cannot_write(s) => unwritable(&sqlite_reason(s)),
+                _ => e,
+            },
+        };
+        // What cannot be written can often still be read (a full disk): the
+        // student's plans, bills and prices stay in view, and every write
+        // is refused with the reason.
+        if let StoreError::Unwritable { reason, .. } = &e {
+            if let Ok(store) = Self::open_to_read(path, reason) {
+                return Ok(store);
+            }
+        }
+        Err(e)
+    }
+
+    /// The database at `path`, read without writing anything beside it
+    /// (SQLite's `immutable`: no `-shm` file, no locks), for when it cannot
+    /// be written; every write is refused with `reason`. Only a file of
+    /// this schema with nothing left in its write-ahead log: the log's
+    /// last commits would otherwise be missing from what is shown.
+    pub fn open_to_read(path: &Path, reason: &str) -> Result<Self, StoreError> {
+        let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) || !path.is_file() {
+            return Err(StoreError::ReadOnly {
+                reason: reason.to_owned(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            immutable_uri(path),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+        )?;
+        let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if found != SCHEMA_VERSION {
+            return Err(StoreError::ReadOnly {
+                reason: reason.to_owned(),
+            });
+        }
+        Ok(Self {
+            conn,
+            read_only: Some(reason.to_owned()),
         })
     }
 
@@ -1466,6 +1521,43 @@ mod tests {
         for (e, want, why) in cases {
             assert_eq!(super::cannot_write(&e), want, "{why}");
         }
+    }
+
+    #[test]
+    fn a_database_that_cannot_be_written_is_still_read_and_refuses_writes() {
+        // (A full disk makes SQLite fail to create its -shm file; the same
+        // file is then read without writing anything beside it.)
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("gpuplan.db");
+        {
+            let mut s = Store::open(&path).expect("open");
+            s.save_plan("kept", "name = \"kept\"", None, "t")
+                .expect("save");
+        }
+        let mut s = Store::open_to_read(&path, "the disk is full").expect("read");
+        let plans = s.list_plans().expect("list");
+        assert_eq!(plans.len(), 1, "the saved plan is shown");
+        let err = s
+            .save_plan("new", "name = \"new\"", None, "t")
+            .expect_err("refused");
+        assert!(
+            matches!(&err, StoreError::ReadOnly { reason } if reason == "the disk is full"),
+            "a write says why it was not saved: {err}"
+        );
+        drop(s);
+        // Commits still in the write-ahead log would be missing: not read so.
+        std::fs::write(dir.path().join("gpuplan.db-wal"), b"not empty").expect("wal");
+        assert!(
+            Store::open_to_read(&path, "full").is_err(),
+            "a log with commits in it is not skipped over"
+        );
+        // A path with characters a URI reserves reads the same.
+        let odd = dir.path().join("a%b#c?d.db");
+        std::fs::copy(&path, &odd).expect("copy");
+        assert!(
+            Store::open_to_read(&odd, "full").is_ok(),
+            "% # ? in the path"
+        );
     }
 
     #[test]

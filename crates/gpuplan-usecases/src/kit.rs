@@ -123,7 +123,7 @@ impl Planner {
         Ok(scripts::slurm(&SlurmSpec {
             job_name: r.job_name.to_owned(),
             partition: r.partition.unwrap_or(defaults::SLURM_PARTITION).to_owned(),
-            gpus: r.gpus.unwrap_or(1),
+            gpus: Self::slurm_gpus(r)?,
             cpus: r.cpus.unwrap_or(defaults::SLURM_CPUS),
             mem_gb: r.mem_gb.unwrap_or(defaults::SLURM_MEM_GB),
             hours,
@@ -144,6 +144,31 @@ impl Planner {
                     .map_or_else(|| defaults::CAMPUS_PLATFORM.to_owned(), |p| p.id.clone()),
             },
         })?)
+    }
+
+    /// GPUs the job asks Slurm for: `--gpus`, else the plan's job's (a plan
+    /// priced and timed on two GPUs got a one-GPU job). Both, disagreeing,
+    /// are refused: the run would not be the plan's job.
+    fn slurm_gpus(r: &SlurmRequest<'_>) -> Result<u32> {
+        let planned = match r.plan.and_then(|p| p.job.gpus) {
+            Some(g) => Some(gpuplan_core::job::gpu_count(g)?),
+            None => None,
+        };
+        match (r.gpus, planned) {
+            (Some(g), Some(p)) if g != p => Err(AppError::input(
+                "gpus",
+                format!("--gpus {g}, but the plan's job trains on {p} GPUs"),
+                format!("{p}, as the plan, or no --gpus"),
+            )
+            .said(
+                Message::new("error.gpusNotPlans")
+                    .with("gpus", g)
+                    .with("planned", p),
+                None,
+            )),
+            (Some(g), _) => Ok(g),
+            (None, p) => Ok(p.unwrap_or(1)),
+        }
     }
 
     /// The resumable training template: every `every` epochs, or the plan's

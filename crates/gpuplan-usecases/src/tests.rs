@@ -2019,6 +2019,56 @@ fn a_scripts_hours_under_a_minute_are_refused_as_a_unit_slip() {
 }
 
 #[test]
+fn a_slurm_script_for_a_plan_asks_for_its_gpus() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = gpuplan_core::plan::Plan::from_toml(
+        "mg.toml",
+        "name = \"mg\"\nplatform = \"campus-slurm\"\ngpu = \"a100-40g-pcie\"\n[job]\nhours = 2\ngpus = 2\n",
+    )
+    .expect("plan");
+    // (--gpus, what is asked for or the field refused, why)
+    let cases: [(Option<u32>, Result<&str, &str>, &str); 3] = [
+        (
+            None,
+            Ok("#SBATCH --gres=gpu:2\n"),
+            "the plan's two GPUs (was one)",
+        ),
+        (
+            Some(2),
+            Ok("#SBATCH --gres=gpu:2\n"),
+            "the same count given",
+        ),
+        (
+            Some(1),
+            Err("gpus"),
+            "one GPU for a two-GPU plan is not the plan's job",
+        ),
+    ];
+    for (gpus, want, why) in cases {
+        let got = p.slurm_script(&crate::planning::SlurmRequest {
+            job_name: "job",
+            partition: None,
+            gpus,
+            cpus: None,
+            mem_gb: None,
+            hours: None,
+            plan: Some(&plan),
+            cap_hours: None,
+            output: None,
+            activate: Vec::new(),
+            command: "python train.py",
+            requeue: false,
+        });
+        match (got, want) {
+            (Ok(s), Ok(line)) => assert!(s.text.contains(line), "{why}: {}", s.text),
+            (Err(AppError::Input { field, .. }), Err(f)) => assert_eq!(field, f, "{why}"),
+            (other, _) => panic!("{why}: got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_run_on_another_number_of_gpus_than_its_plan_teaches_nothing() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut p = planner(dir.path());

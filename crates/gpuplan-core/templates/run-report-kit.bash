@@ -7,7 +7,9 @@ SAMPLE_SECONDS=@SAMPLE@
 NVIDIA_SMI="${GPUPLAN_NVIDIA_SMI:-nvidia-smi}"
 DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{0,3}[0-9]+'
 STEP_PATTERN="${GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}"
-RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(date +%Y%m%d-%H%M%S).json}"
+# The process id too: two runs started in one second in one folder would
+# otherwise write one file, and one bill would be lost.
+RUN_REPORT="${GPUPLAN_RUN_REPORT:-gpuplan-run-${SLURM_JOB_ID:+$SLURM_JOB_ID-}$(date +%Y%m%d-%H%M%S)-$$.json}"
 # One run may be made of parts (a Slurm job requeued at its walltime, or a
 # job resumed from its checkpoint by hand): every part carries the run's id
 # and its own number, and `gpuplan ledger import` joins them. Slurm keeps the

@@ -51,6 +51,12 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
+# A closed terminal (started without nohup) ends the job: its report says
+# so (129), not a clean 0 a short run would be learnt from. Once only: a
+# second hangup while the report is written would end the shell before it
+# (seen when both streams go through watchers). Under nohup HUP is ignored
+# from the start and this trap does nothing.
+trap 'trap "" HUP; exit 129' HUP
 
 WRAPPER_PID=$$
 watchdog() {

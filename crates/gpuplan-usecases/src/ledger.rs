@@ -200,7 +200,7 @@ impl Planner {
                 None,
             ));
         }
-        let planned_cost = match entry.plan_id {
+        let planned_cost = match entry.plan_id.filter(|_| !matches!(per, Planned::Nothing)) {
             Some(id) => {
                 let saved = self.store()?.get_plan(id)?;
                 Plan::from_toml(&format!("saved plan {id}"), &saved.body)
@@ -210,7 +210,7 @@ impl Planner {
                         Planned::Whole => q.cash_total,
                         // A run is set beside one run of the plan, not the
                         // plan's total over all its runs.
-                        Planned::OneRun => longest_run_cost(&q),
+                        Planned::OneRun | Planned::Nothing => longest_run_cost(&q),
                     })
             }
             None => None,
@@ -415,6 +415,8 @@ pub(crate) enum Planned {
     Whole,
     /// One run of it, the longest (a run report's bill).
     OneRun,
+    /// Nothing: the run is another job than the plan's.
+    Nothing,
 }
 
 fn longest_run_cost(q: &gpuplan_core::quote::Quote) -> Decimal {

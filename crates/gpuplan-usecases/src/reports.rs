@@ -302,11 +302,23 @@ impl Planner {
                 let priced_as = known_gpu
                     .clone()
                     .or_else(|| plan.as_ref().map(|p| p.gpu.clone()));
+                // The plan's own price, where the run is its job on its
+                // rental: what the student wrote they pay (a plan at 2.50
+                // an hour was billed at the platform's 1.39).
+                let own_price = plan
+                    .as_ref()
+                    .filter(|p| {
+                        !other_job
+                            && p.platform == platform
+                            && priced_as.as_deref() == Some(p.gpu.as_str())
+                    })
+                    .and_then(|p| p.prices.gpu_per_hour);
                 let amount = self.estimated_cost(
                     report,
                     &platform,
                     priced_as.as_deref(),
                     plan.as_ref().is_some_and(|p| p.student),
+                    own_price,
                 )?;
                 (amount.to_string(), true, priced_as)
             }
@@ -326,7 +338,15 @@ impl Planner {
             problems: note,
             plan_id,
         };
-        let entry = self.ledger_entry(&input, crate::ledger::Planned::OneRun)?;
+        // Another job than the plan's (its plan edited since, or another
+        // plan of the same name) is billed under the plan's name but not
+        // set beside its planned cost (0.70 planned against 0.02 run).
+        let per = if other_job {
+            crate::ledger::Planned::Nothing
+        } else {
+            crate::ledger::Planned::OneRun
+        };
+        let entry = self.ledger_entry(&input, per)?;
         // A plan file given with the report must price (it is what the run
         // is compared with: an error there is said, not skipped); a saved
         // plan that no longer prices (its pack removed since) compares
@@ -467,6 +487,7 @@ impl Planner {
         platform: &str,
         gpu: Option<&str>,
         student: bool,
+        own_price: Option<Decimal>,
     ) -> Result<Decimal> {
         let no_price = |what: String, said: Message| {
             AppError::input("cost", what, "give the real bill with --cost")
@@ -521,7 +542,7 @@ impl Planner {
         })?;
         let price = profile
             .offer(gpu, &self.bundled.catalog)
-            .map(|o| o.price_per_hour.typical)
+            .map(|o| own_price.unwrap_or(o.price_per_hour.typical))
             .map_err(|_| unpriced())?;
         let price = if student {
             price.checked_mul(profile.student.discount.value)

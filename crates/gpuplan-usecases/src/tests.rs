@@ -2253,6 +2253,17 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
     assert!(orphan.plan_changed, "whose job is not the run's");
     assert!(!orphan.teaches_calibration, "nothing taught");
     assert!(orphan.versus.is_none(), "nor compared");
+    let bill = p
+        .ledger()
+        .expect("ledger")
+        .entries
+        .into_iter()
+        .find(|e| e.id == orphan.ledger_id)
+        .expect("the bill");
+    assert_eq!(
+        bill.planned_cost, None,
+        "nor set beside the other job's planned cost (0.70 planned against 0.02 run)"
+    );
 }
 
 #[test]
@@ -2656,5 +2667,41 @@ fn a_pack_says_which_prices_it_moved_which_stay_the_students_and_whose_platforms
     assert!(
         keys.contains(&"notice.packChoosesNow") && keys.contains(&"notice.packCapChanged"),
         "the platforms now chosen among, and a course's new budget cap, are said: {keys:?}"
+    );
+}
+
+#[test]
+fn a_run_of_a_plan_with_its_own_price_is_billed_at_that_price() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let mut plan = model_plan();
+    plan.prices.gpu_per_hour = Some(Decimal::new(250, 2));
+    plan.student = false;
+    p.save_plan(None, &plan, None).expect("saved");
+    // One hour on its rental, the kit's report with the plan's job digest.
+    let report = measured_report(&plan.name, 3600, 2048, 0).replace(
+        "\"job\": \"train\",",
+        &format!(
+            "\"job\": \"train\", \"plan_job\": \"{}\",",
+            plan.job_digest()
+        ),
+    );
+    let ran = p.import_report("r.json", &report, None).expect("imports");
+    assert_eq!(
+        ran.cost,
+        Decimal::new(250, 2),
+        "the plan's 2.50 an hour, not the platform's 1.39"
+    );
+    // A plan with another job of that name is not what the run paid.
+    let mut other = plan.clone();
+    other.job.epochs = Some(20.0);
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut q = planner(dir.path());
+    q.save_plan(None, &other, None).expect("saved");
+    let ran = q.import_report("r.json", &report, None).expect("imports");
+    assert_ne!(
+        ran.cost,
+        Decimal::new(250, 2),
+        "another job's price is not the run's"
     );
 }

@@ -132,7 +132,12 @@ impl DataError {
                 .map(str::trim)
                 .filter(|v| !v.is_empty() && v.chars().count() <= 40 && !v.contains('\n'))
             {
-                Some(v) => Message::new("error.parse.wrongValueTyped").with("value", short(v)),
+                Some(v) => match number_with_unit(v) {
+                    Some(n) => Message::new("error.parse.numberWithUnit")
+                        .with("value", short(v))
+                        .with("number", n),
+                    None => Message::new("error.parse.wrongValueTyped").with("value", short(v)),
+                },
                 None => schema,
             }
         };
@@ -168,7 +173,9 @@ impl DataError {
     /// "150元", 1e308), which the caller may pair with the field's range.
     pub fn is_wrong_value(&self) -> bool {
         self.said.as_ref().is_some_and(|m| {
-            m.key == "error.parse.wrongValue" || m.key == "error.parse.wrongValueTyped"
+            m.key == "error.parse.wrongValue"
+                || m.key == "error.parse.wrongValueTyped"
+                || m.key == "error.parse.numberWithUnit"
         })
     }
 
@@ -755,6 +762,58 @@ fn noun(what: &str) -> String {
         .join("-")
 }
 
+/// The number in a quoted value written as people write amounts
+/// (`"150元"`, `"¥2.5"`, `"2h"`, `"１５０"`, `"1,500"`), which a plan file
+/// takes only as the number: the number alone, when that is what it is.
+fn number_with_unit(v: &str) -> Option<String> {
+    let inner = v
+        .strip_prefix('"')
+        .and_then(|x| x.strip_suffix('"'))
+        .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))?
+        .trim();
+    let mut t: String = inner
+        .chars()
+        .map(|c| match c {
+            '０'..='９' => (c as u32)
+                .checked_sub('０' as u32)
+                .and_then(|d| char::from_digit(d, 10))
+                .unwrap_or(c),
+            '．' => '.',
+            c => c,
+        })
+        .filter(|c| *c != ',' && *c != '，' && !c.is_whitespace())
+        .collect();
+    for prefix in ["¥", "￥", "$"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            t = rest.to_owned();
+        }
+    }
+    for suffix in [
+        "元/小时",
+        "元/h",
+        "元",
+        "块",
+        "CNY",
+        "RMB",
+        "小时",
+        "hours",
+        "h",
+        "GB",
+        "G",
+        "天",
+        "days",
+    ] {
+        if let Some(rest) = t.strip_suffix(suffix) {
+            t = rest.to_owned();
+            break;
+        }
+    }
+    let numeric = t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && t.matches('.').count() <= 1;
+    (numeric && t != inner).then_some(t)
+}
+
 /// Longest error text kept, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 240;
 /// A character a person cannot see or that changes how a line reads:
@@ -1103,6 +1162,35 @@ mod unknown_key_tests {
                 e.field, "report",
                 "an empty key names nothing, so the error keeps its field: {broken}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod number_with_unit_tests {
+    use super::number_with_unit;
+
+    #[test]
+    fn an_amount_written_as_people_write_it_is_told_as_its_number() {
+        // (value as the file writes it, the number alone, why)
+        let cases = [
+            ("\"150元\"", Some("150"), "yuan after the number"),
+            ("\"¥2.5\"", Some("2.5"), "a yen sign before it"),
+            ("\"2h\"", Some("2"), "hours"),
+            ("\"１５０\"", Some("150"), "full-width digits"),
+            ("\"1,500\"", Some("1500"), "a thousands comma"),
+            (
+                "\"150\"",
+                None,
+                "a plain number is not this case (it is read)",
+            ),
+            ("\"2026/12/05\"", None, "a date is not an amount"),
+            ("\"abc\"", None, "no number at all"),
+            ("150元", None, "not quoted: not a TOML string"),
+            ("\"1.2.3\"", None, "two points"),
+        ];
+        for (v, want, why) in cases {
+            assert_eq!(number_with_unit(v).as_deref(), want, "{why}");
         }
     }
 }

@@ -1892,8 +1892,11 @@ fn toml_for_a_terminal_escapes_hidden_characters_and_keeps_the_data() {
 fn an_amount_in_exponent_form_is_a_number_and_a_huge_one_is_out_of_range() {
     use crate::userdata::{parse_amount, PRICE_PLACES};
     // (typed, Ok(value) or Err(words the English error holds), why)
-    let cases: [(&str, Result<&str, &str>, &str); 9] = [
+    let cases: [(&str, Result<&str, &str>, &str); 12] = [
         ("1.39", Ok("1.39"), "a plain price"),
+        ("$5", Err("another currency"), "dollars are said as such"),
+        ("5 USD", Err("another currency"), "a currency code after it"),
+        ("５美元", Err("another currency"), "in Chinese, full-width"),
         ("1.3900000", Ok("1.39"), "trailing zeros are no places"),
         (
             "0.000000000000000000000000000001",

@@ -142,6 +142,21 @@ pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<De
         Err(_) if typed.parse::<f64>().is_ok_and(f64::is_finite) => {
             return Err(AppError::out_of_range(field, text.trim(), allowed()));
         }
+        Err(_) if units_of(field) == MONEY_UNITS && foreign_currency(&as_typed(text, &[])) => {
+            let (english, said) = allowed();
+            return Err(AppError::input(
+                field,
+                format!(
+                    "{} is in another currency; gpuplan keeps money in CNY",
+                    text.trim()
+                ),
+                english,
+            )
+            .said(
+                gpuplan_core::Message::new("error.foreignCurrency").with("value", text.trim()),
+                Some(said),
+            ));
+        }
         Err(_) => return Err(AppError::not_a_number(field, text, allowed())),
     };
     if d < Decimal::ZERO || d > Decimal::from(max) {
@@ -166,6 +181,18 @@ pub fn parse_amount(field: &str, text: &str, max: u32, places: u32) -> Result<De
         ));
     }
     Ok(d.round_dp(places))
+}
+
+/// An amount marked as another currency than the yuan (`$5`, `5 USD`,
+/// `€3`, `5美元`): said as such, not as "not a number".
+fn foreign_currency(typed: &str) -> bool {
+    let t = typed.to_lowercase();
+    [
+        "$", "usd", "€", "eur", "美元", "美金", "£", "gbp", "hk$", "hkd",
+    ]
+    .iter()
+    .any(|m| t.contains(m))
+        && t.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Digits after the decimal point as typed, trailing zeros aside (`1.50`

@@ -540,11 +540,20 @@ fn a_closed_terminal_is_reported_as_an_interrupted_run_not_a_clean_one() {
             .exists()),
         "the training starts"
     );
+    let hung_up = std::time::Instant::now();
     let _ = Command::new("kill")
         .args(["-HUP", "--", &format!("-{}", child.id())])
         .status();
     let status = child.wait().expect("ends");
     assert_eq!(status.code(), Some(129), "the wrapper ends as hung up");
+    // Its output watchers died with the group: the report is written at
+    // once, not after 20 s of waiting on them (a stop that kills after
+    // 10 s would have taken the bill with it).
+    assert!(
+        hung_up.elapsed() < Duration::from_secs(8),
+        "ended in {:?}",
+        hung_up.elapsed()
+    );
     assert!(
         run.wait_for_stop(Duration::from_secs(8)),
         "and stops the instance"

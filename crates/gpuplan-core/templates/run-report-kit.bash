@@ -110,13 +110,23 @@ watch_lines() {
 # Opens fd 3 and fd 4, where the job's stdout and stderr go: the log file
 # itself, or a watcher. Call right before starting the job (nothing started
 # earlier may hold a watcher open), and close_streams once it has ended.
+# The watchers' process ids ($! names a process substitution's), so the
+# wait at the end stops when they are gone: a signal to the whole group
+# (a closed terminal, a stop) kills them before they mark their counts.
+WATCHERS=""
 open_streams() {
-  if [ -n "$OUT_FILE" ]; then exec 3>&1; else exec 3> >(watch_lines out); fi
+  if [ -n "$OUT_FILE" ]; then exec 3>&1; else exec 3> >(watch_lines out); WATCHERS="$WATCHERS $!"; fi
   if [ -n "$ERR_FILE" ] || { [ -n "$OUT_FILE" ] && [ "$(readlink -f /proc/$$/fd/2)" = "$OUT_FILE" ]; }; then
     exec 4>&2
   else
     exec 4> >(watch_lines err >&2)
+    WATCHERS="$WATCHERS $!"
   fi
+}
+watchers_alive() {
+  local p
+  for p in $WATCHERS; do kill -0 "$p" 2>/dev/null && return 0; done
+  return 1
 }
 close_streams() { { exec 3>&- 4>&-; } 2>/dev/null || true; }
 
@@ -142,6 +152,8 @@ wait_for_watchers() {
     { [ "$(readlink -f /proc/$$/fd/2)" = "$OUT_FILE" ] && : > "$STATE_DIR/progress.err.done"; }
   while [ "$i" -lt 100 ]; do
     [ -e "$STATE_DIR/progress.out.done" ] && [ -e "$STATE_DIR/progress.err.done" ] && return 0
+    # Killed watchers mark nothing more: their counts are what they are.
+    watchers_alive || return 0
     sleep 0.1
     i=$((i + 1))
   done

@@ -740,57 +740,38 @@ impl Plan {
     /// The plan's own prices, each within what any platform charges.
     fn check_prices(&self) -> Check {
         let p = &self.prices;
-        for (key, v, max) in [
-            ("gpu_per_hour", p.gpu_per_hour, MAX_PRICE_PER_HOUR),
-            (
-                "debug_gpu_per_hour",
-                p.debug_gpu_per_hour,
-                MAX_PRICE_PER_HOUR,
-            ),
-            ("spot_per_hour", p.spot_per_hour, MAX_PRICE_PER_HOUR),
-            (
-                "stopped_fee_per_hour",
-                p.stopped_fee_per_hour,
-                MAX_PRICE_PER_HOUR,
-            ),
-            ("storage_per_gb_day", p.storage_per_gb_day, 100),
-            ("storage_per_gb_month", p.storage_per_gb_month, 3000),
-            ("persistent_per_gb_day", p.persistent_per_gb_day, 100),
-            ("egress_per_gb", p.egress_per_gb, 100),
-            ("free_storage_gb", p.free_storage_gb, MAX_GB),
-            ("package_price", p.package_price, MAX_CNY),
-        ] {
-            if let Some(v) = v {
-                within("prices", key, v, false, max)?;
-            }
-        }
         // Prices per hour and the package's price are billed as written:
         // more places than the bill's rate prints (2.00005 shown as 2)
         // would bill a figure the student never sees.
-        for (key, v, places) in [
-            ("gpu_per_hour", p.gpu_per_hour, crate::limits::PRICE_PLACES),
+        let (hourly, fen) = (
+            Some(crate::limits::PRICE_PLACES),
+            Some(crate::limits::MONEY_PLACES),
+        );
+        for (key, v, max, places) in [
+            ("gpu_per_hour", p.gpu_per_hour, MAX_PRICE_PER_HOUR, hourly),
             (
                 "debug_gpu_per_hour",
                 p.debug_gpu_per_hour,
-                crate::limits::PRICE_PLACES,
+                MAX_PRICE_PER_HOUR,
+                hourly,
             ),
-            (
-                "spot_per_hour",
-                p.spot_per_hour,
-                crate::limits::PRICE_PLACES,
-            ),
+            ("spot_per_hour", p.spot_per_hour, MAX_PRICE_PER_HOUR, hourly),
             (
                 "stopped_fee_per_hour",
                 p.stopped_fee_per_hour,
-                crate::limits::PRICE_PLACES,
+                MAX_PRICE_PER_HOUR,
+                hourly,
             ),
-            (
-                "package_price",
-                p.package_price,
-                crate::limits::MONEY_PLACES,
-            ),
+            ("storage_per_gb_day", p.storage_per_gb_day, 100, None),
+            ("storage_per_gb_month", p.storage_per_gb_month, 3000, None),
+            ("persistent_per_gb_day", p.persistent_per_gb_day, 100, None),
+            ("egress_per_gb", p.egress_per_gb, 100, None),
+            ("free_storage_gb", p.free_storage_gb, MAX_GB, None),
+            ("package_price", p.package_price, MAX_CNY, fen),
         ] {
-            if let Some(v) = v {
+            let Some(v) = v else { continue };
+            within("prices", key, v, false, max)?;
+            if let Some(places) = places {
                 crate::limits::at_most_places("prices", key, v, places)?;
             }
         }

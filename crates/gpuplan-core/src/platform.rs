@@ -878,14 +878,10 @@ impl PlatformProfile {
                 return Err(Refusal::range(table, key, v.value, 0, max, false));
             }
         }
-        let hourly = [
-            Some(&b.stopped_fee_per_hour),
-            b.no_gpu_mode_per_hour.as_ref(),
-        ];
-        for (key, v) in ["stopped_fee_per_hour", "no_gpu_mode_per_hour"]
-            .iter()
-            .zip(hourly)
-        {
+        for (key, v) in [
+            ("stopped_fee_per_hour", Some(&b.stopped_fee_per_hour)),
+            ("no_gpu_mode_per_hour", b.no_gpu_mode_per_hour.as_ref()),
+        ] {
             if let Some(v) = v {
                 crate::limits::at_most_places(
                     "billing",

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use gpuplan_core::pack::CoursePack;
 
-use crate::userdata::{excerpt, MAX_PACKS};
+use crate::userdata::{excerpt, listed, MAX_PACKS};
 use crate::views::PackRow;
 use crate::{files, AppError, Planner, Result};
 
@@ -93,6 +93,22 @@ impl Planner {
                     .with("name", excerpt(&pack.pack.name)),
             );
         }
+        self.tell_what_the_pack_changed(&pack, &before, choosing_before, cap_before)?;
+        Ok(pack)
+    }
+
+    /// A pack changes the prices a student sees without their asking: each
+    /// price it moved, each of the student's own prices that stays in use
+    /// over the course's, a course's new budget cap (`cap_before`: the
+    /// replaced import's), and a course that no longer chooses the
+    /// platforms, are said at import.
+    fn tell_what_the_pack_changed(
+        &mut self,
+        pack: &CoursePack,
+        before: &OfferPrices,
+        choosing_before: Option<String>,
+        cap_before: Option<Option<rust_decimal::Decimal>>,
+    ) -> Result<()> {
         if let Some(was) = cap_before.filter(|was| *was != pack.pack.budget_cap) {
             let shown = |c: Option<rust_decimal::Decimal>| {
                 c.map_or_else(|| "—".to_owned(), |c| c.normalize().to_string())
@@ -103,20 +119,6 @@ impl Planner {
                     .with("after", shown(pack.pack.budget_cap)),
             );
         }
-        self.tell_what_the_pack_changed(&pack, &before, choosing_before)?;
-        Ok(pack)
-    }
-
-    /// A pack changes the prices a student sees without their asking: each
-    /// price it moved, each of the student's own prices that stays in use
-    /// over the course's, and a course that no longer chooses the
-    /// platforms, are said at import.
-    fn tell_what_the_pack_changed(
-        &mut self,
-        pack: &CoursePack,
-        before: &OfferPrices,
-        choosing_before: Option<String>,
-    ) -> Result<()> {
         let after = offer_prices(&*self.platforms()?);
         let mut moved = Vec::new();
         let mut own = Vec::new();
@@ -290,19 +292,4 @@ fn offer_prices(set: &gpuplan_core::platform::PlatformSet) -> OfferPrices {
             })
         })
         .collect()
-}
-
-/// The first few items of a list for a notice, and how many more.
-fn listed(items: &[String]) -> String {
-    const SHOWN: usize = 8;
-    let mut s = items
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("; ");
-    if items.len() > SHOWN {
-        s.push_str(&format!("; … (+{})", items.len().saturating_sub(SHOWN)));
-    }
-    s
 }

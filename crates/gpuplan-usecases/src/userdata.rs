@@ -209,6 +209,21 @@ pub use gpuplan_core::limits::{HOURS_PLACES, MONEY_PLACES, PRICE_PLACES};
 /// Most course packs a user can have imported at once.
 pub const MAX_PACKS: usize = 16;
 
+/// The first few items of a list for a notice, and how many more.
+pub(crate) fn listed(items: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut s = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if items.len() > SHOWN {
+        s.push_str(&format!("; … (+{})", items.len().saturating_sub(SHOWN)));
+    }
+    s
+}
+
 /// At most 40 characters of user text for an error message.
 pub fn excerpt(text: &str) -> String {
     let mut s: String = text.chars().take(40).collect();
@@ -463,17 +478,7 @@ impl Planner {
         if !failed.is_empty() {
             // Every file by its whole name (40 characters cut the second
             // off), the first few when many failed.
-            const SHOWN: usize = 8;
-            let mut names = failed
-                .iter()
-                .take(SHOWN)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("; ");
-            if failed.len() > SHOWN {
-                names.push_str(&format!("; … (+{})", failed.len().saturating_sub(SHOWN)));
-            }
-            said = said.with("failed", names);
+            said = said.with("failed", listed(&failed));
         }
         Ok(Some(said))
     }

@@ -123,7 +123,20 @@ impl DataError {
         } else if schema.key != "error.parse.wrongValue" {
             schema
         } else if toml::from_str::<toml::Table>(text).is_err() {
-            Message::new("error.parse.notToml")
+            // A Chinese input method writes ＝, “ ” and ： in place of the
+            // ASCII marks TOML reads; "a syntax error" alone leaves the
+            // student looking at a line that looks right.
+            match err.span().and_then(|s| full_width_mark(text, s.start)) {
+                Some((at, mark, ascii)) => {
+                    let (line, column) = line_col(text, at);
+                    Message::new("error.parse.fullWidthMark")
+                        .with("mark", mark.to_string())
+                        .with("ascii", ascii.to_string())
+                        .with("markLine", line)
+                        .with("markColumn", column)
+                }
+                None => Message::new("error.parse.notToml"),
+            }
         } else {
             // The value as the file writes it (`1e308`), where it is short.
             match err
@@ -762,6 +775,59 @@ fn noun(what: &str) -> String {
         .join("-")
 }
 
+/// The first full-width or Chinese punctuation mark TOML cannot read on the
+/// line of `offset` or the line before it (an unclosed “ leaves the parser
+/// failing further on): its byte offset, the mark and the ASCII it stands
+/// for.
+fn full_width_mark(text: &str, offset: usize) -> Option<(usize, char, char)> {
+    let end = text
+        .get(offset..)?
+        .find('\n')
+        .map_or(text.len(), |n| offset.saturating_add(n));
+    let line_start = text
+        .get(..offset)?
+        .rfind('\n')
+        .map_or(0, |n| n.saturating_add(1));
+    let from = text
+        .get(..line_start.saturating_sub(1))?
+        .rfind('\n')
+        .map_or(0, |n| n.saturating_add(1));
+    let ascii_of = |c: char| match c {
+        '＝' => Some('='),
+        '“' | '”' | '＂' => Some('"'),
+        '‘' | '’' | '＇' => Some('\''),
+        '［' | '【' => Some('['),
+        '］' | '】' => Some(']'),
+        '：' => Some(':'),
+        '，' => Some(','),
+        '＃' => Some('#'),
+        '．' | '。' => Some('.'),
+        _ => None,
+    };
+    let lines = text.get(from..end)?;
+    // Marks inside a quoted string are the student's text ("数据，模型"),
+    // not syntax: only marks outside ASCII quotes count.
+    // A comment after `#` is the student's text too.
+    let mut start = from;
+    for line in lines.split('\n') {
+        let mut quoted = false;
+        for (i, c) in line.char_indices() {
+            match c {
+                '"' => quoted = !quoted,
+                '#' if !quoted => break,
+                _ if quoted => {}
+                _ => {
+                    if let Some(a) = ascii_of(c) {
+                        return Some((start.saturating_add(i), c, a));
+                    }
+                }
+            }
+        }
+        start = start.saturating_add(line.len()).saturating_add(1);
+    }
+    None
+}
+
 /// The number in a quoted value written as people write amounts
 /// (`"150元"`, `"¥2.5"`, `"2h"`, `"１５０"`, `"1,500"`), which a plan file
 /// takes only as the number: the number alone, when that is what it is.
@@ -1191,6 +1257,78 @@ mod number_with_unit_tests {
         ];
         for (v, want, why) in cases {
             assert_eq!(number_with_unit(v).as_deref(), want, "{why}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod full_width_mark_tests {
+    use super::DataError;
+
+    /// The mark, ASCII and place a plan file's syntax error is told with.
+    fn told(text: &str) -> (String, String, String) {
+        let err = toml::from_str::<toml::Table>(text).expect_err("not TOML");
+        let e = DataError::from_toml("p.toml", text, &err);
+        let said = e.said.expect("said");
+        let p = |k: &str| said.params.get(k).cloned().unwrap_or_default();
+        (
+            said.key.clone(),
+            format!("{} {}", p("mark"), p("ascii")),
+            format!("{}:{}", p("markLine"), p("markColumn")),
+        )
+    }
+
+    #[test]
+    fn a_full_width_mark_is_named_with_the_ascii_to_write() {
+        // (file, key told, "mark ascii", "line:column", why)
+        let cases = [
+            (
+                "[job]\nhours ＝ 60\n",
+                "fullWidthMark",
+                "＝ =",
+                "2:7",
+                "an equals sign",
+            ),
+            (
+                "name = “A run”\n",
+                "fullWidthMark",
+                "“ \"",
+                "1:8",
+                "curly quotes",
+            ),
+            (
+                "［job］\nhours = 6\n",
+                "fullWidthMark",
+                "［ [",
+                "1:1",
+                "a table's brackets",
+            ),
+            (
+                "name = \"数据，模型\"\nhours ＝ 6\n",
+                "fullWidthMark",
+                "＝ =",
+                "2:7",
+                "a comma inside a string is text, the mark after it is syntax",
+            ),
+            (
+                "# 说明：预算\nhours = = 6\n",
+                "notToml",
+                " ",
+                ":",
+                "a mark in a comment is text; the error is elsewhere",
+            ),
+            (
+                "hours = = 6\n",
+                "notToml",
+                " ",
+                ":",
+                "no full-width mark at all",
+            ),
+        ];
+        for (text, key, mark, at, why) in cases {
+            let (k, m, a) = told(text);
+            assert_eq!(k, format!("error.parse.{key}"), "{why}");
+            assert_eq!((m.as_str(), a.as_str()), (mark, at), "{why}");
         }
     }
 }

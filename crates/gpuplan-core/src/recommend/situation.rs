@@ -42,14 +42,31 @@ impl Stage {
         "competition-sprint",
     ];
 
-    /// Parses the CLI spelling.
+    /// The Chinese names the zh help gives beside each spelling (and the
+    /// words of the stage's label), which a student reading it types.
+    const CHINESE: [(&'static str, Self); 8] = [
+        ("入门", Self::FirstDemo),
+        ("入门跑通demo", Self::FirstDemo),
+        ("课程作业", Self::CourseProject),
+        ("课程大作业", Self::CourseProject),
+        ("科研", Self::ThesisResearch),
+        ("毕业论文", Self::ThesisResearch),
+        ("竞赛冲刺", Self::CompetitionSprint),
+        ("竞赛", Self::CompetitionSprint),
+    ];
+
+    /// Parses the CLI spelling (in any case, with spaces or underscores
+    /// for its dashes) or a Chinese name.
     pub fn parse(s: &str) -> Result<Self, InputError> {
-        match s {
-            "first-demo" => Ok(Self::FirstDemo),
-            "course-project" => Ok(Self::CourseProject),
-            "thesis-research" => Ok(Self::ThesisResearch),
-            "competition-sprint" => Ok(Self::CompetitionSprint),
-            _ => Err(InputError::unknown_choice(
+        let bare = |t: &str| t.trim().to_lowercase().replace([' ', '-', '_'], "");
+        let typed = bare(s);
+        let spelt = Self::ALL.iter().zip(Self::VALUES).map(|(n, v)| (*n, v));
+        match spelt
+            .chain(Self::CHINESE)
+            .find(|(name, _)| bare(name) == typed)
+        {
+            Some((_, stage)) => Ok(stage),
+            None => Err(InputError::unknown_choice(
                 "stage",
                 "stage",
                 s,
@@ -175,4 +192,44 @@ impl Situation {
 
 fn one() -> u32 {
     1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stage;
+
+    #[test]
+    fn a_stage_is_read_as_students_type_it() {
+        // (typed, read as, why)
+        let cases = [
+            (
+                "course-project",
+                Some(Stage::CourseProject),
+                "the spelling itself",
+            ),
+            (
+                "Course_Project",
+                Some(Stage::CourseProject),
+                "case and underscores",
+            ),
+            (
+                " thesis research ",
+                Some(Stage::ThesisResearch),
+                "spaces for dashes",
+            ),
+            ("课程作业", Some(Stage::CourseProject), "the zh help's name"),
+            ("科研", Some(Stage::ThesisResearch), "the zh help's name"),
+            (
+                "竞赛冲刺",
+                Some(Stage::CompetitionSprint),
+                "the zh help's name",
+            ),
+            ("入门", Some(Stage::FirstDemo), "the zh help's name"),
+            ("", None, "nothing typed"),
+            ("research", None, "a part of a name is not a name"),
+        ];
+        for (typed, want, why) in cases {
+            assert_eq!(Stage::parse(typed).ok(), want, "{why}: {typed:?}");
+        }
+    }
 }

@@ -317,11 +317,26 @@ fn card_marks(
     Ok(())
 }
 
-/// Rows of a bar chart with `len` bars: at least two, because a one-row
-/// axis has no height and its bar would not be drawn (a ledger with one
-/// month); the spare row stays empty.
+/// Rows of a bar chart with `len` bars. One bar gets three rows and the
+/// middle one: a one-row segmented axis has no height in plotters (every
+/// value maps to its start), and two rows left an empty row that read as
+/// a missing month.
 fn rows(len: usize) -> usize {
-    len.max(2)
+    if len <= 1 {
+        3
+    } else {
+        len
+    }
+}
+
+/// The row bar `i` of `len` is drawn in: the first at the top, as in the
+/// lists beside the charts; a lone bar in the middle row.
+fn row_of(i: usize, len: usize) -> usize {
+    if len <= 1 {
+        1
+    } else {
+        len.saturating_sub(1).saturating_sub(i)
+    }
 }
 
 /// A chart of horizontal bars, one segment per row.
@@ -357,8 +372,9 @@ fn labelled_rows<'a, 'b>(
         .x_label_formatter(&|v| tick(*v))
         .y_label_style(("sans-serif", MIN_TEXT))
         .y_label_formatter(&|y| match y {
-            SegmentValue::CenterOf(i) => short
-                .get(n.saturating_sub(1).saturating_sub(*i))
+            SegmentValue::CenterOf(row) => (0..labels.len())
+                .find(|i| row_of(*i, labels.len()) == *row)
+                .and_then(|i| short.get(i))
                 .cloned()
                 .unwrap_or_default(),
             _ => String::new(),
@@ -399,7 +415,7 @@ pub fn cost_breakdown(
                 .iter()
                 .enumerate()
                 .map(|(i, (_, vals))| {
-                    let row = n.saturating_sub(1).saturating_sub(i);
+                    let row = row_of(i, options.len());
                     let before: f64 = vals.iter().take(c).map(|x| finite(*x)).sum();
                     let v = vals.get(c).copied().map(finite).unwrap_or(0.0);
                     let mut r = Rectangle::new(
@@ -419,7 +435,7 @@ pub fn cost_breakdown(
         // Each option's total at the end of its bar.
         chart
             .draw_series(totals.iter().enumerate().map(|(i, t)| {
-                let row = n.saturating_sub(1).saturating_sub(i);
+                let row = row_of(i, options.len());
                 Text::new(
                     format!(" {t:.2}"),
                     (*t, SegmentValue::CenterOf(row)),
@@ -468,7 +484,7 @@ pub fn plan_versus_actual(
         let mut chart = labelled_rows(&plot, title, &labels, (max, "%"), 120)?;
         let (planned, measured) = (RGBColor(170, 170, 170), PALETTE[0]);
         for (i, (_, p, m, unit)) in rows.iter().enumerate() {
-            let row = n.saturating_sub(1).saturating_sub(i);
+            let row = row_of(i, rows.len());
             let v = pct(*p, *m).min(largest);
             // Two bars share the row: planned in its upper part, measured
             // in its lower part (margins in pixels, from the row's height).
@@ -499,10 +515,7 @@ pub fn plan_versus_actual(
         }
         chart
             .draw_series(LineSeries::new(
-                vec![
-                    (100.0, SegmentValue::Exact(0)),
-                    (100.0, SegmentValue::Exact(n)),
-                ],
+                vec![(100.0, SegmentValue::Exact(0)), (100.0, SegmentValue::Last)],
                 BLACK.stroke_width(1),
             ))
             .map_err(err)?;
@@ -892,6 +905,34 @@ mod tests {
             "the one month's bar is drawn"
         );
         assert!(svg.contains("2026-11"), "and named");
+        // The bar sits beside its name and no empty row is left for a
+        // month that is not there (it was drawn in the top half).
+        let number = |tag: &str, attr: &str| -> f64 {
+            let at = svg.find(tag).expect("drawn");
+            let rest = &svg[at..];
+            let v = rest.split(&format!("{attr}=\"")).nth(1).expect("attr");
+            v.split('"')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("number")
+        };
+        let bar = "<rect x=\"182\"";
+        let (top, height) = (number(bar, "y"), number(bar, "height"));
+        let name_y = {
+            let before = &svg[..svg.find("2026-11").expect("named")];
+            let tag = &before[before.rfind("<text").expect("a text")..];
+            number(tag, "y")
+        };
+        assert!(
+            (top + height / 2.0 - name_y).abs() <= 2.0,
+            "the bar's middle ({}) is its name's line ({name_y})",
+            top + height / 2.0
+        );
+        assert!(
+            top > 100.0 && top + height < 260.0,
+            "the lone bar is in the middle of the plot, not at its top: {top}..{}",
+            top + height
+        );
     }
 
     #[test]

@@ -405,7 +405,6 @@ pub fn cost_breakdown(
             .map(|(_, v)| v.iter().map(|x| finite(*x)).sum::<f64>())
             .collect();
         let max = nice_ceiling(totals.iter().copied().fold(0.0, f64::max) * 1.15);
-        let n = rows(options.len());
         let labels: Vec<String> = options.iter().map(|(l, _)| l.clone()).collect();
         let mut chart = labelled_rows(&plot, title, &labels, (max, money), 170)?;
         let mut items: Vec<(String, RGBColor, bool)> = Vec::new();

@@ -65,11 +65,23 @@ impl Planner {
             .any(|p| p.name == pack.pack.name);
         let before = offer_prices(&*self.platforms()?);
         let choosing_before = self.course_choosing_platforms()?;
-        let cap_before = self
+        let replaced = self
             .loaded_packs()?
             .into_iter()
-            .find(|p| p.pack.name == pack.pack.name)
-            .map(|p| p.pack.budget_cap);
+            .find(|p| p.pack.name == pack.pack.name);
+        let cap_before = replaced.as_ref().map(|p| p.pack.budget_cap);
+        // A preset the earlier import had and this one drops leaves the
+        // app's list without a word: said with the replacement.
+        let dropped: Vec<String> = replaced
+            .iter()
+            .flat_map(|p| p.presets.iter())
+            .map(|p| p.name.localized())
+            .filter(|name| !pack.presets.iter().any(|q| q.name.localized() == *name))
+            .map(|name| match name.zh == name.en {
+                true => excerpt(&name.en),
+                false => excerpt(&format!("{} / {}", name.zh, name.en)),
+            })
+            .collect();
         let now = self.now();
         let saved = self
             .store()?
@@ -91,6 +103,13 @@ impl Planner {
             self.add_notice(
                 gpuplan_core::Message::new("notice.packReplaced")
                     .with("name", excerpt(&pack.pack.name)),
+            );
+        }
+        if !dropped.is_empty() {
+            self.add_notice(
+                gpuplan_core::Message::new("notice.packDroppedPresets")
+                    .with("name", excerpt(&pack.pack.name))
+                    .with("list", listed(&dropped)),
             );
         }
         self.tell_what_the_pack_changed(&pack, &before, choosing_before, cap_before)?;
@@ -120,15 +139,12 @@ impl Planner {
             );
         }
         let after = offer_prices(&*self.platforms()?);
-        let mut moved = Vec::new();
+        self.tell_moved_prices(before, &after, "notice.packMovedPrices");
         let mut own = Vec::new();
         for p in &pack.platforms {
             for o in &p.offers {
                 let key = (p.id.clone(), o.gpu.clone());
                 let Some(now) = after.get(&key) else { continue };
-                if let Some(was) = before.get(&key).filter(|was| *was != now) {
-                    moved.push(format!("{} {} {was} → {now}", p.id, o.gpu));
-                }
                 // Only the student's own price stands between the pack's
                 // offer and what quotes use.
                 let course = o.price_per_hour.typical;
@@ -136,11 +152,6 @@ impl Planner {
                     own.push(format!("{} {} {now} ({course})", p.id, o.gpu));
                 }
             }
-        }
-        if !moved.is_empty() {
-            self.add_notice(
-                gpuplan_core::Message::new("notice.packMovedPrices").with("list", listed(&moved)),
-            );
         }
         if !own.is_empty() {
             self.add_notice(
@@ -157,6 +168,21 @@ impl Planner {
         Ok(())
     }
 
+    /// Each offer's price that differs between `before` and `after`, said
+    /// under `key` (a pack imported or removed moves them unasked).
+    fn tell_moved_prices(&mut self, before: &OfferPrices, after: &OfferPrices, key: &str) {
+        let moved: Vec<String> = after
+            .iter()
+            .filter_map(|((platform, gpu), now)| {
+                let was = before.get(&(platform.clone(), gpu.clone()))?;
+                (was != now).then(|| format!("{platform} {gpu} {was} → {now}"))
+            })
+            .collect();
+        if !moved.is_empty() {
+            self.add_notice(gpuplan_core::Message::new(key).with("list", listed(&moved)));
+        }
+    }
+
     /// Imports the course pack in a file.
     pub fn import_pack_file(&mut self, path: &Path) -> Result<CoursePack> {
         let text = files::read_text(path, "pack", files::MAX_USER_FILE_BYTES)?;
@@ -165,8 +191,24 @@ impl Planner {
 
     /// Removes an imported pack by course name.
     pub fn remove_pack(&mut self, name: &str) -> Result<()> {
+        let before = offer_prices(&*self.platforms()?);
+        let choosing_before = self.course_choosing_platforms()?;
         if self.store()?.delete_pack(name)? {
             self.invalidate();
+            // The prices and the platforms a recommendation chooses among
+            // go back without the pack: said, as its import said them.
+            let after = offer_prices(&*self.platforms()?);
+            self.tell_moved_prices(&before, &after, "notice.packRemovedPrices");
+            if choosing_before.as_deref() == Some(name) {
+                let said = match self.course_choosing_platforms()? {
+                    Some(now) => gpuplan_core::Message::new("notice.packChoosesNow")
+                        .with("name", excerpt(&now))
+                        .with("earlier", excerpt(name)),
+                    None => gpuplan_core::Message::new("notice.noPackChooses")
+                        .with("earlier", excerpt(name)),
+                };
+                self.add_notice(said);
+            }
             Ok(())
         } else {
             let names: Vec<String> = self.packs()?.into_iter().map(|p| p.name).collect();

@@ -2708,3 +2708,73 @@ fn a_run_of_a_plan_with_its_own_price_is_billed_at_that_price() {
         "another job's price is not the run's"
     );
 }
+
+#[test]
+fn removing_a_pack_says_the_prices_and_platforms_it_gives_back_and_a_reimport_the_presets_it_drops()
+{
+    let teacher = tempfile::tempdir().expect("tmp");
+    let mut t = planner(teacher.path());
+    let export = |t: &mut Planner, name: &'static str, presets: Vec<Plan>| {
+        t.export_pack(&crate::planning::PackExport {
+            name,
+            instructor: "TA",
+            platforms: &["autodl".to_owned()],
+            presets,
+            budget_cap: None,
+            measured_runs: Vec::new(),
+        })
+        .expect("exports")
+    };
+    let mut second = model_plan();
+    second.name = "second job".to_owned();
+    t.set_override("autodl", "rtx4090", "2.05", "")
+        .expect("price");
+    let cv = export(&mut t, "CV", vec![model_plan(), second]);
+    let cv_later = export(&mut t, "CV", vec![model_plan()]);
+    t.set_override("autodl", "rtx4090", "1.11", "")
+        .expect("price");
+    let nlp = export(&mut t, "NLP", Vec::new());
+
+    let student = tempfile::tempdir().expect("tmp");
+    let mut s = planner(student.path());
+    let told = |s: &mut Planner, from: usize, key: &str| -> Option<String> {
+        s.notices()[from..]
+            .iter()
+            .find(|m| m.key == key)
+            .map(|m| format!("{:?}", m.params))
+    };
+    s.import_pack("nlp.toml", &nlp).expect("imports");
+    s.import_pack("cv.toml", &cv).expect("imports");
+    let from = s.notices().len();
+    s.import_pack("cv.toml", &cv_later).expect("imports");
+    let dropped = told(&mut s, from, "notice.packDroppedPresets").unwrap_or_default();
+    assert!(
+        dropped.contains("second job") && !dropped.contains(&model_plan().name),
+        "the preset the new file no longer has is named, the kept one is not: {dropped}"
+    );
+
+    let from = s.notices().len();
+    s.remove_pack("CV").expect("removes");
+    let back = told(&mut s, from, "notice.packRemovedPrices").unwrap_or_default();
+    assert!(
+        back.contains("autodl rtx4090 2.05 → 1.11"),
+        "the course's price gone, the other pack's is used again, and it is said: {back}"
+    );
+    let chooses = told(&mut s, from, "notice.packChoosesNow").unwrap_or_default();
+    assert!(
+        chooses.contains("NLP") && chooses.contains("CV"),
+        "the remaining pack chooses the platforms now: {chooses}"
+    );
+
+    let from = s.notices().len();
+    s.remove_pack("NLP").expect("removes");
+    let back = told(&mut s, from, "notice.packRemovedPrices").unwrap_or_default();
+    assert!(
+        back.contains("1.11 →"),
+        "the last pack's price goes back to the listed one: {back}"
+    );
+    assert!(
+        told(&mut s, from, "notice.noPackChooses").is_some(),
+        "with no pack left every platform is chosen among again, and that is said"
+    );
+}

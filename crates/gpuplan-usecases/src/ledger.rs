@@ -203,14 +203,17 @@ impl Planner {
         let planned_cost = match entry.plan_id.filter(|_| !matches!(per, Planned::Nothing)) {
             Some(id) => {
                 let saved = self.store()?.get_plan(id)?;
+                let platforms = self.platforms()?;
                 Plan::from_toml(&format!("saved plan {id}"), &saved.body)
                     .ok()
-                    .and_then(|p| self.quote(&p).ok())
-                    .map(|q| match per {
+                    .and_then(|p| Some((self.quote(&p).ok()?, p)))
+                    .map(|(q, p)| match per {
                         Planned::Whole => q.cash_total,
                         // A run is set beside one run of the plan, not the
                         // plan's total over all its runs.
-                        Planned::OneRun | Planned::Nothing => longest_run_cost(&q),
+                        Planned::OneRun | Planned::Nothing => {
+                            longest_run_cost(&q, platforms.get(&p.platform).ok())
+                        }
                     })
             }
             None => None,
@@ -280,7 +283,8 @@ impl Planner {
         // The run compared is the plan's longest: its hours and what one
         // of it costs (its group's line over the group's count), not the
         // plan's total spread over runs of other lengths.
-        let planned_cost = longest_run_cost(&q);
+        let platforms = self.platforms()?;
+        let planned_cost = longest_run_cost(&q, platforms.get(&plan.platform).ok());
         // To the second, not the two places the bill shows: a 39 s run
         // planned is not 36 s (0.01 h), or an honest 44 s reads as 20% slow.
         let planned_hours = q.longest_run_seconds.to_f64().unwrap_or(0.0) / 3600.0;
@@ -419,18 +423,41 @@ pub(crate) enum Planned {
     Nothing,
 }
 
-fn longest_run_cost(q: &gpuplan_core::quote::Quote) -> Decimal {
+/// What one run of the plan costs, the longest: its runs line's share,
+/// billed as one start is. A run is one start, billed as the platform bills a start: its time
+/// rounded up to the billing unit and to the minimum charge, as the run's
+/// own bill is (a 30-minute run on a platform with a one-hour minimum is
+/// planned at the hour it will be charged, not at half of it).
+fn longest_run_cost(
+    q: &gpuplan_core::quote::Quote,
+    profile: Option<&gpuplan_core::platform::PlatformProfile>,
+) -> Decimal {
+    use gpuplan_core::quote::{billed_hours, cny, seconds_to_hours};
     let param = |l: &gpuplan_core::quote::LineItem, k: &str| -> Option<Decimal> {
         l.params.0.iter().find(|(key, _)| *key == k)?.1.parse().ok()
     };
-    q.lines
+    let Some((seconds, share)) = q
+        .lines
         .iter()
         .filter(|l| l.kind == gpuplan_core::quote::LineKind::Runs)
         .filter_map(|l| Some((param(l, "time_s")?, param(l, "count")?, l.amount)))
         .max_by(|a, b| a.0.cmp(&b.0))
-        .and_then(|(_, count, amount)| amount.checked_div(count))
-        .map(gpuplan_core::quote::cny)
-        .unwrap_or(q.cash_total)
+        .and_then(|(seconds, count, amount)| Some((seconds, amount.checked_div(count)?)))
+    else {
+        return q.cash_total;
+    };
+    let used = seconds_to_hours(seconds);
+    let billed = profile.map_or(used, |p| {
+        billed_hours(
+            used,
+            p.billing.granularity.value,
+            p.billing.minimum_charge_minutes.value,
+        )
+    });
+    cny(share
+        .checked_mul(billed)
+        .and_then(|x| x.checked_div(used))
+        .unwrap_or(share))
 }
 
 /// The run's memory peak (GiB), planned and measured: what the report

@@ -2778,3 +2778,44 @@ fn removing_a_pack_says_the_prices_and_platforms_it_gives_back_and_a_reimport_th
         "with no pack left every platform is chosen among again, and that is said"
     );
 }
+
+#[test]
+fn a_run_is_planned_at_what_its_start_is_charged_minimum_included() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    // 揽睿星舟 bills by the hour with a one-hour minimum: a 30-minute run
+    // is charged the hour (1.25 of run and 1.25 of minimum on the quote).
+    let plan = Plan::from_toml(
+        "p.toml",
+        "name = \"half hour\"\nplatform = \"lanrui\"\ngpu = \"rtx3090\"\nsetup_hours = 0\n\
+         [job]\nhours = 0.5\n[storage]\ngb = 0\n",
+    )
+    .expect("plan");
+    p.save_plan(None, &plan, None).expect("saved");
+    let quoted = p.quote(&plan).expect("quotes");
+    let report = measured_report(&plan.name, 1200, 2048, 0).replace("autodl", "lanrui");
+    let row_cost = |p: &mut Planner, id: i64| {
+        p.ledger()
+            .expect("ledger")
+            .entries
+            .iter()
+            .find(|e| e.id == id)
+            .and_then(|e| e.planned_cost)
+    };
+    let run = p.import_report("r.json", &report, None).expect("imports");
+    let versus = run.versus.expect("set beside its plan");
+    assert_eq!(
+        versus.planned_cost, quoted.cash_total,
+        "the run's plan is the hour the platform charges for it ({}), not the half in the runs line",
+        quoted.cash_total
+    );
+    assert_eq!(
+        run.cost, versus.planned_cost,
+        "a 20-minute run is charged the same minimum hour: on plan"
+    );
+    assert_eq!(
+        row_cost(&mut p, run.ledger_id),
+        Some(quoted.cash_total),
+        "the ledger's row plans it the same"
+    );
+}

@@ -1807,3 +1807,39 @@ fn a_start_billed_by_the_hour_prints_lines_that_add_up_to_its_charge() {
         );
     }
 }
+
+#[test]
+fn a_disk_prepaid_with_packages_bills_pay_as_you_go_between_them() {
+    // 优云智算 prices the disk with a month package (0.01 per GB-day) and
+    // bills a disk no package covers at 0.012. Two 10 h runs, spaced over
+    // the schedule's days, a month package bought for each: the disk kept
+    // between the packages is billed, and each package's month is paid
+    // whole. Hand bills (GB x (package days x 0.01 + other days x 0.012)):
+    let cases = [
+        (62, "122.40", "200 GB (the free 100 kept: no recycle inside a package's month and 7 days) x (60 x 0.01 + 1 x 0.012)"),
+        (80, "216.00", "recycled after day 37: 300 GB x (60 x 0.01 + 10 x 0.012)"),
+        (120, "288.00", "300 GB x (60 x 0.01 + 30 x 0.012)"),
+        (180, "396.00", "300 GB x (60 x 0.01 + 60 x 0.012): the 60 days between packages were left unbilled (289.50)"),
+    ];
+    for (days, want, why) in cases {
+        let q = priced(&format!(
+            r#"name = "two runs, a package each"
+            platform = "youyun"
+            gpu = "rtx3090"
+            setup_hours = 0
+            payment = {{ package = "month" }}
+            [job]
+            hours = 10
+            [[run]]
+            name = "train"
+            count = 2
+            [schedule]
+            days = {days}
+            between_runs = "stop"
+            [storage]
+            gb = 300"#
+        ));
+        let disk = line(&q, LineKind::Storage) + line(&q, LineKind::DataDisk);
+        assert_eq!(disk, d(want), "{days} days: {why}");
+    }
+}

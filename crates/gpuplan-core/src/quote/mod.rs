@@ -1353,13 +1353,21 @@ fn billed_states(
     );
     // A disk the platform sells on the package itself is prepaid with it:
     // every package period bought, used or not.
-    let prepaid_disk_days = match (prices.package, &packages) {
-        (Some((period, _)), Some((count, _))) if prices::package_disk(plan, profile).is_some() => {
-            Some((Decimal::from(*count), period.hours() / Decimal::from(24)))
-        }
+    let prepaid_disk = match (prices.package, &packages) {
+        (Some((period, _)), Some(_)) if prices::package_disk(plan, profile).is_some() => Some((
+            schedule::package_windows(lanes, period.hours(), stop_bills_gpu),
+            period.hours() / Decimal::from(24),
+        )),
         _ => None,
     };
-    stages::storage(&mut bill, plan, profile, prices, lanes, prepaid_disk_days);
+    stages::storage(
+        &mut bill,
+        plan,
+        profile,
+        prices,
+        lanes,
+        prepaid_disk.as_ref().map(|(w, d)| (w.as_slice(), *d)),
+    );
     let credit = stages::credit(&mut bill, plan, profile, prices.spot);
     Billed {
         bill,

@@ -233,10 +233,18 @@ impl Lane {
     /// Hours the instance disk bills: all the time it exists, or only while
     /// the instance runs where a stopped disk does not bill.
     pub fn disk_hours(&self, bills_while_stopped: bool) -> Decimal {
+        self.disk_spans(bills_while_stopped)
+            .iter()
+            .map(Interval::len)
+            .sum()
+    }
+
+    /// When the instance disk bills (see [`Lane::disk_hours`]).
+    pub fn disk_spans(&self, bills_while_stopped: bool) -> Vec<Interval> {
         if bills_while_stopped {
-            self.disk.iter().map(Interval::len).sum()
+            self.disk.clone()
         } else {
-            self.on.iter().map(|(i, _)| i.len()).sum()
+            self.on.iter().map(|(i, _)| *i).collect()
         }
     }
 
@@ -799,27 +807,42 @@ fn disk_life(lane: &mut Lane, keeps_data: bool, disk_end: Decimal) {
 /// needed and again whenever the paid period has run out: how many, and the
 /// day each is bought on.
 pub fn packages(lanes: &[Lane], period: Decimal, stop_bills_gpu: bool) -> (u32, Vec<u32>) {
-    let mut count = 0u32;
-    let mut days = Vec::new();
-    for lane in lanes {
-        let mut paid_until: Option<Decimal> = None;
-        for iv in lane.gpu_billed(stop_bills_gpu) {
-            let mut t = iv.start;
-            while t < iv.end {
-                match paid_until {
-                    Some(until) if t < until => t = until,
-                    _ => {
-                        count = count.saturating_add(1);
-                        days.push(day_of(t));
-                        paid_until = Some(t + period);
-                        t += period;
+    let windows = package_windows(lanes, period, stop_bills_gpu);
+    let mut days: Vec<u32> = windows.iter().flatten().map(|w| day_of(w.start)).collect();
+    days.sort_unstable();
+    (u32::try_from(days.len()).unwrap_or(u32::MAX), days)
+}
+
+/// The periods each lane's packages run, lane by lane: a package is bought
+/// when the GPU bills and no package bought before covers that time, and
+/// lasts its period whether used or not.
+pub fn package_windows(
+    lanes: &[Lane],
+    period: Decimal,
+    stop_bills_gpu: bool,
+) -> Vec<Vec<Interval>> {
+    lanes
+        .iter()
+        .map(|lane| {
+            let mut bought: Vec<Interval> = Vec::new();
+            for iv in lane.gpu_billed(stop_bills_gpu) {
+                let mut t = iv.start;
+                while t < iv.end {
+                    match bought.last() {
+                        Some(w) if t < w.end => t = w.end,
+                        _ => {
+                            bought.push(Interval {
+                                start: t,
+                                end: t + period,
+                            });
+                            t += period;
+                        }
                     }
                 }
             }
-        }
-    }
-    days.sort_unstable();
-    (count, days)
+            bought
+        })
+        .collect()
 }
 
 /// Packages beyond the first on each lane whose period covers only what is
@@ -829,28 +852,15 @@ pub fn packages(lanes: &[Lane], period: Decimal, stop_bills_gpu: bool) -> (u32, 
 pub fn last_package_hours(lanes: &[Lane], period: Decimal, stop_bills_gpu: bool) -> (u32, Decimal) {
     let mut extra = 0u32;
     let mut hours = Decimal::ZERO;
-    for lane in lanes {
-        let spans = lane.gpu_billed(stop_bills_gpu);
-        let mut paid_until: Option<Decimal> = None;
-        let mut bought: Vec<Decimal> = Vec::new();
-        for iv in &spans {
-            let mut t = iv.start;
-            while t < iv.end {
-                match paid_until {
-                    Some(until) if t < until => t = until,
-                    _ => {
-                        bought.push(t);
-                        paid_until = Some(t + period);
-                        t += period;
-                    }
-                }
-            }
-        }
+    for (lane, bought) in lanes
+        .iter()
+        .zip(package_windows(lanes, period, stop_bills_gpu))
+    {
         if let (true, Some(last)) = (bought.len() > 1, bought.last()) {
-            let end = *last + period;
-            let used: Decimal = spans
+            let used: Decimal = lane
+                .gpu_billed(stop_bills_gpu)
                 .iter()
-                .map(|s| (s.end.min(end) - s.start.max(*last)).max(Decimal::ZERO))
+                .map(|s| (s.end.min(last.end) - s.start.max(last.start)).max(Decimal::ZERO))
                 .sum();
             extra += 1;
             hours += used;

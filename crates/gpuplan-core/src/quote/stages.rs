@@ -16,7 +16,7 @@ use chrono::Datelike;
 use rust_decimal::Decimal;
 
 use super::prices::{Prices, Rental};
-use super::schedule::{self, Group, Lane, Rate};
+use super::schedule::{self, Group, Interval, Lane, Rate};
 use super::{billed_hours, cny, h2, seconds_param, Category, LineItem, LineKind, Params};
 use crate::plan::{Between, Disk, Plan};
 use crate::platform::PlatformProfile;
@@ -550,16 +550,16 @@ pub fn stops(
 
 /// Storage: the instance disk while an instance exists (until released by
 /// the student or the platform's deadline), in GB-days over every instance,
-/// and at least the package periods bought where the disk is prepaid with
-/// them (`prepaid`: how many, and the days each); persistent storage for the
-/// days it is kept.
+/// and every package period bought where the disk is prepaid with them
+/// (`prepaid`: each lane's package periods, and the days of one); persistent
+/// storage for the days it is kept.
 pub fn storage(
     bill: &mut Bill,
     plan: &Plan,
     profile: &PlatformProfile,
     prices: &Prices,
     lanes: &[Lane],
-    prepaid: Option<(Decimal, Decimal)>,
+    prepaid: Option<(&[Vec<Interval>], Decimal)>,
 ) {
     let (kept_gb, on) = plan
         .storage
@@ -591,12 +591,9 @@ pub fn storage(
         .iter()
         .map(|l| l.disk_hours(while_stopped) / day)
         .collect();
-    let (periods, period_days) = prepaid.unwrap_or_default();
-    let days: Decimal = lane_days
-        .iter()
-        .copied()
-        .sum::<Decimal>()
-        .max(periods * period_days);
+    let period_days = prepaid.map(|(_, d)| d).unwrap_or_default();
+    let (days, cost_per_gb) =
+        disk_days_and_cost(lanes, while_stopped, prepaid, per_gb_day, profile, prices);
     // Each instance has its own disk: the first of each lane and each fresh
     // one after a release (not one that found the kept data disk); the
     // longest one disk lived is what "each" says.
@@ -629,31 +626,56 @@ pub fn storage(
             ("days", h2(longest).to_string()),
         ],
         None,
-        billable * disk_cost_per_gb(days, prepaid, per_gb_day, profile, prices),
+        billable * cost_per_gb,
     );
     if on == Disk::Persistent {
         persistent(bill, plan, prices, lanes, kept_gb);
     }
 }
 
-/// What one GB of disk costs over `days`: at the disk's price, except that
-/// days past the package periods bought (the disk kept after the last
-/// package ran out) are billed at the pay-as-you-go price, as the platform
-/// bills a disk no package covers.
-fn disk_cost_per_gb(
-    days: Decimal,
-    prepaid: Option<(Decimal, Decimal)>,
+/// The days one GB of the disk is billed and what they cost. Without
+/// packages: every day the disk exists, at its price. With the disk
+/// prepaid with packages: every package period bought (used or not) at the
+/// disk's price, and the days the disk exists outside them (kept between
+/// packages, or after the last ran out) at the pay-as-you-go price, as the
+/// platform bills a disk no package covers; a disk sold in sizes keeps its
+/// size's price throughout.
+fn disk_days_and_cost(
+    lanes: &[Lane],
+    while_stopped: bool,
+    prepaid: Option<(&[Vec<Interval>], Decimal)>,
     per_gb_day: Decimal,
     profile: &PlatformProfile,
     prices: &Prices,
-) -> Decimal {
-    match prepaid {
-        Some((periods, period_days)) if prices.disk.is_none() => {
-            let covered = (periods * period_days).min(days);
-            covered * per_gb_day + (days - covered) * profile.storage.price_per_gb_day.value
-        }
-        _ => days * per_gb_day,
+) -> (Decimal, Decimal) {
+    let day = Decimal::from(24);
+    let Some((windows, _)) = prepaid else {
+        let days: Decimal = lanes
+            .iter()
+            .map(|l| l.disk_hours(while_stopped) / day)
+            .sum();
+        return (days, days * per_gb_day);
+    };
+    let (mut bought, mut outside) = (Decimal::ZERO, Decimal::ZERO);
+    for (lane, periods) in lanes.iter().zip(windows) {
+        let spans = lane.disk_spans(while_stopped);
+        let covered: Decimal = spans
+            .iter()
+            .flat_map(|d| {
+                periods
+                    .iter()
+                    .map(move |w| (d.end.min(w.end) - d.start.max(w.start)).max(Decimal::ZERO))
+            })
+            .sum();
+        bought += periods.iter().map(Interval::len).sum::<Decimal>() / day;
+        outside += (lane.disk_hours(while_stopped) - covered).max(Decimal::ZERO) / day;
     }
+    let payg = if prices.disk.is_some() {
+        per_gb_day
+    } else {
+        profile.storage.price_per_gb_day.value
+    };
+    (bought + outside, bought * per_gb_day + outside * payg)
 }
 
 /// Persistent storage, kept for the plan's days or until the last

@@ -395,23 +395,36 @@ pub fn duration(lang: Lang, seconds: &str) -> String {
     if let Some((a, b)) = seconds.split_once("..") {
         return format!("{}–{}", duration(lang, a), duration(lang, b));
     }
-    let Ok(s) = seconds.trim().parse::<f64>() else {
+    let Ok(s) = seconds.trim().parse::<rust_decimal::Decimal>() else {
         return seconds.to_owned();
     };
-    let (n, unit) = if s > 0.0 && s < 1.0 {
-        (format!("{s:.1}"), ["s", "秒"])
-    } else if s < 60.0 {
-        (format!("{s:.0}"), ["s", "秒"])
-    } else if s < 3600.0 {
-        let m = s / 60.0;
-        let text = if (m - m.round()).abs() < 0.05 {
-            format!("{m:.0}")
+    // Half up, as the bill's money and the JSON's hours are (f64's `{:.2}`
+    // printed 3690 s as 1.02 h beside the JSON's 1.03).
+    let places = |x: rust_decimal::Decimal, dp: u32| {
+        x.round_dp_with_strategy(dp, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+    };
+    let (minute, hour) = (
+        rust_decimal::Decimal::from(60),
+        rust_decimal::Decimal::from(3600),
+    );
+    let (n, unit) = if s > rust_decimal::Decimal::ZERO && s < rust_decimal::Decimal::ONE {
+        (format!("{:.1}", places(s, 1)), ["s", "秒"])
+    } else if s < minute {
+        (format!("{:.0}", places(s, 0)), ["s", "秒"])
+    } else if s < hour {
+        let m = s.checked_div(minute).unwrap_or_default();
+        let tenth = places(m, 1);
+        let text = if tenth.fract().is_zero() {
+            format!("{:.0}", tenth)
         } else {
-            format!("{m:.1}")
+            format!("{:.1}", tenth)
         };
         (text, ["min", "分钟"])
     } else {
-        (format!("{:.2}", s / 3600.0), ["h", "小时"])
+        (
+            format!("{:.2}", places(s.checked_div(hour).unwrap_or_default(), 2)),
+            ["h", "小时"],
+        )
     };
     match lang {
         Lang::En => format!("{n} {}", unit[0]),

@@ -2819,3 +2819,32 @@ fn a_run_is_planned_at_what_its_start_is_charged_minimum_included() {
         "the ledger's row plans it the same"
     );
 }
+
+#[test]
+fn a_duration_is_worded_half_up_as_the_json_and_the_money_are() {
+    // (seconds, English, why)
+    let cases = [
+        (
+            "3690",
+            "1.03 h",
+            "1.025 h rounds up, as longest_run_hours does (f64 printed 1.02)",
+        ),
+        ("9630", "2.68 h", "2.675 h rounds up (f64 printed 2.67)"),
+        ("615", "10.3 min", "10.25 min rounds up (f64 printed 10.2)"),
+        (
+            "1797",
+            "30 min",
+            "29.95 min is 30.0: said as a whole minute",
+        ),
+        ("3600", "1.00 h", "an hour keeps its two places"),
+        ("1800..3690", "30 min–1.03 h", "a range, each end worded"),
+        ("abc", "abc", "not a number: shown as it is"),
+    ];
+    for (seconds, en, why) in cases {
+        assert_eq!(
+            crate::labels::duration(crate::Lang::En, seconds),
+            en,
+            "{why}"
+        );
+    }
+}

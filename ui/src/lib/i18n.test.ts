@@ -23,5 +23,9 @@ describe("durations of bill lines", () => {
     expect(duration("30", "en"), "whole seconds").toBe("30 s");
     expect(duration("1800", "zh"), "minutes").toBe("30 分钟");
     expect(duration("5400", "en"), "hours to two places").toBe("1.50 h");
+    expect(duration("3690", "en"), "1.025 h rounds up, as the JSON and the CLI say").toBe("1.03 h");
+    expect(duration("9630", "zh"), "2.675 h rounds up").toBe("2.68 小时");
+    expect(duration("615", "en"), "10.25 min rounds up").toBe("10.3 min");
+    expect(duration("1797", "en"), "29.95 min is a whole 30").toBe("30 min");
   });
 });

@@ -26,12 +26,15 @@ export function duration(seconds: string, lang: string): string {
   if (seconds.trim() === "" || !Number.isFinite(s)) return seconds;
   const zh = lang.startsWith("zh");
   if (s > 0 && s < 1) return `${s.toFixed(1)} ${zh ? "秒" : "s"}`;
-  if (s < 60) return `${s.toFixed(0)} ${zh ? "秒" : "s"}`;
+  if (s < 60) return `${Math.round(s)} ${zh ? "秒" : "s"}`;
+  // Half up, as the Rust side and the money are: s / 6 and s / 36 are the
+  // tenths of a minute and hundredths of an hour, exact at the halves for
+  // whole seconds (toFixed printed 3690 s as 1.02 h).
   if (s < 3600) {
-    const m = s / 60;
-    return `${Math.abs(m - Math.round(m)) < 0.05 ? m.toFixed(0) : m.toFixed(1)} ${zh ? "分钟" : "min"}`;
+    const tenths = Math.round(s / 6);
+    return `${tenths % 10 === 0 ? String(tenths / 10) : (tenths / 10).toFixed(1)} ${zh ? "分钟" : "min"}`;
   }
-  return `${(s / 3600).toFixed(2)} ${zh ? "小时" : "h"}`;
+  return `${(Math.round(s / 36) / 100).toFixed(2)} ${zh ? "小时" : "h"}`;
 }
 
 /**

@@ -1843,3 +1843,40 @@ fn a_disk_prepaid_with_packages_bills_pay_as_you_go_between_them() {
         assert_eq!(disk, d(want), "{days} days: {why}");
     }
 }
+
+#[test]
+fn a_disk_billed_only_while_running_says_each_instances_days_not_their_sum() {
+    // 恒源云 bills the disk only while the instance runs; its 10-day release
+    // deadline gives each of three runs 12 days apart its own instance. Each
+    // disk bills about 6.4 h (setup, upload, 5 h run): 0.27 d, not the
+    // 0.80 d of the three together ("days are never added across instances").
+    let q = priced(
+        r#"name = "three instances"
+        platform = "gpushare"
+        gpu = "rtx3090"
+        setup_hours = 0.5
+        [job]
+        hours = 5
+        [[run]]
+        name = "train"
+        count = 3
+        [schedule]
+        days = 36
+        between_runs = "stop"
+        [storage]
+        gb = 120
+        [data]
+        size_gb = 15
+        upload_mbps = 40"#,
+    );
+    assert_eq!(
+        param(&q, LineKind::Storage, "instances").as_deref(),
+        Some("3"),
+        "test setup: each run on a fresh instance"
+    );
+    assert_eq!(
+        param(&q, LineKind::Storage, "days").as_deref(),
+        Some("0.27"),
+        "one instance's running days"
+    );
+}

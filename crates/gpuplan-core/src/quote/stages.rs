@@ -587,10 +587,6 @@ pub fn storage(
     };
     let while_stopped = profile.storage.bills_while_stopped.value;
     let day = Decimal::from(24);
-    let lane_days: Vec<Decimal> = lanes
-        .iter()
-        .map(|l| l.disk_hours(while_stopped) / day)
-        .collect();
     let period_days = prepaid.map(|(_, d)| d).unwrap_or_default();
     let (days, cost_per_gb) =
         disk_days_and_cost(lanes, while_stopped, prepaid, per_gb_day, profile, prices);
@@ -601,17 +597,25 @@ pub fn storage(
         .iter()
         .map(|l| l.reprovisions.saturating_sub(l.data_kept).saturating_add(1))
         .fold(0, u32::saturating_add);
-    let longest = if while_stopped {
-        lanes
-            .iter()
-            .flat_map(|l| l.disk.iter().map(|d| d.len()))
-            .max()
-            .unwrap_or_default()
-            / day
-    } else {
-        lane_days.iter().copied().max().unwrap_or_default()
-    }
-    .max(period_days);
+    // Each disk's own days: its life, or where a stopped disk does not
+    // bill, the instance's running time within that life (never the
+    // lane's instances added together).
+    let longest = (lanes
+        .iter()
+        .flat_map(|l| {
+            l.disk.iter().map(move |d| match while_stopped {
+                true => d.len(),
+                false => {
+                    l.on.iter()
+                        .map(|(i, _)| (i.end.min(d.end) - i.start.max(d.start)).max(Decimal::ZERO))
+                        .sum()
+                }
+            })
+        })
+        .max()
+        .unwrap_or_default()
+        / day)
+        .max(period_days);
     bill.push(
         if data_disk {
             LineKind::DataDisk

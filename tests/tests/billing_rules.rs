@@ -1880,3 +1880,54 @@ fn a_disk_billed_only_while_running_says_each_instances_days_not_their_sum() {
         "one instance's running days"
     );
 }
+
+#[test]
+fn stops_on_a_disk_that_bills_stopped_say_when_the_plan_sizes_no_disk() {
+    // Vast bills a stopped instance's disk ("still charged storage costs
+    // for stopped instances"), with no free part: a plan that names no disk
+    // prices its stops at nothing, and is told so.
+    let plan = |between: &str, storage: &str| {
+        format!(
+            r#"name = "a week between runs"
+            platform = "vast"
+            gpu = "rtx4090"
+            setup_hours = 0
+            [job]
+            hours = 3
+            [[run]]
+            name = "train"
+            count = 2
+            [schedule]
+            days = 14
+            between_runs = "{between}"
+            {storage}"#
+        )
+    };
+    let told = |q: &Quote| q.warnings.iter().any(|w| *w == Warning::DiskUnsized);
+    // (between runs, storage table, told, why)
+    let cases = [
+        ("stop", "", true, "no disk named: the stops would look free"),
+        (
+            "stop",
+            "[storage]\ngb = 40",
+            false,
+            "a disk named is priced (its own line)",
+        ),
+        (
+            "stop",
+            "[storage]\ngb = 0",
+            false,
+            "no disk said outright is the plan's word",
+        ),
+        (
+            "release",
+            "",
+            false,
+            "released between runs: no stopped disk to price",
+        ),
+    ];
+    for (between, storage, want, why) in cases {
+        let q = priced(&plan(between, storage));
+        assert_eq!(told(&q), want, "{why}");
+    }
+}

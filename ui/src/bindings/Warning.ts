@@ -112,7 +112,7 @@ idle: string,
 /**
  * Training compute cost.
  */
-training: string, } | { "kind": "stop-keeps-billing" } | { "kind": "spot-without-checkpoints" } | { "kind": "balance-runs-out", 
+training: string, } | { "kind": "stop-keeps-billing" } | { "kind": "disk-unsized" } | { "kind": "spot-without-checkpoints" } | { "kind": "balance-runs-out", 
 /**
  * The balance.
  */

@@ -192,6 +192,19 @@ fn data(f: &Facts<'_>, w: &mut Vec<Warning>) {
             });
         }
     }
+    // A stopped disk that bills, with no free part and no size sold, is
+    // priced from the plan's size alone: with none given the stops look
+    // free (Vast's "still charged storage costs for stopped instances").
+    let st = &f.profile.storage;
+    if f.plan.storage.is_none()
+        && longest_stop > Decimal::ZERO
+        && st.bills_while_stopped.value
+        && st.free_gb.value.is_zero()
+        && st.price_per_gb_day.value > Decimal::ZERO
+        && super::prices::instance_disk_gb(f.plan, f.profile).is_zero()
+    {
+        w.push(Warning::DiskUnsized);
+    }
     let lc = &f.profile.lifecycle;
     if let (Some(hours), Some(path)) = (&lc.scratch_wipe_after_stopped_hours, &lc.scratch_path) {
         if longest_stop >= Decimal::from(hours.value) && longest_stop > Decimal::ZERO {

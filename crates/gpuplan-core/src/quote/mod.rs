@@ -371,6 +371,10 @@ pub enum Warning {
     },
     /// Stopping does not end GPU billing here; only releasing does.
     StopKeepsBilling,
+    /// The instance sits stopped on a platform whose disk bills while
+    /// stopped and gives no free part, but the plan names no disk: none is
+    /// priced, though every instance has one.
+    DiskUnsized,
     /// Spot without checkpoints: each preemption restarts the run.
     SpotWithoutCheckpoints,
     /// The prepaid balance runs out before the plan is done.
@@ -496,7 +500,7 @@ pub enum Warning {
 
 impl Warning {
     /// Every kind, as spelled in JSON and catalog keys (`warning.<kind>`).
-    pub const KINDS: [&'static str; 25] = [
+    pub const KINDS: [&'static str; 26] = [
         "job-does-not-fit",
         "precision-unsupported",
         "data-wiped",
@@ -522,6 +526,7 @@ impl Warning {
         "storage-days-short",
         "newcomer-not-for-spot",
         "charged-in-foreign-currency",
+        "disk-unsized",
     ];
 
     /// This warning's kind (one of [`Warning::KINDS`]).
@@ -539,6 +544,7 @@ impl Warning {
             Self::BudgetExceeded { .. } => "budget-exceeded",
             Self::ForgottenShutdownCostly { .. } => "forgotten-shutdown-costly",
             Self::StopKeepsBilling => "stop-keeps-billing",
+            Self::DiskUnsized => "disk-unsized",
             Self::SpotWithoutCheckpoints => "spot-without-checkpoints",
             Self::BalanceRunsOut { .. } => "balance-runs-out",
             Self::TimeOfDayPrices { .. } => "time-of-day-prices",

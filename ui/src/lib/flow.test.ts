@@ -332,16 +332,21 @@ describe("figures nobody checked", () => {
 });
 
 describe("timeSplit", () => {
-  const ts = (waiting: number, setup: number, running: number, reruns = 0, gaps = 0) => ({
-    waiting: String(waiting), setup: String(setup), running: String(running), reruns: String(reruns), gaps: String(gaps), total: String(waiting + setup + running + reruns + gaps),
-  });
+  const ts = (waiting: number, setup: number, running: number, reruns = 0, gaps = 0) => {
+    const secs = [waiting, setup, running, reruns, gaps];
+    // Rust's `time`: each part in hours to two places, half up, the total their sum.
+    const h = secs.map((s) => Math.round(s / 36) / 100);
+    const of = (v: number[]) => ({ waiting: String(v[0]), setup: String(v[1]), running: String(v[2]), reruns: String(v[3]), gaps: String(v[4]), total: String(v.reduce((a, b) => a + b, 0)) });
+    return { time: of(h), time_seconds: of(secs) };
+  };
   it("shows every part in the total's unit, the total the sum of the parts as shown", () => {
     // (seconds, language, total, running, why)
     const cases: [ReturnType<typeof ts>, string, string, string, string][] = [
       [ts(900, 720, 492), "zh", "35.2 分钟", "8.2 分钟", "the run is the bill's 8.2 min, not 0.14 h read back as 8.4"],
       [ts(900, 720, 492), "en", "35.2 min", "8.2 min", "the same in English"],
       [ts(0, 0, 20), "en", "20.0 s", "20.0 s", "a short run in seconds"],
-      [ts(0, 1530, 1530, 1530), "en", "1.2 h", "0.4 h", "0.425 h three times is shown 0.4 each and 1.2 in all, not 1.3"],
+      [ts(468, 1332, 10785), "en", "3.50 h", "3.00 h", "the CLI's 3.50 h (0.13 + 0.37 + 3.00), not tenths summed to 3.6"],
+      [ts(0, 1530, 1530, 1530), "en", "1.29 h", "0.43 h", "0.425 h three times: 0.43 each and 1.29 in all, as the CLI prints it"],
     ];
     for (const [t, lang, total, running, why] of cases) {
       const s = timeSplit(t, lang);

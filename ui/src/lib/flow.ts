@@ -116,18 +116,26 @@ export type TimeSeconds = { waiting: string; setup: string; running: string; rer
 export type TimePart = Exclude<keyof TimeSeconds, "total">;
 
 /**
- * The time to result and its parts in one unit (the total's: seconds,
- * minutes or hours), each to one decimal, the total the sum of the parts as
- * shown: 12 + 15 + 8.2 is 35.2 min, as a bill's total is of its lines.
+ * The time to result and its parts in one unit, the total the sum of the
+ * parts as shown, as a bill's total is of its lines. From an hour on, the
+ * hours to two places the CLI prints (Rust's `time`: 3.50 h is 3.50 h here
+ * too; tenths of an hour summed read 3.6); under an hour, minutes or
+ * seconds to one decimal from the seconds: 12 + 15 + 8.2 is 35.2 min.
  */
-export function timeSplit(ts: TimeSeconds, lang: string): { total: string; parts: Record<TimePart, string> } {
+export function timeSplit(q: { time: TimeSeconds; time_seconds: TimeSeconds }, lang: string): { total: string; parts: Record<TimePart, string> } {
   const zh = lang === "zh";
+  const keys: TimePart[] = ["waiting", "setup", "running", "reruns", "gaps"];
+  const ts = q.time_seconds;
   const all = Number(ts.total);
-  const [size, unit] = all < 60 ? [1, zh ? "秒" : "s"] : all < 3600 ? [60, zh ? "分钟" : "min"] : [3600, zh ? "小时" : "h"];
+  if (all >= 3600) {
+    const hours = (h: string) => `${Number(h).toFixed(2)} ${zh ? "小时" : "h"}`;
+    const parts = Object.fromEntries(keys.map((k) => [k, hours(q.time[k])])) as Record<TimePart, string>;
+    return { total: hours(q.time.total), parts };
+  }
+  const [size, unit] = all < 60 ? [1, zh ? "秒" : "s"] : [60, zh ? "分钟" : "min"];
   // Tenths of the unit as whole numbers: sums without floating-point drift.
   const tenths = (s: string) => Math.round((Number(s) / size) * 10);
   const shown = (n: number) => `${(n / 10).toFixed(1)} ${unit}`;
-  const keys: TimePart[] = ["waiting", "setup", "running", "reruns", "gaps"];
   const parts = Object.fromEntries(keys.map((k) => [k, shown(tenths(ts[k]))])) as Record<TimePart, string>;
   return { total: shown(keys.reduce((n, k) => n + tenths(ts[k]), 0)), parts };
 }

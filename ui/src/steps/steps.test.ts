@@ -65,6 +65,9 @@ describe("step 2, the job", () => {
     expect(app.job!.model, "the preset's job is taken").toBe("llama-2-7b");
     expect(app.situation!.runs, "the typed runs are kept").toBe(7);
     expect(app.toast?.text).toMatch(/Kept your run count, 7/);
+    app.setRuns(9);
+    await app.setLang("zh");
+    expect(app.toast?.text, "a toast shown follows the language switched to, its figures as when it was said").toMatch(/已保留.*7/);
   });
 
   it("refuses a batch the core refuses, and takes it back when fixed", async () => {

@@ -248,7 +248,10 @@ export class AppStore extends Feedback {
     this.job = { ...plain(p.job) };
     this.modelSearch = "";
     if (!this.runsTouched) this.situation.runs = p.runs;
-    else if (p.runs !== this.situation.runs) this.notify(this.t("job.presetKeptRuns", { runs: this.situation.runs, suggested: p.runs }));
+    else if (p.runs !== this.situation.runs) {
+      const runs = this.situation.runs;
+      this.notify(() => this.t("job.presetKeptRuns", { runs, suggested: p.runs }));
+    }
   }
 
   /** The name a plan gets when the student gives none: its model, platform and card, in the UI's words. */

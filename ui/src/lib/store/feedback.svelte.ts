@@ -5,7 +5,8 @@
 
 /** A button in the toast (undo). */
 export type ToastAction = { id: string; label: string; run: () => void | Promise<void> };
-export type Toast = { text: string; action?: ToastAction };
+/** `text` is worded when shown, so a toast follows a change of language. */
+export type Toast = { readonly text: string; action?: ToastAction };
 /** A question asked in the page; resolves with the chosen value. */
 export type Question = { text: string; choices: { value: string; label: string }[]; resolve: (value: string) => void };
 
@@ -20,19 +21,32 @@ export class Feedback {
   problems = $state<Record<string, { label: string; text: string }>>({});
   blocking = $derived(Object.values(this.problems)[0] ?? null);
   private toastTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Which toast the timer is for (the state holds a proxy, not the object). */
+  private toastSeq = 0;
 
   onproblem = (id: string, label: string, text: string | null) => {
     if (text) this.problems[id] = { label, text };
     else delete this.problems[id];
   };
 
-  /** One transient message at a time, never stacking; one with undo stays long enough to use it. */
-  notify(text: string, action?: ToastAction) {
-    const toast: Toast = { text, action };
+  /**
+   * One transient message at a time, never stacking; one with undo stays
+   * long enough to use it. Given as a function of the catalog, it is worded
+   * each time it is shown: switching language rewords it.
+   */
+  notify(text: string | (() => string), action?: ToastAction) {
+    const say = typeof text === "function" ? text : () => text;
+    const toast: Toast = {
+      get text() {
+        return say();
+      },
+      action,
+    };
     this.toast = toast;
+    const seq = ++this.toastSeq;
     clearTimeout(this.toastTimer);
     this.toastTimer = setTimeout(() => {
-      if (this.toast?.text === toast.text) this.toast = null;
+      if (this.toastSeq === seq) this.toast = null;
     }, action ? UNDO_MS : TOAST_MS);
   }
 

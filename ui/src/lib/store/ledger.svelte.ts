@@ -64,7 +64,7 @@ export class LedgerState {
     const bill = await app.run(() => app.api.deleteLedger(e.id));
     if (bill === undefined) return;
     if (this.versusId === e.id) this.versus = null;
-    app.notify(app.t("ledger.deleted", { date: formatDate(e.date, app.lang) }), {
+    app.notify(() => app.t("ledger.deleted", { date: formatDate(e.date, app.lang) }), {
       id: "undo-bill",
       label: app.t("saved.undo"),
       run: async () => {
@@ -88,7 +88,7 @@ export class LedgerState {
   async exportRuns() {
     const { app } = this;
     const path = await app.run(() => app.api.exportMeasuredRuns());
-    if (path) app.notify(app.t("calibration.exported", { path }));
+    if (path) app.notify(() => app.t("calibration.exported", { path }));
   }
 
   private async showImported(r: ImportedRunView) {
@@ -97,7 +97,7 @@ export class LedgerState {
     // A report imported before adds nothing: the toast says so, with the bill it already is.
     const key = i.already_imported ? "ledger.reportAlready" : "ledger.reportImported";
     const said = app.t(key, { id: i.ledger_id, date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) });
-    app.notify([said, ...importNotes(i).map(([k, o]) => asSentence(app.t(k, o), app.lang))].join(" "));
+    app.notify(() => [said, ...importNotes(i).map(([k, o]) => asSentence(app.t(k, o), app.lang))].join(" "));
     this.versus = r.versus;
     this.versusId = r.versus ? i.ledger_id : null;
     await this.load();

@@ -113,7 +113,7 @@ export class OptionsState {
     const o = r.option;
     if (!o?.plan) {
       const reason = r.ruled_out ? this.app.tm(r.ruled_out) : this.app.t("plan.offerNotRented");
-      this.app.notify(this.app.t("plan.offerNotOption", { gpu: this.app.gpuName(gpu), platform: this.app.platformName(platform), reason }));
+      this.app.notify(() => this.app.t("plan.offerNotOption", { gpu: this.app.gpuName(gpu), platform: this.app.platformName(platform), reason }));
       return false;
     }
     const next = plain(o.plan);
@@ -129,7 +129,8 @@ export class OptionsState {
   applyFix(o: RankedOption) {
     if (!o.plan || !o.fix) return;
     this.app.job = plain(o.plan.job);
-    this.app.notify(this.app.t("options.fixApplied", { fix: this.app.t(`enum.fix.${o.fix.kind}`) }));
+    const kind = o.fix.kind;
+    this.app.notify(() => this.app.t("options.fixApplied", { fix: this.app.t(`enum.fix.${kind}`) }));
   }
 
   private app: AppStore;

@@ -79,7 +79,7 @@ export class PlansState {
     const saved = await app.run(() => app.api.savePlan(id, plan, situation));
     if (saved === undefined) return false;
     this.openId = saved;
-    app.notify(id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
+    app.notify(() => id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
     await this.load();
     return true;
   }
@@ -137,7 +137,7 @@ export class PlansState {
         await this.load();
       },
     };
-    app.notify(app.t(wasOpen ? "saved.deletedOpen" : "saved.deleted", { name: s.name }), undo);
+    app.notify(() => app.t(wasOpen ? "saved.deletedOpen" : "saved.deleted", { name: s.name }), undo);
     await this.load();
   }
 
@@ -169,7 +169,7 @@ export class PlansState {
     app.start(r);
     app.options.changed();
     const c = r.course;
-    app.notify(
+    app.notify(() =>
       app.t("pack.imported", {
         name: c?.name ?? "",
         platforms: c?.platforms ?? 0,
@@ -184,7 +184,7 @@ export class PlansState {
     const { app } = this;
     const ok = await app.run(() => app.api.removePack(name));
     if (ok === undefined) return;
-    app.notify(app.t("pack.removed", { name }));
+    app.notify(() => app.t("pack.removed", { name }));
     const r = await app.run(() => app.api.appInfo());
     if (r) app.info = r;
     // The pack's prices and options are gone with it.

@@ -802,7 +802,7 @@ fn launch_configs_are_valid_for_their_tools() {
     let spec = launch_specs().remove(0);
     let text = scripts::launch_script(&spec).expect("launch").text;
     assert!(
-        text.contains("--no-python bash -c \"$TRAIN_COMMAND\""),
+        text.contains("--no-python bash -o pipefail -c \"$TRAIN_COMMAND\""),
         "one process per GPU runs the command through bash"
     );
     assert!(
@@ -840,6 +840,13 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
             "training succeeded",
         ),
         ("echo 'step 10'; exit 3", 3, 1, "step 10", "training failed"),
+        (
+            "(echo 'step 10'; exit 3) | tee train.log",
+            3,
+            1,
+            "step 10",
+            "a failed job piped into tee failed (pipefail): not tee's clean 0",
+        ),
         (
             "echo 'Epoch 1'; kill -9 $$",
             137,

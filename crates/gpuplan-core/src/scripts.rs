@@ -107,7 +107,7 @@ pub struct ShutdownSpec {
     pub mechanism: StopMechanism,
     /// Job name (text only).
     pub job_name: String,
-    /// The training command, as the student types it (run by `bash -c`).
+    /// The training command, as the student types it (run by `bash -o pipefail -c`: a job piped into `tee` fails when the job does).
     pub command: String,
     /// Hard maximum runtime, seconds (the plan's estimate with margin).
     pub max_runtime_seconds: u64,
@@ -946,11 +946,11 @@ pub fn launch_script(s: &LaunchSpec) -> Result<Script, InputError> {
             o,
             "# Plain PyTorch (DDP/FSDP in the script): torchrun starts one process per GPU."
         );
-        let _ = writeln!(o, "# With the Hugging Face Trainer, use gpuplan-accelerate.yaml: accelerate launch --config_file gpuplan-accelerate.yaml --no_python bash -c \"$TRAIN_COMMAND\"");
-        let _ = writeln!(o, "torchrun --standalone --nproc_per_node={per_node} --no-python bash -c \"$TRAIN_COMMAND\"");
+        let _ = writeln!(o, "# With the Hugging Face Trainer, use gpuplan-accelerate.yaml: accelerate launch --config_file gpuplan-accelerate.yaml --no_python bash -o pipefail -c \"$TRAIN_COMMAND\"");
+        let _ = writeln!(o, "torchrun --standalone --nproc_per_node={per_node} --no-python bash -o pipefail -c \"$TRAIN_COMMAND\"");
     } else {
         let _ = writeln!(o, "# DeepSpeed through Accelerate (gpuplan-accelerate.yaml names gpuplan-deepspeed.json).");
-        let _ = writeln!(o, "accelerate launch --config_file gpuplan-accelerate.yaml --no_python bash -c \"$TRAIN_COMMAND\"");
+        let _ = writeln!(o, "accelerate launch --config_file gpuplan-accelerate.yaml --no_python bash -o pipefail -c \"$TRAIN_COMMAND\"");
     }
     Ok(Script {
         file_name: "gpuplan-launch.sh".into(),
@@ -1149,7 +1149,7 @@ srun torchrun \
         r#"  --rdzv_id="$SLURM_JOB_ID" \
   --rdzv_backend=c10d \
   --rdzv_endpoint="$head_node:$MASTER_PORT" \
-  --no-python bash -c "$TRAIN_COMMAND"
+  --no-python bash -o pipefail -c "$TRAIN_COMMAND"
 "#,
     );
     Ok(Script {

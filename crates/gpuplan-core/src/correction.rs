@@ -143,7 +143,8 @@ pub struct MeasuredRun {
     /// 0: a whole run (its parts joined, or never split); k: part k alone.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub part: u32,
-    /// This part ended to be resumed: more parts follow.
+    /// This part ended to be resumed (more parts follow), or before its
+    /// plan's last epoch: alone it teaches no time.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requeued: bool,
     /// How many parts a whole run was joined from.

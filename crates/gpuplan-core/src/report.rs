@@ -467,6 +467,26 @@ impl RunReport {
         Ok(())
     }
 
+    /// The epoch number the last progress line names (`Epoch 12`,
+    /// `epoch: 3`, the kit's default pattern: the word, up to three marks,
+    /// the number), if it names one.
+    pub fn last_epoch(&self) -> Option<u64> {
+        let text = self.last_progress.to_ascii_lowercase();
+        let after = text.rfind("epoch")?.saturating_add("epoch".len());
+        let rest = text.get(after..)?;
+        let digits_at = rest.find(|c: char| c.is_ascii_digit())?;
+        let marks = rest.get(..digits_at)?;
+        if marks.chars().count() > 3 || marks.chars().any(|c| c.is_ascii_alphanumeric()) {
+            return None;
+        }
+        let digits: String = rest
+            .get(digits_at..)?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    }
+
     /// Seconds of the billing window (checked on parsing to be a real span).
     pub fn window_seconds(&self) -> u64 {
         let parse = |s: &str| parse_time(s).ok();
@@ -576,5 +596,34 @@ impl RunReport {
         catalog
             .by_printed_name(&self.gpu_name)
             .map(|g| g.id.clone())
+    }
+}
+
+#[cfg(test)]
+mod last_epoch_tests {
+    use super::RunReport;
+
+    #[test]
+    fn the_epoch_a_progress_line_names_is_read() {
+        // (last progress, epoch, why)
+        let cases = [
+            ("Epoch 12", Some(12), "the kit's default match"),
+            ("epoch: 3", Some(3), "a colon and a space"),
+            ("[Epoch 7/50]", Some(7), "k of n: the k"),
+            ("Step 500", None, "steps are not epochs"),
+            ("epochs done", None, "no number"),
+            (
+                "Epoch abc 4",
+                None,
+                "a word between: not the epoch's number",
+            ),
+        ];
+        for (text, want, why) in cases {
+            let mut r: RunReport =
+                serde_json::from_str(include_str!("../../../examples/run-report-example.json"))
+                    .expect("the example report");
+            r.last_progress = text.to_owned();
+            assert_eq!(r.last_epoch(), want, "{why}");
+        }
     }
 }

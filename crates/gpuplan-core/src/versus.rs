@@ -35,11 +35,15 @@ pub enum RunGap {
     MoreMemory,
     /// Memory and step time off together: another batch or sequence length.
     DifferentBatch,
+    /// The run's last progress is an epoch before the plan's last (early
+    /// stopping, a smoke test, or a resumed piece without its run id): its
+    /// time is not the plan's, so it is not compared.
+    StoppedShort,
 }
 
 impl RunGap {
     /// Every cause, in the order a ledger lists them.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::FailedRun,
         Self::DifferentCard,
         Self::InputBound,
@@ -49,6 +53,7 @@ impl RunGap {
         Self::FasterThanEstimated,
         Self::MoreMemory,
         Self::DifferentBatch,
+        Self::StoppedShort,
     ];
 
     /// The catalog key's last part (`ledger.gap.<key>`).
@@ -63,6 +68,7 @@ impl RunGap {
             Self::FasterThanEstimated => "faster-than-estimated",
             Self::MoreMemory => "more-memory",
             Self::DifferentBatch => "different-batch",
+            Self::StoppedShort => "stopped-short",
         }
     }
 }
@@ -84,6 +90,19 @@ pub struct Observed {
     pub input_bound: bool,
     /// The CPU share the report measured, percent.
     pub cpu_percent: Option<u32>,
+    /// The run stopped before the plan's last epoch ([`stopped_short`]).
+    pub stopped_short: bool,
+}
+
+/// Whether a run whose last progress line names epoch `last` stopped before
+/// a plan of `epochs` epochs ended. Loops count epochs from 0 or from 1, so
+/// only a last epoch before the plan's last either way counts: `Epoch 3` of
+/// a 4-epoch plan may be its last (0..3), `Epoch 1` is not.
+pub fn stopped_short(last: Option<u64>, epochs: Option<f64>) -> bool {
+    match (last, epochs) {
+        (Some(k), Some(e)) if e.is_finite() => (k as f64) + 1.0 < e.ceil(),
+        _ => false,
+    }
 }
 
 /// The causes of the gap between a run and its plan; none for a run on plan.
@@ -95,8 +114,13 @@ pub fn gaps(o: &Observed) -> Vec<RunGap> {
     if !o.same_card {
         gaps.push(RunGap::DifferentCard);
     }
+    if o.stopped_short {
+        gaps.push(RunGap::StoppedShort);
+    }
+    // Time is compared for a whole run of the plan on its card: a shorter
+    // run or another card's speed is not the estimate's error.
     let (planned, measured) = o.hours;
-    if planned > 0.0 && o.succeeded {
+    if planned > 0.0 && o.succeeded && o.same_card && !o.stopped_short {
         let ratio = measured / planned;
         if ratio > VERSUS_SLOWER {
             // Each cause says only what the report measured: "the CPUs
@@ -170,6 +194,7 @@ mod tests {
             step_seconds: (Some(0.5), Some(0.52)),
             input_bound: false,
             cpu_percent: Some(30),
+            stopped_short: false,
         }
     }
 
@@ -177,7 +202,7 @@ mod tests {
     fn each_cause_is_named_when_its_measure_is_off() {
         // (change to a run on plan, causes expected, why)
         type Change = fn(&mut Observed);
-        let cases: [(Change, &[RunGap], &str); 11] = [
+        let cases: [(Change, &[RunGap], &str); 13] = [
             (|_| {}, &[], "a run on plan names no cause"),
             (
                 |o| o.succeeded = false,
@@ -246,11 +271,64 @@ mod tests {
                 &[RunGap::DifferentBatch],
                 "memory and step time both up: another batch, not three causes",
             ),
+            (
+                |o| {
+                    o.hours.1 = 0.5;
+                    o.stopped_short = true;
+                },
+                &[RunGap::StoppedShort],
+                "a run stopped at an early epoch is short, not fast: no budget advice",
+            ),
+            (
+                |o| {
+                    o.hours.1 = 1.0;
+                    o.same_card = false;
+                },
+                &[RunGap::DifferentCard],
+                "another card's speed is not the estimate's error: not 'faster'",
+            ),
         ];
         for (change, want, why) in cases {
             let mut o = on_plan();
             change(&mut o);
             assert_eq!(gaps(&o), want, "{why}");
+        }
+    }
+
+    #[test]
+    fn a_run_stopped_before_the_plans_last_epoch_is_short_counting_from_0_or_1() {
+        // (last epoch printed, plan's epochs, short, why)
+        let cases = [
+            (Some(1), Some(4.0), true, "a one-epoch smoke test of four"),
+            (
+                Some(3),
+                Some(4.0),
+                false,
+                "0-based: epoch 3 is the fourth and last",
+            ),
+            (Some(4), Some(4.0), false, "1-based: epoch 4 is the last"),
+            (Some(30), Some(50.0), true, "early stopping at 30 of 50"),
+            (
+                Some(9),
+                Some(2.5),
+                false,
+                "past the plan's epochs (2.5 runs into a third)",
+            ),
+            (
+                None,
+                Some(4.0),
+                false,
+                "no epoch printed (steps): nothing to say",
+            ),
+            (
+                Some(1),
+                None,
+                false,
+                "a plan by hours: no epochs to compare",
+            ),
+        ];
+        for (last, epochs, want, why) in cases {
+            assert_eq!(stopped_short(last, epochs), want, "{why}");
         }
     }
 

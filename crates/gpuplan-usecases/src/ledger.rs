@@ -320,6 +320,10 @@ impl Planner {
             step_seconds: (planned_step_seconds, measured_step_seconds),
             input_bound,
             cpu_percent: report.cpu_percent,
+            stopped_short: gpuplan_core::versus::stopped_short(
+                report.last_epoch(),
+                plan.job.epochs,
+            ),
         });
         Ok(PlanVersusActual {
             planned_hours,

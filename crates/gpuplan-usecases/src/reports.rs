@@ -630,6 +630,11 @@ fn measured_run(plan: &Plan, gpu: &str, platform: &str, report: &RunReport) -> M
         MemoryMeasure::Unknown => (None, MeasuredMemory::Unknown),
     };
     let v2 = report.schema == gpuplan_core::scripts::RUN_REPORT_SCHEMA;
+    // A run that stopped before its plan's last epoch is kept as a piece
+    // of a run that did not end: it teaches memory, never the whole run's
+    // time (five one-epoch smoke tests of a four-epoch plan taught -48%).
+    let short = gpuplan_core::versus::stopped_short(report.last_epoch(), plan.job.epochs);
+    let part = if v2 { report.part } else { 0 };
     MeasuredRun {
         job: gpuplan_core::JobSpec {
             hours: None,
@@ -645,8 +650,8 @@ fn measured_run(plan: &Plan, gpu: &str, platform: &str, report: &RunReport) -> M
         run_id: report.run_id.clone(),
         // First-version reports are whole runs; a second-version report is
         // part `part` of its run (part 1 of 1 when never resumed).
-        part: if v2 { report.part } else { 0 },
-        requeued: report.requeued,
+        part: if short { part.max(1) } else { part },
+        requeued: report.requeued || short,
         parts: 1,
     }
 }

@@ -643,8 +643,8 @@ fn plan_versus_actual_says_what_explains_the_gap() {
         ),
         (
             report(3, "NVIDIA GeForce RTX 4090", 3600, 30, 0),
-            vec!["different-card", "faster-than-estimated"],
-            "another card, half the time",
+            vec!["different-card"],
+            "another card, half the time: the card is the cause, not the estimate (no 'keep less margin')",
         ),
         (
             report(4, "NVIDIA GeForce RTX 3090", 600, 30, 137),
@@ -2847,4 +2847,47 @@ fn a_duration_is_worded_half_up_as_the_json_and_the_money_are() {
             "{why}"
         );
     }
+}
+
+#[test]
+fn runs_that_stop_before_the_plans_last_epoch_teach_no_time_and_are_not_called_fast() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let before = estimate_on_its_card(&mut p, &plan.job);
+    let run_s = before.run.map(|r| r.total_s).expect("a whole run");
+    // Three one-epoch smoke tests of the ten-epoch plan, each a tenth of
+    // the run, with the plan's memory.
+    for n in 0..3 {
+        let text = measured_report(
+            &plan.name,
+            (run_s * 0.1).round() as u64,
+            (before.peak_gib * 1024.0).round() as u64,
+            n,
+        )
+        .replace("\"Epoch 10\"", "\"Epoch 1\"")
+        .replace(
+            "\"first_progress_seconds\": 30",
+            "\"first_progress_seconds\": 1",
+        );
+        let run = p.import_report("r.json", &text, None).expect("imports");
+        let gaps = run.versus.expect("beside its plan").gaps;
+        assert_eq!(
+            gaps,
+            vec![gpuplan_core::versus::RunGap::StoppedShort],
+            "stopped short, not 'faster than estimated: keep less margin'"
+        );
+    }
+    let after = estimate_on_its_card(&mut p, &plan.job);
+    assert!(
+        after.calibration.as_ref().is_none_or(|c| c.time.is_none()),
+        "a tenth of the run is not the run: no time learnt ({:?})",
+        after.calibration.as_ref().map(|c| c.time_factor())
+    );
+    let after_s = after.run.map(|r| r.total_s).expect("a whole run");
+    assert!(
+        (after_s - run_s).abs() < 1e-6,
+        "the estimate's time is unchanged: {run_s} -> {after_s}"
+    );
 }

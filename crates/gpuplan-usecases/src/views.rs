@@ -591,11 +591,11 @@ pub struct ImportedRun {
 
 /// Why a measured run differs from its plan; the catalog words each as
 /// `ledger.gap.<key>`.
-pub const GAP_KEYS: [&str; 9] = {
+pub const GAP_KEYS: [&str; 10] = {
     let all = gpuplan_core::versus::RunGap::ALL;
-    let mut keys = [""; 9];
+    let mut keys = [""; 10];
     let mut i = 0;
-    while i < 9 {
+    while i < 10 {
         keys[i] = all[i].key();
         i += 1;
     }

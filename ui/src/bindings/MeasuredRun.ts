@@ -52,7 +52,8 @@ run_id?: string,
  */
 part?: number, 
 /**
- * This part ended to be resumed: more parts follow.
+ * This part ended to be resumed (more parts follow), or before its
+ * plan's last epoch: alone it teaches no time.
  */
 requeued?: boolean, 
 /**

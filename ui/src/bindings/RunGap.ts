@@ -3,4 +3,4 @@
 /**
  * One cause of a gap between a run and its plan.
  */
-export type RunGap = "failed-run" | "different-card" | "input-bound" | "input-bound-estimated" | "slower-than-estimated" | "slower-cpu-unknown" | "faster-than-estimated" | "more-memory" | "different-batch";
+export type RunGap = "failed-run" | "different-card" | "input-bound" | "input-bound-estimated" | "slower-than-estimated" | "slower-cpu-unknown" | "faster-than-estimated" | "more-memory" | "different-batch" | "stopped-short";

@@ -392,6 +392,55 @@ fn the_notebook_report_module_writes_a_report_the_ledger_takes() {
 }
 
 #[test]
+fn the_notebook_module_counts_its_own_memory_names_files_apart_and_writes_once() {
+    let dir = tmp("notebook-own");
+    // The kernel (the stand-in's parent) holds 1200 MiB; another notebook
+    // (process 1) 1700 MiB on the same GPU.
+    common::executable(
+        &dir.join("nvidia-smi"),
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps=pid,gpu_bus_id,used_memory*)\n    \
+         echo \"$PPID, 00000000:01:00.0, 1200\"; echo '1, 00000000:01:00.0, 1700' ;;\n  \
+         *index,pci.bus_id*) echo '0, 00000000:01:00.0' ;;\n  \
+         *name,driver_version*) echo 'Tesla T4, 535.104.05' ;;\n  \
+         *query-gpu=name*) echo 'Tesla T4' ;;\nesac\n",
+    );
+    let module = scripts::notebook_report("colab", "nb", WRAPPED_JOB).expect("module");
+    std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, os; sys.path.insert(0, '.'); from gpuplan_report import RunReport; \
+             a = RunReport().start(); b = RunReport().start(); a.progress('Epoch 1'); \
+             p = a.finish(); m = os.stat(p).st_mtime_ns; q = a.finish(); \
+             print(p == q and os.stat(p).st_mtime_ns == m, p != b.finish(), p)",
+        ])
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .output()
+        .expect("python3 runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.starts_with("True True "),
+        "finish run twice writes once; two reports of one second are two files: {said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = said.split_whitespace().nth(2).expect("the path");
+    let text = std::fs::read_to_string(dir.join(file)).expect("report written");
+    let r = gpuplan_core::report::RunReport::from_json("nb.json", &text).expect("valid");
+    assert_eq!(
+        r.gpu_peaks_mib,
+        vec![1200],
+        "the kernel's own memory, not the other notebook's 1700 with it"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
     let dir = tmp("torchpeak");
     // nvidia-smi sees no process (as in many containers): only the job's

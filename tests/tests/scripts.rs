@@ -1154,3 +1154,39 @@ fn an_activation_without_a_name_is_refused_not_written_empty() {
         assert_eq!(err.as_deref(), Some("activate"), "{why}");
     }
 }
+
+#[test]
+fn the_report_counts_the_jobs_processes_not_another_run_on_the_same_gpu() {
+    // Another run (process 1 here, not the wrapper's descendant) holds 1700
+    // MiB on the job's GPU; the job writes its own process id where the
+    // stand-in nvidia-smi reads it, and runs past the sampler's 5 s. Only
+    // the job's 1200 MiB is its peak.
+    let cmd = "echo $$ > job.pid; sleep 7; echo 'Epoch 1'";
+    let (run, script) = Run::new("neighbour", cmd, 60);
+    let smi = run.dir.join("nvidia-smi");
+    common::executable(
+        &smi,
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps=pid,gpu_bus_id,used_memory*)\n    \
+         [ -s job.pid ] && echo \"$(cat job.pid), 00000000:01:00.0, 1200\"\n    \
+         echo '1, 00000000:01:00.0, 1700'; echo '1, 00000000:02:00.0, 1700' ;;\n  \
+         *index,pci.bus_id*) printf '0, 00000000:01:00.0\\n1, 00000000:02:00.0\\n' ;;\n  \
+         *name,driver_version*) echo 'NVIDIA H200, 570.86.15' ;;\n  \
+         *query-gpu=name*) printf 'NVIDIA H200\\nNVIDIA H200\\n' ;;\nesac\n",
+    );
+    let report = run.dir.join("report.json");
+    let out = run
+        .command(&script)
+        .env("GPUPLAN_NVIDIA_SMI", &smi)
+        .env("GPUPLAN_RUN_REPORT", &report)
+        .current_dir(&run.dir)
+        .status()
+        .expect("runs");
+    assert_eq!(out.code(), Some(0), "the job succeeded");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("written")).expect("JSON");
+    assert_eq!(
+        r["gpu_peaks_mib"],
+        serde_json::json!([1200]),
+        "the job's own memory on the one GPU it used, not 2900 on one and 1700 on the other"
+    );
+}

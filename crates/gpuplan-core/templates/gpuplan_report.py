@@ -72,18 +72,54 @@ def _torch_allocated_mib():
     return []
 
 
-def _gpu_peaks_mib():
-    """Memory the compute processes use on each GPU now, MiB, by GPU."""
+def _gpu_order():
+    """Each GPU's PCI bus id to its index, in nvidia-smi's order."""
     index = {}
     for line in _smi("--query-gpu=index,pci.bus_id", "--format=csv,noheader"):
         i, _, bus = line.partition(",")
         index[bus.strip()] = int(i) if i.strip().isdigit() else len(index)
-    used = {}
-    for line in _smi("--query-compute-apps=gpu_bus_id,used_memory", "--format=csv,noheader,nounits"):
-        bus, _, mib = line.partition(",")
-        if mib.strip().isdigit():
-            used[bus.strip()] = used.get(bus.strip(), 0) + int(mib.strip())
-    return [used[b] for b in sorted(used, key=lambda b: index.get(b, 1 << 30))]
+    return index
+
+
+def _own_pids():
+    """This process and its descendants (a notebook's kernel and what it
+    started), from /proc."""
+    parent = {}
+    for d in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    parent[d] = f.read().rsplit(")", 1)[1].split()[1]
+            except (OSError, IndexError):
+                pass
+    own, me = set(), str(os.getpid())
+    for p in parent:
+        q, n = p, 0
+        while q in parent and n < 64:
+            if q == me:
+                own.add(p)
+                break
+            q, n = parent[q], n + 1
+    return own
+
+
+def _gpu_use_mib():
+    """Memory the compute processes use on each GPU now, MiB, by bus id:
+    every process's and this job's own, and whether nvidia-smi named any
+    of the job's processes (a container names none: then every process
+    counts, as the wrapper's report does)."""
+    own = _own_pids()
+    every, ours, named = {}, {}, False
+    for line in _smi("--query-compute-apps=pid,gpu_bus_id,used_memory", "--format=csv,noheader,nounits"):
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) != 3 or not fields[2].isdigit():
+            continue
+        pid, bus, mib = fields[0], fields[1], int(fields[2])
+        every[bus] = every.get(bus, 0) + mib
+        if pid in own:
+            ours[bus] = ours.get(bus, 0) + mib
+            named = True
+    return every, ours, named
 
 
 def report_torch_peak():
@@ -111,15 +147,25 @@ def report_torch_peak():
 
 
 class RunReport:
+    _made = 0
+
     def __init__(self, job="notebook", path=None, run_id=None, part=1):
         self.job = job
-        self.path = path or time.strftime("gpuplan-run-%Y%m%d-%H%M%S.json")
+        # The process id and a count too: two notebooks (or two reports of
+        # one notebook) started in one second in one folder would otherwise
+        # write one file, and one bill would be lost.
+        RunReport._made += 1
+        n = f"-{RunReport._made}" if RunReport._made > 1 else ""
+        self.path = path or time.strftime("gpuplan-run-%Y%m%d-%H%M%S") + f"-{os.getpid()}{n}.json"
         self.run_id = _clean(run_id or time.strftime("%Y%m%d%H%M%S") + f"-{os.getpid()}")[:100]
         self.part = int(part) if int(part) > 0 else 1
         self.lines = 0
         self.last = ""
         self.first = None
-        self.peaks = []
+        self.every = {}
+        self.ours = {}
+        self.named = False
+        self.written = None
 
     def start(self):
         self.t0 = time.time()
@@ -133,13 +179,24 @@ class RunReport:
         self.lines += 1
         self.last = _clean(text)[:40]
         # Sample memory while the job still holds it.
-        now = _gpu_peaks_mib()
-        if len(now) == len(self.peaks):
-            self.peaks = [max(a, b) for a, b in zip(self.peaks, now)]
-        elif len(now) > len(self.peaks):
-            self.peaks = now
+        every, ours, named = _gpu_use_mib()
+        for seen, now in ((self.every, every), (self.ours, ours)):
+            for bus, mib in now.items():
+                seen[bus] = max(seen.get(bus, 0), mib)
+        self.named = self.named or named
+
+    def _peaks(self):
+        """Per-GPU peaks in nvidia-smi's order: the job's own where
+        nvidia-smi ever named its processes, else every process's."""
+        used = self.ours if self.named else self.every
+        index = _gpu_order()
+        return [used[b] for b in sorted(used, key=lambda b: index.get(b, 1 << 30)) if used[b] > 0]
 
     def finish(self, exit_status=0, requeued=False):
+        # A finish cell run again is the same run: its report is written
+        # once (a second, later one would be a second bill).
+        if self.written:
+            return self.written
         gpus = _smi("--query-gpu=name,driver_version", "--format=csv,noheader")
         name, _, driver = (gpus[0] if gpus else ",").partition(",")
         cpu = None
@@ -157,7 +214,7 @@ class RunReport:
             "gpu_name": _clean(name.strip()),
             "driver": _clean(driver.strip()),
             "gpu_count": len(gpus),
-            "gpu_peaks_mib": self.peaks,
+            "gpu_peaks_mib": self._peaks(),
             "torch_allocated_mib": _torch_allocated_mib(),
             "started_at": self.started,
             "ended_at": _now(),
@@ -174,4 +231,5 @@ class RunReport:
         with open(tmp, "w") as f:
             json.dump(report, f, ensure_ascii=False, indent=2)
         os.replace(tmp, self.path)
+        self.written = self.path
         return self.path

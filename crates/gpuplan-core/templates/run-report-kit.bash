@@ -160,11 +160,14 @@ wait_for_watchers() {
 }
 
 # Per-GPU peaks as a JSON array, in nvidia-smi's GPU order (the GPUs the
-# job's processes used).
+# job's processes used): the job's own processes' where nvidia-smi ever
+# named one of them, else every process's (see job_tree).
 gpu_peaks_json() {
+  local column=2
+  [ ! -e "$STATE_DIR/seen" ] || column=3
   "$NVIDIA_SMI" --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
-    awk -F', *' -v old="$STATE_DIR/peaks" '
-      BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); peak[f[1]] = f[2] + 0 } }
+    awk -F', *' -v old="$STATE_DIR/peaks" -v c="$column" '
+      BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); if (f[c] + 0 > 0) peak[f[1]] = f[c] + 0 } }
       ($2 in peak) { printf "%s%d", (n++ ? ", " : ""), peak[$2] }' |
     { read -r l || true; printf '[%s]' "$l"; }
 }
@@ -237,14 +240,28 @@ write_report() {
 # of the job's processes on each GPU (by PCI bus id), and the first progress
 # line in a log file, polled until the run ends or the wrapper is gone (its
 # state folder with it).
+# The job's processes are this script's descendants. Where nvidia-smi ever
+# names one of them, only theirs count: another run or a notebook kernel on
+# the same GPU is not this job's memory. Where it names none in the whole
+# run (a container shows the host's process ids, or none), every process on
+# the GPU counts. Both peaks are kept, per bus: "bus, every, the job's".
+job_tree() {
+  ps -e -o pid=,ppid= 2>/dev/null | awk -v root=$$ '
+    { up[$1] = $2 }
+    END { for (p in up) { q = p; n = 0
+            while ((q in up) && n < 64) { if (q == root) { print p; break }; q = up[q]; n++ } } }' |
+    tr '\n' ' '
+}
 (
   while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
-    "$NVIDIA_SMI" --query-compute-apps=gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
-      awk -F', *' -v old="$STATE_DIR/peaks" '
-        BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); peak[f[1]] = f[2] + 0 } }
-        NF == 2 && $2 ~ /^[0-9]+$/ { now[$1] += $2 }
-        END { for (b in now) if (now[b] > peak[b]) peak[b] = now[b]
-              for (b in peak) print b ", " peak[b] }' > "$STATE_DIR/peaks.new" &&
+    "$NVIDIA_SMI" --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
+      awk -F', *' -v old="$STATE_DIR/peaks" -v tree="$(job_tree)" -v seen="$STATE_DIR/seen" '
+        BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); all[f[1]] = f[2] + 0; ours[f[1]] = f[3] + 0 }
+                n = split(tree, t, " "); for (i = 1; i <= n; i++) mine[t[i]] = 1 }
+        NF == 3 && $3 ~ /^[0-9]+$/ { a[$2] += $3; if ($1 in mine) { o[$2] += $3; named = 1 } }
+        END { for (b in a) { if (a[b] > all[b]) all[b] = a[b]; if (o[b] > ours[b]) ours[b] = o[b] }
+              for (b in all) print b ", " all[b] ", " ours[b] + 0
+              if (named) print "" > seen }' > "$STATE_DIR/peaks.new" &&
       mv -f "$STATE_DIR/peaks.new" "$STATE_DIR/peaks"
     note_first_in_files
     sleep "$SAMPLE_SECONDS"

@@ -236,21 +236,23 @@ pub fn wait_until(within: std::time::Duration, mut done: impl FnMut() -> bool) -
 /// `per_gpu_mib.len()` GPUs named `gpu` (driver `driver`), the job's
 /// processes using `per_gpu_mib[i]` MiB on GPU i (a 0 is a GPU the job did
 /// not use; the first GPU's use comes as two processes, as DDP's rank 0
-/// often shows). Answers the queries the kit asks, nothing else.
+/// often shows), each under process id 1, as a container shows them (none
+/// of the job's ids: every process counts). Answers the queries the kit
+/// asks, nothing else.
 pub fn nvidia_smi_script(gpu: &str, driver: &str, per_gpu_mib: &[u64]) -> String {
     let bus = |i: usize| format!("00000000:{:02X}:00.0", i + 1);
     let mut apps = String::new();
     for (i, mib) in per_gpu_mib.iter().enumerate().filter(|(_, m)| **m > 0) {
         if i == 0 && *mib > 1 {
             apps.push_str(&format!(
-                "{}, {}\n{}, {}\n",
+                "1, {}, {}\n1, {}, {}\n",
                 bus(i),
                 mib / 2,
                 bus(i),
                 mib - mib / 2
             ));
         } else {
-            apps.push_str(&format!("{}, {mib}\n", bus(i)));
+            apps.push_str(&format!("1, {}, {mib}\n", bus(i)));
         }
     }
     let index: String = (0..per_gpu_mib.len().max(1))
@@ -260,7 +262,7 @@ pub fn nvidia_smi_script(gpu: &str, driver: &str, per_gpu_mib: &[u64]) -> String
         .map(|_| format!("{gpu}\n"))
         .collect();
     format!(
-        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps=gpu_bus_id,used_memory*) printf '{apps}' ;;\n  *index,pci.bus_id*) printf '{index}' ;;\n  *name,driver_version*) echo '{gpu}, {driver}' ;;\n  *query-gpu=name*) printf '{names}' ;;\nesac\n"
+        "#!/bin/sh\ncase \"$*\" in\n  *query-compute-apps=pid,gpu_bus_id,used_memory*) printf '{apps}' ;;\n  *index,pci.bus_id*) printf '{index}' ;;\n  *name,driver_version*) echo '{gpu}, {driver}' ;;\n  *query-gpu=name*) printf '{names}' ;;\nesac\n"
     )
 }
 

@@ -1190,3 +1190,61 @@ fn the_report_counts_the_jobs_processes_not_another_run_on_the_same_gpu() {
         "the job's own memory on the one GPU it used, not 2900 on one and 1700 on the other"
     );
 }
+
+#[test]
+fn the_report_counts_the_gpus_nvidia_smi_names_and_a_slurm_job_was_given() {
+    let mismatch = "#!/bin/sh\necho 'Failed to initialize NVML: Driver/library version mismatch'\n\
+                    echo 'NVML library version: 535.161'\nexit 18\n";
+    let four = common::nvidia_smi_script("NVIDIA A100-SXM4-80GB", "535.104.05", &[9000, 0, 0, 0]);
+    // (stand-in nvidia-smi, environment, GPUs counted, card named, why)
+    let cases: [(&str, &[(&str, &str)], u64, &str, &str); 4] = [
+        (
+            mismatch,
+            &[],
+            0,
+            "",
+            "an error printed on stdout is no card and no GPU to bill",
+        ),
+        (
+            &four,
+            &[],
+            4,
+            "NVIDIA A100-SXM4-80GB",
+            "a rented machine is billed every GPU",
+        ),
+        (
+            &four,
+            &[("SLURM_JOB_ID", "77"), ("SLURM_GPUS_ON_NODE", "1")],
+            1,
+            "NVIDIA A100-SXM4-80GB",
+            "a Slurm job given one GPU of an unfenced four-GPU node is billed one",
+        ),
+        (
+            &four,
+            &[("SLURM_JOB_ID", "78"), ("SLURM_JOB_GPUS", "0,2")],
+            2,
+            "NVIDIA A100-SXM4-80GB",
+            "the GPUs Slurm listed for the job",
+        ),
+    ];
+    for (i, (smi_text, env, count, name, why)) in cases.into_iter().enumerate() {
+        let (run, script) = Run::new(&format!("gpucount{i}"), "echo 'Epoch 1'", 60);
+        let smi = run.dir.join("nvidia-smi");
+        common::executable(&smi, smi_text);
+        let report = run.dir.join("report.json");
+        let mut cmd = run.command(&script);
+        cmd.env("GPUPLAN_NVIDIA_SMI", &smi)
+            .env("GPUPLAN_RUN_REPORT", &report)
+            .current_dir(&run.dir);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        assert_eq!(cmd.status().expect("runs").code(), Some(0), "{why}: ran");
+        let text = std::fs::read_to_string(&report).expect("written");
+        let r: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(r["gpu_count"], count, "{why}");
+        assert_eq!(r["gpu_name"], name, "{why}");
+        gpuplan_core::report::RunReport::from_json("r.json", &text)
+            .unwrap_or_else(|e| panic!("{why}: the ledger takes what the kit wrote: {e:?}"));
+    }
+}

@@ -332,8 +332,14 @@ impl RunReport {
             ("torch_allocated_mib", &self.torch_allocated_mib),
         ] {
             // One figure per GPU the job used, on a machine of `gpu_count`:
-            // a longer list is not a measurement of this machine.
-            if list.len() > self.gpu_count as usize {
+            // a longer list is not a measurement of this machine. Where
+            // nvidia-smi answered nothing (count 0) the count is not known,
+            // and PyTorch's own figures (one per rank) are all there is.
+            let most = match (field, self.gpu_count) {
+                ("torch_allocated_mib", 0) => crate::parallel::MAX_GPUS as usize,
+                (_, n) => n as usize,
+            };
+            if list.len() > most {
                 return Err(bad(
                     file,
                     field,
@@ -624,6 +630,52 @@ mod last_epoch_tests {
                     .expect("the example report");
             r.last_progress = text.to_owned();
             assert_eq!(r.last_epoch(), want, "{why}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod per_gpu_tests {
+    use super::RunReport;
+
+    #[test]
+    fn pytorch_figures_stand_where_nvidia_smi_counted_no_gpu() {
+        let example = include_str!("../../../examples/run-report-example.json");
+        let mut r: RunReport = serde_json::from_str(example).expect("the example report");
+        // (GPUs counted, nvidia-smi's peaks, PyTorch's, taken, why)
+        let cases: [(u32, Vec<u64>, Vec<u64>, bool, &str); 3] = [
+            (
+                0,
+                vec![],
+                vec![1500],
+                true,
+                "no nvidia-smi: PyTorch's figure is the job's own",
+            ),
+            (
+                1,
+                vec![1500],
+                vec![1500, 1400],
+                false,
+                "two ranks' figures on a one-GPU machine",
+            ),
+            (
+                1,
+                vec![1500, 1400],
+                vec![],
+                false,
+                "two GPUs' peaks on a one-GPU machine",
+            ),
+        ];
+        for (count, peaks, torch, taken, why) in cases {
+            r.gpu_count = count;
+            r.gpu_peaks_mib = peaks;
+            r.torch_allocated_mib = torch;
+            let text = serde_json::to_string(&r).expect("JSON");
+            assert_eq!(
+                RunReport::from_json("r.json", &text).is_ok(),
+                taken,
+                "{why}"
+            );
         }
     }
 }

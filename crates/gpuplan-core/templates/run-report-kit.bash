@@ -187,8 +187,22 @@ write_report() {
   status=$1
   wait_for_watchers
   end=$(date +%s)
-  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
-  gpus=$("$NVIDIA_SMI" --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+  # Only rows nvidia-smi answers with count (a driver/library mismatch
+  # prints its error on stdout: not a card, and not a second GPU to bill).
+  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
+    LC_ALL=C grep -E ', *[0-9][0-9.]*$' | head -n 1 || true)
+  gpus=$("$NVIDIA_SMI" --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
+    LC_ALL=C grep -cE '^[0-9]+, *[0-9A-Fa-f]+:' || true)
+  # A Slurm job is billed the GPUs it was given, which a node that does not
+  # fence devices shows among all of its own.
+  given=${SLURM_GPUS_ON_NODE:-}
+  if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "$given" ] && [ -n "${SLURM_JOB_GPUS:-}" ]; then
+    given=$(printf '%s\n' "$SLURM_JOB_GPUS" | tr ',' '\n' | grep -c .)
+  fi
+  case "$given" in
+    '' | *[!0-9]*) ;;
+    *) if [ -n "${SLURM_JOB_ID:-}" ] && [ "$given" -ge 1 ] && [ "$given" -lt "${gpus:-0}" ]; then gpus=$given; fi ;;
+  esac
   lines=0
   first=null
   last=""

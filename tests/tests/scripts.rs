@@ -1248,3 +1248,30 @@ fn the_report_counts_the_gpus_nvidia_smi_names_and_a_slurm_job_was_given() {
             .unwrap_or_else(|e| panic!("{why}: the ledger takes what the kit wrote: {e:?}"));
     }
 }
+
+#[test]
+fn the_job_sees_its_own_environment_not_the_wrappers_variables() {
+    // A resume script reading START_EPOCH, a job naming its run RUN_ID:
+    // the wrapper's own variables of those names must not reach it.
+    let cmd =
+        "echo \"$JOB_NAME $RUN_ID $START_EPOCH ${STATE_DIR:-none}\" > seen.txt; echo 'Epoch 1'";
+    let (run, script) = Run::new("ownenv", cmd, 60);
+    let smi = fake_nvidia_smi(&run.dir);
+    let out = run
+        .command(&script)
+        .env("GPUPLAN_NVIDIA_SMI", &smi)
+        .env("GPUPLAN_RUN_REPORT", run.dir.join("r.json"))
+        .env("JOB_NAME", "myexp")
+        .env("RUN_ID", "abc")
+        .env("START_EPOCH", "26")
+        .current_dir(&run.dir)
+        .status()
+        .expect("runs");
+    assert_eq!(out.code(), Some(0), "the job ran");
+    let seen = std::fs::read_to_string(run.dir.join("seen.txt")).expect("the job wrote");
+    assert_eq!(
+        seen.trim(),
+        "myexp abc 26 none",
+        "the job's exported variables as they were, the wrapper's unexported ones unseen"
+    );
+}

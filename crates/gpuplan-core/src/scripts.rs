@@ -255,6 +255,7 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
             ("MAX_RUNTIME", &s.max_runtime_seconds.to_string()),
             ("POLL", &poll.to_string()),
             ("STOP_BIN", stop_bin(s.mechanism)),
+            ("JOB_ENV", JOB_ENV_CAPTURE),
             ("REPORT_KIT", &run_report_kit(&s.platform)),
             ("STOP_COMMAND", &stop_command(s.mechanism, s.destroy)),
         ],
@@ -479,6 +480,8 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
     }
     let mut o = sbatch_header(s, limit);
     o.push_str(&activate(&s.activate)?);
+    // After the activation, whose PATH and CONDA_* the job needs.
+    o.push_str(JOB_ENV_CAPTURE);
     let _ = writeln!(o, "TRAIN_COMMAND={}", shell_quote(&s.command));
     let _ = writeln!(o, "JOB_NAME={}", shell_quote(&s.job_name));
     let _ = writeln!(o, "PLAN_NAME={}", shell_quote(&s.plan));
@@ -567,6 +570,14 @@ fn sbatch_header(s: &SlurmSpec, limit: u64) -> String {
     let _ = writeln!(o, "set -u");
     o
 }
+
+/// Keeps the environment the job is to start with (the kit's `run_job`
+/// restores it): the script's own variables stay the script's.
+const JOB_ENV_CAPTURE: &str =
+    "# The environment the job is started with: this script's own variables\n\
+# (JOB_NAME, RUN_ID, START_EPOCH...) may share a name with one the job\n\
+# reads, and an exported one would reach it changed.\n\
+GPUPLAN_JOB_ENV=$(export -p)\n";
 
 /// The lines that activate each `conda:ENV` or `module:NAME`, quoted.
 fn activate(list: &[String]) -> Result<String, InputError> {

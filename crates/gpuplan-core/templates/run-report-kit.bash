@@ -44,6 +44,16 @@ export GPUPLAN_TORCH_PEAK_FILE="$STATE_DIR/torch_peak_mib"
 
 log() { printf '%s [gpuplan] %s\n' "$(date '+%F %T')" "$*"; }
 
+# Becomes "$@" (the job) with the environment the script was started with
+# (GPUPLAN_JOB_ENV), plus what the kit exports for it: the command's words
+# are expanded before, so restoring a variable cannot change them. Call it
+# in the background only (`run_job ... &`): it execs, so the job is the
+# background process itself ($! its pid, the script its parent).
+run_job() {
+  eval "${GPUPLAN_JOB_ENV:-}" 2>/dev/null
+  exec "$@"
+}
+
 # JSON string: backslashes and quotes escaped, control characters dropped.
 json_str() { printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
 

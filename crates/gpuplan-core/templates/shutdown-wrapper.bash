@@ -24,7 +24,7 @@
 # Import it with: gpuplan ledger import FILE
 @WARNING@set -u
 
-JOB_NAME=@JOB_NAME@
+@JOB_ENV@JOB_NAME=@JOB_NAME@
 PLAN_NAME=@PLAN_NAME@
 PLAN_JOB=@PLAN_JOB@
 TRAIN_COMMAND=@COMMAND@
@@ -99,7 +99,7 @@ log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
 # The job's stdout and stderr stay separate (open_streams: straight into the
 # log file, or through a watcher).
 open_streams
-bash -o pipefail -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
+run_job bash -o pipefail -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
 train_pid=$!
 wait "$train_pid"
 status=$?

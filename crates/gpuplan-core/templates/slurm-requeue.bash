@@ -9,7 +9,7 @@ train_pid=""
 on_usr1() { requeue=1; [ -z "$train_pid" ] || kill -USR1 "$train_pid" 2>/dev/null; }
 trap on_usr1 USR1
 open_streams
-srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -o pipefail -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
+run_job srun -c "${SLURM_CPUS_PER_TASK:-1}" bash -o pipefail -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
 train_pid=$!
 [ "$requeue" = 0 ] || kill -USR1 "$train_pid" 2>/dev/null
 while true; do

@@ -489,10 +489,14 @@ fn shutdown_fires_when_the_maximum_runtime_is_reached() {
 #[test]
 fn shutdown_fires_when_the_wrapper_itself_is_killed() {
     let (run, script) = Run::new("killed", "touch training-started; sleep 30", 600);
+    let smi = fake_nvidia_smi(&run.dir);
+    let report = run.dir.join("report.json");
     // Its own process group: what the wrapper started can be ended at the
     // end by that group, without matching command lines.
     let mut child = run
         .command(&script)
+        .env("GPUPLAN_NVIDIA_SMI", &smi)
+        .env("GPUPLAN_RUN_REPORT", &report)
         .process_group(0)
         .spawn()
         .expect("spawn");
@@ -512,6 +516,12 @@ fn shutdown_fires_when_the_wrapper_itself_is_killed() {
     assert!(
         run.wait_for_stop(Duration::from_secs(8)),
         "the watchdog stops the instance after its shell was killed"
+    );
+    let text = std::fs::read_to_string(&report).expect("the watchdog reports the run");
+    let r: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(
+        r["exit_status"], 137,
+        "a killed run: its bill goes to the ledger, it teaches nothing"
     );
     // The training's `sleep` outlives the killed shell: end the group.
     let _ = Command::new("kill")

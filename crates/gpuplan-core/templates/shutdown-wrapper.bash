@@ -80,8 +80,12 @@ watchdog() {
     fi
     sleep "$POLL_SECONDS"
   done
-  # The wrapper is gone. If its trap did not run (it was killed), stop now.
-  [ -e "$STATE_DIR/wrapper-done" ] || stop_instance "wrapper killed"
+  # The wrapper is gone. If its trap did not run (it was killed), report the
+  # run as killed (137: its bill, nothing to learn) and stop now.
+  if [ ! -e "$STATE_DIR/wrapper-done" ]; then
+    write_report 137 || log "the run report could not be written"
+    stop_instance "wrapper killed"
+  fi
   # The watchdog is the last of the wrapper's processes: it leaves nothing.
   rm -rf "$STATE_DIR"
 }

@@ -249,6 +249,8 @@ pub const CHECKPOINT_EPOCHS: FieldLimit = positive("spot.checkpoint_every_epochs
 /// Years a date a person gives may fall in (a plan's start, a bill's day, a
 /// run report's window): from 2000 on; a year past 2100 is a typo.
 pub const YEAR: FieldLimit = whole("year", 2000, 2100);
+/// The student's own price per GPU-hour (`override set`, the price box).
+pub const PRICE: FieldLimit = non_negative("price", MAX_PRICE_PER_HOUR as f64);
 
 /// Every limit the forms check, in one list for the app.
 pub const ALL: &[FieldLimit] = &[
@@ -280,6 +282,7 @@ pub const ALL: &[FieldLimit] = &[
     CHECKPOINT_HOURS,
     CHECKPOINT_EPOCHS,
     YEAR,
+    PRICE,
 ];
 
 impl FieldLimit {

@@ -63,6 +63,40 @@ describe("the bill", () => {
   });
 });
 
+describe("the price box and a field the core refuses", () => {
+  it("checks the price as typed, like every number field, and saves only a price", async () => {
+    const { app, backend } = await startedStore();
+    render(PlanStep, { app });
+    const box = document.getElementById("my-price")!;
+    await type(box, "abc");
+    expect(await screen.findByText(/not a number|number/i), "said beside the box").toBeTruthy();
+    expect((document.getElementById("save-price") as HTMLButtonElement).disabled, "nothing to save").toBe(true);
+    await type(box, "2.3元");
+    expect((document.getElementById("save-price") as HTMLButtonElement).disabled, "a price with its unit is a price").toBe(false);
+    await fireEvent.click(document.getElementById("save-price")!);
+    await waitFor(() => expect(backend.last("set_override")?.price).toBe("2.3"));
+  });
+
+  it("says when the plan's own price wins over a saved one, and gives the way back", async () => {
+    const { app } = await startedStore();
+    app.plan!.prices.gpu_per_hour = "2.5";
+    render(PlanStep, { app });
+    expect(document.getElementById("own-price")?.textContent, "the plan's price is named").toMatch(/own price, 2\.5 CNY/);
+    await fireEvent.click(document.getElementById("use-saved-prices")!);
+    expect(app.plan!.prices.gpu_per_hour, "the plan now takes the listed and saved prices").toBeNull();
+    await waitFor(() => expect(document.getElementById("own-price")).toBeNull());
+  });
+
+  it("greys the bill while a field holds what the core would refuse", async () => {
+    const { app } = await startedStore();
+    render(PlanStep, { app });
+    await waitFor(() => expect(total()).toBe("10.00"));
+    await type(document.getElementById("plan-storage")!, "1e309");
+    await waitFor(() => expect(document.getElementById("bill")?.classList.contains("updating"), "greyed").toBe(true));
+    expect(document.getElementById("bill-state")?.textContent, "and says which field to fix").toMatch(/fix .* first/);
+  });
+});
+
 describe("a bill Rust cannot price", () => {
   it("says so instead of updating forever, and prices again once the input changes", async () => {
     const { app, backend } = await startedStore();

@@ -54,7 +54,7 @@ export const info: AppInfo = {
   course: null,
   defaults: { situation: situation0, plan: plan0, command: "python train.py", upload_mbps: 20, batch_slider_max: 512, report_max_bytes: 65536 },
   choices: { stage: ["first-demo", "course-project"], precision: ["fp32", "bf16"], optimizer: ["adamw", "sgd"], mode: ["train", "lora"], dataset: ["in-memory"], attention: ["sdpa"], engine: ["ddp"] },
-  limits: [limit("budget", 0, 10000000), limit("runs", 1, 1000, true), limit("deadline_hours", 0, 87600, false, true), limit("batch", 1, 65536, true), limit("job.hours", 0, 87600, false, true), limit("storage.gb", 0, 100000)],
+  limits: [limit("budget", 0, 10000000), limit("runs", 1, 1000, true), limit("deadline_hours", 0, 87600, false, true), limit("batch", 1, 65536, true), limit("job.hours", 0, 87600, false, true), limit("storage.gb", 0, 100000), limit("price", 0, 10000)],
   notices: [],
   read_only: null,
   memory_parts: ["weights", "gradients", "optimizer", "activations", "logits", "kv_cache", "workspace", "allocator", "context"],

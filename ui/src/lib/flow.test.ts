@@ -205,6 +205,7 @@ describe("fields checked as they are typed", () => {
     ["", batch, null, "empty means the default"],
     ["abc", batch, "form.notNumber", "letters are not silently ignored"],
     ["12abc", batch, "form.notNumber", "a number with letters after it is not a number"],
+    ["1e309", batch, "form.rangeWhole", "too large for a double is out of range, not 'not a number'"],
     ["0", batch, "form.rangeWhole", "batch 0 is refused where it is typed"],
     ["999999999", batch, "form.rangeWhole", "beyond the core's largest batch"],
     ["1.5", batch, "form.whole", "a batch is whole"],

@@ -165,11 +165,13 @@ export function checkNumber(text: string, limit: FieldLimit | undefined, lang: s
   if (s === "") return required ? { key: "form.required", params: {} } : null;
   if (!NUMBER.test(s)) return { key: "form.notNumber", params: {} };
   const n = Number(s);
-  if (!Number.isFinite(n)) return { key: "form.notNumber", params: {} };
+  // A number too large for a double (1e309) is a number out of range, not
+  // "not a number": said with the range where the field has one.
+  if (!Number.isFinite(n) && !limit) return { key: "form.notNumber", params: {} };
   if (!limit) return null;
   const fmt = new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en-US", { maximumFractionDigits: 2 });
   const params = { min: fmt.format(limit.min), max: fmt.format(limit.max) };
-  if (limit.integer && !Number.isInteger(n)) return { key: "form.whole", params };
+  if (limit.integer && Number.isFinite(n) && !Number.isInteger(n)) return { key: "form.whole", params };
   const low = limit.min_exclusive ? n <= limit.min : n < limit.min;
   if (low || n > limit.max) return { key: limit.integer ? "form.rangeWhole" : limit.min_exclusive ? "form.rangeAbove" : "form.range", params };
   return null;

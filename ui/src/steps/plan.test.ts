@@ -293,3 +293,25 @@ describe("saving", () => {
   });
 });
 
+
+describe("the checklist's ticks", () => {
+  it("stay with their saved plan across a restart and never pass to another plan", async () => {
+    const { app, backend } = await startedStore();
+    app.plan!.name = "ticked";
+    await app.tickItem("checklist.autoShutdown|{}", true);
+    expect(backend.count("set_setting"), "an unsaved plan's ticks stay in memory").toBe(0);
+    expect(await app.plans.save()).toBe(true);
+    const id = app.plans.openId!;
+    expect(backend.last("set_setting"), "saving the plan keeps its ticks with it").toEqual({ key: `checklist.${id}`, value: '["checklist.autoShutdown|{}"]' });
+    app.options.choose(fakeOption());
+    expect(app.ticked, "a newly chosen option is a new plan: nothing ticked").toEqual({});
+    // A restart: a fresh store over the same backend opens the saved plan.
+    const again = new (app.constructor as new (api: typeof app.api) => typeof app)(backend.api);
+    again.start(structuredClone(app.info!));
+    await again.plans.load();
+    await again.plans.open(again.plans.rows.find((r) => r.id === id)!);
+    expect(again.ticked, "the ticks come back with the plan").toEqual({ "checklist.autoShutdown|{}": true });
+    await again.tickItem("checklist.autoShutdown|{}", false);
+    expect(backend.last("set_setting")?.value, "and an untick is kept too").toBe("[]");
+  });
+});

@@ -119,14 +119,18 @@ export function fakeOption(over: Partial<RankedOption> = {}): RankedOption {
 export function fakeBackend() {
   const plans = new Map<number, SavedPlanRow>();
   const bills = new Map<number, LedgerRow>();
+  const settings = new Map<string, string>();
   let nextId = 1;
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   let options: RankedOption[] = [fakeOption()];
   let estimate: () => EstimateView = fakeEstimate;
   const handlers: Record<string, (a: Record<string, unknown>) => unknown> = {
     app_info: () => structuredClone(info),
-    get_setting: () => null,
-    set_setting: () => null,
+    get_setting: (a) => settings.get(String(a.key)) ?? null,
+    set_setting: (a) => {
+      settings.set(String(a.key), String(a.value));
+      return null;
+    },
     // Like Rust: the estimator times a model, never a job given in hours.
     estimate: (a) => {
       const j = a.job as JobSpec;

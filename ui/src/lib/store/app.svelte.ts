@@ -58,8 +58,38 @@ export class AppStore extends Feedback {
 
   estimate = $state.raw<EstimateView | null>(null);
   kit = $state.raw<KitView | null>(null);
-  /** Checklist items ticked, by their message: kept when the kit is made again. */
+  /**
+   * Checklist items ticked, by their message: kept when the kit is made
+   * again, and with a saved plan across restarts (the setting
+   * `checklist.<plan id>`); a new plan starts with none ticked.
+   */
   ticked = $state<Record<string, boolean>>({});
+
+  /** Ticks or unticks a checklist item; kept with the open saved plan. */
+  async tickItem(key: string, on: boolean) {
+    this.ticked[key] = on;
+    await this.keepTicks();
+  }
+
+  /** Writes the ticks under the open saved plan (none open: they stay in memory until it is saved). */
+  async keepTicks() {
+    const id = this.plans.openId;
+    if (id === null) return;
+    const keys = Object.keys(this.ticked).filter((k) => this.ticked[k]);
+    await this.run(() => this.api.setSetting(`checklist.${id}`, JSON.stringify(keys)));
+  }
+
+  /** The ticks kept with saved plan `id` (none for a plan never ticked). */
+  async loadTicks(id: number | null) {
+    const text = id === null ? null : await this.run(() => this.api.getSetting(`checklist.${id}`));
+    let keys: unknown = [];
+    try {
+      keys = text ? JSON.parse(text) : [];
+    } catch {
+      keys = [];
+    }
+    this.ticked = Object.fromEntries((Array.isArray(keys) ? keys : []).filter((k) => typeof k === "string").map((k) => [k, true]));
+  }
 
   /**
    * The plan the bill prices: the plan, the job and the form together. Runs

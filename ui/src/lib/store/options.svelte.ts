@@ -59,6 +59,8 @@ export class OptionsState {
       this.app.plans.openId = null;
       this.app.autoName = true;
     }
+    // Another plan's checklist is not this one's.
+    this.app.ticked = {};
     const from = this.app.situationNow();
     const name = this.optionName(o);
     if (o.plan) {

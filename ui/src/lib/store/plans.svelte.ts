@@ -81,6 +81,8 @@ export class PlansState {
     this.openId = saved;
     app.notify(() => id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
     await this.load();
+    // Ticks made before the plan had an id are its own.
+    if (Object.values(app.ticked).some(Boolean)) await app.keepTicks();
     return true;
   }
 
@@ -108,6 +110,7 @@ export class PlansState {
       app.situation.budget = plan.budget;
     }
     this.openId = s.id;
+    await app.loadTicks(s.id);
     app.view = "flow";
     await app.go("plan");
   }

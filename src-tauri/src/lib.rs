@@ -33,6 +33,11 @@ pub fn run() {
             let home = gpuplan_usecases::Home::Folder(gpuplan_usecases::home::data_home());
             let state = state::AppState::load(home)?;
             app.manage(state);
+            if let Some(w) = app.get_webview_window("main") {
+                if let Some(config) = app.config().app.windows.first() {
+                    fit_to_screen(&w, config);
+                }
+            }
             // One local page, no browsing: WebKit's document-viewer cache model
             // keeps the least in memory (issue 4's weight budget).
             #[cfg(target_os = "linux")]
@@ -92,4 +97,37 @@ pub fn run() {
         eprintln!("gpuplan: the app could not start: {e}");
         std::process::exit(1);
     }
+}
+
+/// A window no larger than its screen: the configured 1200 x 800 on a
+/// 1024 x 600 netbook put the language switch and the Next button off the
+/// screen, past where the student could reach them. The minimum shrinks
+/// with it; the page scrolls inside. `config`: the window's configured
+/// size and minimum, logical pixels (the window has no size of its own yet
+/// when the app sets up).
+fn fit_to_screen(w: &tauri::WebviewWindow, config: &tauri::utils::config::WindowConfig) {
+    let Ok(Some(screen)) = w.current_monitor() else {
+        return;
+    };
+    let scale = screen.scale_factor();
+    let room = screen.size();
+    let size = tauri::LogicalSize::new(config.width, config.height).to_physical::<u32>(scale);
+    if size.width <= room.width && size.height <= room.height {
+        return;
+    }
+    let fitted = tauri::PhysicalSize::new(size.width.min(room.width), size.height.min(room.height));
+    let least = tauri::LogicalSize::new(
+        config.min_width.unwrap_or(0.0),
+        config.min_height.unwrap_or(0.0),
+    )
+    .to_physical::<u32>(scale);
+    let least = tauri::PhysicalSize::new(
+        least.width.min(fitted.width),
+        least.height.min(fitted.height),
+    );
+    let _ = w.set_min_size(Some(tauri::Size::Physical(least)));
+    let _ = w.set_size(tauri::Size::Physical(fitted));
+    let _ = w.set_position(tauri::Position::Physical(tauri::PhysicalPosition::new(
+        0, 0,
+    )));
 }

@@ -144,6 +144,32 @@ describe("saving", () => {
     return { ...s, name, save: () => fireEvent.click(document.getElementById("plan-save")!), saveNew: () => fireEvent.click(document.getElementById("plan-save-new")!) };
   }
 
+  it("marks changes not saved and asks before another plan replaces them", async () => {
+    const { app, backend, name, save, saveNew } = await setup();
+    await type(name, "one");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    await type(name, "two");
+    await saveNew();
+    await waitFor(() => expect(app.plans.openId).toBe(2));
+    expect(document.getElementById("plan-dirty"), "just saved: nothing to mark").toBeNull();
+    await type(document.getElementById("plan-runs")!, "5");
+    await waitFor(() => expect(document.getElementById("plan-dirty"), "a change is marked").not.toBeNull());
+    const one = () => app.plans.rows.find((r) => r.id === 1)!;
+    const opening = app.plans.open(one());
+    expect(await screen.findByText("The changes to “two” are not saved."), "asked, not dropped").toBeTruthy();
+    await fireEvent.click(screen.getByText("Cancel"));
+    await opening;
+    expect(app.plans.openId, "cancel keeps the plan and its changes").toBe(2);
+    const saving = app.plans.open(one());
+    await fireEvent.click(await screen.findByText("Save them"));
+    await saving;
+    expect(backend.last("save_plan")?.id, "the changes were saved into their plan first").toBe(2);
+    expect(backend.last("save_plan")?.plan, "with the change").toMatchObject({ run: [{ count: 5 }] });
+    expect(app.plans.openId, "then the other plan opened").toBe(1);
+    expect(app.plans.dirty, "as saved").toBe(false);
+  });
+
   it("saves into the open plan, and as a new one beside it", async () => {
     const { app, backend, name, save, saveNew } = await setup();
     await type(name, "first");

@@ -18,6 +18,12 @@ export class PlansState {
   /** The saved plan the editor shows; null: a plan not saved yet (or deleted). */
   openId = $state<number | null>(null);
   openRow = $derived(this.rows.find((r) => r.id === this.openId) ?? null);
+  /** The open saved plan as it was opened or last saved (`AppStore.planKey`). */
+  savedKey = $state<string | null>(null);
+  /** The open saved plan has changes not saved. */
+  get dirty(): boolean {
+    return this.openId !== null && this.savedKey !== null && this.app.planKey !== this.savedKey;
+  }
   sort = $state<Sort>({ key: "updated", up: false });
   sorted = $derived(
     [...this.rows].sort((a, b) => (this.sort.up ? 1 : -1) * (this.sort.key === "name" ? a.name.localeCompare(b.name, this.app.lang) : a.updated_at.localeCompare(b.updated_at))),
@@ -79,6 +85,7 @@ export class PlansState {
     const saved = await app.run(() => app.api.savePlan(id, plan, situation));
     if (saved === undefined) return false;
     this.openId = saved;
+    this.savedKey = app.planKey;
     app.notify(() => id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
     await this.load();
     // Ticks made before the plan had an id are its own.
@@ -89,6 +96,16 @@ export class PlansState {
   /** Opens a saved plan in the editor (step 5): its runs and budget become the student's. */
   async open(row: SavedPlanRow) {
     const { app } = this;
+    // Changes to the plan open now are not dropped unasked.
+    if (this.dirty && row.id !== this.openId) {
+      const choice = await app.ask(app.t("saved.unsavedChanges", { name: this.openRow?.name ?? app.plan?.name ?? "" }), [
+        { value: "save", label: app.t("saved.saveThem") },
+        { value: "discard", label: app.t("saved.discardThem") },
+        { value: "cancel", label: app.t("saved.clashCancel") },
+      ]);
+      if (choice === "cancel") return;
+      if (choice === "save" && !(await this.save(false))) return;
+    }
     // The copy on screen may be stale (the CLI or another window changed or
     // deleted it): the plan opened is the one saved now.
     await this.load();
@@ -113,6 +130,7 @@ export class PlansState {
     await app.loadTicks(s.id);
     app.view = "flow";
     await app.go("plan");
+    this.savedKey = app.planKey;
   }
 
   /**

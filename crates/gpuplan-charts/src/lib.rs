@@ -66,8 +66,20 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Draws `items` (label, colour, line or box) as a legend column in `area`.
 fn legend_column(area: &Area<'_>, items: &[(String, RGBColor, bool)]) -> Result<(), ChartError> {
-    for (i, (label, color, line)) in items.iter().enumerate() {
-        let y = 48i32.saturating_add(i32::try_from(i).unwrap_or(0).saturating_mul(22));
+    // Each label on two lines where one would cut it ("optimizer stat…"),
+    // while the column still fits the chart's height; else on one, cut.
+    let wrapped: Vec<Vec<String>> = items.iter().map(|(l, ..)| legend_lines(l)).collect();
+    let tall = wrapped
+        .iter()
+        .map(|l| 22usize.saturating_add(LEGEND_LINE_PX.saturating_mul(l.len().saturating_sub(1))))
+        .sum::<usize>()
+        .saturating_add(48);
+    let wrap = tall
+        <= usize::try_from(SIZE.1)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(8);
+    let mut y = 48i32;
+    for ((label, color, line), lines) in items.iter().zip(&wrapped) {
         if *line {
             area.draw(&PathElement::new(
                 vec![(6, y), (22, y)],
@@ -81,14 +93,62 @@ fn legend_column(area: &Area<'_>, items: &[(String, RGBColor, bool)]) -> Result<
             ))
             .map_err(err)?;
         }
-        area.draw(&Text::new(
-            fit(label, LEGEND_TEXT_PX),
-            (28, y.saturating_sub(7)),
-            ("sans-serif", MIN_TEXT),
-        ))
-        .map_err(err)?;
+        let shown = if wrap {
+            lines.clone()
+        } else {
+            vec![fit_entry(label)]
+        };
+        let mut text_y = y.saturating_sub(7);
+        for l in &shown {
+            area.draw(&Text::new(
+                l.clone(),
+                (28, text_y),
+                ("sans-serif", MIN_TEXT),
+            ))
+            .map_err(err)?;
+            text_y = text_y.saturating_add(i32::try_from(LEGEND_LINE_PX).unwrap_or(15));
+        }
+        let extra = i32::try_from(LEGEND_LINE_PX.saturating_mul(shown.len().saturating_sub(1)))
+            .unwrap_or(0);
+        y = y.saturating_add(22).saturating_add(extra);
     }
     Ok(())
+}
+
+/// Pixels between the lines of one legend label.
+const LEGEND_LINE_PX: usize = 15;
+
+/// A legend label on at most two lines of the legend's width: broken at a
+/// space (anywhere in Chinese, which has none), the second cut with "…" if
+/// it is still too long; a trailing figure is always shown whole.
+fn legend_lines(label: &str) -> Vec<String> {
+    if text_px(label) <= LEGEND_TEXT_PX {
+        return vec![label.to_owned()];
+    }
+    let (name, figure) = split_figure(label);
+    let mut first = String::new();
+    let mut cut = 0;
+    for (i, c) in name.char_indices() {
+        if text_px(&format!("{first}{c}")) > LEGEND_TEXT_PX {
+            break;
+        }
+        first.push(c);
+        cut = i.saturating_add(c.len_utf8());
+    }
+    // Back to the last space, where there is one in the line.
+    if let Some(space) = first.rfind(' ').filter(|s| *s > 0) {
+        first.truncate(space);
+        cut = space.saturating_add(1);
+    }
+    let rest = name.get(cut..).unwrap_or("").trim_start();
+    let second = match figure {
+        Some(v) => {
+            let room = LEGEND_TEXT_PX - text_px(v) - text_px(" ");
+            format!("{} {v}", fit(rest, room)).trim_start().to_owned()
+        }
+        None => fit(rest, LEGEND_TEXT_PX),
+    };
+    vec![first, second]
 }
 
 /// A round upper bound for an axis showing values up to `max`: 0.3 gets 0.4,
@@ -157,11 +217,36 @@ pub fn tick(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// A legend entry: the name shortened so that the entry fits the legend
-/// column and its figure (`value`) is always shown whole.
+/// A legend entry: the name and its figure (`value`), which the legend
+/// always shows whole ([`legend_lines`]).
 fn entry(name: &str, value: &str) -> String {
-    let room = LEGEND_TEXT_PX - text_px(value) - text_px(" ");
-    format!("{} {value}", fit(name, room))
+    format!("{name} {value}")
+}
+
+/// A label's trailing figure ("2.00", "35%"), kept whole when the label is
+/// cut or wrapped: (the name before it, the figure).
+fn split_figure(label: &str) -> (&str, Option<&str>) {
+    match label.rsplit_once(' ') {
+        Some((name, v))
+            if !v.is_empty()
+                && v.chars().any(|c| c.is_ascii_digit())
+                && v.chars().all(|c| c.is_ascii_digit() || ".,%-+".contains(c)) =>
+        {
+            (name, Some(v))
+        }
+        _ => (label, None),
+    }
+}
+
+/// `label` cut to one legend line, its figure kept whole.
+fn fit_entry(label: &str) -> String {
+    match split_figure(label) {
+        (name, Some(v)) => {
+            let room = LEGEND_TEXT_PX - text_px(v) - text_px(" ");
+            format!("{} {v}", fit(name, room))
+        }
+        (_, None) => fit(label, LEGEND_TEXT_PX),
+    }
 }
 
 /// `s` cut (with an ellipsis) to at most `px` pixels of text.
@@ -983,5 +1068,39 @@ mod tests {
             "a dark window gets a dark chart"
         );
         assert!(svg.starts_with("<svg"), "still an SVG document");
+    }
+}
+#[cfg(test)]
+mod legend_tests {
+    use super::{legend_lines, text_px, LEGEND_TEXT_PX};
+
+    #[test]
+    fn a_long_legend_label_wraps_with_its_figure_whole() {
+        // (label, lines, why)
+        let cases: [(&str, &[&str], &str); 4] = [
+            ("weights 2.00", &["weights 2.00"], "short: one line"),
+            (
+                "optimizer states (Adam moments) 2.00",
+                &["optimizer states", "(Adam moments) 2.00"],
+                "broken at a space, not cut to \"optimizer stat…\"",
+            ),
+            (
+                "allocator overhead and fragmentation 2.00",
+                &["allocator overhead", "and fragmentat… 2.00"],
+                "a second line still too long is cut before its figure, never in it",
+            ),
+            (
+                "Cumulative spend over the plan",
+                &["Cumulative spend", "over the plan"],
+                "no figure: words wrapped",
+            ),
+        ];
+        for (label, want, why) in cases {
+            let got = legend_lines(label);
+            assert_eq!(got, want, "{why}");
+            for l in &got {
+                assert!(text_px(l) <= LEGEND_TEXT_PX, "{why}: each line fits: {l}");
+            }
+        }
     }
 }

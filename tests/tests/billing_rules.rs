@@ -1903,7 +1903,7 @@ fn stops_on_a_disk_that_bills_stopped_say_when_the_plan_sizes_no_disk() {
             {storage}"#
         )
     };
-    let told = |q: &Quote| q.warnings.iter().any(|w| *w == Warning::DiskUnsized);
+    let told = |q: &Quote| q.warnings.contains(&Warning::DiskUnsized);
     // (between runs, storage table, told, why)
     let cases = [
         ("stop", "", true, "no disk named: the stops would look free"),

@@ -1207,7 +1207,8 @@ fn the_report_counts_the_gpus_nvidia_smi_names_and_a_slurm_job_was_given() {
                     echo 'NVML library version: 535.161'\nexit 18\n";
     let four = common::nvidia_smi_script("NVIDIA A100-SXM4-80GB", "535.104.05", &[9000, 0, 0, 0]);
     // (stand-in nvidia-smi, environment, GPUs counted, card named, why)
-    let cases: [(&str, &[(&str, &str)], u64, &str, &str); 4] = [
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(&str, Env, u64, &str, &str); 4] = [
         (
             mismatch,
             &[],

@@ -643,7 +643,8 @@ mod per_gpu_tests {
         let example = include_str!("../../../examples/run-report-example.json");
         let mut r: RunReport = serde_json::from_str(example).expect("the example report");
         // (GPUs counted, nvidia-smi's peaks, PyTorch's, taken, why)
-        let cases: [(u32, Vec<u64>, Vec<u64>, bool, &str); 3] = [
+        type Case = (u32, Vec<u64>, Vec<u64>, bool, &'static str);
+        let cases: [Case; 3] = [
             (
                 0,
                 vec![],

@@ -1361,11 +1361,11 @@ fn a_disk_sold_in_sizes_bills_the_size_that_holds_it() {
 }
 
 #[test]
-fn an_instance_disk_bills_only_while_the_instance_lives_when_data_is_on_persistent_storage() {
-    // 揽睿星舟: a 4 h job keeping 30 GB on the netdisk for 10 days. The
-    // instance (and its 200 GB data disk, 0.1/h) is released when the work
-    // ends: 0.40, not 24.00 for the netdisk's ten days. GPU 4 x 2.5 =
-    // 10.00; netdisk (30 - 10 free) x 10 d x 0.005 = 1.00; total 11.40.
+fn data_on_persistent_storage_rents_no_optional_data_disk() {
+    // 揽睿星舟: a 4 h job keeping 30 GB on the netdisk for 10 days. Its
+    // data disk is optional and holds nothing here: none is rented (a
+    // 200 GB one billed 0.40 for the work's 4 h). GPU 4 x 2.5 = 10.00;
+    // netdisk (30 - 10 free) x 10 d x 0.005 = 1.00; total 11.00.
     let q = priced(
         r#"name = "lanrui netdisk"
         platform = "lanrui"
@@ -1382,15 +1382,15 @@ fn an_instance_disk_bills_only_while_the_instance_lives_when_data_is_on_persiste
     );
     assert_eq!(
         line(&q, LineKind::Storage),
-        d("0.40"),
-        "the instance disk for the 4 h of work"
+        d("0"),
+        "no data disk: the data is on the netdisk"
     );
     assert_eq!(
         line(&q, LineKind::PersistentStorage),
         d("1.00"),
         "the netdisk's ten days"
     );
-    assert_eq!(q.cash_total, d("11.40"), "the hand bill");
+    assert_eq!(q.cash_total, d("11.00"), "the hand bill");
 }
 
 #[test]

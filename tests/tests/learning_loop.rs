@@ -178,13 +178,14 @@ fn honest_reports(
         // The job: its progress, PyTorch's peak if it opted in, the time it
         // takes (the fake clock), and on a part that is not the last, the
         // checkpoint-and-exit Slurm's USR1 asks for.
-        // The last part reaches the plan's last epoch, as an honest run does.
+        // Each part starts at its own epoch; the last reaches the plan's
+        // last, as an honest run does.
         let epoch = match (last, kind.job.epochs) {
             (true, Some(e)) => e.ceil() as u32,
             _ => part,
         };
         let body = format!(
-            "{torch_line}echo 'Epoch {epoch}'; echo {end} > '{}'",
+            "{torch_line}echo 'Epoch {part}'; echo 'Epoch {epoch}'; echo {end} > '{}'",
             dir.join("clock").display()
         );
         let command = if last {

@@ -75,8 +75,8 @@ fn seed003_resnet50_on_four_platforms() {
         ),
         (
             "seed003-lanrui-a100.toml",
-            "39.60",
-            "6 h x 6.5 = 39.00; 200 GB disk x 0.25 day x 0.012 = 0.60 (the seed: ~40)",
+            "39.00",
+            "6 h x 6.5 = 39.00; no data disk rented, the plan keeping nothing on one (the seed: ~40)",
         ),
     ];
     for (file, total, why) in cases {
@@ -109,10 +109,15 @@ fn seed003_resnet50_on_four_platforms() {
 #[test]
 fn seed003_minimum_charge_bills_a_full_hour_per_start() {
     let q = example("seed003-minimum-charge.toml");
-    // Three starts of 20 minutes, each billed a full hour at 2.5: 7.50 for
-    // the GPU (2.50 used, 5.00 waste) and the workspace's 200 GB disk for the
-    // hour it exists: 200 x 1/24 x 0.012 = 0.10.
-    assert_eq!(q.cash_total, d("7.60"), "7.50 of GPU and 0.10 of disk");
+    // Three starts of 20 minutes, each billed a full hour at 2.5: the
+    // seed's "three full hours", 7.50 (2.50 used, 5.00 waste). The plan
+    // keeps nothing on a data disk, which 揽睿星舟 makes optional: none is
+    // rented (a 200 GB one added 0.10).
+    assert_eq!(
+        q.cash_total,
+        d("7.50"),
+        "three full hours, as the seed bills them"
+    );
     assert_eq!(
         cat(&q, Category::MinimumChargeWaste),
         d("5.00"),

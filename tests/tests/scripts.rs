@@ -884,6 +884,17 @@ fn the_wrapper_writes_a_run_report_on_success_failure_and_a_killed_job() {
         assert_eq!(r["exit_status"], status, "{why}: exit status recorded");
         assert_eq!(r["progress_lines"], lines, "{why}: progress lines counted");
         assert_eq!(r["last_progress"], last, "{why}: the last progress seen");
+        if lines == 1 {
+            assert_eq!(
+                r["first_progress"], last,
+                "{why}: one line is first and last"
+            );
+        } else {
+            assert_eq!(
+                r["first_progress"], "Epoch 1",
+                "{why}: the first progress seen"
+            );
+        }
         assert_eq!(r["gpu_name"], "NVIDIA H200", "{why}: the GPU model");
         assert_eq!(r["driver"], "570.86.15", "{why}: the driver");
         assert_eq!(r["gpu_count"], 1, "{why}: one GPU");

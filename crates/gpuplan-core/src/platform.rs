@@ -225,8 +225,9 @@ pub struct Storage {
     /// (false: it bills only while running).
     pub bills_while_stopped: Fact<bool>,
     /// The smallest data disk sold, billed however little the plan keeps
-    /// on it (揽睿星舟's 200 GB spec); a plan keeping `[storage] gb = 0`
-    /// rents no data disk, which such a platform makes optional.
+    /// on it (揽睿星舟's 200 GB spec); a plan keeping nothing on the
+    /// instance (no `[storage]`, `gb = 0`, or its data on persistent
+    /// storage) rents no data disk, which such a platform makes optional.
     #[serde(default)]
     pub minimum_gb: Option<Fact<Decimal>>,
     /// The sizes the data disk is sold in, each at its own price (揽睿星舟:

@@ -102,6 +102,10 @@ pub struct RunReport {
     pub wall_seconds: u64,
     /// Seconds until the first progress line, if any.
     pub first_progress_seconds: Option<u64>,
+    /// The first progress line's match ("Epoch 26": a run resumed mid-way);
+    /// empty in reports that do not say.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub first_progress: String,
     /// Progress lines seen.
     pub progress_lines: u64,
     /// The last progress line's match ("Epoch 50").
@@ -281,6 +285,7 @@ impl RunReport {
             ("gpu_name", &self.gpu_name),
             ("driver", &self.driver),
             ("last_progress", &self.last_progress),
+            ("first_progress", &self.first_progress),
         ] {
             if !text_ok(v, MAX_TEXT_CHARS) {
                 return Err(bad(
@@ -477,20 +482,14 @@ impl RunReport {
     /// `epoch: 3`, the kit's default pattern: the word, up to three marks,
     /// the number), if it names one.
     pub fn last_epoch(&self) -> Option<u64> {
-        let text = self.last_progress.to_ascii_lowercase();
-        let after = text.rfind("epoch")?.saturating_add("epoch".len());
-        let rest = text.get(after..)?;
-        let digits_at = rest.find(|c: char| c.is_ascii_digit())?;
-        let marks = rest.get(..digits_at)?;
-        if marks.chars().count() > 3 || marks.chars().any(|c| c.is_ascii_alphanumeric()) {
-            return None;
-        }
-        let digits: String = rest
-            .get(digits_at..)?
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        digits.parse().ok()
+        epoch_in(&self.last_progress)
+    }
+
+    /// The epoch number the first progress line of a run's first part
+    /// names, as [`RunReport::last_epoch`]; none for a later part, which
+    /// resumes past the first epoch by design.
+    pub fn first_epoch(&self) -> Option<u64> {
+        epoch_in(&self.first_progress).filter(|_| self.part <= 1)
     }
 
     /// Seconds of the billing window (checked on parsing to be a real span).
@@ -603,6 +602,25 @@ impl RunReport {
             .by_printed_name(&self.gpu_name)
             .map(|g| g.id.clone())
     }
+}
+
+/// The epoch number a progress line's match names (`Epoch 12`, `epoch: 3`:
+/// the word, up to three marks, the number), if it names one.
+fn epoch_in(progress: &str) -> Option<u64> {
+    let text = progress.to_ascii_lowercase();
+    let after = text.rfind("epoch")?.saturating_add("epoch".len());
+    let rest = text.get(after..)?;
+    let digits_at = rest.find(|c: char| c.is_ascii_digit())?;
+    let marks = rest.get(..digits_at)?;
+    if marks.chars().count() > 3 || marks.chars().any(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let digits: String = rest
+        .get(digits_at..)?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }
 
 #[cfg(test)]

@@ -94,15 +94,18 @@ pub struct Observed {
     pub stopped_short: bool,
 }
 
-/// Whether a run whose last progress line names epoch `last` stopped before
-/// a plan of `epochs` epochs ended. Loops count epochs from 0 or from 1, so
-/// only a last epoch before the plan's last either way counts: `Epoch 3` of
-/// a 4-epoch plan may be its last (0..3), `Epoch 1` is not.
-pub fn stopped_short(last: Option<u64>, epochs: Option<f64>) -> bool {
-    match (last, epochs) {
+/// Whether a run whose progress lines name epochs `first` to `last` is a
+/// piece of a plan of `epochs` epochs, not all of it: it stopped before the
+/// plan's last epoch, or it started past its first (resumed mid-way without
+/// its run id). Loops count epochs from 0 or from 1, so only what is short
+/// either way counts: `Epoch 3` of a 4-epoch plan may be its last (0..3),
+/// `Epoch 1` is not; a first `Epoch 1` may be the first, `Epoch 2` is not.
+pub fn stopped_short(first: Option<u64>, last: Option<u64>, epochs: Option<f64>) -> bool {
+    let ends_early = match (last, epochs) {
         (Some(k), Some(e)) if e.is_finite() => (k as f64) + 1.0 < e.ceil(),
         _ => false,
-    }
+    };
+    ends_early || first.is_some_and(|k| k > 1)
 }
 
 /// The causes of the gap between a run and its plan; none for a run on plan.
@@ -328,7 +331,20 @@ mod tests {
             ),
         ];
         for (last, epochs, want, why) in cases {
-            assert_eq!(stopped_short(last, epochs), want, "{why}");
+            assert_eq!(stopped_short(None, last, epochs), want, "{why}");
+        }
+        // (first epoch printed, short, why)
+        let starts = [
+            (Some(0), false, "0-based: the first epoch"),
+            (Some(1), false, "1-based: the first epoch"),
+            (
+                Some(26),
+                true,
+                "resumed at epoch 26 without its run id: a piece",
+            ),
+        ];
+        for (first, want, why) in starts {
+            assert_eq!(stopped_short(first, Some(50), Some(50.0)), want, "{why}");
         }
     }
 

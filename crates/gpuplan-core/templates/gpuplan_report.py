@@ -162,6 +162,7 @@ class RunReport:
         self.lines = 0
         self.last = ""
         self.first = None
+        self.opening = ""
         self.every = {}
         self.ours = {}
         self.named = False
@@ -176,6 +177,8 @@ class RunReport:
     def progress(self, text):
         if self.first is None:
             self.first = int(time.time() - self.t0)
+            # A run resumed mid-way starts past the first epoch.
+            self.opening = _clean(text)[:40]
         self.lines += 1
         self.last = _clean(text)[:40]
         # Sample memory while the job still holds it.
@@ -220,6 +223,7 @@ class RunReport:
             "ended_at": _now(),
             "wall_seconds": int(time.time() - self.t0),
             "first_progress_seconds": self.first,
+            "first_progress": self.opening,
             "progress_lines": self.lines,
             "last_progress": self.last,
             "cpu_percent": cpu,

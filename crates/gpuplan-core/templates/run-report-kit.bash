@@ -105,16 +105,22 @@ note_first_in_files() {
   done
 }
 
+# Counts progress lines read on stdin into "$STATE_DIR/progress.STREAM":
+# how many, the last and the first (a run resumed mid-way starts past the
+# first epoch). Usage: count_progress out|err.
+count_progress() {
+  LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
+    NR == 1 { first = $0 }
+    { last = $0 }
+    END { print NR > out; print last > out; print first > out; close(out); print "" > (out ".done") }'
+}
+
 # A watcher for a stream that is not a log file: passes it through (tee),
-# counts its progress lines on the side (grep matches them, awk counts them
-# and keeps the last), and notes when the first came. Usage: watch_lines
-# out|err.
+# counts its progress lines on the side (grep matches them, count_progress
+# counts them), and notes when the first came. Usage: watch_lines out|err.
 watch_lines() {
   tee >({ LC_ALL=C grep -qm1 -E -- "$STEP_PATTERN" && date +%s > "$STATE_DIR/first.$1"; cat > /dev/null; }) \
-    >(LC_ALL=C grep -E -- "$STEP_PATTERN" |
-      LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
-        { last = $0 }
-        END { print NR > out; print last > out; close(out); print "" > (out ".done") }')
+    >(LC_ALL=C grep -E -- "$STEP_PATTERN" | count_progress "$1")
 }
 
 # Opens fd 3 and fd 4, where the job's stdout and stderr go: the log file
@@ -142,10 +148,7 @@ close_streams() { { exec 3>&- 4>&-; } 2>/dev/null || true; }
 
 # The counts of a stream read back from its log file, in the watchers' form.
 count_file() {
-  progress_in "$2" "$3" |
-    LC_ALL=C awk -v out="$STATE_DIR/progress.$1" '
-      { last = $0 }
-      END { print NR > out; print last > out; close(out); print "" > (out ".done") }'
+  progress_in "$2" "$3" | count_progress "$1"
 }
 
 # Waits (up to 10 s) until every stream has been counted: a log file is
@@ -216,11 +219,13 @@ write_report() {
   lines=0
   first=null
   last=""
+  opening=""
   most=0
   for stream in out err; do
     f="$STATE_DIR/progress.$stream"
     [ -e "$f" ] || continue
-    { read -r n; IFS= read -r l; } < "$f"
+    o=""
+    { read -r n; IFS= read -r l; IFS= read -r o || true; } < "$f"
     case "$n" in '' | *[!0-9]*) continue ;; esac
     [ "$n" -gt 0 ] || continue
     lines=$((lines + n))
@@ -234,9 +239,10 @@ write_report() {
     fi
     # The last progress line of the stream the job reports progress on (the
     # one with more of them; stdout on a tie).
-    if [ "$n" -gt "$most" ]; then last=$l; most=$n; fi
+    if [ "$n" -gt "$most" ]; then last=$l; opening=$o; most=$n; fi
   done
   if [[ $last =~ $STEP_PATTERN ]]; then last=${BASH_REMATCH[0]}; fi
+  if [[ $opening =~ $STEP_PATTERN ]]; then opening=${BASH_REMATCH[0]}; fi
   cpu=null
   cpu_end=$(cpu_ticks)
   if [ -n "$CPU_START" ] && [ -n "$cpu_end" ]; then
@@ -256,6 +262,7 @@ write_report() {
     printf '  "gpu_peaks_mib": %s,\n  "torch_allocated_mib": %s,\n' "$(gpu_peaks_json)" "$(torch_peaks_json)"
     printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
     printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
+    printf '  "first_progress": %s,\n' "$(json_str "${opening:0:40}")"
     printf '  "progress_lines": %d,\n  "last_progress": %s,\n' "$lines" "$(json_str "${last:0:40}")"
     printf '  "cpu_percent": %s,\n  "exit_status": %d\n}\n' "$cpu" "$status"
   } > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"

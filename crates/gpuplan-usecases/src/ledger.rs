@@ -321,6 +321,7 @@ impl Planner {
             input_bound,
             cpu_percent: report.cpu_percent,
             stopped_short: gpuplan_core::versus::stopped_short(
+                report.first_epoch(),
                 report.last_epoch(),
                 plan.job.epochs,
             ),

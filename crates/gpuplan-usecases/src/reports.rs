@@ -630,10 +630,15 @@ fn measured_run(plan: &Plan, gpu: &str, platform: &str, report: &RunReport) -> M
         MemoryMeasure::Unknown => (None, MeasuredMemory::Unknown),
     };
     let v2 = report.schema == gpuplan_core::scripts::RUN_REPORT_SCHEMA;
-    // A run that stopped before its plan's last epoch is kept as a piece
-    // of a run that did not end: it teaches memory, never the whole run's
-    // time (five one-epoch smoke tests of a four-epoch plan taught -48%).
-    let short = gpuplan_core::versus::stopped_short(report.last_epoch(), plan.job.epochs);
+    // A run that stopped before its plan's last epoch, or started past its
+    // first, is kept as a piece of a run: it teaches memory, never the
+    // whole run's time (five one-epoch smoke tests of a four-epoch plan
+    // taught -48%).
+    let short = gpuplan_core::versus::stopped_short(
+        report.first_epoch(),
+        report.last_epoch(),
+        plan.job.epochs,
+    );
     let part = if v2 { report.part } else { 0 };
     MeasuredRun {
         job: gpuplan_core::JobSpec {

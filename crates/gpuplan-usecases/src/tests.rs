@@ -2879,6 +2879,23 @@ fn runs_that_stop_before_the_plans_last_epoch_teach_no_time_and_are_not_called_f
             "stopped short, not 'faster than estimated: keep less margin'"
         );
     }
+    // A piece resumed by hand without its run id: epochs 6 to 10 of 10.
+    let text = measured_report(
+        &plan.name,
+        (run_s * 0.5).round() as u64,
+        (before.peak_gib * 1024.0).round() as u64,
+        7,
+    )
+    .replace(
+        "\"last_progress\"",
+        "\"first_progress\": \"Epoch 6\", \"last_progress\"",
+    );
+    let run = p.import_report("r.json", &text, None).expect("imports");
+    assert_eq!(
+        run.versus.expect("beside its plan").gaps,
+        vec![gpuplan_core::versus::RunGap::StoppedShort],
+        "a run starting at epoch 6 is a piece, not a run twice as fast"
+    );
     let after = estimate_on_its_card(&mut p, &plan.job);
     assert!(
         after.calibration.as_ref().is_none_or(|c| c.time.is_none()),

@@ -168,6 +168,13 @@ describe("saving", () => {
     expect(backend.last("save_plan")?.plan, "with the change").toMatchObject({ run: [{ count: 5 }] });
     expect(app.plans.openId, "then the other plan opened").toBe(1);
     expect(app.plans.dirty, "as saved").toBe(false);
+    await type(document.getElementById("plan-runs")!, "7");
+    await waitFor(() => expect(app.plans.dirty).toBe(true));
+    const choosing = app.options.choose(fakeOption());
+    await fireEvent.click(await screen.findByText("Discard them"));
+    await choosing;
+    expect(app.plans.openId, "an option chosen over changes asked about: a new plan, the saved one as saved").toBeNull();
+    expect(backend.count("save_plan"), "discarded: nothing saved").toBe(3);
   });
 
   it("saves into the open plan, and as a new one beside it", async () => {
@@ -238,7 +245,10 @@ describe("saving", () => {
     await save();
     await waitFor(() => expect(app.plans.openId).toBe(1));
     app.applyPreset("llama7b-lora");
-    app.options.choose(fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: "llama-2-7b", mode: "lora" } } }));
+    const choosing = app.options.choose(fakeOption({ gpu: "rtx4090", plan: { ...plan0, gpu: "rtx4090", job: { ...plan0.job, model: "llama-2-7b", mode: "lora" } } }));
+    // The preset changed the open plan's job: asked, and the change left out of it.
+    await fireEvent.click(await screen.findByText("Discard them"));
+    await choosing;
     expect(app.plans.openId, "the editor no longer points at the saved plan").toBeNull();
     expect(app.plan?.name, "the name follows the choice, not the saved plan's").not.toBe("homework 1");
     await save();

@@ -317,21 +317,21 @@ fn package(
     }
 }
 
-/// A plan keeping its data on persistent storage needs a platform with it.
 /// GB the instance disk holds: what the plan keeps there, at least the
-/// platform's smallest billed disk; none where the plan says it keeps 0 GB
-/// on it (揽睿星舟's data disk is optional: a student who rents none pays
-/// for none).
+/// platform's smallest billed disk; none where the plan keeps nothing on
+/// it (no `[storage]`, 0 GB, or its data on persistent storage): 揽睿星舟's
+/// data disk is optional, and a student who rents none pays for none (seed
+/// 003's three 20-minute jobs are "three full hours", 7.50, no disk).
 pub fn instance_disk_gb(plan: &Plan, profile: &PlatformProfile) -> Decimal {
-    let kept = plan
+    let Some(kept) = plan
         .storage
         .as_ref()
         .filter(|s| s.on == Disk::Instance)
-        .map(|s| s.gb);
-    if kept.is_some_and(|gb| gb.is_zero()) {
+        .map(|s| s.gb)
+        .filter(|gb| !gb.is_zero())
+    else {
         return Decimal::ZERO;
-    }
-    let kept = kept.unwrap_or_default();
+    };
     let minimum = profile
         .storage
         .minimum_gb

@@ -53,8 +53,10 @@ export class OptionsState {
    * editor is left as saved (Save would otherwise write another job over
    * it), and the name it brought follows the choice.
    */
-  choose(o: RankedOption) {
+  async choose(o: RankedOption) {
     if (!this.app.plan || !this.app.situation || !this.app.form) return;
+    // A saved plan's changes are not dropped unasked (no wait when none).
+    if (this.app.plans.dirty && !(await this.app.plans.leaveChanges())) return;
     if (this.app.plans.openId !== null) {
       this.app.plans.openId = null;
       this.app.autoName = true;

@@ -93,19 +93,27 @@ export class PlansState {
     return true;
   }
 
+  /**
+   * Before the editor leaves the open saved plan: its changes not saved are
+   * saved or dropped as the student answers, never dropped unasked. False
+   * when the student cancels (or the save failed): stay.
+   */
+  async leaveChanges(): Promise<boolean> {
+    const { app } = this;
+    if (!this.dirty) return true;
+    const choice = await app.ask(app.t("saved.unsavedChanges", { name: this.openRow?.name ?? app.plan?.name ?? "" }), [
+      { value: "save", label: app.t("saved.saveThem") },
+      { value: "discard", label: app.t("saved.discardThem") },
+      { value: "cancel", label: app.t("saved.clashCancel") },
+    ]);
+    if (choice === "cancel") return false;
+    return choice === "discard" || (await this.save(false));
+  }
+
   /** Opens a saved plan in the editor (step 5): its runs and budget become the student's. */
   async open(row: SavedPlanRow) {
     const { app } = this;
-    // Changes to the plan open now are not dropped unasked.
-    if (this.dirty && row.id !== this.openId) {
-      const choice = await app.ask(app.t("saved.unsavedChanges", { name: this.openRow?.name ?? app.plan?.name ?? "" }), [
-        { value: "save", label: app.t("saved.saveThem") },
-        { value: "discard", label: app.t("saved.discardThem") },
-        { value: "cancel", label: app.t("saved.clashCancel") },
-      ]);
-      if (choice === "cancel") return;
-      if (choice === "save" && !(await this.save(false))) return;
-    }
+    if (row.id !== this.openId && !(await this.leaveChanges())) return;
     // The copy on screen may be stale (the CLI or another window changed or
     // deleted it): the plan opened is the one saved now.
     await this.load();

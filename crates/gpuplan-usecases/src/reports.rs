@@ -286,8 +286,16 @@ impl Planner {
         let known_gpu = report.gpu_id(&self.bundled.catalog);
         self.check_peak_fits(report, known_gpu.as_deref())?;
         // A card the catalog does not know is kept as measured: the bill
-        // says what ran, and nothing is learnt from it.
-        let gpu = known_gpu.clone().unwrap_or_else(|| measured_name(report));
+        // says what ran, and nothing is learnt from it. A report that
+        // measured no card (nvidia-smi missing or failing) ran on its
+        // plan's rental: the bill is the plan's card, said to be assumed,
+        // and still nothing is learnt (the card was not seen).
+        let unmeasured = report.gpu_name.trim().is_empty();
+        let assumed_gpu = plan.as_ref().filter(|_| unmeasured).map(|p| p.gpu.clone());
+        let gpu = known_gpu
+            .clone()
+            .or_else(|| assumed_gpu.clone())
+            .unwrap_or_else(|| measured_name(report));
         let platform = if report.platform.is_empty() {
             plan.as_ref()
                 .map(|p| p.platform.clone())
@@ -328,6 +336,7 @@ impl Planner {
             estimated,
             known_gpu.is_none(),
             priced_as.as_deref(),
+            assumed_gpu.as_deref(),
         ));
         let input = LedgerInput {
             date: report.date().map(|d| d.to_string()).unwrap_or_default(),
@@ -399,7 +408,7 @@ impl Planner {
             date: entry.date.clone(),
             platform: entry.platform.clone(),
             gpu: entry.gpu.clone(),
-            gpu_in_catalog: known_gpu.is_some(),
+            gpu_in_catalog: known_gpu.is_some() || assumed_gpu.is_some(),
             hours: entry.hours,
             cost: entry.cost,
             cost_estimated: estimated,
@@ -590,6 +599,7 @@ fn bill_note(
     estimated: bool,
     unknown_card: bool,
     priced_as: Option<&str>,
+    assumed: Option<&str>,
 ) -> Vec<Message> {
     let peak = report
         .shown_peak_mib()
@@ -609,8 +619,11 @@ fn bill_note(
                 .with("run", excerpt(&report.run_id)),
         );
     }
-    if unknown_card {
-        note.push(Message::new("ledger.note.unknownCard").with("gpu", excerpt(&report.gpu_name)));
+    match assumed {
+        Some(g) => note.push(Message::new("ledger.note.cardAssumed").with("gpu", g)),
+        None if unknown_card => note
+            .push(Message::new("ledger.note.unknownCard").with("gpu", excerpt(&report.gpu_name))),
+        None => {}
     }
     if estimated {
         note.push(match (unknown_card, priced_as) {

@@ -2908,3 +2908,27 @@ fn runs_that_stop_before_the_plans_last_epoch_teach_no_time_and_are_not_called_f
         "the estimate's time is unchanged: {run_s} -> {after_s}"
     );
 }
+
+#[test]
+fn a_report_that_measured_no_card_is_billed_on_its_plans_card_and_teaches_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    // nvidia-smi missing: no card name, PyTorch's figure only.
+    let text = measured_report(&plan.name, 600, 2048, 0)
+        .replace("\"NVIDIA GeForce RTX 3090\"", "\"\"")
+        .replace("\"gpu_peaks_mib\": [2048]", "\"gpu_peaks_mib\": []");
+    let run = p.import_report("r.json", &text, None).expect("imports");
+    assert_eq!(run.gpu, plan.gpu, "the plan's card, not '-'");
+    assert!(run.gpu_in_catalog, "so no 'not in the catalog' line");
+    assert!(
+        !run.versus
+            .as_ref()
+            .expect("beside its plan")
+            .gaps
+            .contains(&gpuplan_core::versus::RunGap::DifferentCard),
+        "not said to be another card"
+    );
+    assert!(!run.teaches_calibration, "a card not seen teaches nothing");
+}

@@ -1216,7 +1216,9 @@ fn the_report_counts_the_jobs_processes_not_another_run_on_the_same_gpu() {
 fn the_report_counts_the_gpus_nvidia_smi_names_and_a_slurm_job_was_given() {
     let mismatch = "#!/bin/sh\necho 'Failed to initialize NVML: Driver/library version mismatch'\n\
                     echo 'NVML library version: 535.161'\nexit 18\n";
-    let four = common::nvidia_smi_script("NVIDIA A100-SXM4-80GB", "535.104.05", &[9000, 0, 0, 0]);
+    // Another user's job holds GPU 2 of the unfenced node.
+    let four =
+        common::nvidia_smi_script("NVIDIA A100-SXM4-80GB", "535.104.05", &[9000, 0, 20000, 0]);
     // (stand-in nvidia-smi, environment, GPUs counted, card named, why)
     type Env<'a> = &'a [(&'a str, &'a str)];
     let cases: [(&str, Env, u64, &str, &str); 4] = [

@@ -135,8 +135,11 @@ fn legend_lines(label: &str) -> Vec<String> {
         first.push(c);
         cut = i.saturating_add(c.len_utf8());
     }
-    // Back to the last space, where there is one in the line.
-    if let Some(space) = first.rfind(' ').filter(|s| *s > 0) {
+    // Back to the last space, where the name was cut inside a word.
+    let cut_in_word = name
+        .get(cut..)
+        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with(' '));
+    if let Some(space) = first.rfind(' ').filter(|s| *s > 0 && cut_in_word) {
         first.truncate(space);
         cut = space.saturating_add(1);
     }
@@ -1077,7 +1080,7 @@ mod legend_tests {
     #[test]
     fn a_long_legend_label_wraps_with_its_figure_whole() {
         // (label, lines, why)
-        let cases: [(&str, &[&str], &str); 4] = [
+        let cases: [(&str, &[&str], &str); 5] = [
             ("weights 2.00", &["weights 2.00"], "short: one line"),
             (
                 "optimizer states (Adam moments) 2.00",
@@ -1088,6 +1091,11 @@ mod legend_tests {
                 "allocator overhead and fragmentation 2.00",
                 &["allocator overhead", "and fragmentat… 2.00"],
                 "a second line still too long is cut before its figure, never in it",
+            ),
+            (
+                "optimizer states and then some 12.34",
+                &["optimizer states and", "then some 12.34"],
+                "cut at a space already: no backing up",
             ),
             (
                 "Cumulative spend over the plan",

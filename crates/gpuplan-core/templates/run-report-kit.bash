@@ -178,10 +178,14 @@ wait_for_watchers() {
 gpu_peaks_json() {
   local column=2
   [ ! -e "$STATE_DIR/seen" ] || column=3
+  # At most one figure per GPU billed ($1): a Slurm job given one GPU of a
+  # shared node, whose processes srun hides from this script, must not
+  # report more GPUs than it is billed (the ledger would refuse the report,
+  # and the bill with it).
   "$NVIDIA_SMI" --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
-    awk -F', *' -v old="$STATE_DIR/peaks" -v c="$column" '
+    awk -F', *' -v old="$STATE_DIR/peaks" -v c="$column" -v most="${1:-0}" '
       BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); if (f[c] + 0 > 0) peak[f[1]] = f[c] + 0 } }
-      ($2 in peak) { printf "%s%d", (n++ ? ", " : ""), peak[$2] }' |
+      ($2 in peak) && (most == 0 || n < most) { printf "%s%d", (n++ ? ", " : ""), peak[$2] }' |
     { read -r l || true; printf '[%s]' "$l"; }
 }
 
@@ -259,7 +263,7 @@ write_report() {
     if [ -n "${PLAN_JOB:-}" ]; then printf '  "plan_job": %s,\n' "$(json_str "$PLAN_JOB")"; fi
     printf '  "run_id": %s,\n  "part": %d,\n  "requeued": %s,\n' "$(json_str "$RUN_ID")" "$RUN_PART" "$requeued"
     printf '  "gpu_name": %s,\n  "driver": %s,\n  "gpu_count": %d,\n' "$(json_str "${gpu%%,*}")" "$(json_str "$(printf '%s' "${gpu#*,}" | tr -d ' ')")" "$gpus"
-    printf '  "gpu_peaks_mib": %s,\n  "torch_allocated_mib": %s,\n' "$(gpu_peaks_json)" "$(torch_peaks_json)"
+    printf '  "gpu_peaks_mib": %s,\n  "torch_allocated_mib": %s,\n' "$(gpu_peaks_json "$gpus")" "$(torch_peaks_json)"
     printf '  "started_at": "%s",\n  "ended_at": "%s",\n' "$START_ISO" "$(date '+%Y-%m-%dT%H:%M:%S%z')"
     printf '  "wall_seconds": %d,\n  "first_progress_seconds": %s,\n' "$(( end - START_EPOCH ))" "$first"
     printf '  "first_progress": %s,\n' "$(json_str "${opening:0:40}")"

@@ -170,6 +170,10 @@ describe("saving", () => {
     expect(app.plans.dirty, "as saved").toBe(false);
     await type(document.getElementById("plan-runs")!, "7");
     await waitFor(() => expect(app.plans.dirty).toBe(true));
+    const reopening = app.plans.open(one());
+    await fireEvent.click(await screen.findByText("Cancel"));
+    await reopening;
+    expect(app.plans.dirty, "opening the open plan again asks too: the change stays").toBe(true);
     const choosing = app.options.choose(fakeOption());
     await fireEvent.click(await screen.findByText("Discard them"));
     await choosing;

@@ -602,15 +602,12 @@ pub fn storage(
     // lane's instances added together).
     let longest = (lanes
         .iter()
-        .flat_map(|l| {
-            l.disk.iter().map(move |d| match while_stopped {
-                true => d.len(),
-                false => {
-                    l.on.iter()
-                        .map(|(i, _)| (i.end.min(d.end) - i.start.max(d.start)).max(Decimal::ZERO))
-                        .sum()
-                }
-            })
+        .flat_map(|l| match while_stopped {
+            true => l.disk.iter().map(Interval::len).collect::<Vec<_>>(),
+            false => {
+                let on: Vec<Interval> = l.on.iter().map(|(i, _)| *i).collect();
+                schedule::covered_each(&l.disk, &on)
+            }
         })
         .max()
         .unwrap_or_default()
@@ -663,14 +660,7 @@ fn disk_days_and_cost(
     let (mut bought, mut outside) = (Decimal::ZERO, Decimal::ZERO);
     for (lane, periods) in lanes.iter().zip(windows) {
         let spans = lane.disk_spans(while_stopped);
-        let covered: Decimal = spans
-            .iter()
-            .flat_map(|d| {
-                periods
-                    .iter()
-                    .map(move |w| (d.end.min(w.end) - d.start.max(w.start)).max(Decimal::ZERO))
-            })
-            .sum();
+        let covered: Decimal = schedule::covered_each(&spans, periods).into_iter().sum();
         bought += periods.iter().map(Interval::len).sum::<Decimal>() / day;
         outside += (lane.disk_hours(while_stopped) - covered).max(Decimal::ZERO) / day;
     }

@@ -113,7 +113,8 @@ export class PlansState {
   /** Opens a saved plan in the editor (step 5): its runs and budget become the student's. */
   async open(row: SavedPlanRow) {
     const { app } = this;
-    if (row.id !== this.openId && !(await this.leaveChanges())) return;
+    // Opening the open plan again reloads its saved copy: asked too.
+    if (!(await this.leaveChanges())) return;
     // The copy on screen may be stale (the CLI or another window changed or
     // deleted it): the plan opened is the one saved now.
     await this.load();

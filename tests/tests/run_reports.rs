@@ -441,6 +441,47 @@ fn the_notebook_module_counts_its_own_memory_names_files_apart_and_writes_once()
 }
 
 #[test]
+fn the_notebook_module_counts_no_gpu_from_an_nvidia_smi_error() {
+    let dir = tmp("notebook-nvml");
+    // A driver/library mismatch: nvidia-smi prints its error on stdout.
+    common::executable(
+        &dir.join("nvidia-smi"),
+        "#!/bin/sh\necho 'Failed to initialize NVML: Driver/library version mismatch'\n\
+         echo 'NVML library version: 535.161'\nexit 18\n",
+    );
+    let module = scripts::notebook_report("colab", "nb", WRAPPED_JOB).expect("module");
+    std::fs::write(dir.join(&module.file_name), &module.text).expect("write");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys; sys.path.insert(0, '.'); from gpuplan_report import RunReport; \
+             r = RunReport(path='nb.json').start(); r.progress('Epoch 1'); r.finish()",
+        ])
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("nb.json")).expect("written");
+    let r = gpuplan_core::report::RunReport::from_json("nb.json", &text).expect("valid");
+    assert_eq!(
+        (r.gpu_count, r.gpu_name.as_str()),
+        (0, ""),
+        "the error is no card and no GPU to bill (it was two GPUs named by the error)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_wrapped_job_hands_pytorch_peak_memory_to_the_report_in_one_line() {
     let dir = tmp("torchpeak");
     // nvidia-smi sees no process (as in many containers): only the job's

@@ -200,7 +200,10 @@ class RunReport:
         # once (a second, later one would be a second bill).
         if self.written:
             return self.written
-        gpus = _smi("--query-gpu=name,driver_version", "--format=csv,noheader")
+        # Only rows nvidia-smi answers with count: a driver/library mismatch
+        # prints its error on stdout (not a card, and not a GPU to bill).
+        gpus = [g for g in _smi("--query-gpu=name,driver_version", "--format=csv,noheader")
+                if re.fullmatch(r".+, *[0-9][0-9.]*", g)]
         name, _, driver = (gpus[0] if gpus else ",").partition(",")
         cpu = None
         c1 = _cpu_ticks()

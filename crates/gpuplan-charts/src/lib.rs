@@ -145,10 +145,7 @@ fn legend_lines(label: &str) -> Vec<String> {
     }
     let rest = name.get(cut..).unwrap_or("").trim_start();
     let second = match figure {
-        Some(v) => {
-            let room = LEGEND_TEXT_PX - text_px(v) - text_px(" ");
-            format!("{} {v}", fit(rest, room)).trim_start().to_owned()
-        }
+        Some(v) => with_figure(rest, v).trim_start().to_owned(),
         None => fit(rest, LEGEND_TEXT_PX),
     };
     vec![first, second]
@@ -244,12 +241,15 @@ fn split_figure(label: &str) -> (&str, Option<&str>) {
 /// `label` cut to one legend line, its figure kept whole.
 fn fit_entry(label: &str) -> String {
     match split_figure(label) {
-        (name, Some(v)) => {
-            let room = LEGEND_TEXT_PX - text_px(v) - text_px(" ");
-            format!("{} {v}", fit(name, room))
-        }
+        (name, Some(v)) => with_figure(name, v),
         (_, None) => fit(label, LEGEND_TEXT_PX),
     }
+}
+
+/// `name` cut to leave room on the line for its figure `v`, then the figure.
+fn with_figure(name: &str, v: &str) -> String {
+    let room = LEGEND_TEXT_PX - text_px(v) - text_px(" ");
+    format!("{} {v}", fit(name, room))
 }
 
 /// `s` cut (with an ellipsis) to at most `px` pixels of text.

@@ -624,8 +624,14 @@ fn epoch_in(progress: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod last_epoch_tests {
+mod epoch_and_per_gpu_tests {
     use super::RunReport;
+
+    /// The repository's example report, to change one field of.
+    fn example() -> RunReport {
+        serde_json::from_str(include_str!("../../../examples/run-report-example.json"))
+            .expect("the example report")
+    }
 
     #[test]
     fn the_epoch_a_progress_line_names_is_read() {
@@ -643,23 +649,15 @@ mod last_epoch_tests {
             ),
         ];
         for (text, want, why) in cases {
-            let mut r: RunReport =
-                serde_json::from_str(include_str!("../../../examples/run-report-example.json"))
-                    .expect("the example report");
+            let mut r = example();
             r.last_progress = text.to_owned();
             assert_eq!(r.last_epoch(), want, "{why}");
         }
     }
-}
-
-#[cfg(test)]
-mod per_gpu_tests {
-    use super::RunReport;
 
     #[test]
     fn pytorch_figures_stand_where_nvidia_smi_counted_no_gpu() {
-        let example = include_str!("../../../examples/run-report-example.json");
-        let mut r: RunReport = serde_json::from_str(example).expect("the example report");
+        let mut r = example();
         // (GPUs counted, nvidia-smi's peaks, PyTorch's, taken, why)
         type Case = (u32, Vec<u64>, Vec<u64>, bool, &'static str);
         let cases: [Case; 3] = [

@@ -35,9 +35,10 @@ pub enum RunGap {
     MoreMemory,
     /// Memory and step time off together: another batch or sequence length.
     DifferentBatch,
-    /// The run's last progress is an epoch before the plan's last (early
-    /// stopping, a smoke test, or a resumed piece without its run id): its
-    /// time is not the plan's, so it is not compared.
+    /// The run's progress stops at an epoch before the plan's last (early
+    /// stopping, a smoke test) or starts past its first (a piece resumed
+    /// without its run id): its time is not the plan's, so it is not
+    /// compared.
     StoppedShort,
 }
 

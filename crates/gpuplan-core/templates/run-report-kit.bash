@@ -271,10 +271,6 @@ write_report() {
     printf '  "cpu_percent": %s,\n  "exit_status": %d\n}\n' "$cpu" "$status"
   } > "$tmp" && mv -f "$tmp" "$RUN_REPORT" && log "run report written to $RUN_REPORT"
 }
-# The sampler, started last (it runs the functions above): peak GPU memory
-# of the job's processes on each GPU (by PCI bus id), and the first progress
-# line in a log file, polled until the run ends or the wrapper is gone (its
-# state folder with it).
 # The job's processes are this script's descendants. Where nvidia-smi ever
 # names one of them, only theirs count: another run or a notebook kernel on
 # the same GPU is not this job's memory. Where it names none in the whole
@@ -287,6 +283,10 @@ job_tree() {
             while ((q in up) && n < 64) { if (q == root) { print p; break }; q = up[q]; n++ } } }' |
     tr '\n' ' '
 }
+# The sampler, started last (it runs the functions above): peak GPU memory
+# of the job's processes on each GPU (by PCI bus id), and the first progress
+# line in a log file, polled until the run ends or the wrapper is gone (its
+# state folder with it).
 (
   while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
     "$NVIDIA_SMI" --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |

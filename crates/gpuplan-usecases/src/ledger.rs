@@ -320,11 +320,7 @@ impl Planner {
             step_seconds: (planned_step_seconds, measured_step_seconds),
             input_bound,
             cpu_percent: report.cpu_percent,
-            stopped_short: gpuplan_core::versus::stopped_short(
-                report.first_epoch(),
-                report.last_epoch(),
-                plan.job.epochs,
-            ),
+            stopped_short: crate::reports::stopped_short(report, plan),
         });
         Ok(PlanVersusActual {
             planned_hours,
@@ -429,10 +425,10 @@ pub(crate) enum Planned {
 }
 
 /// What one run of the plan costs, the longest: its runs line's share,
-/// billed as one start is. A run is one start, billed as the platform bills a start: its time
-/// rounded up to the billing unit and to the minimum charge, as the run's
-/// own bill is (a 30-minute run on a platform with a one-hour minimum is
-/// planned at the hour it will be charged, not at half of it).
+/// billed as the platform bills one start, its time rounded up to the
+/// billing unit and the minimum charge, as the run's own bill is (a
+/// 30-minute run on a platform with a one-hour minimum is planned at the
+/// hour it will be charged, not at half of it).
 fn longest_run_cost(
     q: &gpuplan_core::quote::Quote,
     profile: Option<&gpuplan_core::platform::PlatformProfile>,

@@ -634,6 +634,13 @@ fn bill_note(
     note
 }
 
+/// Whether `report` is a piece of `plan`'s run by its epochs (stopped
+/// before the last, or started past the first): plan versus actual and
+/// calibration ask the same.
+pub(crate) fn stopped_short(report: &RunReport, plan: &Plan) -> bool {
+    gpuplan_core::versus::stopped_short(report.first_epoch(), report.last_epoch(), plan.job.epochs)
+}
+
 /// The anonymised run calibration learns from: the plan's job, the card
 /// and platform, and what was measured, in the form it is compared in.
 fn measured_run(plan: &Plan, gpu: &str, platform: &str, report: &RunReport) -> MeasuredRun {
@@ -647,11 +654,7 @@ fn measured_run(plan: &Plan, gpu: &str, platform: &str, report: &RunReport) -> M
     // first, is kept as a piece of a run: it teaches memory, never the
     // whole run's time (five one-epoch smoke tests of a four-epoch plan
     // taught -48%).
-    let short = gpuplan_core::versus::stopped_short(
-        report.first_epoch(),
-        report.last_epoch(),
-        plan.job.epochs,
-    );
+    let short = stopped_short(report, plan);
     let part = if v2 { report.part } else { 0 };
     MeasuredRun {
         job: gpuplan_core::JobSpec {

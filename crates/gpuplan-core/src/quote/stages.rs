@@ -604,10 +604,7 @@ pub fn storage(
         .iter()
         .flat_map(|l| match while_stopped {
             true => l.disk.iter().map(Interval::len).collect::<Vec<_>>(),
-            false => {
-                let on: Vec<Interval> = l.on.iter().map(|(i, _)| *i).collect();
-                schedule::covered_each(&l.disk, &on)
-            }
+            false => schedule::covered_each(&l.disk, &l.disk_spans(false)),
         })
         .max()
         .unwrap_or_default()
@@ -661,8 +658,9 @@ fn disk_days_and_cost(
     for (lane, periods) in lanes.iter().zip(windows) {
         let spans = lane.disk_spans(while_stopped);
         let covered: Decimal = schedule::covered_each(&spans, periods).into_iter().sum();
+        let lived: Decimal = spans.iter().map(Interval::len).sum();
         bought += periods.iter().map(Interval::len).sum::<Decimal>() / day;
-        outside += (lane.disk_hours(while_stopped) - covered).max(Decimal::ZERO) / day;
+        outside += (lived - covered).max(Decimal::ZERO) / day;
     }
     let payg = if prices.disk.is_some() {
         per_gb_day

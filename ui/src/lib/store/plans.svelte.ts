@@ -135,6 +135,8 @@ export class PlansState {
       app.situation.runs = Number(app.form.runs) || app.situation.runs;
       app.situation.budget = plan.budget;
     }
+    // Compared with nothing until the plan is on screen (not with the last plan's key).
+    this.savedKey = null;
     this.openId = s.id;
     await app.loadTicks(s.id);
     app.view = "flow";

@@ -42,4 +42,11 @@ describe("the app", () => {
     await fireEvent.click(document.getElementById("next")!);
     await waitFor(() => expect(scrolled).toContain(0));
   });
+
+  it("keeps the window open while a chosen plan not saved is asked about", async () => {
+    const b = fakeBackend();
+    render(App, { api: b.api });
+    await waitFor(() => expect(b.closeListened(), "App listens for the close").toBe(true));
+    expect(await b.close(), "nothing to lose: the window closes").toBe(true);
+  });
 });

@@ -292,6 +292,16 @@ impl Planner {
         // and still nothing is learnt (the card was not seen).
         let unmeasured = report.gpu_name.trim().is_empty();
         let assumed_gpu = plan.as_ref().filter(|_| unmeasured).map(|p| p.gpu.clone());
+        // The GPUs billed: the machine's, or for a machine not measured, the
+        // plan's (a two-GPU rental is not billed as one).
+        let billed_gpus = match plan.as_ref() {
+            Some(p) if unmeasured && report.gpu_count == 0 => p
+                .job
+                .gpus
+                .and_then(|g| gpuplan_core::job::gpu_count(g).ok())
+                .unwrap_or(1),
+            _ => report.billed_gpus(),
+        };
         let gpu = known_gpu
             .clone()
             .or_else(|| assumed_gpu.clone())
@@ -323,6 +333,7 @@ impl Planner {
                     .and_then(|p| p.prices.gpu_per_hour);
                 let amount = self.estimated_cost(
                     report,
+                    billed_gpus,
                     &platform,
                     priced_as.as_deref(),
                     plan.as_ref().is_some_and(|p| p.student),
@@ -336,7 +347,7 @@ impl Planner {
             estimated,
             known_gpu.is_none(),
             priced_as.as_deref(),
-            assumed_gpu.as_deref(),
+            assumed_gpu.as_deref().map(|g| (g, billed_gpus)),
         ));
         let input = LedgerInput {
             date: report.date().map(|d| d.to_string()).unwrap_or_default(),
@@ -493,6 +504,7 @@ impl Planner {
     fn estimated_cost(
         &mut self,
         report: &RunReport,
+        gpus: u32,
         platform: &str,
         gpu: Option<&str>,
         student: bool,
@@ -566,19 +578,14 @@ impl Planner {
         })?;
         // Bounded inputs (a window of at most ten years, 1024 GPUs, a
         // checked price), but checked: an overflow is an input error.
-        gpuplan_core::quote::one_start(
-            report.window_seconds(),
-            report.billed_gpus(),
-            price,
-            profile,
-        )
-        .map(|(_, amount)| amount)
-        .ok_or_else(|| {
-            no_price(
-                "the estimate overflows".into(),
-                Message::new("error.tooLargeToPrice"),
-            )
-        })
+        gpuplan_core::quote::one_start(report.window_seconds(), gpus, price, profile)
+            .map(|(_, amount)| amount)
+            .ok_or_else(|| {
+                no_price(
+                    "the estimate overflows".into(),
+                    Message::new("error.tooLargeToPrice"),
+                )
+            })
     }
 }
 
@@ -599,7 +606,7 @@ fn bill_note(
     estimated: bool,
     unknown_card: bool,
     priced_as: Option<&str>,
-    assumed: Option<&str>,
+    assumed: Option<(&str, u32)>,
 ) -> Vec<Message> {
     let peak = report
         .shown_peak_mib()
@@ -620,7 +627,12 @@ fn bill_note(
         );
     }
     match assumed {
-        Some(g) => note.push(Message::new("ledger.note.cardAssumed").with("gpu", g)),
+        Some((g, 1)) => note.push(Message::new("ledger.note.cardAssumed").with("gpu", g)),
+        Some((g, n)) => note.push(
+            Message::new("ledger.note.cardsAssumed")
+                .with("gpu", g)
+                .with("count", n),
+        ),
         None if unknown_card => note
             .push(Message::new("ledger.note.unknownCard").with("gpu", excerpt(&report.gpu_name))),
         None => {}

@@ -2932,3 +2932,55 @@ fn a_report_that_measured_no_card_is_billed_on_its_plans_card_and_teaches_nothin
     );
     assert!(!run.teaches_calibration, "a card not seen teaches nothing");
 }
+
+#[test]
+fn a_report_that_measured_no_card_bills_as_many_gpus_as_its_plan() {
+    type Case = (&'static str, Option<f64>, u32);
+    // (why, the plan's job GPUs, the GPUs billed)
+    let cases: [Case; 3] = [
+        ("a one-GPU plan: one GPU", None, 1),
+        ("a two-GPU rental is not billed as one", Some(2.0), 2),
+        ("eight GPUs: eight billed", Some(8.0), 8),
+    ];
+    let one_gpu_hour = |p: &mut Planner| {
+        let plan = model_plan();
+        p.platforms()
+            .expect("platforms")
+            .get(&plan.platform)
+            .expect("autodl")
+            .offer(&plan.gpu, &p.bundled.catalog)
+            .expect("offer")
+            .price_per_hour
+            .typical
+    };
+    for (why, gpus, billed) in cases {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut p = planner(dir.path());
+        let mut plan = model_plan();
+        plan.student = false;
+        plan.job.gpus = gpus;
+        p.save_plan(None, &plan, None).expect("saved");
+        // nvidia-smi missing: no card, no count; one hour.
+        let text = measured_report(&plan.name, 3600, 2048, 0)
+            .replace("\"NVIDIA GeForce RTX 3090\"", "\"\"")
+            .replace("\"gpu_count\": 1", "\"gpu_count\": 0")
+            .replace("\"gpu_peaks_mib\": [2048]", "\"gpu_peaks_mib\": []");
+        let run = p.import_report("r.json", &text, None).expect("imports");
+        let hour = one_gpu_hour(&mut p);
+        assert_eq!(run.cost, hour * Decimal::from(billed), "{why}");
+        let bill = p.ledger().expect("ledger").entries.remove(0);
+        let said = bill.note.iter().any(|m| {
+            m.key
+                == if billed == 1 {
+                    "ledger.note.cardAssumed"
+                } else {
+                    "ledger.note.cardsAssumed"
+                }
+        });
+        assert!(
+            said,
+            "{why}: the note says what was assumed: {:?}",
+            bill.note
+        );
+    }
+}

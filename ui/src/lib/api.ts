@@ -1,6 +1,7 @@
 // Typed wrappers over the Tauri commands. Every shape comes from Rust through
 // the generated bindings in ../bindings (core and use-case types).
 import { invoke } from "@tauri-apps/api/core";
+import { getCurrentWindow } from "@tauri-apps/api/window";
 import type { AppError } from "../bindings/AppError";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { EstimateView } from "../bindings/EstimateView";
@@ -25,10 +26,20 @@ import type { VersusView } from "../bindings/VersusView";
 import type { CalibrationView } from "../bindings/CalibrationView";
 
 export type Invoke = (cmd: string, args?: Record<string, unknown>) => Promise<unknown>;
+/** A request to close the window; `preventDefault` keeps it open. */
+export type CloseRequest = { preventDefault(): void };
+/**
+ * Registers what runs when the student closes the window (the title bar's
+ * close, Alt+F4): the window closes after it unless it prevented that.
+ */
+export type OnClose = (handler: (e: CloseRequest) => Promise<void>) => Promise<() => void>;
+
+const windowClose: OnClose = async (handler) => getCurrentWindow().onCloseRequested(handler);
 
 /** The commands, over an injectable `invoke` so UI logic is testable without Tauri. */
-export function makeApi(call: Invoke = invoke) {
+export function makeApi(call: Invoke = invoke, onClose: OnClose = windowClose) {
   return {
+    onClose,
     appInfo: () => call("app_info") as Promise<AppInfo>,
     estimate: (job: JobSpec, gpu: string | null, platform: string | null) => call("estimate", { job, gpu, platform }) as Promise<EstimateView>,
     /** Ranked options: the first ten, or every one when `all`. */

@@ -181,6 +181,33 @@ describe("saving", () => {
     expect(backend.count("save_plan"), "discarded: nothing saved").toBe(3);
   });
 
+  it("asks before the window closes over changes not saved or a chosen plan never saved", async () => {
+    const { app, backend, name, save } = await setup();
+    expect(await app.plans.mayClose(), "nothing chosen or opened: the window just closes").toBe(true);
+    await app.options.choose(fakeOption());
+    const closing = app.plans.mayClose();
+    expect(await screen.findByText(/is not saved\. Save it before the app closes\?/), "a chosen plan is asked about").toBeTruthy();
+    await fireEvent.click(screen.getByText("Cancel"));
+    expect(await closing, "cancel keeps the window open").toBe(false);
+    const saving = app.plans.mayClose();
+    await fireEvent.click(await screen.findByText("Save it"));
+    expect(await saving, "saved, then closes").toBe(true);
+    expect(backend.plans.size, "the plan was saved before closing").toBe(1);
+    expect(await app.plans.mayClose(), "saved and unchanged: no question").toBe(true);
+    await type(name, "renamed");
+    await waitFor(() => expect(app.plans.dirty).toBe(true));
+    const dropping = app.plans.mayClose();
+    await fireEvent.click(await screen.findByText("Discard them"));
+    expect(await dropping, "discarded: closes").toBe(true);
+    expect(backend.count("save_plan"), "discarding saves nothing").toBe(1);
+    await save();
+    await waitFor(() => expect(app.plans.dirty).toBe(false));
+    await app.options.choose(fakeOption());
+    const again = app.plans.mayClose();
+    await fireEvent.click(await screen.findByText("Close without saving"));
+    expect(await again, "a new plan dropped on purpose: closes").toBe(true);
+  });
+
   it("saves into the open plan, and as a new one beside it", async () => {
     const { app, backend, name, save, saveNew } = await setup();
     await type(name, "first");

@@ -3,7 +3,7 @@
 // as 10 CNY per run (so a change of runs shows in the total). Every call is
 // recorded, so a test can say what the UI asked for.
 import { vi } from "vitest";
-import { makeApi } from "../lib/api";
+import { makeApi, type CloseRequest } from "../lib/api";
 import { initI18n } from "../lib/i18n";
 import { AppStore } from "../lib/store/app.svelte";
 import type { AppInfo } from "../bindings/AppInfo";
@@ -192,8 +192,22 @@ export function fakeBackend() {
     if (!h) throw new Error(`no fake for ${cmd}`);
     return h(args);
   });
+  // The window's close handler, as App registers it: `close()` plays the
+  // title bar's close and says whether the window closed.
+  let closeHandler: ((e: CloseRequest) => Promise<void>) | null = null;
+  const onClose = async (h: (e: CloseRequest) => Promise<void>) => {
+    closeHandler = h;
+    return () => (closeHandler = null);
+  };
+  const close = async (): Promise<boolean> => {
+    let kept = false;
+    await closeHandler?.({ preventDefault: () => (kept = true) });
+    return !kept;
+  };
   return {
-    api: makeApi(invoke),
+    api: makeApi(invoke, onClose),
+    close,
+    closeListened: () => closeHandler !== null,
     invoke,
     calls,
     plans,

@@ -79,6 +79,7 @@ export class OptionsState {
       this.app.plan.name = name;
       this.chosen = null;
     }
+    this.app.plans.chosenUnsaved = true;
     void this.app.go("plan");
   }
 

@@ -24,6 +24,8 @@ export class PlansState {
   get dirty(): boolean {
     return this.openId !== null && this.savedKey !== null && this.app.planKey !== this.savedKey;
   }
+  /** A plan made from a chosen option that was never saved (closing the app would drop it). */
+  chosenUnsaved = $state(false);
   sort = $state<Sort>({ key: "updated", up: false });
   sorted = $derived(
     [...this.rows].sort((a, b) => (this.sort.up ? 1 : -1) * (this.sort.key === "name" ? a.name.localeCompare(b.name, this.app.lang) : a.updated_at.localeCompare(b.updated_at))),
@@ -86,6 +88,7 @@ export class PlansState {
     if (saved === undefined) return false;
     this.openId = saved;
     this.savedKey = app.planKey;
+    this.chosenUnsaved = false;
     app.notify(() => id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
     await this.load();
     // Ticks made before the plan had an id are its own.
@@ -104,6 +107,25 @@ export class PlansState {
     const choice = await app.ask(app.t("saved.unsavedChanges", { name: this.openRow?.name ?? app.plan?.name ?? "" }), [
       { value: "save", label: app.t("saved.saveThem") },
       { value: "discard", label: app.t("saved.discardThem") },
+      { value: "cancel", label: app.t("saved.clashCancel") },
+    ]);
+    if (choice === "cancel") return false;
+    return choice === "discard" || (await this.save(false));
+  }
+
+  /**
+   * Before the window closes: a saved plan's changes, or a chosen plan never
+   * saved, are saved or dropped as the student answers. False keeps the
+   * window open (cancelled, the save failed, or a question is already up).
+   */
+  async mayClose(): Promise<boolean> {
+    const { app } = this;
+    if (app.question) return false;
+    if (this.dirty) return this.leaveChanges();
+    if (!this.chosenUnsaved || this.openId !== null) return true;
+    const choice = await app.ask(app.t("saved.closeUnsaved", { name: app.plan?.name ?? "" }), [
+      { value: "save", label: app.t("saved.saveIt") },
+      { value: "discard", label: app.t("saved.closeWithoutSaving") },
       { value: "cancel", label: app.t("saved.clashCancel") },
     ]);
     if (choice === "cancel") return false;
@@ -138,6 +160,7 @@ export class PlansState {
     // Compared with nothing until the plan is on screen (not with the last plan's key).
     this.savedKey = null;
     this.openId = s.id;
+    this.chosenUnsaved = false;
     await app.loadTicks(s.id);
     app.view = "flow";
     await app.go("plan");

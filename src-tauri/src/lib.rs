@@ -104,13 +104,23 @@ pub fn run() {
 /// screen, past where the student could reach them. The minimum shrinks
 /// with it; the page scrolls inside. `config`: the window's configured
 /// size and minimum, logical pixels (the window has no size of its own yet
-/// when the app sets up).
+/// when the app sets up). The room is the screen's work area, less the
+/// task bar or dock (a 768-pixel laptop screen with a 48-pixel task bar
+/// has 720 for the window), and the window is placed at its corner and
+/// maximised.
 fn fit_to_screen(w: &tauri::WebviewWindow, config: &tauri::utils::config::WindowConfig) {
     let Ok(Some(screen)) = w.current_monitor() else {
         return;
     };
     let scale = screen.scale_factor();
-    let room = screen.size();
+    let area = screen.work_area();
+    // A system that reports no work area has the whole screen.
+    let (room, corner) = if area.size.width == 0 || area.size.height == 0 {
+        (*screen.size(), tauri::PhysicalPosition::new(0, 0))
+    } else {
+        (area.size, area.position)
+    };
+    let room = &room;
     let size = tauri::LogicalSize::new(config.width, config.height).to_physical::<u32>(scale);
     if size.width <= room.width && size.height <= room.height {
         return;
@@ -121,13 +131,20 @@ fn fit_to_screen(w: &tauri::WebviewWindow, config: &tauri::utils::config::Window
         config.min_height.unwrap_or(0.0),
     )
     .to_physical::<u32>(scale);
+    // The minimum leaves a tenth of the room for the frame: a minimum as
+    // tall as the work area would keep the maximised frame from fitting.
+    let frame = |n: u32| n.saturating_sub(n / 10);
     let least = tauri::PhysicalSize::new(
-        least.width.min(fitted.width),
-        least.height.min(fitted.height),
+        least.width.min(frame(fitted.width)),
+        least.height.min(frame(fitted.height)),
     );
     let _ = w.set_min_size(Some(tauri::Size::Physical(least)));
     let _ = w.set_size(tauri::Size::Physical(fitted));
-    let _ = w.set_position(tauri::Position::Physical(tauri::PhysicalPosition::new(
-        0, 0,
-    )));
+    let _ = w.set_position(tauri::Position::Physical(corner));
+    // The title bar and borders are the window manager's and unknown until
+    // the window is shown: a window sized to the work area would still
+    // reach under the task bar by its title bar. Maximised, the window
+    // manager fits the whole frame into the work area (without one, as
+    // under Xvfb, the size above stands).
+    let _ = w.maximize();
 }

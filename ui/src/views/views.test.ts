@@ -110,6 +110,9 @@ describe("a dropped run report", () => {
     expect(app.toast?.text).toMatch(/^Added to the ledger/);
     await app.ledger.drop([report()]);
     expect(app.toast?.text, "the second drop adds nothing, and says so").toMatch(/^Already in the ledger as bill 7/);
+    await app.setLang("zh");
+    expect(app.toast?.text, "the whole toast follows the language, its first sentence too").not.toMatch(/Already in the ledger/);
+    expect(app.toast?.text).toMatch(/7/);
   });
 });
 

@@ -96,8 +96,9 @@ export class LedgerState {
     const i = r.run;
     // A report imported before adds nothing: the toast says so, with the bill it already is.
     const key = i.already_imported ? "ledger.reportAlready" : "ledger.reportImported";
-    const said = app.t(key, { id: i.ledger_id, date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) });
-    app.notify(() => [said, ...importNotes(i).map(([k, o]) => asSentence(app.t(k, o), app.lang))].join(" "));
+    // Worded when shown: the whole toast follows a change of language.
+    const said = () => app.t(key, { id: i.ledger_id, date: formatDate(i.date, app.lang), gpu: app.gpuName(i.gpu), hours: formatHours(i.hours, app.lang), cost: formatCny(i.cost, app.lang) });
+    app.notify(() => [said(), ...importNotes(i).map(([k, o]) => asSentence(app.t(k, o), app.lang))].join(" "));
     this.versus = r.versus;
     this.versusId = r.versus ? i.ledger_id : null;
     await this.load();

@@ -335,7 +335,9 @@ fn a_release_between_runs_holds_when_the_next_slot_comes_at_once() {
 #[test]
 fn releasing_where_persistent_storage_exists_compares_the_two() {
     // 恒源云 has /hy-nas (persistent, 0.0168/GB-day): three sessions a day
-    // apart, released between, 50 GB of data. The quote names both costs.
+    // apart, released between, 50 GB of data over a slow 5 Mbps link. The
+    // quote names both costs (at 20 Mbps the uploads cost 1.16 against
+    // 2.15 kept: not offered).
     let q = priced(
         r#"name = "release on gpushare"
         platform = "gpushare"
@@ -350,7 +352,7 @@ fn releasing_where_persistent_storage_exists_compares_the_two() {
         between_runs = "release"
         [data]
         size_gb = 50
-        upload_mbps = 20
+        upload_mbps = 5
         [prices]
         gpu_per_hour = 1"#,
     );
@@ -360,6 +362,50 @@ fn releasing_where_persistent_storage_exists_compares_the_two() {
             .any(|w| matches!(w, Warning::PersistentInstead { .. })),
         "persistent storage is offered as the alternative, with both figures: {:?}",
         q.warnings
+    );
+}
+
+#[test]
+fn persistent_storage_is_offered_only_where_it_costs_less() {
+    // 共绩算力 (gongji): four 2 h runs over 30 days, released between, 40 GB
+    // at 200 Mbps. Bringing the data back costs a few jiao each time;
+    // keeping 40 GB on persistent storage for 30 days costs more: the quote
+    // says nothing of it (it said "would keep the data for 6.07 CNY,
+    // against 0.79 CNY", advice that costs the student more).
+    let plan = |days: u32, mbps: u32| {
+        format!(
+            r#"name = "persistent advice"
+            platform = "gongji"
+            gpu = "rtx4090"
+            [[run]]
+            count = 4
+            hours = 2
+            [schedule]
+            days = {days}
+            between_runs = "release"
+            [data]
+            size_gb = 40
+            upload_mbps = {mbps}
+            [prices]
+            gpu_per_hour = 0.5"#
+        )
+    };
+    let offered = |days, mbps| {
+        let q = priced(&plan(days, mbps));
+        q.warnings.iter().find_map(|w| match w {
+            Warning::PersistentInstead { cost, instead_of } => Some((*cost, *instead_of)),
+            _ => None,
+        })
+    };
+    assert_eq!(
+        offered(30, 200),
+        None,
+        "dearer than the uploads: not offered"
+    );
+    let (cost, instead_of) = offered(4, 2).expect("slow uploads, a short plan: offered");
+    assert!(
+        cost < instead_of,
+        "offered as the cheaper way: {cost} < {instead_of}"
     );
 }
 

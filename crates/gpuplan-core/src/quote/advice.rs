@@ -243,15 +243,20 @@ fn released(f: &Facts<'_>, releases: u32, w: &mut Vec<Warning>) {
     let kept = f.plan.storage.as_ref().map(|s| s.gb).unwrap_or(gb).max(gb);
     let span_days =
         f.lanes.iter().map(|l| l.work_end).max().unwrap_or_default() / Decimal::from(24);
+    // Offered only where it is the cheaper way: a long plan with a few
+    // small uploads keeps paying for the disk every day in between.
     if let Some(p) = f
         .prices
         .persistent_gb_day
         .filter(|_| bring_back > Decimal::ZERO)
     {
-        w.push(Warning::PersistentInstead {
-            cost: cny((kept - f.prices.persistent_free_gb).max(Decimal::ZERO) * span_days * p),
-            instead_of: bring_back,
-        });
+        let cost = cny((kept - f.prices.persistent_free_gb).max(Decimal::ZERO) * span_days * p);
+        if cost < bring_back {
+            w.push(Warning::PersistentInstead {
+                cost,
+                instead_of: bring_back,
+            });
+        }
     }
 }
 

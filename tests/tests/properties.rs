@@ -212,3 +212,34 @@ fn max_batch_is_the_boundary_of_fitting() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    /// The smaller-batch fix keeps the effective batch exactly (micro-batch
+    /// x accumulation steps is the batch: 8 where 3 fit was 3 x 3 = 9, a
+    /// changed learning-rate recipe) and its micro-batch fits.
+    #[test]
+    fn the_smaller_batch_fix_keeps_the_batch_exactly(
+        model in prop::sample::select(&["vit-l-16", "llama-2-7b", "resnet50", "bert-base"][..]),
+        batch in 2u32..2000,
+        card in prop::sample::select(&["rtx4090", "rtx3060", "t4", "a100-40g"][..]),
+    ) {
+        let zoo = common::zoo();
+        let catalog = common::catalog();
+        let entry = zoo.get(model).expect("zoo id");
+        let job = JobSpec { batch: Some(f64::from(batch)), ..Default::default() }
+            .resolve(entry)
+            .expect("valid job");
+        let gpu = catalog.get(card).expect("card");
+        let est = estimate::estimate(entry, &job, catalog, Some(gpu), &gpuplan_core::pipeline::Host::TYPICAL);
+        for f in est.fixes.iter().filter(|f| f.accumulation_steps.is_some()) {
+            let steps = f.accumulation_steps.unwrap_or(1);
+            prop_assert_eq!(
+                f.job.batch.checked_mul(steps),
+                Some(batch),
+                "micro {} x {} steps is the batch {}", f.job.batch, steps, batch
+            );
+            prop_assert!(f.job.batch >= 1, "a micro-batch of at least one");
+        }
+    }
+}

@@ -764,15 +764,34 @@ fn smaller_batch(model: &Model, job: &Job, gpu: &Gpu, limit: f64) -> Option<(Job
     if b < 1 {
         return None;
     }
-    let steps = job.batch.div_ceil(b);
-    let micro = job.batch.div_ceil(steps);
+    // micro x steps is the batch exactly: 8 where 3 fit is 2 x 4, not
+    // 3 x 3 (9 samples a step would change the learning-rate recipe).
+    let micro = largest_divisor_within(job.batch, b);
     Some((
         Job {
             batch: micro,
             ..base
         },
-        steps,
+        job.batch / micro,
     ))
+}
+
+/// The largest divisor of `n` that is at most `most` (at least 1).
+fn largest_divisor_within(n: u32, most: u32) -> u32 {
+    let mut best = 1;
+    let mut i: u32 = 1;
+    // Divisors come in pairs (i, n / i) with i <= sqrt(n).
+    while i <= n / i {
+        if n % i == 0 {
+            for d in [i, n / i] {
+                if d <= most && d > best {
+                    best = d;
+                }
+            }
+        }
+        i += 1;
+    }
+    best
 }
 
 /// The stable JSON shape of `gpuplan estimate --json` (documented in

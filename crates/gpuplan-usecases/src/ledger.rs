@@ -204,9 +204,19 @@ impl Planner {
             Some(id) => {
                 let saved = self.store()?.get_plan(id)?;
                 let platforms = self.platforms()?;
+                // A run is set beside the model's own answer, as plan versus
+                // actual is (the import said "0.18 -> 0.24" and the bill
+                // stored 0.23: the run itself had taught the quote).
+                let none = gpuplan_core::correction::Corrections::none();
                 Plan::from_toml(&format!("saved plan {id}"), &saved.body)
                     .ok()
-                    .and_then(|p| Some((self.quote(&p).ok()?, p)))
+                    .and_then(|p| {
+                        let q = match per {
+                            Planned::OneRun => self.quote_with(&p, &none),
+                            Planned::Whole | Planned::Nothing => self.quote(&p),
+                        };
+                        Some((q.ok()?, p))
+                    })
                     .map(|(q, p)| match per {
                         Planned::Whole => q.cash_total,
                         // A run is set beside one run of the plan, not the

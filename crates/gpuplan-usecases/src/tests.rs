@@ -2984,3 +2984,35 @@ fn a_report_that_measured_no_card_bills_as_many_gpus_as_its_plan() {
         );
     }
 }
+
+#[test]
+fn a_run_bills_planned_cost_is_the_one_its_import_said_as_calibration_learns() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    p.save_plan(None, &plan, None).expect("saved");
+    let run_s = estimate_on_its_card(&mut p, &plan.job)
+        .run
+        .map(|r| r.total_s)
+        .expect("a whole run");
+    // Four runs 40% slower than estimated: from the second on, calibration
+    // has learnt and the plan's quote moves; each bill's planned cost stays
+    // the one its import set the run beside.
+    for n in 0..4 {
+        let text = measured_report(&plan.name, (run_s * 1.4).round() as u64, 2048, n);
+        let run = p.import_report("r.json", &text, None).expect("imports");
+        let said = run.versus.as_ref().expect("beside its plan").planned_cost;
+        let bill = p
+            .ledger()
+            .expect("ledger")
+            .entries
+            .into_iter()
+            .find(|e| e.id == run.ledger_id)
+            .expect("the bill");
+        assert_eq!(
+            bill.planned_cost,
+            Some(said),
+            "run {n}: the ledger's planned cost is the import's"
+        );
+    }
+}

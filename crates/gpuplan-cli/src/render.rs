@@ -1465,6 +1465,26 @@ pub fn imported_runs(
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.text(lang, "cli.runPlanFileOther")));
             }
+            if r.card_assumed && !r.already_imported {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.fill(
+                    lang,
+                    "cli.runCardAssumed",
+                    [("gpu", r.gpu.as_str())],
+                )));
+            }
+            if let Some(u) = r.run_id_reused.as_ref().filter(|_| !r.already_imported) {
+                line.push_str("\n  ");
+                line.push_str(&clean(&c.fill(
+                    lang,
+                    "cli.runIdReused",
+                    [
+                        ("run", u.run_id.as_str()),
+                        ("part", u.part.to_string().as_str()),
+                        ("id", u.bill.to_string().as_str()),
+                    ],
+                )));
+            }
             if let Some(n) = r.trained_on_gpus.filter(|_| !r.already_imported) {
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.fill(

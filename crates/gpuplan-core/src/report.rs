@@ -492,6 +492,25 @@ impl RunReport {
         epoch_in(&self.first_progress).filter(|_| self.part <= 1)
     }
 
+    /// Whether this report and `other` name the same part of the same run
+    /// with billing windows that overlap: two reports of one part (one
+    /// machine-time billed once), not a run that reused the id later.
+    pub fn same_part_as(&self, other: &RunReport) -> bool {
+        if self.run_id.is_empty() || self.run_id != other.run_id || self.part != other.part {
+            return false;
+        }
+        let window = |r: &RunReport| {
+            Some((
+                parse_time(&r.started_at).ok()?,
+                parse_time(&r.ended_at).ok()?,
+            ))
+        };
+        match (window(self), window(other)) {
+            (Some((a0, a1)), Some((b0, b1))) => a0 <= b1 && b0 <= a1,
+            _ => false,
+        }
+    }
+
     /// Seconds of the billing window (checked on parsing to be a real span).
     pub fn window_seconds(&self) -> u64 {
         let parse = |s: &str| parse_time(s).ok();

@@ -923,6 +923,25 @@ impl Store {
             .optional()?)
     }
 
+    /// The reports of one part of one run (its `run_id` and `part`, a
+    /// report without a part being part 1): (ledger id, JSON), oldest
+    /// first. The caller tells a second report of the part from a run that
+    /// reused the id.
+    pub fn reports_of_run_part(
+        &self,
+        run_id: &str,
+        part: u32,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT ledger_id, body FROM run_reports
+             WHERE json_valid(body) AND json_extract(body, '$.run_id') = ?1
+               AND COALESCE(json_extract(body, '$.part'), 1) = ?2
+             ORDER BY ledger_id",
+        )?;
+        let rows = st.query_map(params![run_id, part], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<Vec<(i64, String)>, _>>()?)
+    }
+
     /// Reports imported before identities were kept: (ledger id, JSON).
     pub fn reports_without_identity(&self) -> Result<Vec<(i64, String)>, StoreError> {
         let mut st = self.conn.prepare(

@@ -407,7 +407,7 @@ pub(crate) fn cost_was_estimated(stored: &str) -> bool {
         .any(|m| m.key.starts_with("ledger.note.estimated"))
 }
 
-fn shown_note(stored: &str) -> Vec<gpuplan_core::Message> {
+pub(crate) fn shown_note(stored: &str) -> Vec<gpuplan_core::Message> {
     stored
         .strip_prefix(NOTE_MARK)
         .and_then(|json| serde_json::from_str(json).ok())

@@ -69,8 +69,14 @@ impl Planner {
         for (file, text) in reports {
             let report = RunReport::from_json(file, text)?;
             let identity = report.identity();
-            let known = self.store()?.bill_of_report(&identity)?;
-            let earlier = fresh.iter().position(|p| p.identity == identity);
+            let part = self.part_billed(&report, &fresh)?;
+            // A second report of one part (its window overlapping the
+            // first's) is the bill the part already is.
+            let known = self.store()?.bill_of_report(&identity)?.or(part.same);
+            let earlier = fresh
+                .iter()
+                .position(|p| p.identity == identity)
+                .or(part.same_in_batch);
             match (known, earlier) {
                 // A real bill, or a plan to compare with, for a run already
                 // billed would be dropped without a word: say so, and how to
@@ -107,9 +113,12 @@ impl Planner {
                     out.push(Some(twice));
                 }
                 (None, None) => {
-                    let p = self
+                    let mut p = self
                         .prepare(text, &report, identity, cost, plan_file)
                         .map_err(|e| e.in_file(file))?;
+                    if let Some(id) = part.reused {
+                        reused_run_id(&mut p, &report, id);
+                    }
                     fresh.push(p);
                     out.push(None);
                 }
@@ -156,6 +165,32 @@ impl Planner {
             }
         }
         Ok(result)
+    }
+
+    /// What the ledger (and the reports before this one in the batch)
+    /// already hold of this report's part of its run.
+    fn part_billed(&mut self, report: &RunReport, fresh: &[Prepared]) -> Result<PartBilled> {
+        let mut found = PartBilled::default();
+        if report.run_id.is_empty() {
+            return Ok(found);
+        }
+        let stored = self
+            .store()?
+            .reports_of_run_part(&report.run_id, report.part)?;
+        for (id, body) in stored {
+            let Ok(other) = RunReport::from_json("stored report", &body) else {
+                continue;
+            };
+            if report.same_part_as(&other) {
+                found.same.get_or_insert(id);
+            } else {
+                found.reused.get_or_insert(id);
+            }
+        }
+        found.same_in_batch = fresh.iter().position(|p| {
+            RunReport::from_json("report", &p.text).is_ok_and(|o| report.same_part_as(&o))
+        });
+        Ok(found)
     }
 
     /// A per-GPU peak no board of the card holds is no measurement: refused
@@ -249,6 +284,8 @@ impl Planner {
             plan_changed: false,
             plan_file_other: false,
             plan_not_found: false,
+            card_assumed: false,
+            run_id_reused: None,
             identity: report.identity(),
         })
     }
@@ -435,6 +472,8 @@ impl Planner {
             plan_changed,
             plan_file_other,
             plan_not_found: plan.is_none() && !report.plan.is_empty(),
+            card_assumed: assumed_gpu.is_some(),
+            run_id_reused: None,
             identity: identity.clone(),
         };
         Ok(Prepared {
@@ -587,6 +626,39 @@ impl Planner {
                 )
             })
     }
+}
+
+/// What is billed already of one part of one run ([`Planner::part_billed`]).
+#[derive(Default)]
+struct PartBilled {
+    /// The bill of a report of the part whose window overlaps this one's.
+    same: Option<i64>,
+    /// A report earlier in the batch of the part, overlapping.
+    same_in_batch: Option<usize>,
+    /// The bill of a report of the part from a window apart (the run id
+    /// used again for a later run).
+    reused: Option<i64>,
+}
+
+/// A run that reused another run's id (bill `id` holds that part): billed
+/// as it ran, but joined with nothing and taught from nothing (its parts
+/// would be joined with the other run's), and the bill says why.
+fn reused_run_id(p: &mut Prepared, report: &RunReport, id: i64) {
+    p.measured = None;
+    p.run.teaches_calibration = false;
+    p.run.run_id_reused = Some(crate::views::RunIdReused {
+        bill: id,
+        run_id: excerpt(&report.run_id),
+        part: report.part,
+    });
+    let mut note = crate::ledger::shown_note(&p.entry.problems);
+    note.push(
+        Message::new("ledger.note.runIdReused")
+            .with("run", excerpt(&report.run_id))
+            .with("part", report.part)
+            .with("id", id),
+    );
+    p.entry.problems = crate::ledger::stored_note(&note);
 }
 
 /// The GPU as the report named it, for a card the catalog lacks.

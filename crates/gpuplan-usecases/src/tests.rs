@@ -2966,6 +2966,10 @@ fn a_report_that_measured_no_card_bills_as_many_gpus_as_its_plan() {
             .replace("\"gpu_count\": 1", "\"gpu_count\": 0")
             .replace("\"gpu_peaks_mib\": [2048]", "\"gpu_peaks_mib\": []");
         let run = p.import_report("r.json", &text, None).expect("imports");
+        assert!(
+            run.card_assumed,
+            "{why}: the import says the card was assumed"
+        );
         let hour = one_gpu_hour(&mut p);
         assert_eq!(run.cost, hour * Decimal::from(billed), "{why}");
         let bill = p.ledger().expect("ledger").entries.remove(0);
@@ -3014,5 +3018,65 @@ fn a_run_bills_planned_cost_is_the_one_its_import_said_as_calibration_learns() {
             Some(said),
             "run {n}: the ledger's planned cost is the import's"
         );
+    }
+}
+
+#[test]
+fn a_second_report_of_one_part_is_its_bill_and_a_reused_run_id_is_billed_apart() {
+    type Case = (&'static str, &'static str, &'static str, bool);
+    // (why, the second report's start, its end, one bill)
+    let cases: [Case; 3] = [
+        (
+            "the same part reported again, ended a second later: the bill it is",
+            "2026-11-30T10:00:00+0800",
+            "2026-11-30T10:10:01+0800",
+            true,
+        ),
+        (
+            "the same instant in another zone: the same window",
+            "2026-11-30T02:00:00+0000",
+            "2026-11-30T02:10:00+0000",
+            true,
+        ),
+        (
+            "a run a day later that reused the id: a bill of its own",
+            "2026-12-01T10:00:00+0800",
+            "2026-12-01T10:10:00+0800",
+            false,
+        ),
+    ];
+    for (why, start, end, one_bill) in cases {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut p = planner(dir.path());
+        let plan = model_plan();
+        p.save_plan(None, &plan, None).expect("saved");
+        let first = measured_report(&plan.name, 600, 2048, 0).replace("run-0", "exp");
+        let a = p.import_report("a.json", &first, None).expect("imports");
+        let second = first
+            .replace("\"2026-11-30T10:00:00+0800\"", &format!("\"{start}\""))
+            .replace("\"2026-11-30T10:10:00+0800\"", &format!("\"{end}\""));
+        assert_ne!(first, second, "{why}: the test changed the window");
+        let b = p.import_report("b.json", &second, None).expect("imports");
+        let bills = p.ledger().expect("ledger").entries.len();
+        if one_bill {
+            assert!(b.already_imported, "{why}");
+            assert_eq!((b.ledger_id, bills), (a.ledger_id, 1), "{why}");
+        } else {
+            assert!(!b.already_imported, "{why}");
+            assert_eq!(bills, 2, "{why}");
+            let reused = b.run_id_reused.as_ref().expect("said at import");
+            assert_eq!(
+                (reused.bill, reused.part),
+                (a.ledger_id, 1),
+                "{why}: names the bill"
+            );
+            assert!(
+                !b.teaches_calibration,
+                "{why}: its parts would join another run's"
+            );
+            let c = p.calibration().expect("calibration");
+            let runs: u32 = c.rows.iter().map(|r| r.own_runs).sum();
+            assert_eq!(runs, 1, "{why}: calibration counts the first run only");
+        }
     }
 }

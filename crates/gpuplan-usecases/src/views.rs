@@ -408,6 +408,18 @@ pub struct DeletedPlan {
     pub ledger_ids: Vec<i64>,
 }
 
+/// A run that reused another run's id and part number ([`ImportedRun::run_id_reused`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RunIdReused {
+    /// The bill that holds that part already.
+    pub bill: i64,
+    /// The run id, as the report gave it (cut to 100 characters).
+    pub run_id: String,
+    /// The part number.
+    pub part: u32,
+}
+
 /// A ledger entry with plan-versus-actual.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -572,6 +584,13 @@ pub struct ImportedRun {
     /// The report names a plan no saved plan is named (and no plan file
     /// was given): nothing to compare with, nothing taught.
     pub plan_not_found: bool,
+    /// The report measured no card (nvidia-smi did not answer): billed as
+    /// its plan's card, nothing taught.
+    pub card_assumed: bool,
+    /// Another bill already holds this part of this run, from a billing
+    /// window this one does not overlap: a later run that reused the run
+    /// id. Billed, but not joined with it, and nothing taught.
+    pub run_id_reused: Option<RunIdReused>,
     /// Billed hours (the window, rounded up to the hundredth).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub hours: Decimal,

@@ -372,13 +372,15 @@ describe("shown", () => {
 });
 
 describe("an imported run's notes", () => {
-  const run = { ledger_id: 3, already_imported: false, identity: "x", plan_id: null, date: "2026-11-30", platform: "autodl", gpu: "rtx3090", gpu_in_catalog: true, teaches_calibration: false, set_aside: false, trained_on_gpus: null, plan_changed: false, plan_file_other: false, plan_not_found: false, hours: "0.49", cost: "0.65", cost_estimated: true, peak_memory_mib: 2746, exit_status: 0, versus: null };
+  const run = { ledger_id: 3, already_imported: false, identity: "x", plan_id: null, date: "2026-11-30", platform: "autodl", gpu: "rtx3090", gpu_in_catalog: true, teaches_calibration: false, set_aside: false, trained_on_gpus: null, plan_changed: false, plan_file_other: false, plan_not_found: false, card_assumed: false, run_id_reused: null, hours: "0.49", cost: "0.65", cost_estimated: true, peak_memory_mib: 2746, exit_status: 0, versus: null };
   it("says why a run compares with nothing or teaches nothing", () => {
     expect(importNotes(run), "a run of its plan: nothing to add").toEqual([]);
     expect(importNotes({ ...run, plan_not_found: true }).map(([k]) => k), "no saved plan of its name").toEqual(["cli.runNoPlan"]);
     expect(importNotes({ ...run, plan_changed: true, trained_on_gpus: 2 }), "both reasons, with the GPUs").toEqual([["cli.runPlanChanged"], ["cli.runOtherLayout", { count: 2 }]]);
     expect(importNotes({ ...run, gpu_in_catalog: false, gpu: "NVIDIA X" }), "a card the catalog lacks").toEqual([["cli.runUnknownGpu", { gpu: "NVIDIA X" }]]);
     expect(importNotes({ ...run, already_imported: true, plan_not_found: true }), "imported before: only that is said").toEqual([]);
+    expect(importNotes({ ...run, card_assumed: true }), "no card measured: said at import, not only in the ledger").toEqual([["cli.runCardAssumed", { gpu: "rtx3090" }]]);
+    expect(importNotes({ ...run, run_id_reused: { bill: 2, run_id: "exp", part: 1 } }), "a reused run id names the bill").toEqual([["cli.runIdReused", { run: "exp", part: 1, id: 2 }]]);
   });
   it("makes a catalog clause a sentence of its own", () => {
     expect(asSentence("the run trained on 2 GPUs", "en"), "capitalised and stopped").toBe("The run trained on 2 GPUs.");

@@ -49,3 +49,33 @@ fn every_readme_example_runs() {
     }
     assert!(ran >= 16, "both languages' examples ran ({ran})");
 }
+
+#[test]
+fn the_readme_counts_the_zoo_and_the_catalog_as_they_are() {
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let models = common::zoo().entries().len();
+    let cards = common::catalog().gpus().len();
+    type Case = (String, &'static str);
+    // (the phrase with today's count, why)
+    let cases: [Case; 4] = [
+        (
+            format!("等 {models} 个模型"),
+            "the Chinese section's model count",
+        ),
+        (
+            format!("{cards} 张显卡"),
+            "the Chinese section's card count",
+        ),
+        (
+            format!("({models} in the zoo:"),
+            "the English section's model count",
+        ),
+        (
+            format!("the {cards} catalog cards"),
+            "the English section's card count",
+        ),
+    ];
+    for (phrase, why) in cases {
+        assert!(readme.contains(&phrase), "{why}: README lacks `{phrase}`");
+    }
+}

@@ -706,3 +706,40 @@ fn values_the_files_checks_refuse_speak_the_students_language() {
         }
     }
 }
+
+#[test]
+fn a_run_group_nobody_named_is_not_called_run_run() {
+    let home = tempfile::tempdir().expect("tmp");
+    let dir = tempfile::tempdir().expect("tmp");
+    type Case = (&'static str, &'static str, &'static str);
+    // (the runs, what the error must say, why)
+    let cases: [Case; 2] = [
+        (
+            "[[run]]\nepochs = 3\n",
+            "the runs give epochs",
+            "an unnamed group: no name to say",
+        ),
+        (
+            "[[run]]\nname = \"sweep\"\nepochs = 3\n",
+            "run sweep gives epochs",
+            "a named group is named",
+        ),
+    ];
+    for (runs, said, why) in cases {
+        let file = dir.path().join("p.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "name = \"ep\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n[job]\nhours = 2\n{runs}"
+            ),
+        )
+        .expect("write");
+        let out = run(
+            home.path(),
+            &["--lang", "en", "quote", file.to_str().expect("utf-8")],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{why}: {err}");
+        assert!(!err.contains("run run"), "{why}: {err}");
+    }
+}

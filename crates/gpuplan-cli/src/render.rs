@@ -1311,8 +1311,14 @@ pub fn packs(c: &Catalog, lang: Lang, rows: &[PackRow]) -> String {
 fn versus_line(c: &Catalog, lang: Lang, v: &gpuplan_usecases::views::PlanVersusActual) -> String {
     let run_time =
         |h: f64| gpuplan_usecases::labels::duration(lang, &format!("{:.0}", (h * 3600.0).max(0.0)));
-    let gib = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.1}"));
-    let secs = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |g| format!("{g:.3}"));
+    // A figure not measured says so, in words, not a bare "-".
+    let unmeasured = || c.text(lang, "unit.notMeasured");
+    let gib = |x: Option<f64>| x.map_or_else(unmeasured, |g| format!("{g:.1} GiB"));
+    let secs = |x: Option<f64>| {
+        x.map_or_else(unmeasured, |g| {
+            format!("{g:.3} {}", c.text(lang, "unit.seconds"))
+        })
+    };
     let mut line = c.fill(
         lang,
         "cli.versus",

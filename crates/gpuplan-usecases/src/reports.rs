@@ -680,14 +680,15 @@ fn bill_note(
     priced_as: Option<&str>,
     assumed: Option<(&str, u32)>,
 ) -> Vec<Message> {
-    let peak = report
-        .shown_peak_mib()
-        .map(|m| format!("{:.1}", m as f64 / 1024.0))
-        .unwrap_or_else(|| "-".into());
-    let mut note = vec![Message::new("ledger.note.report")
-        .with("exit", report.exit_status)
-        .with("peak", peak)
-        .with("lines", report.progress_lines)];
+    // A report with no memory figure says "not measured", not "-".
+    let mut note = vec![match report.shown_peak_mib() {
+        Some(m) => {
+            Message::new("ledger.note.report").with("peak", format!("{:.1}", m as f64 / 1024.0))
+        }
+        None => Message::new("ledger.note.reportNoPeak"),
+    }
+    .with("exit", report.exit_status)
+    .with("lines", report.progress_lines)];
     if !report.last_progress.is_empty() {
         note.push(Message::new("ledger.note.last").with("last", excerpt(&report.last_progress)));
     }

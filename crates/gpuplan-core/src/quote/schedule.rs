@@ -79,8 +79,10 @@ pub fn groups(
                         "hours on the run, or job.epochs with job.hours",
                     )
                     .said(
-                        Message::new("error.epochsWithoutTime")
-                            .with("name", crate::error::short(&r.name)),
+                        of_group(
+                            ("error.epochsWithoutTime", "error.epochsWithoutTimeUnnamed"),
+                            &r.name,
+                        ),
                         Some(Message::new("allowed.epochsWithTime")),
                     ))
                 }
@@ -93,8 +95,7 @@ pub fn groups(
                     "hours in (0, 87600]",
                 )
                 .said(
-                    Message::new("error.runHours")
-                        .with("name", crate::error::short(&r.name))
+                    of_group(("error.runHours", "error.runHoursUnnamed"), &r.name)
                         .with("hours", hours),
                     Some(
                         Message::new("allowed.above")
@@ -1348,5 +1349,16 @@ mod covered_tests {
             started.elapsed() < std::time::Duration::from_secs(5),
             "forty thousand instances against their packages in one sweep, not pairwise"
         );
+    }
+}
+
+/// A message about one run group, naming it (`keys.0`); the group nobody
+/// named has its own wording (`keys.1`: "the runs give epochs", not "run
+/// run gives epochs").
+fn of_group(keys: (&str, &str), name: &str) -> Message {
+    if name == DEFAULT_GROUP {
+        Message::new(keys.1)
+    } else {
+        Message::new(keys.0).with("name", crate::error::short(name))
     }
 }

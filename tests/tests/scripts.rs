@@ -276,15 +276,30 @@ fn sbatch_headers_parse_and_carry_the_plan() {
         script.text.contains("on_usr1() { requeue=1;"),
         "the handler only sets a flag (and forwards the signal)"
     );
-    let bad = SlurmSpec {
-        job_name: "a b;rm".into(),
-        ..s
-    };
-    assert_eq!(
-        scripts::slurm(&bad).map_err(|e| e.field).err().as_deref(),
-        Some("job_name"),
-        "unsafe #SBATCH values are refused by field"
-    );
+    type Case = (&'static str, &'static str);
+    // (job name, why it is refused)
+    let cases: [Case; 3] = [
+        ("a b;rm", "unsafe #SBATCH values are refused by field"),
+        (
+            "exp/run1",
+            "a folder in the name: the log's %x path has no such folder, the job fails to launch",
+        ),
+        (
+            "run%j",
+            "a pattern in the name: the log's path would expand it",
+        ),
+    ];
+    for (name, why) in cases {
+        let bad = SlurmSpec {
+            job_name: name.into(),
+            ..s.clone()
+        };
+        assert_eq!(
+            scripts::slurm(&bad).map_err(|e| e.field).err().as_deref(),
+            Some("job_name"),
+            "{why}"
+        );
+    }
 }
 
 /// Writes an executable stand-in for `name` in `dir` that appends its name and
@@ -627,14 +642,28 @@ fn http_stop_reads_secrets_from_the_environment_only() {
     let text =
         scripts::shutdown_wrapper(&spec(StopMechanism::HttpApi, "true", 60)).expect("wrapper");
     assert!(
-        text.contains("$GPUPLAN_API_TOKEN") && text.contains("${GPUPLAN_STOP_URL:?"),
+        text.contains("$GPUPLAN_API_TOKEN") && text.contains("${GPUPLAN_STOP_URL:-}"),
         "token and URL come from the environment"
     );
     let dir = tmp("http");
-    let log = stand_in(&dir, "curl", "curl.log");
+    let log = dir.join("curl.log");
     let stub = dir.join("curl");
+    // The stand-in records its arguments and what it read on stdin (the
+    // header with the token, which is on no command line).
+    common::executable(
+        &stub,
+        &format!(
+            "#!/bin/sh\necho \"curl $* stdin=$(cat)\" >> '{}'\n",
+            log.display()
+        ),
+    );
     let script = dir.join("run.sh");
-    std::fs::write(&script, text).expect("write");
+    std::fs::write(
+        &script,
+        scripts::shutdown_wrapper(&spec(StopMechanism::HttpApi, "env > job-env.txt", 60))
+            .expect("wrapper"),
+    )
+    .expect("write");
     let st = Command::new("bash")
         .arg(&script)
         .env("GPUPLAN_CURL_BIN", &stub)
@@ -650,8 +679,21 @@ fn http_stop_reads_secrets_from_the_environment_only() {
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
         calls.contains("-X POST https://example.invalid/stop")
-            && calls.contains("Bearer secret-token"),
+            && calls.contains("stdin=Authorization: Bearer secret-token"),
         "the stop call is made with the environment's values: {calls}"
+    );
+    assert!(
+        !calls
+            .split("stdin=")
+            .next()
+            .unwrap_or("")
+            .contains("secret-token"),
+        "the token is on no command line: {calls}"
+    );
+    let job_env = std::fs::read_to_string(dir.join("job-env.txt")).expect("the job ran");
+    assert!(
+        !job_env.contains("secret-token"),
+        "the job never sees the platform's token"
     );
     // Without them the job never starts: a wrapper that could not stop the
     // instance would leave it billing after training.
@@ -1298,4 +1340,273 @@ fn the_job_sees_its_own_environment_not_the_wrappers_variables() {
         "myexp abc 26 none",
         "the job's exported variables as they were, the wrapper's unexported ones unseen"
     );
+}
+
+#[test]
+fn at_the_deadline_the_job_saves_its_checkpoint_before_the_instance_stops() {
+    // The job's TERM handler takes 2 s to save, and its output goes
+    // through a pipeline (`| cat`): the signal reaches the job inside it,
+    // the save finishes before the stop, and the report says the run was
+    // stopped (143), though the job exited 0 after saving.
+    let job = "bash -c 'trap \"sleep 2; echo saved > ckpt; exit 0\" TERM; \
+               echo Epoch 1; while :; do sleep 0.2; done' | cat";
+    let (run, script) = Run::new("grace", job, 2);
+    let report = run.dir.join("report.json");
+    let status = run
+        .command(&script)
+        .env("GPUPLAN_RUN_REPORT", &report)
+        .env("GPUPLAN_NVIDIA_SMI", fake_nvidia_smi(&run.dir))
+        .status()
+        .expect("runs");
+    assert_eq!(status.code(), Some(143), "stopped at its deadline");
+    assert!(
+        run.wait_for_stop(Duration::from_secs(10)),
+        "the instance stops"
+    );
+    let ckpt = std::fs::metadata(run.dir.join("ckpt")).expect("the checkpoint was saved");
+    let stopped = std::fs::metadata(&run.log).expect("the stop log");
+    assert!(
+        ckpt.modified().expect("time") <= stopped.modified().expect("time"),
+        "saved before the stop"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    assert_eq!(r["exit_status"], 143, "a stopped run is not a clean 0");
+    assert!(run.wait_for_wrapper_gone(&script), "nothing left running");
+}
+
+#[test]
+fn two_wrappers_on_one_instance_stop_it_once_the_last_has_ended() {
+    let dir = tmp("two-wrappers");
+    let log = stand_in(&dir, "shutdown", "stops.log");
+    let write = |name: &str, cmd: &str| {
+        let script = dir.join(name);
+        std::fs::write(
+            &script,
+            scripts::shutdown_wrapper(&spec(StopMechanism::Shutdown, cmd, 60)).expect("wrapper"),
+        )
+        .expect("write");
+        script
+    };
+    let short = write("short.sh", "sleep 1");
+    let long = write("long.sh", "sleep 4; touch long-done");
+    let start = |script: &Path| {
+        Command::new("bash")
+            .arg(script)
+            .current_dir(&dir)
+            .env("GPUPLAN_SHUTDOWN_BIN", dir.join("shutdown"))
+            .env("TMPDIR", &dir)
+            .env(
+                "GPUPLAN_RUN_REPORT",
+                dir.join(format!("{}.json", script.display())),
+            )
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts")
+    };
+    let mut b = start(&long);
+    let mut a = start(&short);
+    a.wait().expect("ends");
+    std::thread::sleep(Duration::from_millis(500));
+    let stops = || {
+        std::fs::read_to_string(&log)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        stops(),
+        0,
+        "the first to end leaves the other's instance on"
+    );
+    b.wait().expect("ends");
+    assert!(
+        dir.join("long-done").exists(),
+        "the second job ran to its end"
+    );
+    assert!(
+        common::wait_until(Duration::from_secs(5), || stops() == 1),
+        "the last to end stops the instance, once"
+    );
+}
+
+#[test]
+fn a_tmpdir_where_no_folder_can_be_made_falls_back_and_writes_nothing_at_the_root() {
+    let (run, script) = Run::new("no-state", "touch job-ran", 60);
+    // TMPDIR names a file, so no folder can be made in it.
+    let not_a_folder = run.dir.join("not-a-folder");
+    std::fs::write(&not_a_folder, "").expect("write");
+    let out = run
+        .command(&script)
+        .env("TMPDIR", &not_a_folder)
+        .env("HOME", &not_a_folder)
+        // /tmp and /dev/shm stay: only when every folder fails is it refused;
+        // here the fallback to /tmp is taken and the run goes on.
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "/tmp is the fallback");
+    assert!(run.dir.join("job-ran").exists(), "the job ran");
+    assert!(
+        run.wait_for_stop(Duration::from_secs(5)),
+        "and the instance stops"
+    );
+    for stray in ["/peaks", "/wrapper-done", "/stopped"] {
+        assert!(
+            !Path::new(stray).exists(),
+            "nothing written at the root: {stray}"
+        );
+    }
+}
+
+#[test]
+fn a_progress_line_cut_inside_a_character_leaves_the_report_utf8() {
+    // 39 ASCII bytes, then a three-byte character: the 40-byte cut falls
+    // inside it (the C locale counts bytes).
+    let line = format!("Epoch 1 {}轮训练", "x".repeat(31));
+    let (run, script) = Run::new("utf8", &format!("echo '{line}'"), 60);
+    let report = run.dir.join("report.json");
+    let status = run
+        .command(&script)
+        .env("LC_ALL", "C")
+        .env("GPUPLAN_STEP_PATTERN", "Epoch [0-9]+.*")
+        .env("GPUPLAN_RUN_REPORT", &report)
+        .env("GPUPLAN_NVIDIA_SMI", fake_nvidia_smi(&run.dir))
+        .status()
+        .expect("runs");
+    assert_eq!(status.code(), Some(0));
+    let bytes = std::fs::read(&report).expect("report");
+    let text = String::from_utf8(bytes).expect("the report is UTF-8 the ledger reads");
+    let r: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert!(
+        r["last_progress"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("Epoch 1 x")),
+        "the line, cut at a character: {}",
+        r["last_progress"]
+    );
+}
+
+#[test]
+fn a_stop_that_fails_says_loudly_the_instance_still_bills_and_vast_is_checked_first() {
+    // A shutdown that fails (no permission in a container): the log says
+    // the instance is still running, in both languages.
+    let (run, script) = Run::new("stop-fails", "true", 60);
+    common::executable(&run.dir.join("shutdown"), "#!/bin/sh\nexit 1\n");
+    let log = run.dir.join("run.log");
+    let file = std::fs::File::create(&log).expect("log");
+    let status = run
+        .command(&script)
+        .stdout(file.try_clone().expect("log"))
+        .stderr(file)
+        .status()
+        .expect("runs");
+    assert_eq!(status.code(), Some(0), "the job's status stays");
+    assert!(run.wait_for_wrapper_gone(&script), "the wrapper ends");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        text.contains("THE INSTANCE IS STILL RUNNING AND BILLING")
+            && text.contains("实例仍在运行并计费"),
+        "said loudly: {text}"
+    );
+    // Vast.ai: without CONTAINER_ID (or the vastai CLI) the wrapper could
+    // not stop the instance: refused before the job.
+    let dir = tmp("vast-needs");
+    let marker = dir.join("trained");
+    let script = dir.join("run.sh");
+    std::fs::write(
+        &script,
+        scripts::shutdown_wrapper(&spec(
+            StopMechanism::VastCli,
+            &format!("touch {}", marker.display()),
+            60,
+        ))
+        .expect("wrapper"),
+    )
+    .expect("write");
+    let out = Command::new("bash")
+        .arg(&script)
+        .env_remove("CONTAINER_ID")
+        .env("TMPDIR", &dir)
+        .current_dir(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "refused before the job");
+    assert!(!marker.exists(), "the training command did not run");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("CONTAINER_ID"),
+        "it says what is missing"
+    );
+}
+
+#[test]
+fn the_requeue_variant_does_not_requeue_a_job_the_warning_killed() {
+    // (job, requeued, why): the walltime warning (USR1) comes 1 s in.
+    type Case = (&'static str, bool, &'static str);
+    let cases: [Case; 2] = [
+        (
+            "sleep 5",
+            false,
+            "no handler: killed by USR1 (138), it saved nothing and would start over",
+        ),
+        (
+            "trap 'echo saved > ckpt; exit 0' USR1; sleep 5 & wait",
+            true,
+            "a handler saved and exited: requeued to resume",
+        ),
+    ];
+    for (job, requeued, why) in cases {
+        let dir = tmp("requeue-138");
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        common::executable(&bin.join("srun"), "#!/bin/sh\nshift 2\nexec \"$@\"\n");
+        let scontrol_log = dir.join("scontrol.log");
+        common::executable(
+            &bin.join("scontrol"),
+            &format!("#!/bin/sh\necho \"$*\" >> '{}'\n", scontrol_log.display()),
+        );
+        let script = scripts::slurm(&SlurmSpec {
+            job_name: "rq".into(),
+            partition: "gpu".into(),
+            gpus: 1,
+            cpus: 1,
+            mem_gb: 1,
+            hours: 0.5,
+            cap_hours: None,
+            output: "%x-%j.out".into(),
+            activate: Vec::new(),
+            command: job.into(),
+            requeue: true,
+            plan: "p".into(),
+            plan_job: String::new(),
+            platform: "campus-slurm".into(),
+        })
+        .expect("script");
+        let path = dir.join("rq.sbatch");
+        std::fs::write(&path, &script.text).expect("write");
+        let mut child = Command::new("bash")
+            .arg(&path)
+            .current_dir(&dir)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("SLURM_JOB_ID", "42")
+            .env("TMPDIR", &dir)
+            .env("GPUPLAN_NVIDIA_SMI", fake_nvidia_smi(&dir))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts");
+        std::thread::sleep(Duration::from_secs(1));
+        let _ = Command::new("kill")
+            .args(["-USR1", &child.id().to_string()])
+            .status();
+        child.wait().expect("ends");
+        let log = std::fs::read_to_string(&scontrol_log).unwrap_or_default();
+        assert_eq!(log.contains("requeue 42"), requeued, "{why}: {log}");
+    }
 }

@@ -254,7 +254,7 @@ pub fn shutdown_wrapper(s: &ShutdownSpec) -> Result<String, InputError> {
             ("COMMAND", &shell_quote(&s.command)),
             ("MAX_RUNTIME", &s.max_runtime_seconds.to_string()),
             ("POLL", &poll.to_string()),
-            ("STOP_BIN", stop_bin(s.mechanism)),
+            ("STOP_BIN", &stop_bin(s.mechanism)),
             ("JOB_ENV", JOB_ENV_CAPTURE),
             ("REPORT_KIT", &run_report_kit(&s.platform)),
             ("STOP_COMMAND", &stop_command(s.mechanism, s.destroy)),
@@ -271,14 +271,21 @@ fn platform_id_comment(id: &str) -> String {
         .collect()
 }
 
-/// The stand-in-overridable program that stops the instance.
-fn stop_bin(m: StopMechanism) -> &'static str {
+/// The stand-in-overridable program that stops the instance, and what it
+/// needs, checked before the job starts: without them the wrapper could not
+/// stop the instance, which would bill on after training while the log said
+/// it was stopping.
+fn stop_bin(m: StopMechanism) -> String {
+    format!("{}\n{STOP_FAILED}", stop_needs(m))
+}
+
+/// [`stop_bin`]'s program and its checks.
+fn stop_needs(m: StopMechanism) -> &'static str {
     // Overridable so the wrapper can be tested with stand-ins.
     match m {
-        StopMechanism::Shutdown => r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,
-        // Checked before the job starts: without the endpoint and token the
-        // wrapper could not stop the instance, which would bill on after
-        // training while the log said it was stopping.
+        StopMechanism::Shutdown => {
+            concat!(r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,)
+        }
         StopMechanism::HttpApi => concat!(
             r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
             "\n",
@@ -289,27 +296,59 @@ fn stop_bin(m: StopMechanism) -> &'static str {
             r#"  echo "gpuplan：请先设置 GPUPLAN_STOP_URL（平台控制台里的关机接口地址）和 GPUPLAN_API_TOKEN（放在环境变量里，不要写进本文件）：否则本脚本无法关机。训练没有启动。" >&2"#,
             "\n",
             "  exit 2\n",
+            "fi\n",
+            // The token is the stop's, not the job's: kept out of the job's
+            // environment (the one run_job restores included) and off every
+            // command line (ps shows them).
+            r#"STOP_TOKEN=$GPUPLAN_API_TOKEN"#,
+            "\n",
+            "unset GPUPLAN_API_TOKEN\n",
+            r#"GPUPLAN_JOB_ENV=$(printf '%s
+' "$GPUPLAN_JOB_ENV" | grep -v '^declare -x GPUPLAN_API_TOKEN=')"#,
+        ),
+        StopMechanism::VastCli => concat!(
+            r#"VASTAI_BIN="${GPUPLAN_VASTAI_BIN:-vastai}""#,
+            "\n",
+            r#"if [ -z "${CONTAINER_ID:-}" ] || ! command -v "$VASTAI_BIN" >/dev/null 2>&1; then"#,
+            "\n",
+            r#"  echo "gpuplan: this wrapper stops the instance with the vastai CLI (pip install vastai; vastai set api-key KEY) and CONTAINER_ID, which Vast.ai sets inside its instances; one of them is missing here, so it could not stop the instance. Training was not started." >&2"#,
+            "\n",
+            r#"  echo "gpuplan：本脚本用 vastai 命令行（pip install vastai；vastai set api-key KEY）和 Vast.ai 实例里自带的 CONTAINER_ID 关机；这里缺少其中之一，无法关机。训练没有启动。" >&2"#,
+            "\n",
+            "  exit 2\n",
             "fi",
         ),
-        StopMechanism::VastCli => r#"VASTAI_BIN="${GPUPLAN_VASTAI_BIN:-vastai}""#,
     }
 }
+
+/// What a stop that failed says, loudly, in both languages: the instance is
+/// still billing and only the console can stop it now.
+const STOP_FAILED: &str = r#"stop_failed() {
+  log "THE INSTANCE IS STILL RUNNING AND BILLING: the stop failed ($1). Stop it in the platform console now."
+  log "实例仍在运行并计费：关机失败（$1）。请马上在平台控制台关机。"
+}"#;
 
 /// The lines of `stop_instance` that stop it.
 fn stop_command(m: StopMechanism, destroy: bool) -> String {
     match m {
-        StopMechanism::Shutdown => r#"  "$SHUTDOWN_BIN" -h now || "$SHUTDOWN_BIN""#.to_owned(),
+        StopMechanism::Shutdown => r#"  "$SHUTDOWN_BIN" -h now || "$SHUTDOWN_BIN" || stop_failed "$SHUTDOWN_BIN exited with $?""#.to_owned(),
+        // Three tries, 30 s each: a platform API that is briefly down or
+        // hangs does not leave the instance billing (nor the wrapper
+        // waiting past its deadline).
         StopMechanism::HttpApi => [
-            r#"  : "${GPUPLAN_STOP_URL:?set GPUPLAN_STOP_URL to the stop endpoint shown in the platform console}""#,
-            r#"  : "${GPUPLAN_API_TOKEN:?set GPUPLAN_API_TOKEN in the environment, never in this file}""#,
-            r#"  "$CURL_BIN" -fsS -X POST "$GPUPLAN_STOP_URL" -H "Authorization: Bearer $GPUPLAN_API_TOKEN" -H "X-Instance-Id: ${GPUPLAN_INSTANCE_ID:-}""#,
+            r#"  local try"#,
+            r#"  for try in 1 2 3; do"#,
+            r#"    printf 'Authorization: Bearer %s\n' "$STOP_TOKEN" |"#,
+            r#"      "$CURL_BIN" -fsS --max-time 30 -X POST "$GPUPLAN_STOP_URL" -H @- -H "X-Instance-Id: ${GPUPLAN_INSTANCE_ID:-}" && return 0"#,
+            r#"    [ "$try" = 3 ] || sleep 10"#,
+            r#"  done"#,
+            r#"  stop_failed "POST $GPUPLAN_STOP_URL failed 3 times""#,
         ]
         .join("\n"),
         StopMechanism::VastCli => {
             let verb = if destroy { "destroy" } else { "stop" };
             format!(
-                r#"  : "${{CONTAINER_ID:?CONTAINER_ID is set inside Vast.ai instances}}"
-  "$VASTAI_BIN" {verb} instance "$CONTAINER_ID""#
+                r#"  "$VASTAI_BIN" {verb} instance "$CONTAINER_ID" || stop_failed "vastai {verb} instance exited with $?""#
             )
         }
     }
@@ -432,6 +471,25 @@ fn sbatch_word(field: &str, s: &str) -> Result<(), InputError> {
     Ok(())
 }
 
+/// A job name: an #SBATCH word that is also a file name (`NAME.sbatch`)
+/// and the `%x` of the log's path, so no `/` (a folder that does not exist:
+/// the job fails to launch and writes no report) and no `%`.
+fn sbatch_job_name(s: &str) -> Result<(), InputError> {
+    sbatch_word("job_name", s)?;
+    if s.contains(['/', '%']) {
+        return Err(InputError::new(
+            "job_name",
+            format!("`{s}` names a folder or a pattern, not a job"),
+            "1-100 letters, digits and - _ . : @",
+        )
+        .said(
+            Message::new("error.sbatchWord").with("value", crate::error::short(s)),
+            Some(Message::new("allowed.jobName")),
+        ));
+    }
+    Ok(())
+}
+
 /// The walltime of a run of `hours` (with the margin), held to the
 /// cluster's cap (a longer --time is refused or held by Slurm), and the
 /// note `key` saying so when the cap cut it.
@@ -508,7 +566,7 @@ pub fn slurm(s: &SlurmSpec) -> Result<Script, InputError> {
 /// A Slurm request's words and numbers, each within what an `#SBATCH` line
 /// and a cluster take.
 fn check_slurm(s: &SlurmSpec) -> Result<(), InputError> {
-    sbatch_word("job_name", &s.job_name)?;
+    sbatch_job_name(&s.job_name)?;
     sbatch_word("partition", &s.partition)?;
     sbatch_word("output", &s.output)?;
     check_runnable("command", &s.command, 4000)?;
@@ -903,7 +961,7 @@ fn check_launch(s: &LaunchSpec) -> Result<(), InputError> {
             ),
         );
     }
-    sbatch_word("job_name", &s.job_name)?;
+    sbatch_job_name(&s.job_name)?;
     if s.gpus < 2 || s.gpus > crate::parallel::MAX_GPUS {
         return Err(InputError::new(
             "gpus",

@@ -138,7 +138,7 @@ def report_torch_peak():
         peaks = _torch_allocated_mib()
         if peaks:
             try:
-                with open(f"{path}.{rank}", "w") as f:
+                with open(f"{path}.{rank}", "w", encoding="utf-8") as f:
                     f.write(str(max(peaks)))
             except OSError:
                 pass
@@ -235,7 +235,7 @@ class RunReport:
         if PLAN_JOB:
             report["plan_job"] = PLAN_JOB
         tmp = self.path + ".tmp"
-        with open(tmp, "w") as f:
+        with open(tmp, "w", encoding="utf-8") as f:
             json.dump(report, f, ensure_ascii=False, indent=2)
         os.replace(tmp, self.path)
         self.written = self.path

@@ -5,6 +5,12 @@
 # (touching "$STATE_DIR/wrapper-done" first to end the sampler).
 SAMPLE_SECONDS=@SAMPLE@
 NVIDIA_SMI="${GPUPLAN_NVIDIA_SMI:-nvidia-smi}"
+# nvidia-smi within 20 s: a GPU fallen off the bus hangs it, and the run's
+# end (its report, then the stop) must not wait on it while the instance
+# bills.
+smi() {
+  if command -v timeout >/dev/null 2>&1; then timeout 20 "$NVIDIA_SMI" "$@"; else "$NVIDIA_SMI" "$@"; fi
+}
 DEFAULT_STEP_PATTERN='([Ee]poch|[Ss]tep)[^0-9A-Za-z]{0,3}[0-9]+'
 STEP_PATTERN="${GPUPLAN_STEP_PATTERN:-$DEFAULT_STEP_PATTERN}"
 # The process id too: two runs started in one second in one folder would
@@ -31,7 +37,15 @@ pattern_status=0
 printf '' | LC_ALL=C grep -E -- "$STEP_PATTERN" >/dev/null 2>&1 || pattern_status=$?
 [ "$pattern_status" -ne 2 ] || kit_refuse "GPUPLAN_STEP_PATTERN is not an extended regular expression (grep -E): $STEP_PATTERN"
 REQUEUED=0
-STATE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-run.XXXXXX")"
+# The run's state folder: TMPDIR, else /tmp, /dev/shm or the home folder.
+# Without one nothing can be written and, worse, the stop's lock would be a
+# path at the root: refused before the job starts.
+STATE_DIR=""
+for dir in "${TMPDIR:-/tmp}" /tmp /dev/shm "${HOME:-/nonexistent}"; do
+  STATE_DIR=$(mktemp -d "$dir/gpuplan-run.XXXXXX" 2>/dev/null) && [ -d "$STATE_DIR" ] && break
+  STATE_DIR=""
+done
+[ -n "$STATE_DIR" ] || kit_refuse "no folder to keep the run's state in (TMPDIR=${TMPDIR:-}, /tmp, /dev/shm and HOME are full or not writable)"
 START_EPOCH=$(date +%s)
 START_ISO=$(date '+%Y-%m-%dT%H:%M:%S%z')
 [ -n "$RUN_ID" ] || RUN_ID="$(date +%Y%m%d%H%M%S)-$$"
@@ -55,7 +69,12 @@ run_job() {
 }
 
 # JSON string: backslashes and quotes escaped, control characters dropped.
-json_str() { printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+# A byte cut inside a character (a progress line cut to 40 bytes in the C
+# locale) is dropped, so the report stays UTF-8 the ledger reads.
+json_str() { printf '"%s"' "$(printf '%s' "$1" | utf8_only | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+utf8_only() {
+  if command -v iconv >/dev/null 2>&1; then iconv -c -f UTF-8 -t UTF-8 2>/dev/null; else LC_ALL=C tr -d '\200-\377'; fi
+}
 
 cpu_ticks() {
   # busy and total jiffies of the whole machine, from /proc/stat
@@ -94,11 +113,20 @@ progress_in() {
 
 # The sampler's other job, for log files: note when the first progress
 # line appeared (to the sampling interval).
+# Each sample reads only what was written since the last (less a 64 KB
+# overlap for a line written across two samples), never before the run's
+# own start: a 2 GB log with no progress line yet is not read again every
+# few seconds.
+OUT_SCANNED=0
+ERR_SCANNED=0
 note_first_in_files() {
-  local stream file from
+  local stream file from size scanned
   for stream in out err; do
-    if [ "$stream" = out ]; then file=$OUT_FILE from=$OUT_FROM; else file=$ERR_FILE from=$ERR_FROM; fi
+    if [ "$stream" = out ]; then file=$OUT_FILE from=$OUT_FROM scanned=$OUT_SCANNED; else file=$ERR_FILE from=$ERR_FROM scanned=$ERR_SCANNED; fi
     if [ -z "$file" ] || [ -e "$STATE_DIR/first.$stream" ]; then continue; fi
+    size=$(stat -c %s "$file" 2>/dev/null || echo 0)
+    [ "$((scanned - 65536))" -le "$from" ] || from=$((scanned - 65536))
+    if [ "$stream" = out ]; then OUT_SCANNED=$size; else ERR_SCANNED=$size; fi
     if progress_in "$file" "$from" | head -n 1 | grep -q .; then
       date +%s > "$STATE_DIR/first.$stream"
     fi
@@ -119,6 +147,9 @@ count_progress() {
 # counts its progress lines on the side (grep matches them, count_progress
 # counts them), and notes when the first came. Usage: watch_lines out|err.
 watch_lines() {
+  # A signal is for the job: its watcher passes on its last lines (a
+  # checkpoint handler's) until the job closes its output.
+  trap '' INT TERM HUP
   tee >({ LC_ALL=C grep -qm1 -E -- "$STEP_PATTERN" && date +%s > "$STATE_DIR/first.$1"; cat > /dev/null; }) \
     >(LC_ALL=C grep -E -- "$STEP_PATTERN" | count_progress "$1")
 }
@@ -182,7 +213,7 @@ gpu_peaks_json() {
   # shared node, whose processes srun hides from this script, must not
   # report more GPUs than it is billed (the ledger would refuse the report,
   # and the bill with it).
-  "$NVIDIA_SMI" --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
+  smi --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
     awk -F', *' -v old="$STATE_DIR/peaks" -v c="$column" -v most="${1:-0}" '
       BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); if (f[c] + 0 > 0) peak[f[1]] = f[c] + 0 } }
       ($2 in peak) && (most == 0 || n < most) { printf "%s%d", (n++ ? ", " : ""), peak[$2] }' |
@@ -206,9 +237,9 @@ write_report() {
   end=$(date +%s)
   # Only rows nvidia-smi answers with count (a driver/library mismatch
   # prints its error on stdout: not a card, and not a second GPU to bill).
-  gpu=$("$NVIDIA_SMI" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
+  gpu=$(smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
     LC_ALL=C grep -E ', *[0-9][0-9.]*$' | head -n 1 || true)
-  gpus=$("$NVIDIA_SMI" --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
+  gpus=$(smi --query-gpu=index,pci.bus_id --format=csv,noheader 2>/dev/null |
     LC_ALL=C grep -cE '^[0-9]+, *[0-9A-Fa-f]+:' || true)
   # A Slurm job is billed the GPUs it was given, which a node that does not
   # fence devices shows among all of its own.
@@ -289,7 +320,7 @@ job_tree() {
 # state folder with it).
 (
   while kill -0 $$ 2>/dev/null && [ -d "$STATE_DIR" ] && [ ! -e "$STATE_DIR/wrapper-done" ]; do
-    "$NVIDIA_SMI" --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
+    smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader,nounits 2>/dev/null |
       awk -F', *' -v old="$STATE_DIR/peaks" -v tree="$(job_tree)" -v seen="$STATE_DIR/seen" '
         BEGIN { while ((getline line < old) > 0) { split(line, f, /, */); all[f[1]] = f[2] + 0; ours[f[1]] = f[3] + 0 }
                 n = split(tree, t, " "); for (i = 1; i <= n; i++) mine[t[i]] = 1 }

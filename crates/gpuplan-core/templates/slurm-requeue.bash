@@ -18,7 +18,12 @@ while true; do
   # A trapped signal interrupts wait; keep waiting until training has exited.
   kill -0 "$train_pid" 2>/dev/null || break
 done
-if [ "$requeue" = 1 ]; then
+if [ "$requeue" = 1 ] && [ "$status" = 138 ]; then
+  # Killed by the warning itself (128 + USR1): no handler saved a checkpoint,
+  # so a requeue would start it over, again and again, on the allocation.
+  echo "gpuplan: the training was killed by the walltime warning (USR1) instead of saving a checkpoint: not requeued, it would start over. Its command must handle USR1 (the resume template does) and be one program (exec python ..., not a pipeline)."
+  echo "gpuplan：训练被时限预警信号（USR1）直接杀掉，没有保存 checkpoint：不重新排队（否则会从头再跑）。训练命令要处理 USR1（续跑模板已处理），并且是单个程序（exec python ...，不要用管道）。"
+elif [ "$requeue" = 1 ]; then
   # The requeue ends this script at once: report this part of the job first,
   # as a part that is not the last (the next part resumes the same run).
   touch "$STATE_DIR/wrapper-done"

@@ -359,6 +359,9 @@ fn stop_warning(m: StopMechanism, destroy: bool) -> &'static str {
     match (m, destroy) {
         (StopMechanism::VastCli, false) => "# Note: `stop` ends GPU billing but the disk keeps billing until you destroy the instance.\n",
         (StopMechanism::VastCli, true) => "# Note: `destroy` deletes the instance and its disk: copy results out first.\n",
+        // A spot instance the platform cannot stop (优云智算): only its
+        // release ends the bill.
+        (StopMechanism::HttpApi, true) => "# 注意：这台竞价实例不能关机，只能释放：GPUPLAN_STOP_URL 请填控制台里的「释放」接口（会删除实例和数据盘，先把结果拷出来）。\n# Note: this spot instance cannot be stopped, only released: set GPUPLAN_STOP_URL to the console's release endpoint (it deletes the instance and its disk: copy results out first).\n",
         _ => "",
     }
 }

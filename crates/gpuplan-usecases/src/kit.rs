@@ -73,7 +73,7 @@ impl Planner {
             },
             command: r.command.to_owned(),
             max_runtime_seconds,
-            destroy: r.destroy,
+            destroy: r.destroy || r.plan.is_some_and(|plan| spot_only_released(plan, p)),
             poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
             plan: r.plan.map(|p| p.name.clone()).unwrap_or_default(),
             plan_job: r.plan.map(Plan::job_digest).unwrap_or_default(),
@@ -263,7 +263,7 @@ impl Planner {
                 job_name: job_name.clone(),
                 command: command.to_owned(),
                 max_runtime_seconds: scripts::with_margin(longest),
-                destroy: false,
+                destroy: spot_only_released(plan, profile),
                 poll_seconds: defaults::WATCHDOG_POLL_SECONDS as u32,
                 plan: plan.name.clone(),
                 plan_job: plan.job_digest(),
@@ -515,4 +515,11 @@ fn same_platform(platform: &str, plan: Option<&Plan>) -> Result<()> {
         )),
         _ => Ok(()),
     }
+}
+
+/// A spot plan on a platform whose spot instances cannot be stopped, only
+/// released (优云智算): the wrapper's stop is a release.
+fn spot_only_released(plan: &Plan, p: &gpuplan_core::platform::PlatformProfile) -> bool {
+    plan.payment == gpuplan_core::plan::Payment::Spot
+        && p.lifecycle.spot_cannot_stop.as_ref().is_some_and(|f| f.value)
 }

@@ -3080,3 +3080,34 @@ fn a_second_report_of_one_part_is_its_bill_and_a_reused_run_id_is_billed_apart()
         }
     }
 }
+
+#[test]
+fn a_spot_plan_the_platform_cannot_stop_gets_a_wrapper_that_releases() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let spot = Plan::from_toml(
+        "youyun-spot.toml",
+        include_str!("../../../examples/youyun-spot.toml"),
+    )
+    .expect("example");
+    let mut on_demand = spot.clone();
+    on_demand.payment = gpuplan_core::plan::Payment::OnDemand;
+    type Case<'a> = (&'a Plan, bool, &'static str);
+    let cases: [Case<'_>; 2] = [
+        (&spot, true, "优云智算 spot instances are only released: the stop URL must release"),
+        (&on_demand, false, "an on-demand instance is stopped as usual"),
+    ];
+    for (plan, release, why) in cases {
+        let text = p
+            .shutdown_script(&crate::planning::ShutdownRequest {
+                platform: &plan.platform,
+                job_name: None,
+                command: "python train.py",
+                max_hours: None,
+                plan: Some(plan),
+                destroy: false,
+            })
+            .expect("wrapper");
+        assert_eq!(text.contains("release endpoint"), release, "{why}");
+    }
+}

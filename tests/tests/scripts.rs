@@ -1610,3 +1610,71 @@ fn the_requeue_variant_does_not_requeue_a_job_the_warning_killed() {
         assert_eq!(log.contains("requeue 42"), requeued, "{why}: {log}");
     }
 }
+
+#[test]
+fn offline_install_asks_for_current_wheels_and_fetches_a_source_only_package_as_source() {
+    let dir = tmp("offline");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let log = dir.join("pip.log");
+    // A pip that has no wheel of `jieba` (source only on PyPI) and records
+    // every call.
+    common::executable(
+        &bin.join("pip"),
+        &format!(
+            "#!/bin/sh\necho \"pip $*\" >> '{}'\ncase \"$*\" in *only-binary*jieba*) exit 1 ;; *only-binary*-r*) exit 1 ;; esac\nmkdir -p packages\nexit 0\n",
+            log.display()
+        ),
+    );
+    std::fs::write(
+        dir.join("requirements.txt"),
+        "torch==2.8.0\njieba  # segmenter\n\n--extra-index-url https://x\n",
+    )
+    .expect("write");
+    let script = dir.join("offline.sh");
+    std::fs::write(
+        &script,
+        scripts::offline_install("3.10").expect("offline").text,
+    )
+    .expect("write");
+    let status = Command::new("bash")
+        .arg(&script)
+        .arg("download")
+        .current_dir(&dir)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .stdout(Stdio::null())
+        .status()
+        .expect("runs");
+    assert!(status.success(), "the bundle is made");
+    let calls = std::fs::read_to_string(&log).expect("pip ran");
+    type Case = (&'static str, &'static str);
+    let cases: [Case; 4] = [
+        (
+            "--platform manylinux_2_28_x86_64",
+            "current wheels (torch 2.8 has only manylinux_2_28 ones)",
+        ),
+        ("--platform manylinux2014_x86_64", "and the older tag"),
+        (
+            "--no-binary=:all: --no-deps jieba",
+            "a source-only package is fetched as source",
+        ),
+        (
+            "setuptools wheel",
+            "with what building it on the instance needs",
+        ),
+    ];
+    for (said, why) in cases {
+        assert!(calls.contains(said), "{why}: {calls}");
+    }
+    assert!(
+        !calls.contains("https://x --"),
+        "an option line is not a package: {calls}"
+    );
+}

@@ -3094,8 +3094,16 @@ fn a_spot_plan_the_platform_cannot_stop_gets_a_wrapper_that_releases() {
     on_demand.payment = gpuplan_core::plan::Payment::OnDemand;
     type Case<'a> = (&'a Plan, bool, &'static str);
     let cases: [Case<'_>; 2] = [
-        (&spot, true, "优云智算 spot instances are only released: the stop URL must release"),
-        (&on_demand, false, "an on-demand instance is stopped as usual"),
+        (
+            &spot,
+            true,
+            "优云智算 spot instances are only released: the stop URL must release",
+        ),
+        (
+            &on_demand,
+            false,
+            "an on-demand instance is stopped as usual",
+        ),
     ];
     for (plan, release, why) in cases {
         let text = p

@@ -800,6 +800,15 @@ pub enum ScriptKind {
         #[arg(long, default_value = "launch")]
         config: String,
     },
+    /// The run-report module, gpuplan_report.py: a notebook's run report, and PyTorch's memory for a wrapped job.
+    Report {
+        /// A plan file: its name and job, so the report matches the plan on import.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+        /// Platform id (default: the --plan's).
+        #[arg(long)]
+        platform: Option<String>,
+    },
     /// Pre-rental checklist for a platform (and a plan).
     Checklist {
         /// Platform id.

@@ -366,6 +366,12 @@ fn script(planner: &mut Planner, lang: Lang, kind: &ScriptKind) -> Result<String
             script_notes(planner, lang, &s.notes);
             Ok(s.text)
         }
+        ScriptKind::Report { plan, platform } => {
+            let plan = read_plan(planner, plan)?;
+            Ok(planner
+                .report_module(platform.as_deref(), plan.as_ref())?
+                .text)
+        }
         ScriptKind::Checklist { platform, plan } => {
             let plan = read_plan(planner, plan)?;
             let items = planner.checklist(platform, plan.as_ref())?;

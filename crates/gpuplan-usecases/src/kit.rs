@@ -220,6 +220,25 @@ impl Planner {
         scripts::env_probe()
     }
 
+    /// The run-report module (`gpuplan_report.py`) for a plan's notebook or
+    /// wrapped job: its name and job digest, so its report matches the plan
+    /// on import; the platform is the plan's unless one is given (the same
+    /// one, as every kit script asks).
+    pub fn report_module(&mut self, platform: Option<&str>, plan: Option<&Plan>) -> Result<Script> {
+        if let Some(id) = platform {
+            same_platform(id, plan)?;
+            self.platforms()?.get(id)?;
+        }
+        let platform = platform
+            .or(plan.map(|p| p.platform.as_str()))
+            .unwrap_or_default();
+        Ok(scripts::notebook_report(
+            platform,
+            plan.map_or("", |p| p.name.as_str()),
+            &plan.map(Plan::job_digest).unwrap_or_default(),
+        )?)
+    }
+
     /// The offline wheel bundle for a Python version (default 3.10).
     pub fn offline_script(&self, python: Option<&str>) -> Result<Script> {
         Ok(scripts::offline_install(

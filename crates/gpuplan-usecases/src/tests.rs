@@ -3119,3 +3119,36 @@ fn a_spot_plan_the_platform_cannot_stop_gets_a_wrapper_that_releases() {
         assert_eq!(text.contains("release endpoint"), release, "{why}");
     }
 }
+
+#[test]
+fn the_cli_writes_the_report_module_the_app_kit_hands_out() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut p = planner(dir.path());
+    let plan = model_plan();
+    let module = p.report_module(None, Some(&plan)).expect("module");
+    assert_eq!(
+        module.file_name, "gpuplan_report.py",
+        "the name the docs import"
+    );
+    type Case = (String, &'static str);
+    let cases: [Case; 3] = [
+        (
+            format!("PLAN = \"{}\"", plan.name),
+            "the plan's name, to match on import",
+        ),
+        (
+            format!("PLAN_JOB = \"{}\"", plan.job_digest()),
+            "its job, to tell an edited plan",
+        ),
+        ("PLATFORM = \"autodl\"".to_owned(), "the plan's platform"),
+    ];
+    for (line, why) in cases {
+        assert!(module.text.contains(&line), "{why}: {line}");
+    }
+    let other = p.report_module(Some("gpushare"), Some(&plan));
+    assert!(
+        matches!(&other, Err(AppError::Input { field, .. }) if field == "platform"),
+        "another platform than the plan's is refused: {:?}",
+        other.err()
+    );
+}

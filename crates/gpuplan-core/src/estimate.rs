@@ -772,24 +772,27 @@ fn smaller_batch(model: &Model, job: &Job, gpu: &Gpu, limit: f64) -> Option<(Job
             batch: micro,
             ..base
         },
-        job.batch / micro,
+        job.batch.checked_div(micro).unwrap_or(job.batch),
     ))
 }
 
 /// The largest divisor of `n` that is at most `most` (at least 1).
 fn largest_divisor_within(n: u32, most: u32) -> u32 {
     let mut best = 1;
-    let mut i: u32 = 1;
-    // Divisors come in pairs (i, n / i) with i <= sqrt(n).
-    while i <= n / i {
-        if n % i == 0 {
-            for d in [i, n / i] {
+    // Divisors come in pairs (i, n / i) with i <= sqrt(n); i starts at 1,
+    // so no division is by zero.
+    for i in 1..=n {
+        let Some(pair) = n.checked_div(i) else { break };
+        if i > pair {
+            break;
+        }
+        if n.is_multiple_of(i) {
+            for d in [i, pair] {
                 if d <= most && d > best {
                     best = d;
                 }
             }
         }
-        i += 1;
     }
     best
 }

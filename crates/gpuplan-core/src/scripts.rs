@@ -283,9 +283,7 @@ fn stop_bin(m: StopMechanism) -> String {
 fn stop_needs(m: StopMechanism) -> &'static str {
     // Overridable so the wrapper can be tested with stand-ins.
     match m {
-        StopMechanism::Shutdown => {
-            concat!(r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,)
-        }
+        StopMechanism::Shutdown => r#"SHUTDOWN_BIN="${GPUPLAN_SHUTDOWN_BIN:-/usr/bin/shutdown}""#,
         StopMechanism::HttpApi => concat!(
             r#"CURL_BIN="${GPUPLAN_CURL_BIN:-curl}""#,
             "\n",

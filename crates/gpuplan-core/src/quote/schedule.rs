@@ -1316,6 +1316,17 @@ impl When {
     }
 }
 
+/// A message about one run group, naming it (`keys.0`); the group nobody
+/// named has its own wording (`keys.1`: "the runs give epochs", not "run
+/// run gives epochs").
+fn of_group(keys: (&str, &str), name: &str) -> Message {
+    if name == DEFAULT_GROUP {
+        Message::new(keys.1)
+    } else {
+        Message::new(keys.0).with("name", crate::error::short(name))
+    }
+}
+
 #[cfg(test)]
 mod covered_tests {
     use super::{covered_each, Interval};
@@ -1349,16 +1360,5 @@ mod covered_tests {
             started.elapsed() < std::time::Duration::from_secs(5),
             "forty thousand instances against their packages in one sweep, not pairwise"
         );
-    }
-}
-
-/// A message about one run group, naming it (`keys.0`); the group nobody
-/// named has its own wording (`keys.1`: "the runs give epochs", not "run
-/// run gives epochs").
-fn of_group(keys: (&str, &str), name: &str) -> Message {
-    if name == DEFAULT_GROUP {
-        Message::new(keys.1)
-    } else {
-        Message::new(keys.0).with("name", crate::error::short(name))
     }
 }

@@ -1388,8 +1388,13 @@ fn two_wrappers_on_one_instance_stop_it_once_the_last_has_ended() {
         .expect("write");
         script
     };
-    let short = write("short.sh", "sleep 1");
-    let long = write("long.sh", "sleep 4; touch long-done");
+    // The short job ends only once the long one runs (its wrapper
+    // registered before it), whatever the machine's load.
+    let short = write(
+        "short.sh",
+        "while [ ! -e long-started ]; do sleep 0.1; done; sleep 1",
+    );
+    let long = write("long.sh", "touch long-started; sleep 4; touch long-done");
     let start = |script: &Path| {
         Command::new("bash")
             .arg(script)
@@ -1540,16 +1545,16 @@ fn a_stop_that_fails_says_loudly_the_instance_still_bills_and_vast_is_checked_fi
 
 #[test]
 fn the_requeue_variant_does_not_requeue_a_job_the_warning_killed() {
-    // (job, requeued, why): the walltime warning (USR1) comes 1 s in.
+    // (job, requeued, why): the walltime warning (USR1) comes once it runs.
     type Case = (&'static str, bool, &'static str);
     let cases: [Case; 2] = [
         (
-            "sleep 5",
+            "touch started; sleep 5",
             false,
             "no handler: killed by USR1 (138), it saved nothing and would start over",
         ),
         (
-            "trap 'echo saved > ckpt; exit 0' USR1; sleep 5 & wait",
+            "trap 'echo saved > ckpt; exit 0' USR1; touch started; sleep 5 & wait",
             true,
             "a handler saved and exited: requeued to resume",
         ),
@@ -1601,7 +1606,12 @@ fn the_requeue_variant_does_not_requeue_a_job_the_warning_killed() {
             .stderr(Stdio::null())
             .spawn()
             .expect("starts");
-        std::thread::sleep(Duration::from_secs(1));
+        // The warning once the job has started (and set its handler): a
+        // machine under load starts it later than any fixed wait.
+        assert!(
+            common::wait_until(Duration::from_secs(20), || dir.join("started").exists()),
+            "{why}: the job started"
+        );
         let _ = Command::new("kill")
             .args(["-USR1", &child.id().to_string()])
             .status();

@@ -174,6 +174,21 @@ fn a_plan_value_of_the_wrong_kind_says_the_fields_range() {
             "budget",
             "a unit in a TOML string",
         ),
+        (
+            "[job]\nhours = 1\n[[run]]\ncount = 2.5\n",
+            "run.count",
+            "half a run: a whole number's range",
+        ),
+        (
+            "parallel = \"two\"\n[job]\nhours = 1\n",
+            "parallel",
+            "a word for a whole number",
+        ),
+        (
+            "[job]\nhours = 1\n[stops]\ncount = -1\nhours_each = 1\n",
+            "stops.count",
+            "a negative count",
+        ),
     ];
     for (tail, field, why) in cases {
         let text = format!("name = \"x\"\nplatform = \"autodl\"\ngpu = \"rtx3090\"\n{tail}");

@@ -828,6 +828,21 @@ fn with_range(mut e: DataError) -> DataError {
             // Fields without a range still say what they take: a date, a
             // price ("¥2.5" is read where typed, not in a file).
             .or_else(|| {
+                // The plan's whole numbers ("count = 2.5" said no range).
+                let whole = |min: u32, max: u32| {
+                    Some(Box::new(
+                        Message::new("allowed.whole")
+                            .with("min", min)
+                            .with("max", max),
+                    ))
+                };
+                match f {
+                    "run.count" => return whole(1, MAX_RUNS),
+                    "stops.count" => return whole(0, MAX_RUNS),
+                    "parallel" => return whole(1, MAX_PARALLEL),
+                    "start_hour" => return whole(0, 23),
+                    _ => {}
+                }
                 // Fields that take a word or a whole number, not a price.
                 let key = if f == "payment" {
                     "allowed.payment"

@@ -273,3 +273,33 @@ fn an_unknown_plan_key_near_a_known_one_is_offered_it() {
         assert_eq!(said.params.get("near").map(String::as_str), near, "{why}");
     }
 }
+
+#[test]
+fn a_report_figure_of_the_wrong_kind_says_what_the_field_takes() {
+    let v2 =
+        std::fs::read_to_string(crate::common::root().join("examples/run-report-example.json"))
+            .expect("example");
+    // (the field's value, field, why)
+    let cases = [
+        ("\"wall_seconds\": -5", "wall_seconds", "negative seconds"),
+        (
+            "\"exit_status\": 2.5",
+            "exit_status",
+            "a fraction of a status",
+        ),
+        (
+            "\"gpu_peaks_mib\": [-1]",
+            "gpu_peaks_mib",
+            "a negative peak",
+        ),
+    ];
+    for (value, field, why) in cases {
+        let key = value.split(':').next().unwrap_or_default();
+        let start = v2.find(key).expect("the field is in the example");
+        let end = start + v2[start..].find([',', '\n']).expect("a value's end");
+        let text = format!("{}{value}{}", &v2[..start], &v2[end..]);
+        let e = gpuplan_core::report::RunReport::from_json("r.json", &text).expect_err(why);
+        assert_eq!(e.field, field, "{why}: the field is named");
+        assert!(e.allowed.is_some(), "{why}: what it takes is said");
+    }
+}

@@ -202,6 +202,33 @@ pub fn instant(s: &str) -> String {
         .unwrap_or_else(|_| s.to_owned())
 }
 
+/// A figure of the wrong kind in a report (-5 seconds, a fraction of a
+/// MiB) says what the field takes, as a plan's fields do.
+fn with_range(mut e: DataError) -> DataError {
+    if e.is_wrong_value() && e.allowed.is_none() {
+        let whole = |min: u64, max: u64| {
+            Message::new("allowed.whole")
+                .with("min", min)
+                .with("max", max)
+        };
+        e.allowed = match e.field.as_str() {
+            "part" => Some(whole(1, u64::from(MAX_PARTS))),
+            "gpu_count" => Some(whole(0, u64::from(crate::parallel::MAX_GPUS))),
+            "exit_status" => Some(whole(0, 255)),
+            "wall_seconds"
+            | "first_progress_seconds"
+            | "progress_lines"
+            | "cpu_percent"
+            | "gpu_peaks_mib"
+            | "torch_allocated_mib"
+            | "peak_memory_mib" => Some(Message::new("allowed.wholeOrZero")),
+            _ => None,
+        }
+        .map(Box::new);
+    }
+    e
+}
+
 fn text_ok(v: &str, max: usize) -> bool {
     v.chars().count() <= max && !v.chars().any(char::is_control)
 }
@@ -224,7 +251,7 @@ impl RunReport {
         // part of the JSON, as it is none of a plan file's TOML.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let r: RunReport = serde_json::from_str(text)
-            .map_err(|e| DataError::from_json_text(file, text, "report", &e))?;
+            .map_err(|e| with_range(DataError::from_json_text(file, text, "report", &e)))?;
         r.check_version(file)?;
         r.check_fields(file)?;
         r.check_window(file)?;

@@ -679,7 +679,7 @@ fn http_stop_reads_secrets_from_the_environment_only() {
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
         calls.contains("-X POST https://example.invalid/stop")
-            && calls.contains("stdin=Authorization: Bearer secret-token"),
+            && calls.contains("stdin=header = \"Authorization: Bearer secret-token\""),
         "the stop call is made with the environment's values: {calls}"
     );
     assert!(
@@ -1686,5 +1686,110 @@ fn offline_install_asks_for_current_wheels_and_fetches_a_source_only_package_as_
     assert!(
         !calls.contains("https://x --"),
         "an option line is not a package: {calls}"
+    );
+}
+
+#[test]
+fn a_wrapper_id_left_behind_and_taken_by_another_program_does_not_keep_the_instance_on() {
+    let (run, script) = Run::new("stale-id", "true", 60);
+    // A live process that is no wrapper, under an id a wrapper once had
+    // (its start time recorded as something else).
+    let mut other = Command::new("sleep").arg("30").spawn().expect("sleep");
+    let registry = run.dir.join("gpuplan-wrappers");
+    std::fs::create_dir_all(&registry).expect("registry");
+    std::fs::write(registry.join(other.id().to_string()), "1").expect("entry");
+    let status = run.command(&script).status().expect("runs");
+    assert_eq!(status.code(), Some(0));
+    let stopped = run.wait_for_stop(Duration::from_secs(5));
+    let _ = other.kill();
+    let _ = other.wait();
+    assert!(
+        stopped,
+        "the instance stops: the id is another program's now"
+    );
+}
+
+#[test]
+fn a_term_to_the_wrappers_whole_group_or_a_job_that_ignores_it_still_stops_the_instance() {
+    // (job, why): the TERM goes to the wrapper's process group (kill %1,
+    // pkill -f run.sh): the watchdog in it must live on to stop, and a job
+    // that ignores TERM is killed after the grace.
+    type Case = (&'static str, &'static str);
+    let cases: [Case; 2] = [
+        ("touch started; sleep 30", "a plain job"),
+        (
+            "trap '' TERM; touch started; while :; do sleep 0.2; done",
+            "a job that ignores TERM",
+        ),
+    ];
+    for (job, why) in cases {
+        let (run, script) = Run::new("group-term", job, 600);
+        let mut child = run
+            .command(&script)
+            .env("GPUPLAN_STOP_GRACE_SECONDS", "2")
+            .process_group(0)
+            .spawn()
+            .expect("starts");
+        assert!(
+            common::wait_until(Duration::from_secs(20), || run.dir.join("started").exists()),
+            "{why}: the job started"
+        );
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{}", child.id())])
+            .status();
+        let status = child.wait().expect("ends");
+        assert_eq!(
+            status.code(),
+            Some(143),
+            "{why}: the report and status say stopped"
+        );
+        assert!(
+            run.wait_for_stop(Duration::from_secs(10)),
+            "{why}: the instance is stopped"
+        );
+        assert!(
+            run.wait_for_wrapper_gone(&script),
+            "{why}: nothing left running"
+        );
+    }
+}
+
+#[test]
+fn a_signal_while_the_report_is_written_does_not_skip_the_stop() {
+    // nvidia-smi takes 2 s an answer once the job is done, so the report is
+    // still being written when a TERM comes (a second Ctrl-C, an impatient
+    // kill).
+    let (run, script) = Run::new("late-term", "touch job-done", 60);
+    let real = run.dir.join("real");
+    std::fs::create_dir_all(&real).expect("dir");
+    let smi = run.dir.join("slow-nvidia-smi");
+    common::executable(
+        &smi,
+        &format!(
+            "#!/bin/sh\n[ -e '{}' ] && sleep 2\nexec '{}' \"$@\"\n",
+            run.dir.join("job-done").display(),
+            fake_nvidia_smi(&real).display()
+        ),
+    );
+    let mut child = run
+        .command(&script)
+        .env("GPUPLAN_NVIDIA_SMI", &smi)
+        .spawn()
+        .expect("starts");
+    assert!(
+        common::wait_until(Duration::from_secs(20), || run
+            .dir
+            .join("job-done")
+            .exists()),
+        "the job ran"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    assert!(
+        run.wait_for_stop(Duration::from_secs(15)),
+        "the instance is stopped all the same"
     );
 }

@@ -333,20 +333,31 @@ fn stop_command(m: StopMechanism, destroy: bool) -> String {
         // Three tries, 30 s each: a platform API that is briefly down or
         // hangs does not leave the instance billing (nor the wrapper
         // waiting past its deadline).
+        // The header goes in a curl config read from stdin (-K -, in every
+        // curl; -H @- needs 7.55): no command line shows the token.
         StopMechanism::HttpApi => [
-            r#"  local try"#,
+            r#"  local try token"#,
+            r#"  token=$(printf '%s' "$STOP_TOKEN" | sed 's/[\\"]/\\&/g')"#,
             r#"  for try in 1 2 3; do"#,
-            r#"    printf 'Authorization: Bearer %s\n' "$STOP_TOKEN" |"#,
-            r#"      "$CURL_BIN" -fsS --max-time 30 -X POST "$GPUPLAN_STOP_URL" -H @- -H "X-Instance-Id: ${GPUPLAN_INSTANCE_ID:-}" && return 0"#,
+            r#"    printf 'header = "Authorization: Bearer %s"\n' "$token" |"#,
+            r#"      "$CURL_BIN" -fsS --max-time 30 -X POST "$GPUPLAN_STOP_URL" -K - -H "X-Instance-Id: ${GPUPLAN_INSTANCE_ID:-}" && return 0"#,
             r#"    [ "$try" = 3 ] || sleep 10"#,
             r#"  done"#,
             r#"  stop_failed "POST $GPUPLAN_STOP_URL failed 3 times""#,
         ]
         .join("\n"),
+        // The same three tries, each bounded: a hung CLI would hold the
+        // wrapper's exit (and the watchdog's stop behind the lock).
         StopMechanism::VastCli => {
             let verb = if destroy { "destroy" } else { "stop" };
             format!(
-                r#"  "$VASTAI_BIN" {verb} instance "$CONTAINER_ID" || stop_failed "vastai {verb} instance exited with $?""#
+                r#"  local try bound=""
+  command -v timeout >/dev/null 2>&1 && bound="timeout 60"
+  for try in 1 2 3; do
+    $bound "$VASTAI_BIN" {verb} instance "$CONTAINER_ID" && return 0
+    [ "$try" = 3 ] || sleep 10
+  done
+  stop_failed "vastai {verb} instance failed 3 times""#
             )
         }
     }

@@ -32,28 +32,56 @@ MAX_RUNTIME_SECONDS=@MAX_RUNTIME@
 POLL_SECONDS=@POLL@
 @STOP_BIN@
 @REPORT_KIT@
-# Every wrapper running on this machine has a file here: the last one to
-# end stops the instance (a second job started beside the first is not
-# stopped under it when the first ends).
-# Beside the state folders (never a folder made where TMPDIR points).
+WRAPPER_PID=$$
+# How long a stopped job (at its deadline, on a signal, or after its
+# wrapper was killed) may take to save its checkpoint before it is killed
+# and the instance stops.
+STOP_GRACE_SECONDS=${GPUPLAN_STOP_GRACE_SECONDS:-120}
+case "$STOP_GRACE_SECONDS" in '' | *[!0-9]* | ??????*) STOP_GRACE_SECONDS=120 ;; esac
+# setsid (util-linux) puts the job in a process group of its own without a
+# fork: $! is the job and its group.
+SETSID=""
+command -v setsid >/dev/null 2>&1 && SETSID=setsid
+
+# A process's start time (clock ticks since boot, /proc/PID/stat field 22):
+# with its id it names one process, not whichever later took the id.
+proc_start() {
+  local s
+  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  s=${s##*) }
+  # shellcheck disable=SC2086 # the fields, split on purpose
+  set -- $s
+  printf '%s' "${20:-}"
+}
+# Every wrapper running on this machine has a file here (its process id,
+# holding its start time): the last one to end stops the instance (a second
+# job started beside the first is not stopped under it when the first
+# ends). Beside the state folders (never a folder made where TMPDIR points).
 WRAPPERS_DIR="${STATE_DIR%/*}/gpuplan-wrappers"
 mkdir "$WRAPPERS_DIR" 2>/dev/null || [ -d "$WRAPPERS_DIR" ] || WRAPPERS_DIR="$STATE_DIR"
-: > "$WRAPPERS_DIR/$$" 2>/dev/null || true
-# Another wrapper still running here (its process alive), if any.
+proc_start "$$" > "$WRAPPERS_DIR/$$" 2>/dev/null || true
+# Another wrapper still running here, if any: its process alive and the
+# same process (an id left by a wrapper that never ended, now another
+# program's, does not keep the instance billing).
 other_wrapper() {
   local f p
   for f in "$WRAPPERS_DIR"/*; do
     p=${f##*/}
     case "$p" in '' | *[!0-9]*) continue ;; esac
     [ "$p" != "$WRAPPER_PID" ] || continue
-    if kill -0 "$p" 2>/dev/null; then printf '%s' "$p"; return 0; fi
+    if kill -0 "$p" 2>/dev/null && [ "$(proc_start "$p")" = "$(cat "$f" 2>/dev/null)" ]; then
+      printf '%s' "$p"
+      return 0
+    fi
     rm -f "$f" 2>/dev/null
   done
   return 1
 }
 stop_instance() {
-  # Exactly once, whoever gets here first (the trap or the watchdog).
-  mkdir "$STATE_DIR/stopped" 2>/dev/null || return 0
+  # Exactly once, whoever gets here first (the trap or the watchdog). A
+  # lock that cannot be made (a full disk) is no reason not to stop: only
+  # one that exists is.
+  mkdir "$STATE_DIR/stopped" 2>/dev/null || { [ -d "$STATE_DIR/stopped" ] && return 0; }
   rm -f "$WRAPPERS_DIR/$WRAPPER_PID" 2>/dev/null
   local other
   if other=$(other_wrapper); then
@@ -66,13 +94,18 @@ stop_instance() {
 
 on_exit() {
   status=$?
+  # Nothing stops the way to the stop: a signal now (a second Ctrl-C, a
+  # TERM) or a reader gone (a closed terminal's pipe) would end the shell
+  # before it.
+  trap '' TERM INT HUP PIPE
   [ ! -e "$STATE_DIR/deadline" ] || [ "$status" -ne 0 ] || status=143
   # The job's last lines first: the log below must not land inside them.
   wait_for_watchers
-  touch "$STATE_DIR/wrapper-done"
+  touch "$STATE_DIR/wrapper-done" 2>/dev/null
   log "training finished with status $status"
   write_report "$status" || log "the run report could not be written"
   stop_instance "wrapper exit, status $status"
+  exit "$status"
 }
 trap on_exit EXIT
 # The job runs in a process group of its own (setsid, below): a signal for
@@ -82,76 +115,84 @@ signal_job() {
   [ -n "${train_pid:-}" ] || return 0
   kill -"$1" -- "-$train_pid" 2>/dev/null || kill -"$1" "$train_pid" 2>/dev/null
 }
+# Waits up to the grace for process $1 to end, then kills its group.
+wait_or_kill() {
+  local waited=0
+  while kill -0 "$1" 2>/dev/null && [ "$waited" -lt "$STOP_GRACE_SECONDS" ]; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$1" 2>/dev/null; then
+    log "the job did not end within $STOP_GRACE_SECONDS s of its stop: killing it"
+    kill -KILL -- "-$1" 2>/dev/null || kill -KILL "$1" 2>/dev/null
+  fi
+}
 # A stop (TERM), Ctrl-C (INT) or a closed terminal (HUP, started without
-# nohup) goes to the job, which is waited for, so its handler can save a
-# checkpoint (the watchdog bounds the wait at a deadline); then the wrapper
-# exits with the signal's status (143, 130, 129: a report that says so, not
-# a clean 0 a short run would be learnt from) and its exit trap reports and
-# stops. Once only: a second signal while the report is written would end
-# the shell before it. Under nohup HUP is ignored from the start and its
-# trap does nothing.
+# nohup) goes to the job, which gets the grace to save a checkpoint; then
+# the wrapper exits with the signal's status (143, 130, 129: a report that
+# says so, not a clean 0 a short run would be learnt from) and its exit
+# trap reports and stops. Once only. Without setsid the job shares the
+# terminal's signals already: only TERM is passed on. Under nohup HUP is
+# ignored from the start and its trap does nothing.
 on_signal() {
   trap '' TERM INT HUP
-  signal_job "$1"
-  [ -z "${train_pid:-}" ] || wait "$train_pid" 2>/dev/null
+  if [ -n "${train_pid:-}" ]; then
+    [ -z "$SETSID" ] && [ "$1" != TERM ] || signal_job "$1"
+    wait_or_kill "$train_pid"
+    wait "$train_pid" 2>/dev/null
+  fi
   exit "$2"
 }
 trap 'on_signal TERM 143' TERM
 trap 'on_signal INT 130' INT
 trap 'on_signal HUP 129' HUP
 
-WRAPPER_PID=$$
-# How long a job stopped at its deadline (or whose wrapper was killed) may
-# take to save its checkpoint before it is killed and the instance stops.
-STOP_GRACE_SECONDS=${GPUPLAN_STOP_GRACE_SECONDS:-120}
-case "$STOP_GRACE_SECONDS" in '' | *[!0-9]* | ??????*) STOP_GRACE_SECONDS=120 ;; esac
-# Ends the job: TERM to its process group, up to the grace for it (and the
-# wrapper, while `wrapper` is 1) to end, then KILL.
+# Ends the job (the watchdog's): TERM to its process group, the grace to
+# end, then KILL; never a signal to an id once the job has ended.
 end_job() {
-  local job waited=0
+  local job
   job=$(cat "$STATE_DIR/job_pid" 2>/dev/null || true)
   case "$job" in '' | *[!0-9]*) return 0 ;; esac
+  kill -0 "$job" 2>/dev/null || return 0
   kill -TERM -- "-$job" 2>/dev/null || kill -TERM "$job" 2>/dev/null
-  while [ "$waited" -lt "$STOP_GRACE_SECONDS" ]; do
-    kill -0 "$job" 2>/dev/null || { [ "$1" = 1 ] && kill -0 "$WRAPPER_PID" 2>/dev/null; } || return 0
-    sleep 1
-    waited=$((waited + 1))
-  done
-  log "the job did not end within $STOP_GRACE_SECONDS s of its stop: killing it"
-  kill -KILL -- "-$job" 2>/dev/null || kill -KILL "$job" 2>/dev/null
+  wait_or_kill "$job"
 }
 watchdog() {
-  trap '' HUP INT
+  # Only the wrapper's end or the deadline ends it: a TERM to the
+  # wrapper's process group (kill %1, pkill -f run.sh) must leave it to stop
+  # the instance.
+  trap '' HUP INT TERM
   deadline=$(( $(date +%s) + MAX_RUNTIME_SECONDS ))
   while kill -0 "$WRAPPER_PID" 2>/dev/null; do
     if [ "$(date +%s)" -ge "$deadline" ]; then
       log "maximum runtime of $MAX_RUNTIME_SECONDS s reached: stopping training (up to $STOP_GRACE_SECONDS s to save a checkpoint)"
-      # The job's process group, not the watchers passing its output on
-      # (a handler's last lines must still reach the log), then the
-      # instance, once the job and its wrapper have ended or the grace is
-      # over.
       # A job that saves and exits 0 was still stopped: the report says 143.
-      : > "$STATE_DIR/deadline"
-      end_job 1
+      : > "$STATE_DIR/deadline" 2>/dev/null
+      # The job's process group, not the watchers passing its output on
+      # (a handler's last lines must still reach the log); then its
+      # wrapper reports and stops. The watchdog stops the instance too if
+      # the wrapper has not within two minutes (its report takes at most
+      # about 70 s: the watchers, then nvidia-smi's three 20 s bounds).
+      end_job
       local i=0
-      while kill -0 "$WRAPPER_PID" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 1; i=$((i + 1)); done
+      while kill -0 "$WRAPPER_PID" 2>/dev/null && [ "$i" -lt 120 ]; do sleep 1; i=$((i + 1)); done
       stop_instance "maximum runtime reached"
-      # Its report is written by its own exit trap: wait for it to end.
       while kill -0 "$WRAPPER_PID" 2>/dev/null; do sleep 1; done
       rm -rf "$STATE_DIR"
       exit 0
     fi
     sleep "$POLL_SECONDS"
   done
-  # The wrapper is gone. If its trap did not run (it was killed), report the
-  # run as killed (137: its bill, nothing to learn) and stop now.
+  # The wrapper is gone. If its trap did not finish (it was killed), its
+  # job lives on in its own process group: stopped first (with the grace
+  # to save a checkpoint), then the run reported as killed (137: its bill,
+  # nothing to learn) unless a report is there already. Either way the
+  # instance is stopped (a no-op where the wrapper did).
   if [ ! -e "$STATE_DIR/wrapper-done" ]; then
-    # Its job lives on in its own process group: it is stopped first (with
-    # the grace to save a checkpoint), then the run reported and stopped.
-    end_job 0
-    write_report 137 || log "the run report could not be written"
-    stop_instance "wrapper killed"
+    end_job
+    [ -e "$RUN_REPORT" ] || write_report 137 || log "the run report could not be written"
   fi
+  stop_instance "wrapper ended"
   # The watchdog is the last of the wrapper's processes: it leaves nothing.
   rm -rf "$STATE_DIR"
 }
@@ -169,10 +210,6 @@ log "starting $JOB_NAME (hard stop after $MAX_RUNTIME_SECONDS s)"
 # The job's stdout and stderr stay separate (open_streams: straight into the
 # log file, or through a watcher).
 open_streams
-# setsid (util-linux) puts the job in a process group of its own without a
-# fork: $! is the job and its group.
-SETSID=""
-command -v setsid >/dev/null 2>&1 && SETSID=setsid
 run_job $SETSID bash -o pipefail -c "$TRAIN_COMMAND" >&3 2>&4 3>&- 4>&- &
 train_pid=$!
 printf '%s\n' "$train_pid" > "$STATE_DIR/job_pid"

@@ -1480,14 +1480,18 @@ pub fn imported_runs(
                 )));
             }
             if let Some(u) = r.run_id_reused.as_ref().filter(|_| !r.already_imported) {
+                let (key, id) = match u.bill {
+                    Some(id) => ("cli.runIdReused", id.to_string()),
+                    None => ("cli.runIdReusedHere", String::new()),
+                };
                 line.push_str("\n  ");
                 line.push_str(&clean(&c.fill(
                     lang,
-                    "cli.runIdReused",
+                    key,
                     [
                         ("run", u.run_id.as_str()),
                         ("part", u.part.to_string().as_str()),
-                        ("id", u.bill.to_string().as_str()),
+                        ("id", id.as_str()),
                     ],
                 )));
             }

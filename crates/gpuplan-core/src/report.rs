@@ -519,11 +519,25 @@ impl RunReport {
         epoch_in(&self.first_progress).filter(|_| self.part <= 1)
     }
 
+    /// Whether this report and `other` are of the same part of the same
+    /// run: its id and part on the same platform and card (Slurm job ids
+    /// repeat across clusters).
+    pub fn same_run_part(&self, other: &RunReport) -> bool {
+        !self.run_id.is_empty()
+            && self.run_id == other.run_id
+            && self.part == other.part
+            && self.platform == other.platform
+            && self.gpu_name == other.gpu_name
+            && self.gpu_count == other.gpu_count
+    }
+
     /// Whether this report and `other` name the same part of the same run
-    /// with billing windows that overlap: two reports of one part (one
-    /// machine-time billed once), not a run that reused the id later.
+    /// ([`RunReport::same_run_part`]) with billing windows that overlap:
+    /// two reports of one part (one machine-time billed once), not a run
+    /// that reused the id later (one that starts as the other ends is
+    /// another).
     pub fn same_part_as(&self, other: &RunReport) -> bool {
-        if self.run_id.is_empty() || self.run_id != other.run_id || self.part != other.part {
+        if !self.same_run_part(other) {
             return false;
         }
         let window = |r: &RunReport| {
@@ -533,7 +547,7 @@ impl RunReport {
             ))
         };
         match (window(self), window(other)) {
-            (Some((a0, a1)), Some((b0, b1))) => a0 <= b1 && b0 <= a1,
+            (Some((a0, a1)), Some((b0, b1))) => a0 < b1 && b0 < a1 || (a0 == b0 && a1 == b1),
             _ => false,
         }
     }

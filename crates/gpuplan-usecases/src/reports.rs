@@ -116,8 +116,9 @@ impl Planner {
                     let mut p = self
                         .prepare(text, &report, identity, cost, plan_file)
                         .map_err(|e| e.in_file(file))?;
-                    if let Some(id) = part.reused {
-                        reused_run_id(&mut p, &report, id);
+                    if part.reused.is_some() || part.reused_in_batch.is_some() {
+                        // A report earlier in this batch has no bill id yet.
+                        reused_run_id(&mut p, &report, part.reused);
                     }
                     fresh.push(p);
                     out.push(None);
@@ -183,13 +184,22 @@ impl Planner {
             };
             if report.same_part_as(&other) {
                 found.same.get_or_insert(id);
-            } else {
+            } else if report.same_run_part(&other) {
                 found.reused.get_or_insert(id);
             }
         }
-        found.same_in_batch = fresh.iter().position(|p| {
-            RunReport::from_json("report", &p.text).is_ok_and(|o| report.same_part_as(&o))
-        });
+        // The reports before it in the batch count as the ledger does: one
+        // at a time or all at once, the same bills.
+        for (i, p) in fresh.iter().enumerate() {
+            let Ok(other) = RunReport::from_json("report", &p.text) else {
+                continue;
+            };
+            if report.same_part_as(&other) {
+                found.same_in_batch.get_or_insert(i);
+            } else if report.same_run_part(&other) && found.reused.is_none() {
+                found.reused_in_batch.get_or_insert(i);
+            }
+        }
         Ok(found)
     }
 
@@ -638,12 +648,15 @@ struct PartBilled {
     /// The bill of a report of the part from a window apart (the run id
     /// used again for a later run).
     reused: Option<i64>,
+    /// A report earlier in the batch of the part, from a window apart.
+    reused_in_batch: Option<usize>,
 }
 
-/// A run that reused another run's id (bill `id` holds that part): billed
+/// A run that reused another run's id (bill `id` holds that part, or a
+/// report earlier in the same import when `None`): billed
 /// as it ran, but joined with nothing and taught from nothing (its parts
 /// would be joined with the other run's), and the bill says why.
-fn reused_run_id(p: &mut Prepared, report: &RunReport, id: i64) {
+fn reused_run_id(p: &mut Prepared, report: &RunReport, id: Option<i64>) {
     p.measured = None;
     p.run.teaches_calibration = false;
     p.run.run_id_reused = Some(crate::views::RunIdReused {
@@ -652,11 +665,13 @@ fn reused_run_id(p: &mut Prepared, report: &RunReport, id: i64) {
         part: report.part,
     });
     let mut note = crate::ledger::shown_note(&p.entry.problems);
+    let said = match id {
+        Some(id) => Message::new("ledger.note.runIdReused").with("id", id),
+        None => Message::new("ledger.note.runIdReusedHere"),
+    };
     note.push(
-        Message::new("ledger.note.runIdReused")
-            .with("run", excerpt(&report.run_id))
-            .with("part", report.part)
-            .with("id", id),
+        said.with("run", excerpt(&report.run_id))
+            .with("part", report.part),
     );
     p.entry.problems = crate::ledger::stored_note(&note);
 }

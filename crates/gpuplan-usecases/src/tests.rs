@@ -3067,7 +3067,7 @@ fn a_second_report_of_one_part_is_its_bill_and_a_reused_run_id_is_billed_apart()
             let reused = b.run_id_reused.as_ref().expect("said at import");
             assert_eq!(
                 (reused.bill, reused.part),
-                (a.ledger_id, 1),
+                (Some(a.ledger_id), 1),
                 "{why}: names the bill"
             );
             assert!(
@@ -3151,4 +3151,54 @@ fn the_cli_writes_the_report_module_the_app_kit_hands_out() {
         "another platform than the plan's is refused: {:?}",
         other.err()
     );
+}
+
+#[test]
+fn one_run_ids_reports_read_the_same_one_at_a_time_or_in_one_import() {
+    type Case = (&'static str, &'static str, &'static str, bool);
+    // (why, what the second report changes, to what, a bill of its own that teaches nothing)
+    let cases: [Case; 2] = [
+        (
+            "a day later, the id reused: billed apart, in one import as one at a time",
+            "2026-11-30T10:",
+            "2026-12-01T10:",
+            true,
+        ),
+        (
+            "another platform's run of that id (Slurm ids repeat across clusters): another run",
+            "\"platform\": \"autodl\"",
+            "\"platform\": \"gpushare\"",
+            false,
+        ),
+    ];
+    for (why, from, to, reused) in cases {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut p = planner(dir.path());
+        let plan = model_plan();
+        p.save_plan(None, &plan, None).expect("saved");
+        let first = measured_report(&plan.name, 600, 2048, 0).replace("run-0", "exp");
+        let second = first.replace(from, to);
+        assert_ne!(first, second, "{why}: the test changed the report");
+        let runs = p
+            .import_reports(
+                &[
+                    ("a.json".into(), first.clone()),
+                    ("b.json".into(), second.clone()),
+                ],
+                None,
+                None,
+            )
+            .expect("imports");
+        assert_eq!(runs.len(), 2, "{why}");
+        assert!(!runs[1].already_imported, "{why}: a bill of its own");
+        assert_eq!(runs[1].run_id_reused.is_some(), reused, "{why}");
+        if reused {
+            assert_eq!(
+                runs[1].run_id_reused.as_ref().and_then(|r| r.bill),
+                None,
+                "{why}: the other report is in this import, no bill id yet"
+            );
+            assert!(!runs[1].teaches_calibration, "{why}: nothing taught");
+        }
+    }
 }

@@ -412,8 +412,9 @@ pub struct DeletedPlan {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RunIdReused {
-    /// The bill that holds that part already.
-    pub bill: i64,
+    /// The bill that holds that part already; none when it is a report
+    /// earlier in the same import.
+    pub bill: Option<i64>,
     /// The run id, as the report gave it (cut to 100 characters).
     pub run_id: String,
     /// The part number.

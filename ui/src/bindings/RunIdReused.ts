@@ -5,9 +5,10 @@
  */
 export type RunIdReused = { 
 /**
- * The bill that holds that part already.
+ * The bill that holds that part already; none when it is a report
+ * earlier in the same import.
  */
-bill: number, 
+bill: number | null, 
 /**
  * The run id, as the report gave it (cut to 100 characters).
  */

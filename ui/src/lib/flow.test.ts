@@ -381,6 +381,7 @@ describe("an imported run's notes", () => {
     expect(importNotes({ ...run, already_imported: true, plan_not_found: true }), "imported before: only that is said").toEqual([]);
     expect(importNotes({ ...run, card_assumed: true }), "no card measured: said at import, not only in the ledger").toEqual([["cli.runCardAssumed", { gpu: "rtx3090" }]]);
     expect(importNotes({ ...run, run_id_reused: { bill: 2, run_id: "exp", part: 1 } }), "a reused run id names the bill").toEqual([["cli.runIdReused", { run: "exp", part: 1, id: 2 }]]);
+    expect(importNotes({ ...run, run_id_reused: { bill: null, run_id: "exp", part: 1 } })[0][0], "or the other report in this import").toBe("cli.runIdReusedHere");
   });
   it("makes a catalog clause a sentence of its own", () => {
     expect(asSentence("the run trained on 2 GPUs", "en"), "capitalised and stopped").toBe("The run trained on 2 GPUs.");

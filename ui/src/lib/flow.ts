@@ -268,7 +268,8 @@ export function importNotes(run: ImportedRun): [string, Record<string, unknown>?
   if (run.plan_changed) notes.push(["cli.runPlanChanged"]);
   if (run.plan_file_other) notes.push(["cli.runPlanFileOther"]);
   if (run.card_assumed) notes.push(["cli.runCardAssumed", { gpu: run.gpu }]);
-  if (run.run_id_reused) notes.push(["cli.runIdReused", { run: run.run_id_reused.run_id, part: run.run_id_reused.part, id: run.run_id_reused.bill }]);
+  const reused = run.run_id_reused;
+  if (reused) notes.push([reused.bill === null ? "cli.runIdReusedHere" : "cli.runIdReused", { run: reused.run_id, part: reused.part, id: reused.bill }]);
   if (run.trained_on_gpus != null) notes.push(["cli.runOtherLayout", { count: run.trained_on_gpus }]);
   return notes;
 }

@@ -61,6 +61,13 @@ pub fn run() {
             }
             Ok(())
         })
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { .. } = event {
+                if close::insisted(std::time::Instant::now()) {
+                    let _ = window.destroy();
+                }
+            }
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::estimate,
@@ -96,6 +103,52 @@ pub fn run() {
     if let Err(e) = result {
         eprintln!("gpuplan: the app could not start: {e}");
         std::process::exit(1);
+    }
+}
+
+/// The page asks before the window closes (a plan not saved), so a close
+/// waits for it. A page that cannot answer (hung, crashed) must not keep
+/// the window open for good: a third close within ten seconds closes it.
+mod close {
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    static RECENT: Mutex<Vec<Instant>> = Mutex::new(Vec::new());
+
+    /// Records a close request at `now`; true when it is the third within
+    /// ten seconds.
+    pub fn insisted(now: Instant) -> bool {
+        let Ok(mut recent) = RECENT.lock() else {
+            return true;
+        };
+        recent.retain(|t| now.saturating_duration_since(*t) < Duration::from_secs(10));
+        recent.push(now);
+        recent.len() >= 3
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::insisted;
+        use std::time::{Duration, Instant};
+
+        #[test]
+        fn a_third_close_within_ten_seconds_closes_a_page_that_does_not_answer() {
+            let t = Instant::now();
+            // (seconds after the first, closes, why)
+            let cases = [
+                (0, false, "the first close asks the page"),
+                (2, false, "a second, while the question is up, still waits"),
+                (
+                    4,
+                    true,
+                    "a third within ten seconds: the page is not answering",
+                ),
+                (30, false, "much later the count starts again"),
+            ];
+            for (after, closes, why) in cases {
+                assert_eq!(insisted(t + Duration::from_secs(after)), closes, "{why}");
+            }
+        }
     }
 }
 

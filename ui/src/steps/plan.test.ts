@@ -208,6 +208,21 @@ describe("saving", () => {
     expect(await again, "a new plan dropped on purpose: closes").toBe(true);
   });
 
+  it("asks before closing over edits made after the open plan was deleted, not over the deletion alone", async () => {
+    const { app, name, save } = await setup();
+    await type(name, "mine");
+    await save();
+    await waitFor(() => expect(app.plans.openId).toBe(1));
+    await app.plans.remove(app.plans.rows[0]);
+    expect(await app.plans.mayClose(), "deleted and untouched: the student meant it, no question").toBe(true);
+    await type(name, "mine, kept working");
+    await waitFor(() => expect(app.plans.detachedKey).not.toBe(app.planKey));
+    const closing = app.plans.mayClose();
+    expect(await screen.findByText(/is not saved\. Save it before the app closes\?/), "the edits are the only copy: asked").toBeTruthy();
+    await fireEvent.click(screen.getByText("Cancel"));
+    expect(await closing).toBe(false);
+  });
+
   it("saves into the open plan, and as a new one beside it", async () => {
     const { app, backend, name, save, saveNew } = await setup();
     await type(name, "first");

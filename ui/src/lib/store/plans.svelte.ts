@@ -26,6 +26,8 @@ export class PlansState {
   }
   /** A plan made from a chosen option that was never saved (closing the app would drop it). */
   chosenUnsaved = $state(false);
+  /** The plan on screen when its saved copy was deleted (here or elsewhere): changed since, it is unsaved work. */
+  detachedKey = $state<string | null>(null);
   sort = $state<Sort>({ key: "updated", up: false });
   sorted = $derived(
     [...this.rows].sort((a, b) => (this.sort.up ? 1 : -1) * (this.sort.key === "name" ? a.name.localeCompare(b.name, this.app.lang) : a.updated_at.localeCompare(b.updated_at))),
@@ -45,7 +47,7 @@ export class PlansState {
     if (r) {
       this.rows = r;
       // A plan deleted elsewhere (the CLI) detaches the editor too.
-      if (this.openId !== null && !r.some((x) => x.id === this.openId)) this.openId = null;
+      if (this.openId !== null && !r.some((x) => x.id === this.openId)) this.detach();
     }
     const p = await this.app.run(() => this.app.api.listPacks());
     if (p) this.packs = p;
@@ -89,6 +91,7 @@ export class PlansState {
     this.openId = saved;
     this.savedKey = app.planKey;
     this.chosenUnsaved = false;
+    this.detachedKey = null;
     app.notify(() => id === null ? app.t("plan.savedNew", { name }) : app.t("plan.saved"));
     await this.load();
     // Ticks made before the plan had an id are its own.
@@ -118,11 +121,19 @@ export class PlansState {
    * saved, are saved or dropped as the student answers. False keeps the
    * window open (cancelled, the save failed, or a question is already up).
    */
+  /** The editor's plan lost its saved copy (deleted): what is on screen now is the student's only copy. */
+  private detach() {
+    this.openId = null;
+    this.detachedKey = this.app.planKey;
+  }
+
   async mayClose(): Promise<boolean> {
     const { app } = this;
     if (app.question) return false;
     if (this.dirty) return this.leaveChanges();
-    if (!this.chosenUnsaved || this.openId !== null) return true;
+    if (this.openId !== null) return true;
+    const edited = this.detachedKey !== null && app.planKey !== this.detachedKey;
+    if (!this.chosenUnsaved && !edited) return true;
     const choice = await app.ask(app.t("saved.closeUnsaved", { name: app.plan?.name ?? "" }), [
       { value: "save", label: app.t("saved.saveIt") },
       { value: "discard", label: app.t("saved.closeWithoutSaving") },
@@ -161,6 +172,7 @@ export class PlansState {
     this.savedKey = null;
     this.openId = s.id;
     this.chosenUnsaved = false;
+    this.detachedKey = null;
     await app.loadTicks(s.id);
     app.view = "flow";
     await app.go("plan");
@@ -179,7 +191,7 @@ export class PlansState {
     const deleted = await app.run(() => app.api.deletePlan(s.id));
     if (deleted === undefined) return;
     const wasOpen = this.openId === s.id;
-    if (wasOpen) this.openId = null;
+    if (wasOpen) this.detach();
     this.picked = this.picked.filter((x) => x !== s.id);
     this.compared = this.compared.filter((c) => c.row.id !== s.id);
     const undo = {

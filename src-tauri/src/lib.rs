@@ -175,7 +175,11 @@ fn fit_to_screen(w: &tauri::WebviewWindow, config: &tauri::utils::config::Window
     };
     let room = &room;
     let size = tauri::LogicalSize::new(config.width, config.height).to_physical::<u32>(scale);
-    if size.width <= room.width && size.height <= room.height {
+    // A tenth of the room is kept for the frame (title bar, borders) and
+    // where the system places the window: 1200 x 800 at 125% is 1000 pixels
+    // tall, inside a 1020-pixel work area but not with its title bar.
+    let frame = |n: u32| n.saturating_sub(n / 10);
+    if size.width <= frame(room.width) && size.height <= frame(room.height) {
         return;
     }
     let fitted = tauri::PhysicalSize::new(size.width.min(room.width), size.height.min(room.height));
@@ -184,9 +188,8 @@ fn fit_to_screen(w: &tauri::WebviewWindow, config: &tauri::utils::config::Window
         config.min_height.unwrap_or(0.0),
     )
     .to_physical::<u32>(scale);
-    // The minimum leaves a tenth of the room for the frame: a minimum as
-    // tall as the work area would keep the maximised frame from fitting.
-    let frame = |n: u32| n.saturating_sub(n / 10);
+    // The minimum leaves the frame its room too: a minimum as tall as the
+    // work area would keep the maximised frame from fitting.
     let least = tauri::PhysicalSize::new(
         least.width.min(frame(fitted.width)),
         least.height.min(frame(fitted.height)),

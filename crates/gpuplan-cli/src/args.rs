@@ -598,7 +598,7 @@ pub enum OverrideAction {
         /// GPU id.
         #[arg(long)]
         gpu: String,
-        /// CNY per GPU-hour.
+        /// CNY per GPU-hour, the platform's list price (a student plan gets its discount on it).
         #[arg(long, allow_hyphen_values = true)]
         price: String,
         /// Where or when you saw it.

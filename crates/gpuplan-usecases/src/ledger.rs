@@ -63,10 +63,12 @@ impl Planner {
     /// Puts a deleted bill back (undo), with its run report and measured
     /// run. Everything is checked again: the web view hands it back.
     pub fn restore_ledger(&mut self, bill: &DeletedBill) -> Result<i64> {
-        let per = if bill.report.is_some() {
-            Planned::OneRun
-        } else {
-            Planned::Whole
+        let per = match &bill.report {
+            // Beside one run of its plan, unless it was another job's run
+            // (its plan edited since the kit was made): set beside nothing,
+            // as its import did.
+            Some(text) => self.planned_for_report(text, bill.entry.plan_id)?,
+            None => Planned::Whole,
         };
         let e = self.ledger_entry(&bill.entry, per)?;
         let now = self.now();
@@ -240,6 +242,24 @@ impl Planner {
             planned_cost,
         };
         Ok(e)
+    }
+
+    /// What a run report's bill is set beside: one run of its plan, or
+    /// nothing when the report was made for another job than the plan's.
+    fn planned_for_report(&mut self, text: &str, plan_id: Option<i64>) -> Result<Planned> {
+        let report = gpuplan_core::report::RunReport::from_json("restored report", text)?;
+        let Some(id) = plan_id else {
+            return Ok(Planned::OneRun);
+        };
+        let saved = self.store()?.get_plan(id).ok();
+        let other_job = saved
+            .and_then(|s| Plan::from_toml(&format!("saved plan {id}"), &s.body).ok())
+            .is_some_and(|p| crate::reports::made_for_another_job(&report, &p));
+        Ok(if other_job {
+            Planned::Nothing
+        } else {
+            Planned::OneRun
+        })
     }
 
     /// Plan versus actual for a ledger entry imported from a run report,

@@ -314,9 +314,9 @@ impl Planner {
         // The plan was edited since its kit was made (or the plan file given
         // is another job): the run is not its job, so it is neither compared
         // with it nor taught from.
-        let other_job = plan.as_ref().is_some_and(|p| {
-            !report.plan_job.is_empty() && !p.job_digest().eq_ignore_ascii_case(&report.plan_job)
-        });
+        let other_job = plan
+            .as_ref()
+            .is_some_and(|p| made_for_another_job(report, p));
         let (plan_changed, plan_file_other) = (
             other_job && plan_file.is_none(),
             other_job && plan_file.is_some(),
@@ -674,6 +674,12 @@ fn reused_run_id(p: &mut Prepared, report: &RunReport, id: Option<i64>) {
             .with("part", report.part),
     );
     p.entry.problems = crate::ledger::stored_note(&note);
+}
+
+/// Whether `report`'s kit was made for another job than `plan`'s (the plan
+/// edited since): not compared with it, nothing taught, no planned cost.
+pub(crate) fn made_for_another_job(report: &RunReport, plan: &Plan) -> bool {
+    !report.plan_job.is_empty() && !plan.job_digest().eq_ignore_ascii_case(&report.plan_job)
 }
 
 /// The GPU as the report named it, for a card the catalog lacks.

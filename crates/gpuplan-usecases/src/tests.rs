@@ -2267,6 +2267,20 @@ fn a_run_of_a_plan_edited_since_its_kit_was_made_is_not_its_job() {
         bill.planned_cost, None,
         "nor set beside the other job's planned cost (0.70 planned against 0.02 run)"
     );
+    // Deleted and put back (undo): as it was imported, beside nothing.
+    let deleted = p.delete_ledger(orphan.ledger_id).expect("deletes");
+    let back = p.restore_ledger(&deleted).expect("undo");
+    let restored = p
+        .ledger()
+        .expect("ledger")
+        .entries
+        .into_iter()
+        .find(|e| e.id == back)
+        .expect("the bill");
+    assert_eq!(
+        restored.planned_cost, None,
+        "undo does not set it beside the other job's planned cost"
+    );
 }
 
 #[test]

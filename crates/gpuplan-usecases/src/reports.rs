@@ -85,26 +85,7 @@ impl Planner {
                 // ones billed before as such; one report given with it is
                 // the student asking to compare that run.
                 (Some(id), _) if cost.is_some() || (plan_file.is_some() && reports.len() == 1) => {
-                    let (field, flag) = if cost.is_some() {
-                        ("cost", "--cost")
-                    } else {
-                        ("plan", "--plan")
-                    };
-                    return Err(AppError::input(
-                        field,
-                        format!("this run is already bill {id}: {flag} was not applied"),
-                        format!("delete that bill first, then import the report again with {flag}"),
-                    )
-                    .said(
-                        gpuplan_core::Message::new("error.alreadyBilled")
-                            .with("id", id)
-                            .with("flag", flag),
-                        Some(
-                            gpuplan_core::Message::new("allowed.alreadyBilled")
-                                .with("id", id)
-                                .with("flag", flag),
-                        ),
-                    ));
+                    return Err(not_applied(id, cost.is_some()));
                 }
                 (Some(id), _) => out.push(Some(self.already(file, &report, id)?)),
                 (None, Some(i)) => {
@@ -339,16 +320,7 @@ impl Planner {
         // and still nothing is learnt (the card was not seen).
         let unmeasured = report.gpu_name.trim().is_empty();
         let assumed_gpu = plan.as_ref().filter(|_| unmeasured).map(|p| p.gpu.clone());
-        // The GPUs billed: the machine's, or for a machine not measured, the
-        // plan's (a two-GPU rental is not billed as one).
-        let billed_gpus = match plan.as_ref() {
-            Some(p) if unmeasured && report.gpu_count == 0 => p
-                .job
-                .gpus
-                .and_then(|g| gpuplan_core::job::gpu_count(g).ok())
-                .unwrap_or(1),
-            _ => report.billed_gpus(),
-        };
+        let billed_gpus = gpus_billed(report, plan.as_ref().filter(|_| unmeasured));
         let gpu = known_gpu
             .clone()
             .or_else(|| assumed_gpu.clone())
@@ -364,28 +336,16 @@ impl Planner {
         let (cost, estimated, priced_as) = match cost {
             Some(c) => (c.trim().to_owned(), false, None),
             None => {
+                let rental = Rental {
+                    plan: plan.as_ref().filter(|_| !other_job),
+                    student: plan.as_ref().is_some_and(|p| p.student),
+                    platform: &platform,
+                    gpus: billed_gpus,
+                };
                 let priced_as = known_gpu
                     .clone()
                     .or_else(|| plan.as_ref().map(|p| p.gpu.clone()));
-                // The plan's own price, where the run is its job on its
-                // rental: what the student wrote they pay (a plan at 2.50
-                // an hour was billed at the platform's 1.39).
-                let own_price = plan
-                    .as_ref()
-                    .filter(|p| {
-                        !other_job
-                            && p.platform == platform
-                            && priced_as.as_deref() == Some(p.gpu.as_str())
-                    })
-                    .and_then(|p| p.prices.gpu_per_hour);
-                let amount = self.estimated_cost(
-                    report,
-                    billed_gpus,
-                    &platform,
-                    priced_as.as_deref(),
-                    plan.as_ref().is_some_and(|p| p.student),
-                    own_price,
-                )?;
+                let amount = self.run_cost(report, &rental, priced_as.as_deref())?;
                 (amount.to_string(), true, priced_as)
             }
         };
@@ -550,6 +510,23 @@ impl Planner {
     /// typical price for `gpu` (with its student discount when the plan
     /// the report ran says the student has it), for every GPU the
     /// instance had.
+    /// A run's cost from its price, on `gpu` (the measured card, else the
+    /// plan's): the plan's own price where the run is its job on its
+    /// rental (what the student wrote they pay: a plan at 2.50 an hour was
+    /// billed at the platform's 1.39).
+    fn run_cost(
+        &mut self,
+        report: &RunReport,
+        r: &Rental<'_>,
+        gpu: Option<&str>,
+    ) -> Result<Decimal> {
+        let own_price = r
+            .plan
+            .filter(|p| p.platform == r.platform && gpu == Some(p.gpu.as_str()))
+            .and_then(|p| p.prices.gpu_per_hour);
+        self.estimated_cost(report, r.gpus, r.platform, gpu, r.student, own_price)
+    }
+
     fn estimated_cost(
         &mut self,
         report: &RunReport,
@@ -638,6 +615,18 @@ impl Planner {
     }
 }
 
+/// What a run report's bill is priced on when no real bill is given.
+struct Rental<'a> {
+    /// The plan the run is the job of (none for another job's run).
+    plan: Option<&'a Plan>,
+    /// Billed at the student price.
+    student: bool,
+    /// The platform billed.
+    platform: &'a str,
+    /// GPUs billed.
+    gpus: u32,
+}
+
 /// What is billed already of one part of one run ([`Planner::part_billed`]).
 #[derive(Default)]
 struct PartBilled {
@@ -674,6 +663,45 @@ fn reused_run_id(p: &mut Prepared, report: &RunReport, id: Option<i64>) {
             .with("part", report.part),
     );
     p.entry.problems = crate::ledger::stored_note(&note);
+}
+
+/// A real bill (`--cost`, else a plan to compare with) given for a run
+/// already billed as bill `id`: it would be dropped without a word, so it is
+/// refused, saying how to replace the bill.
+fn not_applied(id: i64, cost: bool) -> AppError {
+    let (field, flag) = if cost {
+        ("cost", "--cost")
+    } else {
+        ("plan", "--plan")
+    };
+    AppError::input(
+        field,
+        format!("this run is already bill {id}: {flag} was not applied"),
+        format!("delete that bill first, then import the report again with {flag}"),
+    )
+    .said(
+        Message::new("error.alreadyBilled")
+            .with("id", id)
+            .with("flag", flag),
+        Some(
+            Message::new("allowed.alreadyBilled")
+                .with("id", id)
+                .with("flag", flag),
+        ),
+    )
+}
+
+/// The GPUs a run is billed: the machine's, or for a machine not measured
+/// (`assumed`: its plan), the plan's (a two-GPU rental is not billed as one).
+fn gpus_billed(report: &RunReport, assumed: Option<&Plan>) -> u32 {
+    match assumed {
+        Some(p) if report.gpu_count == 0 => p
+            .job
+            .gpus
+            .and_then(|g| gpuplan_core::job::gpu_count(g).ok())
+            .unwrap_or(1),
+        _ => report.billed_gpus(),
+    }
 }
 
 /// Whether `report`'s kit was made for another job than `plan`'s (the plan

@@ -173,7 +173,6 @@ fn fit_to_screen(w: &tauri::WebviewWindow, config: &tauri::utils::config::Window
     } else {
         (area.size, area.position)
     };
-    let room = &room;
     let size = tauri::LogicalSize::new(config.width, config.height).to_physical::<u32>(scale);
     // A tenth of the room is kept for the frame (title bar, borders) and
     // where the system places the window: 1200 x 800 at 125% is 1000 pixels

@@ -1569,23 +1569,7 @@ fn the_requeue_variant_does_not_requeue_a_job_the_warning_killed() {
             &bin.join("scontrol"),
             &format!("#!/bin/sh\necho \"$*\" >> '{}'\n", scontrol_log.display()),
         );
-        let script = scripts::slurm(&SlurmSpec {
-            job_name: "rq".into(),
-            partition: "gpu".into(),
-            gpus: 1,
-            cpus: 1,
-            mem_gb: 1,
-            hours: 0.5,
-            cap_hours: None,
-            output: "%x-%j.out".into(),
-            activate: Vec::new(),
-            command: job.into(),
-            requeue: true,
-            plan: "p".into(),
-            plan_job: String::new(),
-            platform: "campus-slurm".into(),
-        })
-        .expect("script");
+        let script = scripts::slurm(&crate::slurm::spec("rq", job, true)).expect("script");
         let path = dir.join("rq.sbatch");
         std::fs::write(&path, &script.text).expect("write");
         let mut child = Command::new("bash")
@@ -1711,9 +1695,10 @@ fn a_wrapper_id_left_behind_and_taken_by_another_program_does_not_keep_the_insta
 
 #[test]
 fn a_term_to_the_wrappers_whole_group_or_a_job_that_ignores_it_still_stops_the_instance() {
-    // (job, why): the TERM goes to the wrapper's process group (kill %1,
-    // pkill -f run.sh): the watchdog in it must live on to stop, and a job
-    // that ignores TERM is killed after the grace.
+    // (job, why): the TERM goes to the wrapper's whole process group (a
+    // shell's `kill %1`): the watchdog in it must live on to stop, and a
+    // job that ignores TERM is killed after the grace. The test signals
+    // only the group it started, by its id.
     type Case = (&'static str, &'static str);
     let cases: [Case; 2] = [
         ("touch started; sleep 30", "a plain job"),

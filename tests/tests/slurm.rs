@@ -304,7 +304,9 @@ fn reports(dir: &Path) -> Vec<RunReport> {
         .collect()
 }
 
-fn spec(job: &str, command: &str, requeue: bool) -> SlurmSpec {
+/// A one-GPU script of `command` on the test partition (the unit tests in
+/// `scripts` use it too).
+pub(crate) fn spec(job: &str, command: &str, requeue: bool) -> SlurmSpec {
     SlurmSpec {
         job_name: job.into(),
         partition: "gpu".into(),

@@ -345,6 +345,11 @@ impl Lifecycle {
             .as_ref()
             .is_some_and(|f| f.value)
     }
+
+    /// Whether a spot instance here cannot be stopped, only released.
+    pub fn spot_only_released(&self) -> bool {
+        self.spot_cannot_stop.as_ref().is_some_and(|f| f.value)
+    }
 }
 
 /// Usage limits.

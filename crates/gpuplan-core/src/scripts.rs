@@ -863,11 +863,8 @@ pub fn checklist(p: &PlatformProfile, q: Option<&Quote>) -> Vec<Message> {
         PlatformKind::ContainerCloud | PlatformKind::Marketplace => {
             items.push(Message::new("checklist.debug-cheap"));
             items.push(Message::new("checklist.shutdown-wrapper"));
-            let spot_cannot_stop = q.is_some_and(|q| q.spot.is_some())
-                && p.lifecycle
-                    .spot_cannot_stop
-                    .as_ref()
-                    .is_some_and(|f| f.value);
+            let spot_cannot_stop =
+                q.is_some_and(|q| q.spot.is_some()) && p.lifecycle.spot_only_released();
             if spot_cannot_stop {
                 // Nothing to stop: a spot instance here is only released.
                 items.push(Message::new("checklist.spot-release"));

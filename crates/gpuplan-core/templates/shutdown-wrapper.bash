@@ -159,8 +159,8 @@ end_job() {
 }
 watchdog() {
   # Only the wrapper's end or the deadline ends it: a TERM to the
-  # wrapper's process group (kill %1, pkill -f run.sh) must leave it to stop
-  # the instance.
+  # wrapper's process group (kill %1, or a kill by the script's name) must
+  # leave it to stop the instance.
   trap '' HUP INT TERM
   deadline=$(( $(date +%s) + MAX_RUNTIME_SECONDS ))
   while kill -0 "$WRAPPER_PID" 2>/dev/null; do

@@ -539,9 +539,5 @@ fn same_platform(platform: &str, plan: Option<&Plan>) -> Result<()> {
 /// A spot plan on a platform whose spot instances cannot be stopped, only
 /// released (优云智算): the wrapper's stop is a release.
 fn spot_only_released(plan: &Plan, p: &gpuplan_core::platform::PlatformProfile) -> bool {
-    plan.payment == gpuplan_core::plan::Payment::Spot
-        && p.lifecycle
-            .spot_cannot_stop
-            .as_ref()
-            .is_some_and(|f| f.value)
+    plan.payment == gpuplan_core::plan::Payment::Spot && p.lifecycle.spot_only_released()
 }

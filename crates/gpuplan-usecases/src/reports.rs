@@ -97,7 +97,7 @@ impl Planner {
                     let mut p = self
                         .prepare(text, &report, identity, cost, plan_file)
                         .map_err(|e| e.in_file(file))?;
-                    if part.reused.is_some() || part.reused_in_batch.is_some() {
+                    if part.reused.is_some() || part.reused_in_batch {
                         // A report earlier in this batch has no bill id yet.
                         reused_run_id(&mut p, &report, part.reused);
                     }
@@ -177,8 +177,8 @@ impl Planner {
             };
             if report.same_part_as(&other) {
                 found.same_in_batch.get_or_insert(i);
-            } else if report.same_run_part(&other) && found.reused.is_none() {
-                found.reused_in_batch.get_or_insert(i);
+            } else if report.same_run_part(&other) {
+                found.reused_in_batch = true;
             }
         }
         Ok(found)
@@ -345,7 +345,7 @@ impl Planner {
                 let priced_as = known_gpu
                     .clone()
                     .or_else(|| plan.as_ref().map(|p| p.gpu.clone()));
-                let amount = self.run_cost(report, &rental, priced_as.as_deref())?;
+                let amount = self.estimated_cost(report, &rental, priced_as.as_deref())?;
                 (amount.to_string(), true, priced_as)
             }
         };
@@ -506,36 +506,23 @@ impl Planner {
     }
 
     /// What the platform bills for the report's window as one start: the
-    /// window rounded up to its billing unit and minimum charge, at its
-    /// typical price for `gpu` (with its student discount when the plan
-    /// the report ran says the student has it), for every GPU the
-    /// instance had.
-    /// A run's cost from its price, on `gpu` (the measured card, else the
-    /// plan's): the plan's own price where the run is its job on its
-    /// rental (what the student wrote they pay: a plan at 2.50 an hour was
-    /// billed at the platform's 1.39).
-    fn run_cost(
+    /// window rounded up to its billing unit and minimum charge, at the
+    /// price of `gpu` (the measured card, else the plan's) with the
+    /// student discount when the plan says the student has it, for every
+    /// GPU billed. The price is the plan's own where the run is its job on
+    /// its rental (what the student wrote they pay: a plan at 2.50 an hour
+    /// was billed at the platform's 1.39), else the platform's typical one.
+    fn estimated_cost(
         &mut self,
         report: &RunReport,
         r: &Rental<'_>,
         gpu: Option<&str>,
     ) -> Result<Decimal> {
+        let (platform, gpus, student) = (r.platform, r.gpus, r.student);
         let own_price = r
             .plan
-            .filter(|p| p.platform == r.platform && gpu == Some(p.gpu.as_str()))
+            .filter(|p| p.platform == platform && gpu == Some(p.gpu.as_str()))
             .and_then(|p| p.prices.gpu_per_hour);
-        self.estimated_cost(report, r.gpus, r.platform, gpu, r.student, own_price)
-    }
-
-    fn estimated_cost(
-        &mut self,
-        report: &RunReport,
-        gpus: u32,
-        platform: &str,
-        gpu: Option<&str>,
-        student: bool,
-        own_price: Option<Decimal>,
-    ) -> Result<Decimal> {
         let no_price = |what: String, said: Message| {
             AppError::input("cost", what, "give the real bill with --cost")
                 .said(said, Some(Message::new("allowed.realBill")))
@@ -638,7 +625,7 @@ struct PartBilled {
     /// used again for a later run).
     reused: Option<i64>,
     /// A report earlier in the batch of the part, from a window apart.
-    reused_in_batch: Option<usize>,
+    reused_in_batch: bool,
 }
 
 /// A run that reused another run's id (bill `id` holds that part, or a

@@ -1102,11 +1102,7 @@ pub fn quote(
 /// (only release it) is refused: pricing the stop would bill a disk and a
 /// restart that do not exist, and skip the upload a fresh instance needs.
 fn spot_stops(plan: &Plan, profile: &PlatformProfile, spot: bool) -> Result<(), InputError> {
-    let cannot = profile
-        .lifecycle
-        .spot_cannot_stop
-        .as_ref()
-        .is_some_and(|f| f.value);
+    let cannot = profile.lifecycle.spot_only_released();
     if !(spot && cannot) {
         return Ok(());
     }

@@ -105,28 +105,23 @@ export class PlansState {
    * when the student cancels (or the save failed): stay.
    */
   async leaveChanges(): Promise<boolean> {
-    const { app } = this;
     if (!this.dirty) return true;
-    const choice = await app.ask(app.t("saved.unsavedChanges", { name: this.openRow?.name ?? app.plan?.name ?? "" }), [
-      { value: "save", label: app.t("saved.saveThem") },
-      { value: "discard", label: app.t("saved.discardThem") },
-      { value: "cancel", label: app.t("saved.clashCancel") },
-    ]);
-    if (choice === "cancel") return false;
-    return choice === "discard" || (await this.save(false));
+    const { app } = this;
+    return this.saveOrDrop(app.t("saved.unsavedChanges", { name: this.openRow?.name ?? app.plan?.name ?? "" }), app.t("saved.saveThem"), app.t("saved.discardThem"));
   }
 
-  /**
-   * Before the window closes: a saved plan's changes, or a chosen plan never
-   * saved, are saved or dropped as the student answers. False keeps the
-   * window open (cancelled, the save failed, or a question is already up).
-   */
   /** The editor's plan lost its saved copy (deleted): what is on screen now is the student's only copy. */
   private detach() {
     this.openId = null;
     this.detachedKey = this.app.planKey;
   }
 
+  /**
+   * Before the window closes: a saved plan's changes, a chosen plan never
+   * saved, or edits made since the open plan was deleted, are saved or
+   * dropped as the student answers. False keeps the window open
+   * (cancelled, the save failed, or a question is already up).
+   */
   async mayClose(): Promise<boolean> {
     const { app } = this;
     if (app.question) return false;
@@ -134,10 +129,15 @@ export class PlansState {
     if (this.openId !== null) return true;
     const edited = this.detachedKey !== null && app.planKey !== this.detachedKey;
     if (!this.chosenUnsaved && !edited) return true;
-    const choice = await app.ask(app.t("saved.closeUnsaved", { name: app.plan?.name ?? "" }), [
-      { value: "save", label: app.t("saved.saveIt") },
-      { value: "discard", label: app.t("saved.closeWithoutSaving") },
-      { value: "cancel", label: app.t("saved.clashCancel") },
+    return this.saveOrDrop(app.t("saved.closeUnsaved", { name: app.plan?.name ?? "" }), app.t("saved.saveIt"), app.t("saved.closeWithoutSaving"));
+  }
+
+  /** Asks `text`: save (true once saved), drop (true) or cancel (false). */
+  private async saveOrDrop(text: string, saveLabel: string, dropLabel: string): Promise<boolean> {
+    const choice = await this.app.ask(text, [
+      { value: "save", label: saveLabel },
+      { value: "discard", label: dropLabel },
+      { value: "cancel", label: this.app.t("saved.clashCancel") },
     ]);
     if (choice === "cancel") return false;
     return choice === "discard" || (await this.save(false));
